@@ -1,0 +1,159 @@
+/**
+ * Command-line parsing for `keiyaku`: every option gets its default in one place, and an
+ * unknown flag is an {@link OptionError} that quotes it.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { OptionError } from '../errors.js';
+
+export type Command = 'generate' | 'validate' | 'help' | 'version';
+
+export interface CliOptions {
+  readonly command: Command;
+  readonly spec: string;
+  readonly out: string;
+  readonly check: boolean;
+  readonly watch: boolean;
+  readonly strict: boolean;
+  readonly quiet: boolean;
+  readonly json: boolean;
+  readonly verbose: boolean;
+  /** Config file that was read, if any. */
+  readonly config?: string;
+}
+
+export const DEFAULTS = { spec: 'asyncapi.yaml', out: 'generated', strict: false } as const;
+export const CONFIG_FILE = 'keiyaku.config.json';
+
+interface FlagSpec {
+  readonly takes: 'value' | 'boolean';
+  readonly commands: readonly Command[];
+}
+
+const FLAGS: Record<string, FlagSpec> = {
+  spec: { takes: 'value', commands: ['generate', 'validate'] },
+  out: { takes: 'value', commands: ['generate'] },
+  config: { takes: 'value', commands: ['generate', 'validate'] },
+  check: { takes: 'boolean', commands: ['generate'] },
+  watch: { takes: 'boolean', commands: ['generate'] },
+  strict: { takes: 'boolean', commands: ['generate', 'validate'] },
+  quiet: { takes: 'boolean', commands: ['generate', 'validate'] },
+  json: { takes: 'boolean', commands: ['generate', 'validate'] },
+  verbose: { takes: 'boolean', commands: ['generate', 'validate'] },
+};
+const SHORT: Record<string, string> = { s: 'spec', o: 'out', q: 'quiet' };
+const CONFIG_KEYS = new Set(['spec', 'out', 'strict']);
+
+export const USAGE = `Usage: keiyaku <command> [options]
+
+Commands:
+  generate   load the contract and write typed code (default output: generated/)
+  validate   load the contract and report problems; writes nothing
+
+Options:
+  -s, --spec <file>   contract file (default: asyncapi.yaml, or "spec" in ${CONFIG_FILE})
+  -o, --out <dir>     output directory for generate (default: generated)
+      --check         do not write; exit 1 when the output directory is stale
+      --watch         regenerate when the contract or a file it references changes
+      --strict        treat warnings as errors
+      --config <file> read defaults from this file (default: ${CONFIG_FILE} if present)
+  -q, --quiet         print errors only
+      --json          print a machine-readable result on stdout
+      --verbose       also print informational findings
+  -h, --help          show this help
+  -v, --version       show the version
+
+Exit codes: 0 success, 1 stale output (--check), 2 invalid contract or usage.`;
+
+function closest(name: string): string | undefined {
+  const distance = (a: string, b: string): number => {
+    const dp = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
+    for (let j = 1; j <= b.length; j++) dp[0]![j] = j;
+    for (let i = 1; i <= a.length; i++)
+      for (let j = 1; j <= b.length; j++)
+        dp[i]![j] = Math.min(dp[i - 1]![j]! + 1, dp[i]![j - 1]! + 1, dp[i - 1]![j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    return dp[a.length]![b.length]!;
+  };
+  const best = Object.keys(FLAGS).sort((x, y) => distance(name, x) - distance(name, y))[0];
+  return best !== undefined && distance(name, best) <= 2 ? best : undefined;
+}
+
+function readConfig(path: string, explicit: boolean): Record<string, unknown> {
+  if (!existsSync(path)) {
+    if (explicit) throw new OptionError('--config', `config file ${path} does not exist`);
+    return {};
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (cause) {
+    throw new OptionError('--config', `${path} is not valid JSON: ${cause instanceof Error ? cause.message : String(cause)}`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new OptionError('--config', `${path} must hold a JSON object`);
+  for (const [key, value] of Object.entries(parsed)) {
+    if (!CONFIG_KEYS.has(key)) throw new OptionError(key, `${path}: unknown option "${key}" (known: ${[...CONFIG_KEYS].join(', ')})`);
+    const expected = key === 'strict' ? 'boolean' : 'string';
+    if (typeof value !== expected) throw new OptionError(key, `${path}: "${key}" must be a ${expected}`);
+  }
+  return parsed as Record<string, unknown>;
+}
+
+export function parseArgs(argv: readonly string[], cwd: string): CliOptions {
+  const values: Record<string, string | boolean> = {};
+  let command: Command | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '-h' || arg === '--help') return { ...base(), command: 'help' };
+    if (arg === '-v' || arg === '--version') return { ...base(), command: 'version' };
+    if (!arg.startsWith('-')) {
+      if (command !== undefined) throw new OptionError(arg, `unexpected argument "${arg}"; pass the contract with --spec ${arg}`);
+      if (arg !== 'generate' && arg !== 'validate') throw new OptionError(arg, `unknown command "${arg}" (commands: generate, validate)`);
+      command = arg;
+      continue;
+    }
+    const [rawName, inline] = arg.startsWith('--')
+      ? (arg.slice(2).split(/=(.*)/s, 2) as [string, string | undefined])
+      : [SHORT[arg.slice(1)] ?? arg.slice(1), undefined];
+    const spec = FLAGS[rawName];
+    if (spec === undefined) {
+      const suggestion = closest(rawName);
+      throw new OptionError(arg, `unknown option "${arg}"${suggestion ? `; did you mean --${suggestion}?` : ''} (see keiyaku --help)`);
+    }
+    if (spec.takes === 'boolean') {
+      if (inline !== undefined) throw new OptionError(arg, `option --${rawName} takes no value`);
+      values[rawName] = true;
+    } else {
+      const value = inline ?? argv[++i];
+      if (value === undefined || (inline === undefined && value.startsWith('-')))
+        throw new OptionError(arg, `option --${rawName} needs a value`);
+      values[rawName] = value;
+    }
+  }
+  if (command === undefined) return { ...base(), command: 'help' };
+  for (const name of Object.keys(values)) {
+    if (!FLAGS[name]!.commands.includes(command))
+      throw new OptionError(`--${name}`, `option --${name} does not apply to "keiyaku ${command}"`);
+  }
+  if (values['check'] && values['watch']) throw new OptionError('--watch', 'options --check and --watch cannot be combined');
+  if (values['json'] && values['watch']) throw new OptionError('--watch', 'options --json and --watch cannot be combined');
+  const configPath = typeof values['config'] === 'string' ? resolve(cwd, values['config']) : resolve(cwd, CONFIG_FILE);
+  const config = readConfig(configPath, typeof values['config'] === 'string');
+  const pick = (key: 'spec' | 'out'): string => (values[key] as string | undefined) ?? (config[key] as string | undefined) ?? DEFAULTS[key];
+  return {
+    command,
+    spec: pick('spec'),
+    out: pick('out'),
+    check: values['check'] === true,
+    watch: values['watch'] === true,
+    strict: values['strict'] === true || config['strict'] === true,
+    quiet: values['quiet'] === true,
+    json: values['json'] === true,
+    verbose: values['verbose'] === true,
+    ...(existsSync(configPath) ? { config: configPath } : {}),
+  };
+}
+
+function base(): Omit<CliOptions, 'command'> {
+  return { spec: DEFAULTS.spec, out: DEFAULTS.out, check: false, watch: false, strict: false, quiet: false, json: false, verbose: false };
+}

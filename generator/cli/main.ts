@@ -1,0 +1,173 @@
+/**
+ * The `keiyaku` command line. The only place that prints: library code returns data
+ * and throws typed errors; this module renders them once.
+ */
+import { type FSWatcher, watch as watchFile } from 'node:fs';
+import { relative, resolve } from 'node:path';
+import { type Diagnostic, formatDiagnostic, hasErrors } from '../diagnostics.js';
+import { isKeiyakuError } from '../errors.js';
+import { type GenerateFromFileResult, generateFromFile } from '../index.js';
+import { packageVersion } from '../package-root.js';
+import { type CliOptions, parseArgs, USAGE } from './args.js';
+import { compareOutput, type Drift, hasDrift, writeOutput } from './output.js';
+
+export interface CliIo {
+  readonly cwd: string;
+  readonly stdout: (text: string) => void;
+  readonly stderr: (text: string) => void;
+  /** Resolves when watch mode should stop (Ctrl-C). */
+  readonly stopSignal?: Promise<void>;
+}
+
+export const EXIT = { ok: 0, stale: 1, invalid: 2 } as const;
+
+export async function main(argv: readonly string[], io: CliIo): Promise<number> {
+  let options: CliOptions;
+  try {
+    options = parseArgs(argv, io.cwd);
+  } catch (error) {
+    if (isKeiyakuError(error)) {
+      io.stderr(`keiyaku: ${error.message}\n`);
+      return EXIT.invalid;
+    }
+    throw error;
+  }
+  if (options.command === 'help') {
+    io.stdout(`${USAGE}\n`);
+    return EXIT.ok;
+  }
+  if (options.command === 'version') {
+    io.stdout(`${packageVersion()}\n`);
+    return EXIT.ok;
+  }
+  if (options.watch) return watchLoop(options, io);
+  return runOnce(options, io);
+}
+
+function render(diagnostics: readonly Diagnostic[], options: CliOptions, io: CliIo): void {
+  for (const d of diagnostics) {
+    if (d.severity === 'info' && !options.verbose) continue;
+    if (d.severity !== 'error' && options.quiet && !(options.strict && d.severity === 'warning')) continue;
+    io.stderr(`${formatDiagnostic(d)}\n`);
+  }
+}
+
+function counts(diagnostics: readonly Diagnostic[]): { errors: number; warnings: number } {
+  return {
+    errors: diagnostics.filter((d) => d.severity === 'error').length,
+    warnings: diagnostics.filter((d) => d.severity === 'warning').length,
+  };
+}
+
+async function runOnce(options: CliOptions, io: CliIo): Promise<number> {
+  const started = performance.now();
+  const outDir = resolve(io.cwd, options.out);
+  const outDisplay = relative(io.cwd, outDir) || '.';
+  let result: GenerateFromFileResult;
+  try {
+    result = await generateFromFile(options.spec, { cwd: io.cwd });
+  } catch (error) {
+    return fatal(error, options, io);
+  }
+  const failed = hasErrors(result.diagnostics, options.strict);
+  const { errors, warnings } = counts(result.diagnostics);
+  const elapsed = Math.round(performance.now() - started);
+  const summary = {
+    channels: result.model?.channels.length ?? 0,
+    messages: result.model ? Object.keys(result.model.messages).length : 0,
+    files: result.files.length,
+  };
+  let drift: Drift | undefined;
+  if (!failed && options.command === 'generate') {
+    try {
+      if (options.check) drift = compareOutput(outDir, result.files);
+      else writeOutput(outDir, result.files);
+    } catch (error) {
+      return fatal(error, options, io);
+    }
+  }
+  const exitCode = failed ? EXIT.invalid : drift && hasDrift(drift) ? EXIT.stale : EXIT.ok;
+  if (options.json) {
+    io.stdout(
+      `${JSON.stringify(
+        {
+          ok: exitCode === EXIT.ok,
+          command: options.command,
+          spec: options.spec,
+          out: options.command === 'generate' ? outDisplay : undefined,
+          ...summary,
+          errors,
+          warnings,
+          durationMs: elapsed,
+          diagnostics: result.diagnostics,
+          ...(drift ? { drift } : {}),
+          written: options.command === 'generate' && !options.check && !failed ? result.files.map((f) => f.path) : [],
+        },
+        null,
+        2,
+      )}\n`,
+    );
+    return exitCode;
+  }
+  render(result.diagnostics, options, io);
+  if (failed) {
+    const why = errors > 0 ? `${errors} error${errors === 1 ? '' : 's'}` : `${warnings} warning${warnings === 1 ? '' : 's'} (--strict)`;
+    io.stderr(`keiyaku: ${options.spec} is not valid: ${why}; nothing written.\n`);
+    return exitCode;
+  }
+  if (drift && hasDrift(drift)) {
+    for (const path of drift.stale) io.stderr(`stale:   ${outDisplay}/${path}\n`);
+    for (const path of drift.missing) io.stderr(`missing: ${outDisplay}/${path}\n`);
+    for (const path of drift.extra) io.stderr(`extra:   ${outDisplay}/${path}\n`);
+    io.stderr(`keiyaku: ${outDisplay}/ does not match ${options.spec}; run \`keiyaku generate\` and commit the result.\n`);
+    return exitCode;
+  }
+  if (!options.quiet) {
+    const verb = options.command === 'validate' ? 'valid' : options.check ? 'up to date' : `wrote ${summary.files} files to ${outDisplay}/`;
+    io.stdout(
+      `keiyaku: ${options.spec}: ${summary.channels} channels, ${summary.messages} messages, ${warnings} warnings; ${verb} (${elapsed} ms)\n`,
+    );
+  }
+  return exitCode;
+}
+
+function fatal(error: unknown, options: CliOptions, io: CliIo): number {
+  if (!isKeiyakuError(error)) throw error;
+  if (options.json) io.stdout(`${JSON.stringify({ ok: false, error: { code: error.code, message: error.message } }, null, 2)}\n`);
+  else io.stderr(`keiyaku: ${error.message}\n`);
+  return EXIT.invalid;
+}
+
+async function watchLoop(options: CliOptions, io: CliIo): Promise<number> {
+  let watchers: FSWatcher[] = [];
+  let timer: NodeJS.Timeout | undefined;
+  let running = Promise.resolve();
+  const arm = async (): Promise<void> => {
+    await runOnce(options, io);
+    const inputs = await generateFromFile(options.spec, { cwd: io.cwd })
+      .then((r) => r.inputs)
+      .catch(() => [] as readonly string[]);
+    for (const w of watchers) w.close();
+    const targets = inputs.length > 0 ? inputs : [resolve(io.cwd, options.spec)];
+    watchers = targets.flatMap((file) => {
+      try {
+        return [watchFile(file, () => schedule())];
+      } catch {
+        return [];
+      }
+    });
+    if (!options.quiet) io.stdout(`keiyaku: watching ${targets.length} file${targets.length === 1 ? '' : 's'} for changes\n`);
+  };
+  const schedule = (): void => {
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(() => {
+      running = running.then(arm);
+    }, 100);
+  };
+  running = arm();
+  await (io.stopSignal ?? new Promise<void>(() => {}));
+  if (timer) clearTimeout(timer);
+  for (const w of watchers) w.close();
+  await running;
+  return EXIT.ok;
+}

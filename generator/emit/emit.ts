@@ -1,0 +1,196 @@
+/**
+ * `generate(model, options)`: the pure half of `keiyaku generate`. It returns the files
+ * to write as `{ path, content }`; only the CLI touches the disk.
+ */
+import { posix } from 'node:path';
+import type { Diagnostic, SourceLocation } from '../diagnostics.js';
+import type { ChannelModel, ContractModel, MessageModel } from '../model/contract-model.js';
+import { kebabCase, NameAllocator } from '../model/identifiers.js';
+import { commentText, jsDoc, jsonLiteral, propertyKey, stringLiteral } from './escape.js';
+import { formatSource } from './format.js';
+import { buildManifest, schemaHash } from './manifest.js';
+import { SchemaTypeWriter } from './schema-type.js';
+import { loadTemplates, type Templates } from './templates.js';
+import { buildValidators } from './validators.js';
+
+export interface GeneratedFile {
+  /** Path relative to the output directory, with `/` separators. */
+  readonly path: string;
+  readonly content: string;
+}
+
+export interface GenerateOptions {
+  /** The contract path as it should appear in headers and `@generated from` notes (relative, `/`). */
+  readonly source: string;
+  /** Format with prettier (default true). */
+  readonly format?: boolean;
+}
+
+export interface GenerateResult {
+  readonly files: readonly GeneratedFile[];
+  readonly diagnostics: readonly Diagnostic[];
+}
+
+interface Context {
+  readonly model: ContractModel;
+  readonly source: string;
+  readonly header: string;
+  readonly types: SchemaTypeWriter;
+  readonly templates: Templates;
+}
+
+/** Where a declaration came from, relative to the contract's folder: `schemas/book.json#/properties/a`. */
+function origin(ctx: Context, location: SourceLocation | undefined): string | undefined {
+  if (location === undefined) return undefined;
+  const base = posix.dirname(ctx.source.replace(/\\/g, '/'));
+  const file = posix.relative(base, location.file.replace(/\\/g, '/')) || posix.basename(location.file);
+  return `@generated from ${file}#${location.pointer}`;
+}
+
+function fileHeader(model: ContractModel, source: string, file: string): string {
+  const what = file === 'validators.ts' ? 'validators (ajv standalone code, compiled at generate time)' : 'code';
+  return jsDoc([
+    `Generated ${what} by keiyaku from ${source}: ${model.info.title} ${model.info.version} (AsyncAPI ${model.asyncapi}).`,
+    'Do not edit: change the contract and run `keiyaku generate`; `keiyaku generate --check` fails when this file is stale.',
+  ]).trimEnd();
+}
+
+export async function generate(model: ContractModel, options: GenerateOptions): Promise<GenerateResult> {
+  const templates = loadTemplates();
+  const source = options.source.replace(/\\/g, '/');
+  const diagnostics: Diagnostic[] = [];
+  const make = (file: string): Context => ({
+    model,
+    source,
+    header: fileHeader(model, source, file),
+    types: new SchemaTypeWriter(),
+    templates,
+  });
+
+  const roots = Object.values(model.messages).flatMap((m) => (m.headers ? [m.payload, m.headers] : [m.payload]));
+  const validators = buildValidators(model, roots);
+  diagnostics.push(...validators.diagnostics);
+  if (validators.diagnostics.some((d) => d.severity === 'error')) return { files: [], diagnostics };
+
+  const files: GeneratedFile[] = [];
+  files.push({ path: 'types.ts', content: typesFile(make('types.ts')) });
+  files.push({
+    path: 'validators.ts',
+    content: `${fileHeader(model, source, 'validators.ts')}\n// @ts-nocheck -- ajv output is plain JavaScript; the typed surface is in messages.ts\n${validators.code}`,
+  });
+  files.push({ path: 'messages.ts', content: messagesFile(make('messages.ts'), validators.exports) });
+  const fileNames = new NameAllocator(['index', 'types', 'messages', 'validators', 'manifest']);
+  const channelFiles: { file: string; identifier: string }[] = [];
+  for (const channel of model.channels) {
+    const file = fileNames.allocate(kebabCase(channel.identifier) || 'channel');
+    channelFiles.push({ file, identifier: channel.identifier });
+    files.push({ path: `channels/${file}.ts`, content: channelFile(make('channel.ts'), channel) });
+  }
+  files.push({
+    path: 'index.ts',
+    content: templates.render('index.ts', {
+      header: fileHeader(model, source, 'index.ts'),
+      channels: channelFiles,
+      channelList: channelFiles.map((c) => c.identifier).join(', '),
+    }),
+  });
+  files.push({ path: 'manifest.json', content: buildManifest(model, source) });
+
+  const format = options.format ?? true;
+  const formatted = format
+    ? await Promise.all(files.map(async (f) => ({ path: f.path, content: await formatSource(f.path, f.content) })))
+    : files;
+  return { files: formatted.sort((a, b) => a.path.localeCompare(b.path)), diagnostics };
+}
+
+function typesFile(ctx: Context): string {
+  const referencedBy = new Map<string, string[]>();
+  for (const message of Object.values(ctx.model.messages)) {
+    referencedBy.set(message.payload, [...(referencedBy.get(message.payload) ?? []), `Payload of message ${message.type}.`]);
+    if (message.headers)
+      referencedBy.set(message.headers, [...(referencedBy.get(message.headers) ?? []), `Headers of message ${message.type}.`]);
+  }
+  const declarations = Object.values(ctx.model.schemas).map((named) =>
+    ctx.types.declaration(
+      named,
+      [...(referencedBy.get(named.name) ?? []), origin(ctx, named.location)].filter((l): l is string => l !== undefined),
+    ),
+  );
+  return ctx.templates.render('types.ts', { header: ctx.header, declarations });
+}
+
+function messageDoc(ctx: Context, message: MessageModel): string {
+  return jsDoc([
+    message.title ?? message.summary,
+    message.description,
+    message.deprecated ? '@deprecated' : undefined,
+    origin(ctx, message.location),
+  ]);
+}
+
+function messagesFile(ctx: Context, validatorExports: ReadonlyMap<string, string>): string {
+  const messages = Object.values(ctx.model.messages).map((message) => ({
+    identifier: message.identifier,
+    doc: messageDoc(ctx, message),
+    typeLiteral: stringLiteral(message.type),
+    idLiteral: stringLiteral(message.id),
+    contentTypeLiteral: stringLiteral(message.contentType),
+    hashLiteral: stringLiteral(schemaHash(ctx.model, message.payload)),
+    payloadType: message.payload,
+    validator: validatorExports.get(message.payload)!,
+  }));
+  const typeImports = [...new Set(messages.map((m) => m.payloadType))].sort().join(', ');
+  const validatorImports = [...new Set(messages.map((m) => m.validator))].sort().join(', ');
+  return ctx.templates.render('messages.ts', { header: ctx.header, messages, typeImports, validatorImports });
+}
+
+function addressFunction(channel: ChannelModel, parametersType: string): { value: string; type: string } {
+  if (channel.parameters.length === 0) return { value: stringLiteral(channel.address), type: 'string' };
+  const pieces: string[] = [];
+  let last = 0;
+  for (const match of channel.address.matchAll(/\{([^}]*)\}/g)) {
+    if (match.index > last) pieces.push(stringLiteral(channel.address.slice(last, match.index)));
+    pieces.push(`String(params[${stringLiteral(match[1]!)}])`);
+    last = match.index + match[0].length;
+  }
+  if (last < channel.address.length) pieces.push(stringLiteral(channel.address.slice(last)));
+  const body = pieces.length === 0 ? '""' : pieces.join(' + ');
+  return { value: `(params: ${parametersType}): string => ${body}`, type: `(params: ${parametersType}) => string` };
+}
+
+function channelFile(ctx: Context, channel: ChannelModel): string {
+  const id = channel.identifier;
+  const names = {
+    messageUnion: `${id}Message`,
+    messageTypeUnion: `${id}MessageType`,
+    parametersType: `${id}Parameters`,
+    handlerType: `${id}Handler`,
+    casesType: `${id}Cases`,
+    dispatchName: `dispatch${id}`,
+  };
+  const messageIdentifiers = channel.messages.map((type) => ctx.model.messages[type]!.identifier);
+  const address = addressFunction(channel, names.parametersType);
+  return ctx.templates.render('channel.ts', {
+    header: ctx.header,
+    identifier: id,
+    ...names,
+    idComment: `channel ${commentText(JSON.stringify(channel.id))}`,
+    addressComment: commentText(JSON.stringify(channel.address)),
+    doc: jsDoc([channel.title, channel.description, `Address: ${channel.address}`, origin(ctx, channel.location)]),
+    messageImports: [...messageIdentifiers].sort().join(', '),
+    messageList: messageIdentifiers.join(', '),
+    unionType: messageIdentifiers.length === 0 ? 'never' : messageIdentifiers.join(' | '),
+    hasParameters: channel.parameters.length > 0,
+    parameters: channel.parameters.map((p) => ({
+      key: propertyKey(p.name),
+      type: p.enum && p.enum.length > 0 ? p.enum.map((v) => jsonLiteral(v)).join(' | ') : 'string',
+      doc: jsDoc([p.description, p.default === undefined ? undefined : `@default ${JSON.stringify(p.default)}`]),
+    })),
+    idLiteral: stringLiteral(channel.id),
+    addressValue: address.value,
+    addressType: address.type,
+    addressLiteral: stringLiteral(channel.address),
+    parameterNames: channel.parameters.map((p) => stringLiteral(p.name)).join(', '),
+    bindings: JSON.stringify(channel.bindings),
+  });
+}

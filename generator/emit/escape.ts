@@ -1,0 +1,47 @@
+/**
+ * Escaping of untrusted contract text (names, descriptions, enum values, defaults,
+ * examples) into the three places it can land in generated code: string literals,
+ * comments and identifiers (see `generator/model/identifiers.ts`).
+ */
+
+/** A TypeScript string literal for `value`, safe for any input (quotes, backslashes, newlines, U+2028). */
+export function stringLiteral(value: string): string {
+  return JSON.stringify(value)
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
+}
+
+/** A literal type or value for a JSON primitive. */
+export function jsonLiteral(value: string | number | boolean | null): string {
+  if (typeof value === 'string') return stringLiteral(value);
+  if (typeof value === 'number') return Number.isFinite(value) ? (value < 0 ? `-${-value}` : String(value)) : 'number';
+  return String(value);
+}
+
+/** Text that can sit inside a `/** … *\/` comment: no terminator, no stray line breaks. */
+export function commentText(value: string): string {
+  return value
+    .replace(/\r\n?/g, '\n')
+    .replace(/[\u2028\u2029]/g, '\n')
+    .replace(/\*\//g, '*\\/')
+    .replace(/\/\*/g, '/\\*')
+    .split('\n')
+    .map((line) => line.replace(/\s+$/, ''))
+    .join('\n')
+    .trim();
+}
+
+/** A JSDoc block from lines (each may span several lines); empty string when there is nothing to say. */
+export function jsDoc(lines: readonly (string | undefined)[], indent = ''): string {
+  const body = lines
+    .filter((line): line is string => line !== undefined && line.trim() !== '')
+    .flatMap((line) => commentText(line).split('\n'));
+  if (body.length === 0) return '';
+  if (body.length === 1) return `${indent}/** ${body[0]} */\n`;
+  return `${indent}/**\n${body.map((line) => `${indent} *${line === '' ? '' : ` ${line}`}`).join('\n')}\n${indent} */\n`;
+}
+
+/** A property key as written in a type or object literal: bare when it is a plain identifier, quoted otherwise. */
+export function propertyKey(name: string): string {
+  return /^[A-Za-z_$][\w$]*$/.test(name) ? name : stringLiteral(name);
+}

@@ -1,0 +1,31 @@
+/**
+ * The Handlebars templates in `templates/`. They receive resolved names and pre-escaped
+ * text only (see the view models in `emit.ts`): no logic beyond loops and conditionals.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Handlebars from 'handlebars';
+import { packageRoot } from '../package-root.js';
+
+export type TemplateName = 'types.ts' | 'messages.ts' | 'channel.ts' | 'index.ts';
+
+export interface Templates {
+  render(name: TemplateName, view: object): string;
+}
+
+/** Loads and compiles the templates once per generate run. */
+export function loadTemplates(dir = join(packageRoot(), 'templates')): Templates {
+  const hb = Handlebars.create();
+  hb.registerPartial('header', readFileSync(join(dir, 'header.hbs'), 'utf8'));
+  const compiled = new Map<TemplateName, Handlebars.TemplateDelegate>();
+  return {
+    render(name, view) {
+      let template = compiled.get(name);
+      if (template === undefined) {
+        template = hb.compile(readFileSync(join(dir, `${name}.hbs`), 'utf8'), { noEscape: true, strict: true });
+        compiled.set(name, template);
+      }
+      return template(view);
+    },
+  };
+}

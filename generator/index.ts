@@ -1,0 +1,54 @@
+/**
+ * keiyaku's generator API: load → model → emit. The CLI is a thin layer over this.
+ */
+import { relative, resolve } from 'node:path';
+import type { Diagnostic } from './diagnostics.js';
+import { type GeneratedFile, generate } from './emit/emit.js';
+import { loadContract, sortDiagnostics } from './load/load-contract.js';
+import { buildModel } from './model/build-model.js';
+import type { ContractModel } from './model/contract-model.js';
+
+export type { Diagnostic, Severity, SourceLocation } from './diagnostics.js';
+export { formatDiagnostic, formatLocation, hasErrors } from './diagnostics.js';
+export type { GeneratedFile, GenerateOptions, GenerateResult } from './emit/emit.js';
+export { generate } from './emit/emit.js';
+export { ContractError, isKeiyakuError, KeiyakuError, OptionError, OutputError } from './errors.js';
+export { loadContract } from './load/load-contract.js';
+export { buildModel } from './model/build-model.js';
+export type * from './model/contract-model.js';
+
+export interface CompiledContract {
+  /** Undefined when the contract has errors. */
+  readonly model: ContractModel | undefined;
+  readonly diagnostics: readonly Diagnostic[];
+  /** Every file the contract is made of (absolute paths), for watch mode. */
+  readonly files: readonly string[];
+}
+
+/** Load and model a contract file. Contract problems come back as diagnostics. */
+export async function compileContract(spec: string, options: { cwd?: string } = {}): Promise<CompiledContract> {
+  const cwd = options.cwd ?? process.cwd();
+  const source = relative(cwd, resolve(cwd, spec)) || spec;
+  const loaded = await loadContract(spec, { cwd });
+  if (loaded.document === undefined) return { model: undefined, diagnostics: loaded.diagnostics, files: loaded.locator.files() };
+  const built = buildModel(loaded.document, loaded.locator, source);
+  return { model: built.model, diagnostics: sortDiagnostics([...loaded.diagnostics, ...built.diagnostics]), files: loaded.locator.files() };
+}
+
+export interface GenerateFromFileResult {
+  readonly model: ContractModel | undefined;
+  readonly files: readonly GeneratedFile[];
+  readonly diagnostics: readonly Diagnostic[];
+  readonly inputs: readonly string[];
+}
+
+/** Load, model and emit. Files are empty when there are errors. Writes nothing. */
+export async function generateFromFile(spec: string, options: { cwd?: string; outDir?: string } = {}): Promise<GenerateFromFileResult> {
+  const cwd = options.cwd ?? process.cwd();
+  const compiled = await compileContract(spec, { cwd });
+  if (compiled.model === undefined) return { model: undefined, files: [], diagnostics: compiled.diagnostics, inputs: compiled.files };
+  const emitted = await generate(compiled.model, { source: compiled.model.source });
+  const diagnostics = sortDiagnostics([...compiled.diagnostics, ...emitted.diagnostics]);
+  const failed = diagnostics.some((d) => d.severity === 'error');
+  return { model: compiled.model, files: failed ? [] : emitted.files, diagnostics, inputs: compiled.files };
+}

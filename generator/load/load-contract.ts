@@ -1,0 +1,138 @@
+/**
+ * Loading a contract: read, parse and validate an AsyncAPI 2.6 / 3.x document (YAML or JSON,
+ * multi-file `$ref`) with `@asyncapi/parser`, and turn its findings into located diagnostics.
+ *
+ * @see https://github.com/asyncapi/parser-js
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { resolve } from 'node:path';
+import type { AsyncAPIDocumentInterface } from '@asyncapi/parser';
+import type { Diagnostic, Severity } from '../diagnostics.js';
+import { SourceLocator } from './source-locator.js';
+
+const require = createRequire(import.meta.url);
+// The parser's ESM build does not load under Node's resolver; its CommonJS build does.
+const { Parser, fromFile } = require('@asyncapi/parser') as typeof import('@asyncapi/parser');
+
+export interface LoadedContract {
+  /** The parsed document, or undefined when it has errors. */
+  readonly document: AsyncAPIDocumentInterface | undefined;
+  readonly diagnostics: readonly Diagnostic[];
+  readonly locator: SourceLocator;
+  /** The contract file, as given. */
+  readonly source: string;
+}
+
+interface ParserDiagnostic {
+  readonly code: string | number;
+  readonly message: string;
+  readonly path?: readonly (string | number)[];
+  readonly severity: number;
+  readonly source?: string;
+  readonly range?: { readonly start: { readonly line: number; readonly character: number } };
+}
+
+const SEVERITY: Record<number, Severity> = { 0: 'error', 1: 'warning', 2: 'info', 3: 'info' };
+
+/** Advice for the parser's diagnostic codes and messages. */
+function hintFor(code: string, message: string): string | undefined {
+  if (code === 'parser') return 'fix the YAML/JSON syntax at this position';
+  if (code === 'invalid-ref') return 'make the $ref point at an existing file (relative to the file that contains it) and pointer';
+  if (code === 'asyncapi-latest-version') return 'set `asyncapi:` to the latest version when you can; 2.6 and 3.x are supported';
+  if (/is not expected to be here/.test(message))
+    return 'remove or rename the property; check its spelling against the AsyncAPI specification';
+  if (/must have required property/.test(message)) return 'add the missing property';
+  if (/Did you mean/.test(message)) return 'use the suggested value';
+  if (/must be equal to one of the allowed values/.test(message)) return 'use one of the allowed values';
+  if (/type must be/.test(message)) return 'change the value to the expected type (quote numbers that are meant as strings)';
+  if (/unused/i.test(code)) return 'remove it or reference it';
+  return undefined;
+}
+
+/** Loads and validates `specPath`. Never throws for contract problems: they come back as diagnostics. */
+export async function loadContract(specPath: string, options: { cwd?: string } = {}): Promise<LoadedContract> {
+  const cwd = options.cwd ?? process.cwd();
+  const absolute = resolve(cwd, specPath);
+  const locator = new SourceLocator(absolute, cwd);
+  if (!existsSync(absolute)) {
+    return {
+      document: undefined,
+      locator,
+      source: specPath,
+      diagnostics: [
+        {
+          severity: 'error',
+          code: 'spec-not-found',
+          message: `contract file ${locator.displayPath(absolute)} does not exist`,
+          hint: 'pass the contract with --spec <file> or set "spec" in keiyaku.config.json',
+        },
+      ],
+    };
+  }
+  const text = readFileSync(absolute, 'utf8');
+  if (text.trim() === '') {
+    return {
+      document: undefined,
+      locator,
+      source: specPath,
+      diagnostics: [
+        {
+          severity: 'error',
+          code: 'spec-empty',
+          message: `contract file ${locator.displayPath(absolute)} is empty`,
+          hint: 'write an AsyncAPI document (it starts with `asyncapi: 3.0.0`)',
+          location: { file: locator.displayPath(absolute), line: 1, column: 1, pointer: '' },
+        },
+      ],
+    };
+  }
+  const parser = new Parser();
+  let result: Awaited<ReturnType<ReturnType<typeof fromFile>['parse']>>;
+  try {
+    result = await fromFile(parser, absolute).parse({ validateOptions: { allowedSeverity: { warning: true, info: true, hint: true } } });
+  } catch (cause) {
+    const message = cause instanceof Error ? cause.message : String(cause);
+    return {
+      document: undefined,
+      locator,
+      source: specPath,
+      diagnostics: [
+        {
+          severity: 'error',
+          code: 'parser-crash',
+          message: `the AsyncAPI parser failed: ${message}`,
+          hint: 'check the document is AsyncAPI 2.6 or 3.x',
+        },
+      ],
+    };
+  }
+  const diagnostics = (result.diagnostics as readonly ParserDiagnostic[]).map((d): Diagnostic => {
+    const code = String(d.code);
+    const file = d.source ? resolve(cwd, d.source) : absolute;
+    const path = d.path ?? [];
+    const location =
+      d.range !== undefined
+        ? {
+            file: locator.displayPath(file),
+            line: d.range.start.line + 1,
+            column: d.range.start.character + 1,
+            pointer: path.map((t) => `/${String(t).replace(/~/g, '~0').replace(/\//g, '~1')}`).join(''),
+          }
+        : locator.locateInFile(file, path);
+    const hint = hintFor(code, d.message);
+    return { severity: SEVERITY[d.severity] ?? 'info', code, message: d.message, ...(hint ? { hint } : {}), location };
+  });
+  return { document: result.document ?? undefined, diagnostics: sortDiagnostics(diagnostics), locator, source: specPath };
+}
+
+export function sortDiagnostics(diagnostics: readonly Diagnostic[]): Diagnostic[] {
+  const rank: Record<Severity, number> = { error: 0, warning: 1, info: 2 };
+  return [...diagnostics].sort(
+    (a, b) =>
+      rank[a.severity] - rank[b.severity] ||
+      (a.location?.file ?? '').localeCompare(b.location?.file ?? '') ||
+      (a.location?.line ?? 0) - (b.location?.line ?? 0) ||
+      (a.location?.column ?? 0) - (b.location?.column ?? 0),
+  );
+}

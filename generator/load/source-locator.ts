@@ -1,0 +1,139 @@
+/**
+ * Finds where a node of the resolved contract was written: file, line and column.
+ *
+ * `@asyncapi/parser` dereferences `$ref`s, so a pointer into the resolved document
+ * (`/channels/books/messages/borrowed/payload/properties/id`) may run through several
+ * files. The locator walks the raw YAML/JSON of each file alongside the pointer and
+ * follows `$ref`s the same way, so positions survive multi-file contracts.
+ */
+import { readFileSync } from 'node:fs';
+import { dirname, relative, resolve } from 'node:path';
+import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node as YamlNode } from 'yaml';
+import type { SourceLocation } from '../diagnostics.js';
+
+interface ParsedFile {
+  readonly root: YamlNode | null;
+  readonly lines: LineCounter;
+}
+
+function escapeToken(token: string): string {
+  return token.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+export function pointerFromTokens(tokens: readonly (string | number)[]): string {
+  return tokens.map((t) => `/${escapeToken(String(t))}`).join('');
+}
+
+export function tokensFromPointer(pointer: string): string[] {
+  if (pointer === '' || pointer === '#') return [];
+  return pointer
+    .replace(/^#/, '')
+    .slice(1)
+    .split('/')
+    .map((t) => decodeURIComponent(t).replace(/~1/g, '/').replace(/~0/g, '~'));
+}
+
+export class SourceLocator {
+  readonly #files = new Map<string, ParsedFile | null>();
+  /** Key → value index per YAML map, so each pointer step is one lookup. */
+  readonly #mapIndex = new WeakMap<object, Map<string, YamlNode | null>>();
+  readonly #cwd: string;
+  readonly #rootFile: string;
+
+  constructor(rootFile: string, cwd: string) {
+    this.#cwd = cwd;
+    this.#rootFile = resolve(cwd, rootFile);
+  }
+
+  /** A path for messages: relative to the working directory when inside it. */
+  displayPath(file: string): string {
+    const rel = relative(this.#cwd, resolve(this.#cwd, file));
+    return rel.startsWith('..') ? resolve(this.#cwd, file) : rel;
+  }
+
+  /** Every file read so far (the contract and what it references), absolute. */
+  files(): string[] {
+    return [...this.#files.keys()].filter((f) => this.#files.get(f) !== null).sort();
+  }
+
+  #parse(file: string): ParsedFile | null {
+    if (!this.#files.has(file)) {
+      try {
+        const lines = new LineCounter();
+        const doc = parseDocument(readFileSync(file, 'utf8'), { lineCounter: lines, strict: false, uniqueKeys: false });
+        this.#files.set(file, { root: doc.contents as YamlNode | null, lines });
+      } catch {
+        this.#files.set(file, null);
+      }
+    }
+    return this.#files.get(file) ?? null;
+  }
+
+  /** Location of a node given its position in a file (e.g. a parser diagnostic's source + path). */
+  locateInFile(file: string, tokens: readonly (string | number)[]): SourceLocation {
+    return this.#walk(resolve(this.#cwd, file), tokens, 0);
+  }
+
+  /** Location of the node at `tokens` of the resolved (dereferenced) document. */
+  locate(tokens: readonly (string | number)[]): SourceLocation {
+    return this.#walk(this.#rootFile, tokens, 0);
+  }
+
+  #walk(file: string, tokens: readonly (string | number)[], hops: number): SourceLocation {
+    const parsed = this.#parse(file);
+    const fallback = { file: this.displayPath(file), line: 0, column: 0, pointer: pointerFromTokens(tokens) };
+    if (parsed === null || parsed.root === null) return fallback;
+    let node: YamlNode | null = parsed.root;
+    let consumed: (string | number)[] = [];
+    let index = 0;
+    while (true) {
+      const ref = refOf(node);
+      if (ref !== undefined && hops < 64) {
+        const [target = '', fragment = ''] = ref.split('#');
+        const nextFile = target ? resolve(dirname(file), target) : file;
+        return this.#walk(nextFile, [...tokensFromPointer(fragment), ...tokens.slice(index)], hops + 1);
+      }
+      if (index >= tokens.length) break;
+      const token = String(tokens[index]);
+      const child: YamlNode | null = childOf(this.#mapIndex, node, token);
+      if (child === null) break;
+      node = child;
+      consumed = [...consumed, token];
+      index++;
+    }
+    const offset = node?.range?.[0];
+    if (offset === undefined) return { ...fallback, pointer: pointerFromTokens(consumed) };
+    const pos = parsed.lines.linePos(offset);
+    return { file: this.displayPath(file), line: pos.line, column: pos.col, pointer: pointerFromTokens(consumed) };
+  }
+}
+
+function refOf(node: YamlNode | null): string | undefined {
+  if (!isMap(node)) return undefined;
+  for (const pair of node.items) {
+    if (isScalar(pair.key) && pair.key.value === '$ref' && isScalar(pair.value) && typeof pair.value.value === 'string') {
+      return pair.value.value;
+    }
+  }
+  return undefined;
+}
+
+function childOf(mapIndex: WeakMap<object, Map<string, YamlNode | null>>, node: YamlNode | null, token: string): YamlNode | null {
+  if (isMap(node)) {
+    let index = mapIndex.get(node);
+    if (index === undefined) {
+      index = new Map();
+      for (const pair of node.items) {
+        const key = isScalar(pair.key) ? String(pair.key.value) : undefined;
+        if (key !== undefined && !index.has(key)) index.set(key, (pair.value as YamlNode | null) ?? null);
+      }
+      mapIndex.set(node, index);
+    }
+    return index.get(token) ?? null;
+  }
+  if (isSeq(node)) {
+    const index = Number(token);
+    return Number.isInteger(index) ? ((node.items[index] as YamlNode | undefined) ?? null) : null;
+  }
+  return null;
+}

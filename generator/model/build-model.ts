@@ -1,0 +1,331 @@
+/**
+ * From a parsed AsyncAPI document (2.6 or 3.x, as `@asyncapi/parser` presents both)
+ * to the frozen {@link ContractModel}: channels, messages, operations, bindings and the
+ * registry of named payload schemas.
+ *
+ * @see https://www.asyncapi.com/docs/reference/specification/v3.0.0#channelObject
+ * @see https://www.asyncapi.com/docs/reference/specification/v3.0.0#messageObject
+ */
+import type { AsyncAPIDocumentInterface, ChannelInterface, MessageInterface } from '@asyncapi/parser';
+import type { Diagnostic, SourceLocation } from '../diagnostics.js';
+import type { SourceLocator } from '../load/source-locator.js';
+import { tokensFromPointer } from '../load/source-locator.js';
+import {
+  type ChannelBindings,
+  type ChannelModel,
+  type ChannelParameter,
+  type ContractModel,
+  deepFreeze,
+  type MessageModel,
+  type OperationModel,
+} from './contract-model.js';
+import { NameAllocator, pascalCase } from './identifiers.js';
+import { SchemaRegistry } from './schema-object.js';
+
+export interface BuiltModel {
+  readonly model: ContractModel | undefined;
+  readonly diagnostics: readonly Diagnostic[];
+}
+
+/** Identifiers that generated files import or declare themselves. */
+export const RESERVED_IDENTIFIERS = [
+  'ContractMessage',
+  'MessageDescriptor',
+  'ChannelDescriptor',
+  'MessageContext',
+  'MessageHandler',
+  'DispatchCases',
+  'DecodeResult',
+  'defineMessage',
+  'defineChannel',
+  'dispatch',
+  'messageType',
+  'validators',
+  'ajvRuntime',
+  'channels',
+  'messages',
+  'manifest',
+  'contract',
+];
+
+function meta(model: { meta(): unknown }): { pointer?: string } {
+  return (model.meta() ?? {}) as { pointer?: string };
+}
+
+function anonymous(id: string): boolean {
+  return id.startsWith('<') || id.length === 0;
+}
+
+function optional<K extends string, V>(key: K, value: V | undefined | null): { [P in K]?: V } {
+  return value === undefined || value === null || value === '' ? {} : ({ [key]: value } as { [P in K]: V });
+}
+
+function positiveInt(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : undefined;
+}
+
+export function buildModel(document: AsyncAPIDocumentInterface, locator: SourceLocator, source: string): BuiltModel {
+  const diagnostics: Diagnostic[] = [];
+  const locate = (pointer: string | undefined, extra: readonly (string | number)[] = []): SourceLocation =>
+    locator.locate([...tokensFromPointer(pointer ?? ''), ...extra]);
+  const allocator = new NameAllocator(RESERVED_IDENTIFIERS);
+  const registry = new SchemaRegistry(allocator, (tokens) => locator.locate(tokens));
+
+  // Message types first: they own the plain names (`BookBorrowed`); schemas get what is left.
+  interface PendingMessage {
+    readonly message: MessageInterface;
+    readonly type: string;
+    readonly pointer: string;
+  }
+  const pending = new Map<string, PendingMessage>();
+  const channelMessages = new Map<string, string[]>();
+  for (const channel of document.channels().all()) {
+    const types: string[] = [];
+    for (const message of channel.messages().all()) {
+      const pointer = meta(message).pointer ?? '';
+      const named = message.name() ?? (anonymous(message.id()) ? undefined : message.id());
+      const type = named ?? `${pascalCase(channel.id())}Message${types.length + 1}`;
+      if (named === undefined) {
+        diagnostics.push({
+          severity: 'warning',
+          code: 'message-unnamed',
+          message: `a message of channel "${channel.id()}" has no name; its type is "${type}"`,
+          hint: 'give the message a `name` (it becomes the CloudEvents type on the wire)',
+          location: locate(pointer),
+        });
+      }
+      const previous = pending.get(type);
+      if (
+        previous !== undefined &&
+        previous.message.json() !== message.json() &&
+        previous.message.payload()?.json() !== message.payload()?.json()
+      ) {
+        diagnostics.push({
+          severity: 'error',
+          code: 'message-name-conflict',
+          message: `two different messages are named "${type}"`,
+          hint: `rename one of them; the other is at ${locate(previous.pointer).file}:${locate(previous.pointer).line}`,
+          location: locate(pointer),
+        });
+        continue;
+      }
+      if (previous === undefined) pending.set(type, { message, type, pointer });
+      if (!types.includes(type)) types.push(type);
+    }
+    channelMessages.set(channel.id(), types);
+  }
+
+  const identifiers = new Map<string, string>();
+  for (const type of pending.keys()) identifiers.set(type, allocateFamily(allocator, pascalCase(type) || 'Message', ['']));
+  const channelIdentifiers = new Map<string, string>();
+  for (const channel of document.channels().all()) {
+    channelIdentifiers.set(
+      channel.id(),
+      allocateFamily(
+        allocator,
+        pascalCase(channel.id()) || 'Channel',
+        ['', 'Message', 'MessageType', 'Handler', 'Parameters', 'Cases'],
+        ['dispatch'],
+      ),
+    );
+  }
+
+  for (const { message, type, pointer } of pending.values()) {
+    const base = identifiers.get(type)!;
+    const payload = message.payload();
+    registry.discover({ schema: payload?.json() ?? true, tokens: tokensFromPointer(`${pointer}/payload`), fallbackName: `${base}Payload` });
+    const headers = message.headers();
+    if (headers)
+      registry.discover({ schema: headers.json(), tokens: tokensFromPointer(`${pointer}/headers`), fallbackName: `${base}Headers` });
+  }
+
+  const messages: Record<string, MessageModel> = {};
+  for (const { message, type, pointer } of pending.values()) {
+    const base = identifiers.get(type)!;
+    const payloadSchema = message.payload()?.json();
+    if (payloadSchema === undefined) {
+      diagnostics.push({
+        severity: 'warning',
+        code: 'message-without-payload',
+        message: `message "${type}" declares no payload; any JSON object is accepted`,
+        hint: 'add a `payload` schema so consumers know what they receive',
+        location: locate(pointer),
+      });
+    } else if (isPrimitiveRoot(payloadSchema)) {
+      diagnostics.push({
+        severity: 'error',
+        code: 'payload-not-object',
+        message: `the payload of message "${type}" is a ${String((payloadSchema as { type?: unknown }).type)}; keiyaku contract messages are JSON objects or arrays`,
+        hint: 'wrap the value in an object, e.g. `{ type: object, properties: { value: … } }`',
+        location: locate(pointer, ['payload']),
+      });
+    }
+    const payload = registry.named({
+      schema: payloadSchema ?? { type: 'object' },
+      tokens: tokensFromPointer(`${pointer}/payload`),
+      fallbackName: `${base}Payload`,
+    });
+    const headersSchema = message.headers()?.json();
+    const headers =
+      headersSchema === undefined
+        ? undefined
+        : registry.named({ schema: headersSchema, tokens: tokensFromPointer(`${pointer}/headers`), fallbackName: `${base}Headers` });
+    const json = message.json() as Record<string, unknown>;
+    const kafkaKey = (message.bindings().get('kafka')?.value() as { key?: unknown } | undefined)?.key;
+    messages[type] = {
+      type,
+      id: anonymous(message.id()) ? type : message.id(),
+      identifier: base,
+      ...optional('title', message.title()),
+      ...optional('summary', message.summary()),
+      ...optional('description', message.description()),
+      contentType: message.contentType() ?? document.defaultContentType() ?? 'application/json',
+      payload,
+      ...optional('headers', headers),
+      ...optional('correlationId', message.correlationId()?.location()),
+      examples: message
+        .examples()
+        .all()
+        .map((e) => ({ ...optional('name', e.name()), ...optional('payload', e.payload()), ...optional('headers', e.headers()) })),
+      ...optional('kafkaKey', kafkaKey === undefined ? undefined : stripParserKeys(kafkaKey)),
+      deprecated: json['deprecated'] === true,
+      location: locate(pointer),
+    } as MessageModel;
+    if (!/^application\/([\w.+-]+\+)?json(;.*)?$/.test(messages[type]!.contentType)) {
+      diagnostics.push({
+        severity: 'warning',
+        code: 'content-type-not-json',
+        message: `message "${type}" has content type "${messages[type]!.contentType}"; keiyaku encodes JSON`,
+        hint: 'set `contentType: application/json` (or leave it out)',
+        location: locate(pointer, ['contentType']),
+      });
+    }
+  }
+
+  const channels: ChannelModel[] = document
+    .channels()
+    .all()
+    .map((channel) => {
+      const pointer = meta(channel).pointer ?? `/channels/${channel.id()}`;
+      const address = channel.address() ?? channel.id();
+      const parameters = channel
+        .parameters()
+        .all()
+        .map((p): ChannelParameter => {
+          const json = p.json() as Record<string, unknown>;
+          const schema = p.hasSchema() ? (p.schema()?.json() as Record<string, unknown> | undefined) : undefined;
+          const values = (json['enum'] ?? schema?.['enum']) as unknown[] | undefined;
+          const fallback = json['default'] ?? schema?.['default'];
+          return {
+            name: p.id(),
+            ...optional('description', p.description()),
+            ...optional('enum', Array.isArray(values) ? values.map(String) : undefined),
+            ...optional('default', fallback === undefined ? undefined : String(fallback)),
+            ...optional('location', p.location()),
+          };
+        });
+      for (const placeholder of address.matchAll(/\{([^}]*)\}/g)) {
+        if (!parameters.some((p) => p.name === placeholder[1])) {
+          diagnostics.push({
+            severity: 'error',
+            code: 'parameter-undeclared',
+            message: `channel "${channel.id()}" address "${address}" uses {${placeholder[1]}} but declares no such parameter`,
+            hint: `add \`parameters: { ${placeholder[1]}: {} }\` to the channel`,
+            location: locate(pointer, ['address']),
+          });
+        }
+      }
+      return {
+        id: channel.id(),
+        identifier: channelIdentifiers.get(channel.id())!,
+        address,
+        ...optional('title', (channel.json() as { title?: string }).title),
+        ...optional('description', channel.description()),
+        parameters,
+        messages: channelMessages.get(channel.id()) ?? [],
+        bindings: channelBindings(channel, diagnostics, locate(pointer)),
+        location: locate(pointer),
+      } as ChannelModel;
+    });
+
+  const operations: OperationModel[] = document
+    .operations()
+    .all()
+    .map((op) => ({
+      id: op.id() ?? '',
+      action: op.action() === 'send' ? 'send' : 'receive',
+      channel: op.channels().all()[0]?.id() ?? '',
+      messages: op
+        .messages()
+        .all()
+        .map((m) => m.name() ?? m.id()),
+      ...optional('summary', op.summary()),
+    }));
+
+  diagnostics.push(...registry.diagnostics);
+  const schemas = registry.entries();
+  if (diagnostics.some((d) => d.severity === 'error')) return { model: undefined, diagnostics };
+  const info = document.info();
+  const model: ContractModel = {
+    source,
+    asyncapi: document.version(),
+    info: { title: info.title(), version: info.version(), ...optional('description', info.description()) },
+    channels,
+    messages,
+    operations,
+    schemas,
+  };
+  return { model: deepFreeze(model), diagnostics };
+}
+
+/** Allocates `base` such that every `base + suffix` and `prefix + base` is free, and reserves them all. */
+function allocateFamily(allocator: NameAllocator, base: string, suffixes: readonly string[], prefixes: readonly string[] = []): string {
+  for (let n = 1; ; n++) {
+    const candidate = n === 1 ? base : `${base}${n}`;
+    const names = [...suffixes.map((s) => candidate + s), ...prefixes.map((p) => p + candidate)];
+    if (names.every((name) => !allocator.isTaken(name))) {
+      for (const name of names) allocator.reserve(name);
+      return candidate;
+    }
+  }
+}
+
+function isPrimitiveRoot(schema: unknown): boolean {
+  if (typeof schema !== 'object' || schema === null) return false;
+  const type = (schema as { type?: unknown }).type;
+  return typeof type === 'string' && !['object', 'array'].includes(type);
+}
+
+function stripParserKeys(value: unknown): unknown {
+  return JSON.parse(JSON.stringify(value, (key, v) => (key.startsWith('x-parser-') ? undefined : v)));
+}
+
+function channelBindings(channel: ChannelInterface, diagnostics: Diagnostic[], location: SourceLocation): ChannelBindings {
+  const kafka = channel.bindings().get('kafka')?.value() as Record<string, unknown> | undefined;
+  const iggy = channel.extensions().get('x-iggy')?.value() as Record<string, unknown> | undefined;
+  if (iggy !== undefined && (typeof iggy !== 'object' || iggy === null)) {
+    diagnostics.push({
+      severity: 'error',
+      code: 'iggy-extension-invalid',
+      message: `x-iggy of channel "${channel.id()}" must be an object`,
+      hint: 'write `x-iggy: { stream: <name>, topic: <name>, partitions: <n> }`',
+      location,
+    });
+  }
+  const result: { -readonly [K in keyof ChannelBindings]: ChannelBindings[K] } = {};
+  if (kafka) {
+    result.kafka = {
+      ...optional('topic', typeof kafka['topic'] === 'string' ? kafka['topic'] : undefined),
+      ...optional('partitions', positiveInt(kafka['partitions'])),
+      ...optional('replicas', positiveInt(kafka['replicas'])),
+    };
+  }
+  if (iggy && typeof iggy === 'object') {
+    result.iggy = {
+      ...optional('stream', typeof iggy['stream'] === 'string' ? iggy['stream'] : undefined),
+      ...optional('topic', typeof iggy['topic'] === 'string' ? iggy['topic'] : undefined),
+      ...optional('partitions', positiveInt(iggy['partitions'])),
+    };
+  }
+  return result;
+}

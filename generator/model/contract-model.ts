@@ -1,0 +1,124 @@
+/**
+ * The frozen, transport-neutral model of a contract that `generate` and `check` work on.
+ * It is built once from the parsed AsyncAPI document (2.6 or 3.x) and never mutated.
+ *
+ * @see https://www.asyncapi.com/docs/reference/specification/v3.0.0
+ */
+import type { SourceLocation } from '../diagnostics.js';
+
+/**
+ * A JSON Schema node after normalization: plain acyclic JSON where every reference to a
+ * named schema is `{ "$ref": "#/schemas/<Name>" }` (a key of {@link ContractModel.schemas}).
+ */
+export type SchemaNode = boolean | { readonly [keyword: string]: unknown };
+
+export interface NamedSchema {
+  /** Unique TypeScript-safe type name. */
+  readonly name: string;
+  readonly schema: SchemaNode;
+  /** Where the schema was defined. */
+  readonly location?: SourceLocation;
+  /** How the name was chosen: `$defs` key, component key, `title`, message name, or its place. */
+  readonly origin: 'definition' | 'component' | 'title' | 'message' | 'place';
+}
+
+export interface ChannelParameter {
+  readonly name: string;
+  readonly description?: string;
+  /** Allowed values when the contract lists them. */
+  readonly enum?: readonly string[];
+  readonly default?: string;
+  readonly location?: string;
+}
+
+export interface KafkaChannelBinding {
+  readonly topic?: string;
+  readonly partitions?: number;
+  readonly replicas?: number;
+}
+
+export interface IggyChannelBinding {
+  readonly stream?: string;
+  readonly topic?: string;
+  readonly partitions?: number;
+}
+
+export interface ChannelBindings {
+  readonly kafka?: KafkaChannelBinding;
+  readonly iggy?: IggyChannelBinding;
+}
+
+export interface MessageModel {
+  /** Contract message type: the message `name`, else its id. Sent as CloudEvents `ce_type`. */
+  readonly type: string;
+  /** The message id in the document (component key or channel message key). */
+  readonly id: string;
+  /** Unique identifier of the message in generated code (`BookBorrowed`). */
+  readonly identifier: string;
+  readonly title?: string;
+  readonly summary?: string;
+  readonly description?: string;
+  readonly contentType: string;
+  /** Key of the payload's named schema in {@link ContractModel.schemas}. */
+  readonly payload: string;
+  /** Key of the headers' named schema, when declared. */
+  readonly headers?: string;
+  /** Runtime expression of the correlation id (`$message.header#/correlationId`). */
+  readonly correlationId?: string;
+  readonly examples: readonly { readonly name?: string; readonly payload?: unknown; readonly headers?: unknown }[];
+  /** Kafka message binding key schema (normalized), when declared. */
+  readonly kafkaKey?: SchemaNode;
+  readonly deprecated: boolean;
+  readonly location?: SourceLocation;
+}
+
+export interface ChannelModel {
+  readonly id: string;
+  /** Unique base identifier of the channel in generated code (`BookIntegrationEvents`). */
+  readonly identifier: string;
+  /** Address template (`lights.{streetlightId}.on`); the id when the document gives none. */
+  readonly address: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly parameters: readonly ChannelParameter[];
+  /** Types of the messages the channel carries, in document order. */
+  readonly messages: readonly string[];
+  readonly bindings: ChannelBindings;
+  readonly location?: SourceLocation;
+}
+
+export interface OperationModel {
+  readonly id: string;
+  readonly action: 'send' | 'receive';
+  readonly channel: string;
+  readonly messages: readonly string[];
+  readonly summary?: string;
+}
+
+export interface ContractModel {
+  /** The contract file, as given. */
+  readonly source: string;
+  readonly asyncapi: string;
+  readonly info: { readonly title: string; readonly version: string; readonly description?: string };
+  readonly channels: readonly ChannelModel[];
+  /** Every message type, keyed by type, in document order. */
+  readonly messages: Readonly<Record<string, MessageModel>>;
+  readonly operations: readonly OperationModel[];
+  /** Every named schema, keyed by name, in discovery order. */
+  readonly schemas: Readonly<Record<string, NamedSchema>>;
+}
+
+/** Prefix of normalized references to named schemas. */
+export const SCHEMA_REF_PREFIX = '#/schemas/';
+
+export function refName(ref: string): string | undefined {
+  return ref.startsWith(SCHEMA_REF_PREFIX) ? ref.slice(SCHEMA_REF_PREFIX.length) : undefined;
+}
+
+export function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}

@@ -1,0 +1,408 @@
+/**
+ * JSON Schema objects inside a contract: discovery, naming and normalization.
+ *
+ * The parser hands over payload schemas with every `$ref` resolved into shared (and,
+ * for recursive schemas, cyclic) JavaScript objects. This module turns that graph into
+ * a registry of named, acyclic schemas that refer to each other by `#/schemas/<Name>`,
+ * rewrites draft-07 spellings into their 2020-12 equivalents, and reports keywords it
+ * does not support.
+ *
+ * @see https://json-schema.org/draft/2020-12/json-schema-core
+ * @see https://www.asyncapi.com/docs/reference/specification/v3.0.0#schemaObject
+ */
+import type { Diagnostic, SourceLocation } from '../diagnostics.js';
+import { type NamedSchema, SCHEMA_REF_PREFIX, type SchemaNode } from './contract-model.js';
+import { type NameAllocator, pascalCase, safeIdentifier } from './identifiers.js';
+
+type RawSchema = Record<string, unknown>;
+type Tokens = readonly (string | number)[];
+
+/** Keywords whose value is one subschema. */
+const SINGLE = [
+  'items',
+  'additionalProperties',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+  'additionalItems',
+  'contains',
+  'propertyNames',
+  'not',
+  'if',
+  'then',
+  'else',
+  'contentSchema',
+] as const;
+/** Keywords whose value is an array of subschemas. */
+const LIST = ['allOf', 'anyOf', 'oneOf', 'prefixItems'] as const;
+/** Keywords whose value is a map of subschemas. */
+const MAP = ['properties', 'patternProperties', 'dependentSchemas'] as const;
+const DEFINITIONS = ['$defs', 'definitions'] as const;
+
+/** Validation and annotation keywords keiyaku understands (draft-07, 2019-09, 2020-12, AsyncAPI extras). */
+const KNOWN = new Set<string>([
+  ...SINGLE,
+  ...LIST,
+  ...MAP,
+  ...DEFINITIONS,
+  'type',
+  'enum',
+  'const',
+  'required',
+  'minProperties',
+  'maxProperties',
+  'dependentRequired',
+  'dependencies',
+  'minContains',
+  'maxContains',
+  'minItems',
+  'maxItems',
+  'uniqueItems',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'format',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+  '$ref',
+  '$id',
+  '$schema',
+  '$comment',
+  '$anchor',
+  'title',
+  'description',
+  'default',
+  'examples',
+  'example',
+  'deprecated',
+  'readOnly',
+  'writeOnly',
+  'contentEncoding',
+  'contentMediaType',
+  'nullable',
+  'discriminator',
+  'externalDocs',
+  'xml',
+]);
+/** Keywords dropped from normalized schemas (identity, comments, AsyncAPI/OpenAPI-only annotations). */
+const DROPPED = new Set([
+  '$id',
+  '$schema',
+  '$comment',
+  '$anchor',
+  '$defs',
+  'definitions',
+  'example',
+  'xml',
+  'externalDocs',
+  'discriminator',
+  'nullable',
+  'dependencies',
+]);
+/** Keywords that cannot be honoured; named in a warning and ignored (documented in docs/schema-mapping.md). */
+const UNSUPPORTED: Record<string, string> = {
+  $dynamicRef: 'dynamic references cannot be resolved statically; replace $dynamicRef with $ref',
+  $dynamicAnchor: 'dynamic anchors are not supported; use $defs and $ref',
+  $recursiveRef: 'recursive references (2019-09) are not supported; use $ref to a $defs entry',
+  $recursiveAnchor: 'recursive anchors (2019-09) are not supported; use $defs and $ref',
+  $vocabulary: 'custom vocabularies are not supported',
+};
+
+export interface SchemaRoot {
+  readonly schema: unknown;
+  /** Position of the root in the resolved document. */
+  readonly tokens: Tokens;
+  /** Name to use when the schema itself carries none (`BookBorrowedPayload`). */
+  readonly fallbackName: string;
+}
+
+interface NodeInfo {
+  tokens: Tokens;
+  /** Basename of the file when the node is a whole file (`event-headers` for `schemas/event-headers.json`). */
+  fileName?: string;
+  references: number;
+  cyclic: boolean;
+  definitionKey?: string;
+  contextName: string;
+}
+
+function isSchemaObject(value: unknown): value is RawSchema {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function componentId(node: RawSchema): string | undefined {
+  const id = node['x-parser-schema-id'];
+  return typeof id === 'string' && !id.startsWith('<') ? id : undefined;
+}
+
+/** Children of a raw schema node: [keyword path tokens, child, context name suffix]. */
+function* children(node: RawSchema): Generator<[Tokens, unknown, string]> {
+  for (const key of SINGLE) {
+    const child = node[key];
+    if (child !== undefined && !Array.isArray(child)) yield [[key], child, key === 'items' ? 'Item' : pascalCase(key)];
+  }
+  const legacyItems = node['items'];
+  if (Array.isArray(legacyItems)) for (const [i, child] of legacyItems.entries()) yield [['items', i], child, `Item${i}`];
+  for (const key of LIST) {
+    const list = node[key];
+    if (Array.isArray(list))
+      for (const [i, child] of list.entries()) yield [[key, i], child, key === 'prefixItems' ? `Item${i}` : `Variant${i + 1}`];
+  }
+  for (const key of MAP) {
+    const map = node[key];
+    if (isSchemaObject(map)) for (const [name, child] of Object.entries(map)) yield [[key, name], child, pascalCase(name) || 'Property'];
+  }
+  const dependencies = node['dependencies'];
+  if (isSchemaObject(dependencies)) {
+    for (const [name, child] of Object.entries(dependencies))
+      if (!Array.isArray(child)) yield [['dependencies', name], child, pascalCase(name)];
+  }
+}
+
+/**
+ * Builds the named-schema registry for one contract. One instance per generate run:
+ * all state lives here, nothing at module level.
+ */
+export class SchemaRegistry {
+  readonly #info = new Map<object, NodeInfo>();
+  readonly #names = new Map<object, string>();
+  readonly #entries = new Map<string, NamedSchema>();
+  readonly #pending: [object, string][] = [];
+  readonly #allocator: NameAllocator;
+  readonly #locate: (tokens: Tokens) => SourceLocation;
+  readonly #diagnostics: Diagnostic[] = [];
+  readonly #reported = new Set<string>();
+  readonly #roots = new Map<object, SchemaRoot>();
+
+  constructor(allocator: NameAllocator, locate: (tokens: Tokens) => SourceLocation) {
+    this.#allocator = allocator;
+    this.#locate = locate;
+  }
+
+  get diagnostics(): readonly Diagnostic[] {
+    return this.#diagnostics;
+  }
+
+  /** Pass 1: learn shapes, sharing, cycles and definition keys of every root's graph. Call for every root before {@link named}. */
+  discover(root: SchemaRoot): void {
+    if (!isSchemaObject(root.schema)) return;
+    if (!this.#roots.has(root.schema)) this.#roots.set(root.schema, root);
+    this.#walk(root.schema, root.tokens, root.fallbackName, new Set());
+  }
+
+  #walk(node: RawSchema, tokens: Tokens, contextName: string, stack: Set<object>): void {
+    const existing = this.#info.get(node);
+    if (existing !== undefined) {
+      existing.references++;
+      if (stack.has(node)) existing.cyclic = true;
+      return;
+    }
+    const info: NodeInfo = { tokens, references: 1, cyclic: false, contextName };
+    // Where the node was written tells whether it is a definition (`…#/$defs/BookId`) or a whole file.
+    const written = this.#locate(tokens);
+    const definition = /\/(?:\$defs|definitions)\/([^/]+)$/.exec(written.pointer);
+    if (definition) info.definitionKey = definition[1]!.replace(/~1/g, '/').replace(/~0/g, '~');
+    else if (written.pointer === '' && written.line > 0) info.fileName = written.file.replace(/^.*[\\/]/, '').replace(/\.[^.]*$/, '');
+    this.#info.set(node, info);
+    stack.add(node);
+    for (const key of DEFINITIONS) {
+      const defs = node[key];
+      if (!isSchemaObject(defs)) continue;
+      for (const [name, child] of Object.entries(defs)) {
+        if (!isSchemaObject(child)) continue;
+        if (!this.#info.has(child)) {
+          this.#walk(child, [...tokens, key, name], pascalCase(name), stack);
+          this.#info.get(child)!.references--; // a definition is not a use
+        }
+        const info = this.#info.get(child)!;
+        info.definitionKey ??= name;
+      }
+    }
+    for (const [path, child, suffix] of children(node)) {
+      if (isSchemaObject(child)) this.#walk(child, [...tokens, ...path], `${contextName}${suffix}`, stack);
+    }
+    stack.delete(node);
+  }
+
+  /** Pass 2: the name of a root schema (registering it and everything it needs). */
+  named(root: SchemaRoot): string {
+    const schema = root.schema;
+    if (!isSchemaObject(schema)) {
+      // `true`, `false` or a non-object: still a named type so messages can refer to it.
+      const name = this.#allocator.allocate(safeIdentifier(pascalCase(root.fallbackName), 'Schema'));
+      const location = this.#locate(root.tokens);
+      this.#entries.set(name, { name, schema: typeof schema === 'boolean' ? schema : true, origin: 'message', location });
+      return name;
+    }
+    const name = this.#nameOf(schema, root.fallbackName);
+    this.#drain();
+    return name;
+  }
+
+  /** Every named schema, in the order they were named. */
+  entries(): Record<string, NamedSchema> {
+    this.#drain();
+    return Object.fromEntries(this.#entries);
+  }
+
+  #drain(): void {
+    while (this.#pending.length > 0) {
+      const [node, name] = this.#pending.shift()!;
+      const info = this.#info.get(node)!;
+      const normalized = this.#normalize(node as RawSchema, info.tokens, true);
+      const origin = info.definitionKey
+        ? 'definition'
+        : componentId(node as RawSchema)
+          ? 'component'
+          : this.#roots.has(node)
+            ? 'message'
+            : typeof (node as RawSchema)['title'] === 'string'
+              ? 'title'
+              : 'place';
+      this.#entries.set(name, { name, schema: normalized, origin, location: this.#locate(info.tokens) });
+    }
+  }
+
+  #needsName(node: RawSchema, info: NodeInfo): boolean {
+    if (this.#roots.has(node) || info.cyclic || info.definitionKey !== undefined || componentId(node) !== undefined) return true;
+    return info.references > 1 && isStructural(node);
+  }
+
+  #nameOf(node: RawSchema, fallback: string): string {
+    const known = this.#names.get(node);
+    if (known !== undefined) return known;
+    const info = this.#info.get(node);
+    const root = this.#roots.get(node);
+    const title = typeof node['title'] === 'string' ? pascalCase(node['title']) : '';
+    const sharedFile = root !== undefined && (info?.references ?? 0) > 1 ? info?.fileName : undefined;
+    const candidates = [info?.definitionKey, componentId(node), sharedFile, root ? root.fallbackName : title, info?.contextName, fallback];
+    const base = candidates.map((c) => (c ? pascalCase(c) : '')).find((c) => c.length > 0) ?? 'Schema';
+    const name = this.#allocator.allocate(safeIdentifier(base, 'Schema'));
+    this.#names.set(node, name);
+    this.#pending.push([node, name]);
+    return name;
+  }
+
+  #reference(child: unknown, tokens: Tokens): SchemaNode {
+    if (typeof child === 'boolean') return child;
+    if (!isSchemaObject(child)) {
+      this.#warn(
+        'invalid-schema',
+        `a schema must be an object or a boolean, found ${JSON.stringify(child)}`,
+        tokens,
+        'replace it with a JSON Schema object',
+      );
+      return true;
+    }
+    const info = this.#info.get(child);
+    if (info !== undefined && this.#needsName(child, info)) {
+      return { $ref: `${SCHEMA_REF_PREFIX}${this.#nameOf(child, info.contextName)}` };
+    }
+    return this.#normalize(child, tokens, false);
+  }
+
+  #normalize(node: RawSchema, tokens: Tokens, isNamedRoot: boolean): SchemaNode {
+    void isNamedRoot;
+    const out: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(node)) {
+      if (key.startsWith('x-')) continue;
+      if (key in UNSUPPORTED) {
+        this.#warn(
+          'unsupported-keyword',
+          `JSON Schema keyword "${key}" is not supported and is ignored by generated types and validators`,
+          [...tokens, key],
+          UNSUPPORTED[key]!,
+        );
+        continue;
+      }
+      if (!KNOWN.has(key)) {
+        this.#warn(
+          'unknown-keyword',
+          `"${key}" is not a JSON Schema keyword keiyaku knows; generated types and validators ignore it`,
+          [...tokens, key],
+          `fix its spelling, or prefix it with "x-" if it is an extension`,
+        );
+        continue;
+      }
+      if (DROPPED.has(key)) continue;
+      if ((SINGLE as readonly string[]).includes(key) && !Array.isArray(value)) {
+        out[key] = this.#reference(value, [...tokens, key]);
+      } else if (key === 'items' && Array.isArray(value)) {
+        // draft-07 tuple: items: [..] + additionalItems  →  prefixItems + items
+        out['prefixItems'] = value.map((child, i) => this.#reference(child, [...tokens, 'items', i]));
+      } else if ((LIST as readonly string[]).includes(key) && Array.isArray(value)) {
+        out[key] = value.map((child, i) => this.#reference(child, [...tokens, key, i]));
+      } else if ((MAP as readonly string[]).includes(key) && isSchemaObject(value)) {
+        out[key] = Object.fromEntries(Object.entries(value).map(([name, child]) => [name, this.#reference(child, [...tokens, key, name])]));
+      } else if ((key === 'exclusiveMinimum' || key === 'exclusiveMaximum') && typeof value === 'boolean') {
+        // draft-04 spelling: a boolean beside minimum/maximum
+        const bound = node[key === 'exclusiveMinimum' ? 'minimum' : 'maximum'];
+        if (value && typeof bound === 'number') out[key] = bound;
+      } else {
+        out[key] = structuredClone(value);
+      }
+    }
+    if (Array.isArray(node['items'])) {
+      const additional = node['additionalItems'];
+      delete out['additionalItems'];
+      delete out['items'];
+      if (additional !== undefined) out['items'] = this.#reference(additional, [...tokens, 'additionalItems']);
+    }
+    if (
+      (node['exclusiveMinimum'] === true || node['exclusiveMinimum'] === false) &&
+      typeof node['minimum'] === 'number' &&
+      node['exclusiveMinimum']
+    )
+      delete out['minimum'];
+    if (
+      (node['exclusiveMaximum'] === true || node['exclusiveMaximum'] === false) &&
+      typeof node['maximum'] === 'number' &&
+      node['exclusiveMaximum']
+    )
+      delete out['maximum'];
+    const dependencies = node['dependencies'];
+    if (isSchemaObject(dependencies)) {
+      for (const [name, dep] of Object.entries(dependencies)) {
+        if (Array.isArray(dep)) {
+          out['dependentRequired'] = { ...(out['dependentRequired'] as object | undefined), [name]: [...dep] };
+        } else {
+          out['dependentSchemas'] = {
+            ...(out['dependentSchemas'] as object | undefined),
+            [name]: this.#reference(dep, [...tokens, 'dependencies', name]),
+          };
+        }
+      }
+    }
+    if (node['nullable'] === true) return nullable(out);
+    if (node['discriminator'] !== undefined) out['x-discriminator'] = structuredClone(node['discriminator']);
+    return out;
+  }
+
+  #warn(code: string, message: string, tokens: Tokens, hint: string): void {
+    const location = this.#locate(tokens);
+    const key = `${code}|${location.file}|${location.pointer}`;
+    if (this.#reported.has(key)) return;
+    this.#reported.add(key);
+    this.#diagnostics.push({ severity: 'warning', code, message, hint, location });
+  }
+}
+
+/** OpenAPI-style `nullable: true` as a 2020-12 schema. */
+function nullable(schema: Record<string, unknown>): SchemaNode {
+  const type = schema['type'];
+  if (typeof type === 'string') return { ...schema, type: [type, 'null'] };
+  if (Array.isArray(type)) return type.includes('null') ? schema : { ...schema, type: [...type, 'null'] };
+  if (Array.isArray(schema['enum']))
+    return (schema['enum'] as unknown[]).includes(null) ? schema : { ...schema, enum: [...(schema['enum'] as unknown[]), null] };
+  return { anyOf: [schema, { type: 'null' }] };
+}
+
+function isStructural(node: RawSchema): boolean {
+  return (
+    ['properties', 'patternProperties', 'additionalProperties', 'allOf', 'anyOf', 'oneOf', 'enum', 'items', 'prefixItems'].some(
+      (k) => k in node,
+    ) || node['type'] === 'object'
+  );
+}
