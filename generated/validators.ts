@@ -22,9 +22,10 @@ const schema32 = {
   },
 };
 const schema33 = { type: "string", format: "uuid", description: "Aggregate id of the book." };
+const func0 = Object.prototype.hasOwnProperty;
+const func68 = ajvRuntime.ucs2length;
 const formats0 = /^(?:urn:uuid:)?[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}$/i;
 const formats2 = ajvRuntime.formats["date-time"];
-const func1 = ajvRuntime.ucs2length;
 const schema34 = {
   type: "object",
   description: "The member, as other contexts may show them.",
@@ -50,7 +51,7 @@ function validate22(
   if (errors === 0) {
     if (data && typeof data == "object" && !Array.isArray(data)) {
       let missing0;
-      if (data.memberId === undefined && (missing0 = "memberId")) {
+      if ((data.memberId === undefined || !func0.call(data, "memberId")) && (missing0 = "memberId")) {
         validate22.errors = [
           {
             instancePath,
@@ -62,7 +63,7 @@ function validate22(
         ];
         return false;
       } else {
-        if (data.memberId !== undefined) {
+        if (data.memberId !== undefined && func0.call(data, "memberId")) {
           let data0 = data.memberId;
           const _errs1 = errors;
           const _errs2 = errors;
@@ -98,12 +99,12 @@ function validate22(
           var valid0 = true;
         }
         if (valid0) {
-          if (data.displayName !== undefined) {
+          if (data.displayName !== undefined && func0.call(data, "displayName")) {
             let data1 = data.displayName;
             const _errs4 = errors;
             if (errors === _errs4) {
               if (typeof data1 === "string") {
-                if (func1(data1) > 80) {
+                if (func68(data1) > 80) {
                   validate22.errors = [
                     {
                       instancePath: instancePath + "/displayName",
@@ -163,12 +164,12 @@ function validate21(
     if (data && typeof data == "object" && !Array.isArray(data)) {
       let missing0;
       if (
-        (data.bookId === undefined && (missing0 = "bookId")) ||
-        (data.copyId === undefined && (missing0 = "copyId")) ||
-        (data.borrower === undefined && (missing0 = "borrower")) ||
-        (data.borrowedAt === undefined && (missing0 = "borrowedAt")) ||
-        (data.dueAt === undefined && (missing0 = "dueAt")) ||
-        (data.channel === undefined && (missing0 = "channel"))
+        ((data.bookId === undefined || !func0.call(data, "bookId")) && (missing0 = "bookId")) ||
+        ((data.copyId === undefined || !func0.call(data, "copyId")) && (missing0 = "copyId")) ||
+        ((data.borrower === undefined || !func0.call(data, "borrower")) && (missing0 = "borrower")) ||
+        ((data.borrowedAt === undefined || !func0.call(data, "borrowedAt")) && (missing0 = "borrowedAt")) ||
+        ((data.dueAt === undefined || !func0.call(data, "dueAt")) && (missing0 = "dueAt")) ||
+        ((data.channel === undefined || !func0.call(data, "channel")) && (missing0 = "channel"))
       ) {
         validate21.errors = [
           {
@@ -181,7 +182,7 @@ function validate21(
         ];
         return false;
       } else {
-        if (data.bookId !== undefined) {
+        if (data.bookId !== undefined && func0.call(data, "bookId")) {
           let data0 = data.bookId;
           const _errs1 = errors;
           const _errs2 = errors;
@@ -219,12 +220,12 @@ function validate21(
           var valid0 = true;
         }
         if (valid0) {
-          if (data.copyId !== undefined) {
+          if (data.copyId !== undefined && func0.call(data, "copyId")) {
             let data1 = data.copyId;
             const _errs4 = errors;
             if (errors === _errs4) {
               if (typeof data1 === "string") {
-                if (func1(data1) < 1) {
+                if (func68(data1) < 1) {
                   validate21.errors = [
                     {
                       instancePath: instancePath + "/copyId",
@@ -254,7 +255,7 @@ function validate21(
             var valid0 = true;
           }
           if (valid0) {
-            if (data.borrower !== undefined) {
+            if (data.borrower !== undefined && func0.call(data, "borrower")) {
               const _errs6 = errors;
               if (
                 !validate22(data.borrower, {
@@ -273,7 +274,7 @@ function validate21(
               var valid0 = true;
             }
             if (valid0) {
-              if (data.borrowedAt !== undefined) {
+              if (data.borrowedAt !== undefined && func0.call(data, "borrowedAt")) {
                 let data3 = data.borrowedAt;
                 const _errs7 = errors;
                 if (errors === _errs7) {
@@ -310,7 +311,7 @@ function validate21(
                 var valid0 = true;
               }
               if (valid0) {
-                if (data.dueAt !== undefined) {
+                if (data.dueAt !== undefined && func0.call(data, "dueAt")) {
                   let data4 = data.dueAt;
                   const _errs9 = errors;
                   if (errors === _errs9) {
@@ -347,7 +348,7 @@ function validate21(
                   var valid0 = true;
                 }
                 if (valid0) {
-                  if (data.channel !== undefined) {
+                  if (data.channel !== undefined && func0.call(data, "channel")) {
                     let data5 = data.channel;
                     const _errs11 = errors;
                     if (typeof data5 !== "string") {
@@ -379,7 +380,7 @@ function validate21(
                     var valid0 = true;
                   }
                   if (valid0) {
-                    if (data.renewals !== undefined) {
+                    if (data.renewals !== undefined && func0.call(data, "renewals")) {
                       let data6 = data.renewals;
                       const _errs13 = errors;
                       if (!(typeof data6 == "number" && !(data6 % 1) && !isNaN(data6))) {
@@ -428,7 +429,7 @@ function validate21(
                       var valid0 = true;
                     }
                     if (valid0) {
-                      if (data.note !== undefined) {
+                      if (data.note !== undefined && func0.call(data, "note")) {
                         let data7 = data.note;
                         const _errs15 = errors;
                         if (typeof data7 !== "string" && data7 !== null) {
@@ -445,7 +446,7 @@ function validate21(
                         }
                         if (errors === _errs15) {
                           if (typeof data7 === "string") {
-                            if (func1(data7) > 500) {
+                            if (func68(data7) > 500) {
                               validate21.errors = [
                                 {
                                   instancePath: instancePath + "/note",
@@ -537,11 +538,11 @@ function validate24(
     if (data && typeof data == "object" && !Array.isArray(data)) {
       let missing0;
       if (
-        (data.bookId === undefined && (missing0 = "bookId")) ||
-        (data.copyId === undefined && (missing0 = "copyId")) ||
-        (data.memberId === undefined && (missing0 = "memberId")) ||
-        (data.returnedAt === undefined && (missing0 = "returnedAt")) ||
-        (data.condition === undefined && (missing0 = "condition"))
+        ((data.bookId === undefined || !func0.call(data, "bookId")) && (missing0 = "bookId")) ||
+        ((data.copyId === undefined || !func0.call(data, "copyId")) && (missing0 = "copyId")) ||
+        ((data.memberId === undefined || !func0.call(data, "memberId")) && (missing0 = "memberId")) ||
+        ((data.returnedAt === undefined || !func0.call(data, "returnedAt")) && (missing0 = "returnedAt")) ||
+        ((data.condition === undefined || !func0.call(data, "condition")) && (missing0 = "condition"))
       ) {
         validate24.errors = [
           {
@@ -554,7 +555,7 @@ function validate24(
         ];
         return false;
       } else {
-        if (data.bookId !== undefined) {
+        if (data.bookId !== undefined && func0.call(data, "bookId")) {
           let data0 = data.bookId;
           const _errs1 = errors;
           const _errs2 = errors;
@@ -592,12 +593,12 @@ function validate24(
           var valid0 = true;
         }
         if (valid0) {
-          if (data.copyId !== undefined) {
+          if (data.copyId !== undefined && func0.call(data, "copyId")) {
             let data1 = data.copyId;
             const _errs4 = errors;
             if (errors === _errs4) {
               if (typeof data1 === "string") {
-                if (func1(data1) < 1) {
+                if (func68(data1) < 1) {
                   validate24.errors = [
                     {
                       instancePath: instancePath + "/copyId",
@@ -627,7 +628,7 @@ function validate24(
             var valid0 = true;
           }
           if (valid0) {
-            if (data.memberId !== undefined) {
+            if (data.memberId !== undefined && func0.call(data, "memberId")) {
               let data2 = data.memberId;
               const _errs6 = errors;
               const _errs7 = errors;
@@ -663,7 +664,7 @@ function validate24(
               var valid0 = true;
             }
             if (valid0) {
-              if (data.returnedAt !== undefined) {
+              if (data.returnedAt !== undefined && func0.call(data, "returnedAt")) {
                 let data3 = data.returnedAt;
                 const _errs9 = errors;
                 if (errors === _errs9) {
@@ -700,7 +701,7 @@ function validate24(
                 var valid0 = true;
               }
               if (valid0) {
-                if (data.condition !== undefined) {
+                if (data.condition !== undefined && func0.call(data, "condition")) {
                   let data4 = data.condition;
                   const _errs11 = errors;
                   if (typeof data4 !== "string") {
@@ -732,15 +733,15 @@ function validate24(
                   var valid0 = true;
                 }
                 if (valid0) {
-                  if (data.lateFee !== undefined) {
+                  if (data.lateFee !== undefined && func0.call(data, "lateFee")) {
                     let data5 = data.lateFee;
                     const _errs13 = errors;
                     if (errors === _errs13) {
                       if (data5 && typeof data5 == "object" && !Array.isArray(data5)) {
                         let missing1;
                         if (
-                          (data5.amount === undefined && (missing1 = "amount")) ||
-                          (data5.currency === undefined && (missing1 = "currency"))
+                          ((data5.amount === undefined || !func0.call(data5, "amount")) && (missing1 = "amount")) ||
+                          ((data5.currency === undefined || !func0.call(data5, "currency")) && (missing1 = "currency"))
                         ) {
                           validate24.errors = [
                             {
@@ -754,7 +755,7 @@ function validate24(
                           return false;
                         } else {
                           const _errs15 = errors;
-                          for (const key0 in data5) {
+                          for (const key0 of Object.keys(data5)) {
                             if (!(key0 === "amount" || key0 === "currency")) {
                               validate24.errors = [
                                 {
@@ -770,7 +771,7 @@ function validate24(
                             }
                           }
                           if (_errs15 === errors) {
-                            if (data5.amount !== undefined) {
+                            if (data5.amount !== undefined && func0.call(data5, "amount")) {
                               let data6 = data5.amount;
                               const _errs16 = errors;
                               if (errors === _errs16) {
@@ -805,7 +806,7 @@ function validate24(
                               var valid3 = true;
                             }
                             if (valid3) {
-                              if (data5.currency !== undefined) {
+                              if (data5.currency !== undefined && func0.call(data5, "currency")) {
                                 let data7 = data5.currency;
                                 const _errs18 = errors;
                                 if (errors === _errs18) {
@@ -920,8 +921,8 @@ function validate25(
     if (data && typeof data == "object" && !Array.isArray(data)) {
       let missing0;
       if (
-        (data.memberId === undefined && (missing0 = "memberId")) ||
-        (data.loans === undefined && (missing0 = "loans"))
+        ((data.memberId === undefined || !func0.call(data, "memberId")) && (missing0 = "memberId")) ||
+        ((data.loans === undefined || !func0.call(data, "loans")) && (missing0 = "loans"))
       ) {
         validate25.errors = [
           {
@@ -934,7 +935,7 @@ function validate25(
         ];
         return false;
       } else {
-        if (data.memberId !== undefined) {
+        if (data.memberId !== undefined && func0.call(data, "memberId")) {
           let data0 = data.memberId;
           const _errs1 = errors;
           const _errs2 = errors;
@@ -970,7 +971,7 @@ function validate25(
           var valid0 = true;
         }
         if (valid0) {
-          if (data.loans !== undefined) {
+          if (data.loans !== undefined && func0.call(data, "loans")) {
             let data1 = data.loans;
             const _errs4 = errors;
             if (errors === _errs4) {
@@ -996,8 +997,8 @@ function validate25(
                       if (data2 && typeof data2 == "object" && !Array.isArray(data2)) {
                         let missing1;
                         if (
-                          (data2.bookId === undefined && (missing1 = "bookId")) ||
-                          (data2.dueAt === undefined && (missing1 = "dueAt"))
+                          ((data2.bookId === undefined || !func0.call(data2, "bookId")) && (missing1 = "bookId")) ||
+                          ((data2.dueAt === undefined || !func0.call(data2, "dueAt")) && (missing1 = "dueAt"))
                         ) {
                           validate25.errors = [
                             {
@@ -1010,7 +1011,7 @@ function validate25(
                           ];
                           return false;
                         } else {
-                          if (data2.bookId !== undefined) {
+                          if (data2.bookId !== undefined && func0.call(data2, "bookId")) {
                             let data3 = data2.bookId;
                             const _errs8 = errors;
                             const _errs9 = errors;
@@ -1048,7 +1049,7 @@ function validate25(
                             var valid3 = true;
                           }
                           if (valid3) {
-                            if (data2.title !== undefined) {
+                            if (data2.title !== undefined && func0.call(data2, "title")) {
                               const _errs11 = errors;
                               if (typeof data2.title !== "string") {
                                 validate25.errors = [
@@ -1067,7 +1068,7 @@ function validate25(
                               var valid3 = true;
                             }
                             if (valid3) {
-                              if (data2.dueAt !== undefined) {
+                              if (data2.dueAt !== undefined && func0.call(data2, "dueAt")) {
                                 let data5 = data2.dueAt;
                                 const _errs13 = errors;
                                 if (errors === _errs13) {
@@ -1177,7 +1178,7 @@ function validate26(
   }
   if (errors === 0) {
     if (data && typeof data == "object" && !Array.isArray(data)) {
-      if (data.correlationId !== undefined) {
+      if (data.correlationId !== undefined && func0.call(data, "correlationId")) {
         if (typeof data.correlationId !== "string") {
           validate26.errors = [
             {

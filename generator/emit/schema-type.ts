@@ -26,8 +26,53 @@ export function literalType(value: unknown): string {
   return 'unknown';
 }
 
+/** Splits `A | (B | C) | "x|y"` at its top-level bars, unwrapping one level of parentheses. */
+function unionMembers(type: string): string[] {
+  const members: string[] = [];
+  let depth = 0;
+  let quote: string | undefined;
+  let start = 0;
+  for (let i = 0; i < type.length; i++) {
+    const ch = type[i]!;
+    if (quote !== undefined) {
+      if (ch === '\\') i++;
+      else if (ch === quote) quote = undefined;
+    } else if (ch === '"' || ch === "'") quote = ch;
+    else if ('([{<'.includes(ch)) depth++;
+    else if (')]}>'.includes(ch) && type[i - 1] !== '=') depth--;
+    else if (ch === '|' && depth === 0) {
+      members.push(type.slice(start, i).trim());
+      start = i + 1;
+    }
+  }
+  members.push(type.slice(start).trim());
+  if (members.length === 1) {
+    const only = members[0]!;
+    if (only.startsWith('(') && only.endsWith(')') && matchingParen(only) === only.length - 1) return unionMembers(only.slice(1, -1));
+    return [only];
+  }
+  return members
+    .filter((m) => m.length > 0)
+    .flatMap((m) => (m.startsWith('(') && matchingParen(m) === m.length - 1 ? unionMembers(m.slice(1, -1)) : [m]));
+}
+
+function matchingParen(text: string): number {
+  let depth = 0;
+  let quote: string | undefined;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i]!;
+    if (quote !== undefined) {
+      if (ch === '\\') i++;
+      else if (ch === quote) quote = undefined;
+    } else if (ch === '"' || ch === "'") quote = ch;
+    else if (ch === '(') depth++;
+    else if (ch === ')' && --depth === 0) return i;
+  }
+  return -1;
+}
+
 function union(parts: readonly string[]): string {
-  const unique = [...new Set(parts)];
+  const unique = [...new Set(parts.flatMap(unionMembers))];
   if (unique.length === 0) return 'never';
   if (unique.includes('unknown')) return 'unknown';
   return unique.length === 1 ? unique[0]! : unique.map(wrap).join(' | ');
@@ -58,8 +103,27 @@ export function annotationLines(schema: SchemaNode): string[] {
   if (typeof schema['pattern'] === 'string') lines.push(`@pattern ${schema['pattern']}`);
   if (schema['default'] !== undefined) lines.push(`@default ${JSON.stringify(schema['default'])}`);
   if (schema['deprecated'] === true) lines.push('@deprecated');
+  const runtimeOnly = ['not', 'if', 'dependentSchemas', 'dependentRequired', 'unevaluatedProperties', 'propertyNames', 'contains'].filter(
+    (k) => k in schema,
+  );
+  if (runtimeOnly.length > 0) lines.push(`@remarks Checked by the generated validator, not by the type: ${runtimeOnly.join(', ')}.`);
   return lines;
 }
+
+/**
+ * Members every object inherits. An optional property with one of these names reads as the
+ * inherited member when absent, and TypeScript checks object literals against it, so its
+ * type is widened to include the inherited member's type (docs/schema-mapping.md).
+ */
+const OBJECT_MEMBERS = new Set([
+  'constructor',
+  'valueOf',
+  'toString',
+  'toLocaleString',
+  'hasOwnProperty',
+  'isPrototypeOf',
+  'propertyIsEnumerable',
+]);
 
 const OBJECT_HINTS = ['properties', 'patternProperties', 'additionalProperties', 'required', 'minProperties', 'maxProperties'];
 const ARRAY_HINTS = ['items', 'prefixItems', 'minItems', 'maxItems', 'uniqueItems', 'contains'];
@@ -130,8 +194,8 @@ export class SchemaTypeWriter {
     const propertyTypes: string[] = [];
     let anyOptional = false;
     for (const [name, child] of Object.entries(properties)) {
-      const type = this.type(child);
       const optional = !required.has(name);
+      const type = optional && OBJECT_MEMBERS.has(name) ? union([this.type(child), `Object[${stringLiteral(name)}]`]) : this.type(child);
       anyOptional ||= optional;
       propertyTypes.push(type);
       members.push(`${jsDoc(annotationLines(child))}readonly ${propertyKey(name)}${optional ? '?' : ''}: ${type};`);

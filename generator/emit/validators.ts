@@ -69,6 +69,8 @@ export function buildValidators(model: ContractModel, roots: readonly string[]):
     logger: false,
     allowUnionTypes: true,
     validateFormats: true,
+    // `constructor`, `valueOf`, `__proto__` … are property names in contracts, not inherited members.
+    ownProperties: true,
   });
   addFormats(ajv);
   const exports = new Map<string, string>();

@@ -35,6 +35,20 @@ interface ParserDiagnostic {
 
 const SEVERITY: Record<number, Severity> = { 0: 'error', 1: 'warning', 2: 'info', 3: 'info' };
 
+/** Documentation-style lint rules of the parser: shown with --verbose, never fail --strict. */
+const STYLE_RULES = new Set([
+  'asyncapi-id',
+  'asyncapi2-tags',
+  'asyncapi-tags',
+  'asyncapi-info-contact',
+  'asyncapi-info-license',
+  'asyncapi-info-description',
+  'asyncapi2-message-messageId',
+  'asyncapi2-operation-operationId',
+  'asyncapi-operation-description',
+  'asyncapi-latest-version',
+]);
+
 /** Advice for the parser's diagnostic codes and messages. */
 function hintFor(code: string, message: string): string | undefined {
   if (code === 'parser') return 'fix the YAML/JSON syntax at this position';
@@ -121,7 +135,8 @@ export async function loadContract(specPath: string, options: { cwd?: string } =
           }
         : locator.locateInFile(file, path);
     const hint = hintFor(code, d.message);
-    return { severity: SEVERITY[d.severity] ?? 'info', code, message: d.message, ...(hint ? { hint } : {}), location };
+    const severity = STYLE_RULES.has(code) && d.severity > 0 ? 'info' : (SEVERITY[d.severity] ?? 'info');
+    return { severity, code, message: d.message, ...(hint ? { hint } : {}), location };
   });
   return { document: result.document ?? undefined, diagnostics: sortDiagnostics(diagnostics), locator, source: specPath };
 }

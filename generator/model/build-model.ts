@@ -19,7 +19,7 @@ import {
   type MessageModel,
   type OperationModel,
 } from './contract-model.js';
-import { NameAllocator, pascalCase } from './identifiers.js';
+import { NameAllocator, pascalCase, safeIdentifier } from './identifiers.js';
 import { SchemaRegistry } from './schema-object.js';
 
 export interface BuiltModel {
@@ -52,8 +52,8 @@ function meta(model: { meta(): unknown }): { pointer?: string } {
   return (model.meta() ?? {}) as { pointer?: string };
 }
 
-function anonymous(id: string): boolean {
-  return id.startsWith('<') || id.length === 0;
+function anonymous(id: string | undefined): boolean {
+  return id === undefined || id.startsWith('<') || id.length === 0;
 }
 
 function optional<K extends string, V>(key: K, value: V | undefined | null): { [P in K]?: V } {
@@ -116,7 +116,7 @@ export function buildModel(document: AsyncAPIDocumentInterface, locator: SourceL
   }
 
   const identifiers = new Map<string, string>();
-  for (const type of pending.keys()) identifiers.set(type, allocateFamily(allocator, pascalCase(type) || 'Message', ['']));
+  for (const type of pending.keys()) identifiers.set(type, allocateFamily(allocator, safeIdentifier(pascalCase(type), 'Message'), ['']));
   const channelIdentifiers = new Map<string, string>();
   for (const channel of document.channels().all()) {
     channelIdentifiers.set(
@@ -174,7 +174,7 @@ export function buildModel(document: AsyncAPIDocumentInterface, locator: SourceL
     const kafkaKey = (message.bindings().get('kafka')?.value() as { key?: unknown } | undefined)?.key;
     messages[type] = {
       type,
-      id: anonymous(message.id()) ? type : message.id(),
+      id: anonymous(message.id()) ? type : (message.id() as string),
       identifier: base,
       ...optional('title', message.title()),
       ...optional('summary', message.summary()),
@@ -253,7 +253,8 @@ export function buildModel(document: AsyncAPIDocumentInterface, locator: SourceL
     .all()
     .map((op) => ({
       id: op.id() ?? '',
-      action: op.action() === 'send' ? 'send' : 'receive',
+      // 3.x says send/receive; 2.x says subscribe (others subscribe: the application sends) / publish.
+      action: op.action() === 'send' || (op.action() as string) === 'subscribe' ? 'send' : 'receive',
       channel: op.channels().all()[0]?.id() ?? '',
       messages: op
         .messages()

@@ -236,6 +236,7 @@ export class SchemaRegistry {
       this.#entries.set(name, { name, schema: typeof schema === 'boolean' ? schema : true, origin: 'message', location });
       return name;
     }
+    if (!this.#info.has(schema)) this.discover(root);
     const name = this.#nameOf(schema, root.fallbackName);
     this.#drain();
     return name;

@@ -1,0 +1,49 @@
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+export const fixturesDir = join(repoRoot, 'test', 'fixtures');
+export const binPath = join(repoRoot, 'bin', 'keiyaku.js');
+
+/** A fresh scratch folder under test/.tmp (inside the package, so generated code resolves `keiyaku`). */
+export function scratch(prefix: string): string {
+  const base = join(repoRoot, 'test', '.tmp');
+  mkdirSync(base, { recursive: true });
+  return mkdtempSync(join(base, `${prefix}-`));
+}
+
+export interface RunResult {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+export function run(
+  command: string,
+  args: readonly string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; timeout?: number } = {},
+): Promise<RunResult> {
+  return new Promise((resolvePromise) => {
+    execFile(
+      command,
+      args,
+      {
+        cwd: options.cwd ?? repoRoot,
+        env: { ...process.env, ...options.env },
+        timeout: options.timeout ?? 120_000,
+        maxBuffer: 64 * 1024 * 1024,
+      },
+      (error, stdout, stderr) => {
+        const code = error === null ? 0 : typeof error.code === 'number' ? error.code : 1;
+        resolvePromise({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+/** Runs the built `keiyaku` binary. */
+export function keiyaku(args: readonly string[], options: { cwd?: string } = {}): Promise<RunResult> {
+  return run(process.execPath, [binPath, ...args], options);
+}

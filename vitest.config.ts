@@ -1,0 +1,13 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  resolve: { conditions: ['keiyaku-source'] },
+  ssr: { resolve: { conditions: ['keiyaku-source'], externalConditions: ['keiyaku-source'] } },
+  test: {
+    include: ['test/**/*.test.ts'],
+    setupFiles: ['test/setup/fail-on-console.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+    typecheck: { enabled: true, include: ['test/**/*.test-d.ts'], tsconfig: './tsconfig.json' },
+  },
+});
