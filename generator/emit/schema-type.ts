@@ -183,7 +183,8 @@ export class SchemaTypeWriter {
   /** `{ readonly a: string; readonly b?: number; readonly [key: string]: … }` for an object schema. */
   objectType(schema: Schema): string {
     const members = this.objectMembers(schema);
-    return members.length === 0 ? '{ readonly [key: string]: unknown }' : `{\n${members.join('\n')}\n}`;
+    if (members.length === 0) return schema['additionalProperties'] === false ? '{ readonly [key: string]: never }' : '{ readonly [key: string]: unknown }';
+    return `{\n${members.join('\n')}\n}`;
   }
 
   /** The members of an object type, each with its JSDoc, one per entry. */
@@ -244,7 +245,8 @@ export class SchemaTypeWriter {
     const schema = named.schema;
     const doc = jsDoc([...annotationLines(schema), ...docLines]);
     if (isObject(schema) && isPlainObject(schema)) {
-      return `${doc}export interface ${named.name} {\n${this.objectMembers(schema).join('\n')}\n}\n`;
+      const members = this.objectMembers(schema);
+      if (members.length > 0) return `${doc}export interface ${named.name} {\n${members.join('\n')}\n}\n`;
     }
     return `${doc}export type ${named.name} = ${this.type(schema)};\n`;
   }
