@@ -183,7 +183,8 @@ export class SchemaTypeWriter {
   /** `{ readonly a: string; readonly b?: number; readonly [key: string]: … }` for an object schema. */
   objectType(schema: Schema): string {
     const members = this.objectMembers(schema);
-    if (members.length === 0) return schema['additionalProperties'] === false ? '{ readonly [key: string]: never }' : '{ readonly [key: string]: unknown }';
+    if (members.length === 0)
+      return schema['additionalProperties'] === false ? '{ readonly [key: string]: never }' : '{ readonly [key: string]: unknown }';
     return `{\n${members.join('\n')}\n}`;
   }
 

@@ -136,7 +136,9 @@ export async function loadContract(specPath: string, options: { cwd?: string } =
         : locator.locateInFile(file, path);
     const hint = hintFor(code, d.message);
     const severity = STYLE_RULES.has(code) && d.severity > 0 ? 'info' : (SEVERITY[d.severity] ?? 'info');
-    return { severity, code, message: d.message, ...(hint ? { hint } : {}), location };
+    const missing = /ENOENT: no such file or directory, open '([^']+)'/.exec(d.message);
+    const message = missing ? `referenced file ${locator.displayPath(missing[1]!)} does not exist` : d.message;
+    return { severity, code, message, ...(hint ? { hint } : {}), location };
   });
   return { document: result.document ?? undefined, diagnostics: sortDiagnostics(diagnostics), locator, source: specPath };
 }
@@ -146,6 +148,7 @@ export function sortDiagnostics(diagnostics: readonly Diagnostic[]): Diagnostic[
   return [...diagnostics].sort(
     (a, b) =>
       rank[a.severity] - rank[b.severity] ||
+      Number(b.code === 'parser') - Number(a.code === 'parser') ||
       (a.location?.file ?? '').localeCompare(b.location?.file ?? '') ||
       (a.location?.line ?? 0) - (b.location?.line ?? 0) ||
       (a.location?.column ?? 0) - (b.location?.column ?? 0),

@@ -51,9 +51,23 @@ export class SourceLocator {
     return rel.startsWith('..') ? resolve(this.#cwd, file) : rel;
   }
 
-  /** Every file read so far (the contract and what it references), absolute. */
+  /** The contract and every file it references through `$ref`, transitively (absolute, sorted). */
   files(): string[] {
-    return [...this.#files.keys()].filter((f) => this.#files.get(f) !== null).sort();
+    const seen = new Set<string>();
+    const visit = (file: string): void => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      const parsed = this.#parse(file);
+      if (parsed === null) return;
+      const refs: string[] = [];
+      collectRefs(parsed.root, refs);
+      for (const ref of refs) {
+        const target = ref.split('#')[0] ?? '';
+        if (target !== '' && !/^[a-z][a-z0-9+.-]*:/i.test(target)) visit(resolve(dirname(file), target));
+      }
+    };
+    visit(this.#rootFile);
+    return [...seen].filter((f) => this.#files.get(f) !== null).sort();
   }
 
   #parse(file: string): ParsedFile | null {
@@ -105,6 +119,18 @@ export class SourceLocator {
     if (offset === undefined) return { ...fallback, pointer: pointerFromTokens(consumed) };
     const pos = parsed.lines.linePos(offset);
     return { file: this.displayPath(file), line: pos.line, column: pos.col, pointer: pointerFromTokens(consumed) };
+  }
+}
+
+function collectRefs(node: YamlNode | null, out: string[]): void {
+  if (isMap(node)) {
+    for (const pair of node.items) {
+      if (isScalar(pair.key) && pair.key.value === '$ref' && isScalar(pair.value) && typeof pair.value.value === 'string')
+        out.push(pair.value.value);
+      else collectRefs(pair.value as YamlNode | null, out);
+    }
+  } else if (isSeq(node)) {
+    for (const item of node.items) collectRefs(item as YamlNode | null, out);
   }
 }
 

@@ -328,6 +328,9 @@ export class SchemaRegistry {
         continue;
       }
       if (DROPPED.has(key)) continue;
+      if (key === 'pattern' && typeof value === 'string') this.#checkPattern(value, [...tokens, key]);
+      if (key === 'patternProperties' && isSchemaObject(value))
+        for (const p of Object.keys(value)) this.#checkPattern(p, [...tokens, key, p]);
       if ((SINGLE as readonly string[]).includes(key) && !Array.isArray(value)) {
         out[key] = this.#reference(value, [...tokens, key]);
       } else if (key === 'items' && Array.isArray(value)) {
@@ -379,6 +382,21 @@ export class SchemaRegistry {
     if (node['nullable'] === true) return nullable(out);
     if (node['discriminator'] !== undefined) out['x-discriminator'] = structuredClone(node['discriminator']);
     return out;
+  }
+
+  #checkPattern(pattern: string, tokens: Tokens): void {
+    try {
+      new RegExp(pattern, 'u');
+    } catch (cause) {
+      const detail = cause instanceof Error ? cause.message.replace(/^Invalid regular expression: /, '') : String(cause);
+      this.#diagnostics.push({
+        severity: 'error',
+        code: 'invalid-pattern',
+        message: `pattern ${JSON.stringify(pattern)} is not a valid regular expression (${detail})`,
+        hint: 'fix the expression; patterns are ECMA-262 regular expressions with the u flag',
+        location: this.#locate(tokens),
+      });
+    }
   }
 
   #warn(code: string, message: string, tokens: Tokens, hint: string): void {

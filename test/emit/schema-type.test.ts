@@ -7,7 +7,12 @@ import type { SchemaNode } from '../../generator/model/contract-model.js';
 /** Normalises whitespace by formatting `type X = …`. */
 async function normalized(type: string): Promise<string> {
   const printed = await format(`type X = ${type};`, { parser: 'typescript', printWidth: 1000 });
-  return printed.replace(/\s+/g, ' ').replace(/;\s*\}/g, ' }').replace(/\{\s*\}/g, '{}').replace('= | ', '= ').trim();
+  return printed
+    .replace(/\s+/g, ' ')
+    .replace(/;\s*\}/g, ' }')
+    .replace(/\{\s*\}/g, '{}')
+    .replace('= | ', '= ')
+    .trim();
 }
 
 const cases: [string, SchemaNode, string][] = [
@@ -23,8 +28,16 @@ const cases: [string, SchemaNode, string][] = [
   ['mixed enum', { enum: ['a', 1, true, null] }, '"a" | 1 | true | null'],
   ['negative number const', { const: -1.5 }, '-1.5'],
   ['object const', { const: { a: [1, 'x'] } }, '{ readonly a: readonly [1, "x"] }'],
-  ['required and optional', { type: 'object', required: ['a'], properties: { a: { type: 'string' }, b: { type: 'number' } } }, '{ readonly a: string; readonly b?: number }'],
-  ['quoted keys', { type: 'object', properties: { 'a-b': { type: 'string' }, '1x': { type: 'string' } } }, '{ readonly "a-b"?: string; readonly "1x"?: string }'],
+  [
+    'required and optional',
+    { type: 'object', required: ['a'], properties: { a: { type: 'string' }, b: { type: 'number' } } },
+    '{ readonly a: string; readonly b?: number }',
+  ],
+  [
+    'quoted keys',
+    { type: 'object', properties: { 'a-b': { type: 'string' }, '1x': { type: 'string' } } },
+    '{ readonly "a-b"?: string; readonly "1x"?: string }',
+  ],
   ['required without property schema', { type: 'object', required: ['id'] }, '{ readonly id: unknown }'],
   ['open empty object', { type: 'object' }, '{ readonly [key: string]: unknown }'],
   ['closed empty object', { type: 'object', additionalProperties: false }, '{ readonly [key: string]: never }'],
@@ -34,17 +47,37 @@ const cases: [string, SchemaNode, string][] = [
     { type: 'object', properties: { a: { type: 'string' } }, additionalProperties: { type: 'number' } },
     '{ readonly a?: string; readonly [key: string]: number | string | undefined }',
   ],
-  ['pattern properties', { type: 'object', patternProperties: { '^x-': { type: 'string' } }, additionalProperties: false }, '{ /** Keys matching "^x-". */ readonly [key: string]: string }'],
+  [
+    'pattern properties',
+    { type: 'object', patternProperties: { '^x-': { type: 'string' } }, additionalProperties: false },
+    '{ /** Keys matching "^x-". */ readonly [key: string]: string }',
+  ],
   ['array', { type: 'array', items: { type: 'string' } }, 'readonly string[]'],
   ['array of union', { type: 'array', items: { type: ['string', 'number'] } }, 'readonly (string | number)[]'],
   ['array without items', { type: 'array' }, 'readonly unknown[]'],
-  ['closed tuple', { type: 'array', prefixItems: [{ type: 'string' }, { type: 'number' }], items: false, minItems: 2 }, 'readonly [string, number]'],
-  ['open tuple with optional tail', { type: 'array', prefixItems: [{ type: 'string' }, { type: 'number' }], minItems: 1 }, 'readonly [string, number?, ...unknown[]]'],
-  ['tuple with rest type', { type: 'array', prefixItems: [{ type: 'string' }], items: { type: 'boolean' }, minItems: 1 }, 'readonly [string, ...boolean[]]'],
+  [
+    'closed tuple',
+    { type: 'array', prefixItems: [{ type: 'string' }, { type: 'number' }], items: false, minItems: 2 },
+    'readonly [string, number]',
+  ],
+  [
+    'open tuple with optional tail',
+    { type: 'array', prefixItems: [{ type: 'string' }, { type: 'number' }], minItems: 1 },
+    'readonly [string, number?, ...unknown[]]',
+  ],
+  [
+    'tuple with rest type',
+    { type: 'array', prefixItems: [{ type: 'string' }], items: { type: 'boolean' }, minItems: 1 },
+    'readonly [string, ...boolean[]]',
+  ],
   ['oneOf', { oneOf: [{ type: 'string' }, { type: 'number' }] }, 'string | number'],
   ['anyOf with null', { anyOf: [{ type: 'string' }, { type: 'null' }] }, 'string | null'],
   ['allOf', { allOf: [{ $ref: '#/schemas/A' }, { $ref: '#/schemas/B' }] }, 'A & B'],
-  ['base object and oneOf', { type: 'object', properties: { id: { type: 'string' } }, oneOf: [{ $ref: '#/schemas/A' }, { $ref: '#/schemas/B' }] }, '{ readonly id?: string } & (A | B)'],
+  [
+    'base object and oneOf',
+    { type: 'object', properties: { id: { type: 'string' } }, oneOf: [{ $ref: '#/schemas/A' }, { $ref: '#/schemas/B' }] },
+    '{ readonly id?: string } & (A | B)',
+  ],
   [
     'discriminated union',
     {
@@ -59,7 +92,11 @@ const cases: [string, SchemaNode, string][] = [
   ['unknown keyword falls back', { type: 'string', not: { const: '' } }, 'string'],
   ['format is a plain string', { type: 'string', format: 'date-time' }, 'string'],
   ['type inferred from properties', { properties: { a: { type: 'string' } } }, '{ readonly a?: string }'],
-  ['optional property named like an Object member', { type: 'object', properties: { constructor: { type: 'string' } } }, '{ readonly constructor?: string | Object["constructor"] }'],
+  [
+    'optional property named like an Object member',
+    { type: 'object', properties: { constructor: { type: 'string' } } },
+    '{ readonly constructor?: string | Object["constructor"] }',
+  ],
 ];
 
 describe('JSON Schema → TypeScript type', () => {
@@ -75,7 +112,11 @@ describe('JSON Schema → TypeScript type', () => {
   });
 
   it('emits an interface for plain object schemas and an alias otherwise', () => {
-    expect(writer.declaration({ name: 'A', origin: 'component', schema: { type: 'object', properties: { x: { type: 'string' } } } }, [])).toMatch(/^export interface A \{/);
-    expect(writer.declaration({ name: 'B', origin: 'component', schema: { type: 'string', description: 'An id.' } }, [])).toBe('/** An id. */\nexport type B = string;\n');
+    expect(
+      writer.declaration({ name: 'A', origin: 'component', schema: { type: 'object', properties: { x: { type: 'string' } } } }, []),
+    ).toMatch(/^export interface A \{/);
+    expect(writer.declaration({ name: 'B', origin: 'component', schema: { type: 'string', description: 'An id.' } }, [])).toBe(
+      '/** An id. */\nexport type B = string;\n',
+    );
   });
 });

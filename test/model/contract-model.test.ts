@@ -1,6 +1,6 @@
 // The frozen ContractModel built from real contracts (AsyncAPI 2.6 and 3.x, multi-file).
 import { join } from 'node:path';
-import { compileContract, type ContractModel } from 'keiyaku';
+import { type ContractModel, compileContract } from 'keiyaku';
 import { describe, expect, it } from 'vitest';
 import { fixturesDir, repoRoot } from '../helpers.js';
 
@@ -63,14 +63,23 @@ describe('ContractModel', () => {
     expect(m.channels[0]!.bindings.kafka).toEqual({ topic: 'user-signedup', partitions: 3, replicas: 1 });
     expect(m.channels[1]!.messages).toEqual(['userDeleted', 'userRenamed']);
     const renamed = m.schemas['UserRenamedPayload']!.schema as { properties: { previous: unknown } };
-    expect(renamed.properties.previous).toEqual({ type: 'array', prefixItems: [{ $ref: '#/schemas/FullName' }, { type: 'string', format: 'date-time' }], items: false });
+    expect(renamed.properties.previous).toEqual({
+      type: 'array',
+      prefixItems: [{ $ref: '#/schemas/FullName' }, { type: 'string', format: 'date-time' }],
+      items: false,
+    });
     expect(m.schemas['FullName']!.schema).toMatchObject({ dependentRequired: { last: ['first'] } });
     expect(m.schemas['UserDeletedPayload']!.schema).toMatchObject({ properties: { reason: { type: ['string', 'null'] } } });
   });
 
   it('models 3.x multi-file messages, traits, enum parameters and recursion', async () => {
     const m = await model(join(fixturesDir, 'streetlights-v3'));
-    expect(m.channels.find((c) => c.id === 'lightsDimmed')!.parameters[0]).toEqual({ name: 'zone', description: 'The zone to dim.', enum: ['north', 'south'], default: 'north' });
+    expect(m.channels.find((c) => c.id === 'lightsDimmed')!.parameters[0]).toEqual({
+      name: 'zone',
+      description: 'The zone to dim.',
+      enum: ['north', 'south'],
+      default: 'north',
+    });
     expect(m.messages['lightMeasured']!.headers).toBe('LightMeasuredHeaders');
     expect(m.channels.find((c) => c.id === 'lightingMeasured')!.bindings.kafka).toEqual({ partitions: 12 });
     const unions = await model(join(fixturesDir, 'unions'));
