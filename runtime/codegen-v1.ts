@@ -155,8 +155,8 @@ function toIssues(errors: readonly StandaloneValidatorError[] | null | undefined
 }
 
 function tag<T extends string, P>(value: P, type: T): ContractMessage<T, P> {
-  const copy = (Array.isArray(value) ? [...value] : { ...(value as object) }) as P;
-  Object.defineProperty(copy, messageType, { value: type, enumerable: false, writable: false, configurable: false });
+  const copy = (Array.isArray(value) ? [...value] : { ...(value as object) }) as Record<symbol, unknown>;
+  copy[messageType] = type;
   return Object.freeze(copy) as ContractMessage<T, P>;
 }
 
@@ -211,7 +211,9 @@ export function defineMessage<T extends string, P>(definition: MessageDefinition
           { pointer: '', path: '$', keyword: 'type', message: 'must be object or array' },
         ]);
       }
-      Object.defineProperty(data, messageType, { value: type, enumerable: false, writable: false, configurable: false });
+      // A plain symbol-keyed property: JSON.stringify and Object.keys skip it, and it is
+      // several times cheaper than defineProperty on this hot path; freezing makes it read-only.
+      (data as Record<symbol, unknown>)[messageType] = type;
       return { ok: true, value: Object.freeze(data) as ContractMessage<T, P> };
     },
   });

@@ -182,8 +182,12 @@ describe('keiyaku CLI', () => {
   it('--watch regenerates when a referenced file changes, and stops on SIGINT', async () => {
     const dir = project('streetlights-v3');
     const child = spawn(process.execPath, [binPath, 'generate', '--watch'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+    const exited = new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
     let stdout = '';
     child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
       stdout += chunk.toString();
     });
     const waitFor = async (predicate: () => boolean, what: string): Promise<void> => {
@@ -198,11 +202,18 @@ describe('keiyaku CLI', () => {
       expect(stdout).toMatch(/watching 4 files/);
       const schemas = join(dir, 'common', 'schemas.yaml');
       writeFileSync(schemas, readFileSync(schemas, 'utf8').replace('Light intensity measured in lumens.', 'Brightness in lumens.'));
-      await waitFor(() => readFileSync(join(dir, 'generated', 'types.ts'), 'utf8').includes('Brightness in lumens.'), 'regeneration');
+      const typesFile = join(dir, 'generated', 'types.ts');
+      const regenerated = (): boolean => {
+        try {
+          return readFileSync(typesFile, 'utf8').includes('Brightness in lumens.');
+        } catch {
+          return false; // between the two renames of the atomic swap
+        }
+      };
+      await waitFor(regenerated, 'regeneration');
     } finally {
       child.kill('SIGINT');
     }
-    const code = await new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
-    expect(code).toBe(0);
+    expect(await exited).toBe(0);
   });
 });

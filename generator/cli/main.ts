@@ -141,13 +141,20 @@ function fatal(error: unknown, options: CliOptions, io: CliIo): number {
 async function watchLoop(options: CliOptions, io: CliIo): Promise<number> {
   let watchers: FSWatcher[] = [];
   let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
   let running = Promise.resolve();
+  const closeWatchers = (): void => {
+    for (const w of watchers) w.close();
+    watchers = [];
+  };
   const arm = async (): Promise<void> => {
+    if (stopped) return;
     await runOnce(options, io);
     const inputs = await generateFromFile(options.spec, { cwd: io.cwd })
       .then((r) => r.inputs)
       .catch(() => [] as readonly string[]);
-    for (const w of watchers) w.close();
+    if (stopped) return;
+    closeWatchers();
     const targets = inputs.length > 0 ? inputs : [resolve(io.cwd, options.spec)];
     watchers = targets.flatMap((file) => {
       try {
@@ -159,6 +166,7 @@ async function watchLoop(options: CliOptions, io: CliIo): Promise<number> {
     if (!options.quiet) io.stdout(`keiyaku: watching ${targets.length} file${targets.length === 1 ? '' : 's'} for changes\n`);
   };
   const schedule = (): void => {
+    if (stopped) return;
     if (timer) clearTimeout(timer);
     timer = setTimeout(() => {
       running = running.then(arm);
@@ -166,8 +174,10 @@ async function watchLoop(options: CliOptions, io: CliIo): Promise<number> {
   };
   running = arm();
   await (io.stopSignal ?? new Promise<void>(() => {}));
+  stopped = true;
   if (timer) clearTimeout(timer);
-  for (const w of watchers) w.close();
+  closeWatchers();
   await running;
+  closeWatchers();
   return EXIT.ok;
 }

@@ -7,7 +7,7 @@ import type { Diagnostic, SourceLocation } from '../diagnostics.js';
 import type { ChannelModel, ContractModel, MessageModel } from '../model/contract-model.js';
 import { kebabCase, NameAllocator } from '../model/identifiers.js';
 import { commentText, jsDoc, jsonLiteral, propertyKey, stringLiteral } from './escape.js';
-import { formatSource } from './format.js';
+import { formatSource, indentStatements } from './format.js';
 import { buildManifest, schemaHash } from './manifest.js';
 import { SchemaTypeWriter } from './schema-type.js';
 import { loadTemplates, type Templates } from './templates.js';
@@ -76,7 +76,7 @@ export async function generate(model: ContractModel, options: GenerateOptions): 
   files.push({ path: 'types.ts', content: typesFile(make('types.ts')) });
   files.push({
     path: 'validators.ts',
-    content: `${fileHeader(model, source, 'validators.ts')}\n// @ts-nocheck -- ajv output is plain JavaScript; the typed surface is in messages.ts\n${validators.code}`,
+    content: validators.code,
   });
   files.push({ path: 'messages.ts', content: messagesFile(make('messages.ts'), validators.exports) });
   const fileNames = new NameAllocator(['index', 'types', 'messages', 'validators', 'manifest']);
@@ -98,9 +98,19 @@ export async function generate(model: ContractModel, options: GenerateOptions): 
 
   const format = options.format ?? true;
   const formatted = format
-    ? await Promise.all(files.map(async (f) => ({ path: f.path, content: await formatSource(f.path, f.content) })))
-    : files;
+    ? await Promise.all(
+        files.map(async (f) => ({
+          path: f.path,
+          content:
+            f.path === 'validators.ts' ? validatorsFile(model, source, indentStatements(f.content)) : await formatSource(f.path, f.content),
+        })),
+      )
+    : files.map((f) => (f.path === 'validators.ts' ? { path: f.path, content: validatorsFile(model, source, f.content) } : f));
   return { files: formatted.sort((a, b) => a.path.localeCompare(b.path)), diagnostics };
+}
+
+function validatorsFile(model: ContractModel, source: string, code: string): string {
+  return `${fileHeader(model, source, 'validators.ts')}\n// @ts-nocheck -- ajv output is plain JavaScript; the typed surface is in messages.ts\n${code}`;
 }
 
 function typesFile(ctx: Context): string {

@@ -71,6 +71,7 @@ export function buildValidators(model: ContractModel, roots: readonly string[]):
     validateFormats: true,
     // `constructor`, `valueOf`, `__proto__` … are property names in contracts, not inherited members.
     ownProperties: true,
+    inlineRefs: false,
   });
   addFormats(ajv);
   const exports = new Map<string, string>();
