@@ -19,7 +19,7 @@ export type BookBorrowed = ContractMessage<"BookBorrowed", BookBorrowedPayload>;
  * Book borrowed
  * @generated from asyncapi.yaml#/components/messages/BookBorrowed
  */
-export const BookBorrowed: MessageDescriptor<"BookBorrowed", BookBorrowedPayload> = defineMessage({
+export const BookBorrowed: MessageDescriptor<"BookBorrowed", BookBorrowedPayload, BookBorrowed> = defineMessage({
   type: "BookBorrowed",
   id: "BookBorrowed",
   contentType: "application/json",
@@ -36,7 +36,7 @@ export type BookReturned = ContractMessage<"BookReturned", BookReturnedPayload>;
  * Book returned
  * @generated from asyncapi.yaml#/components/messages/BookReturned
  */
-export const BookReturned: MessageDescriptor<"BookReturned", BookReturnedPayload> = defineMessage({
+export const BookReturned: MessageDescriptor<"BookReturned", BookReturnedPayload, BookReturned> = defineMessage({
   type: "BookReturned",
   id: "BookReturned",
   contentType: "application/json",
@@ -53,10 +53,11 @@ export type DueDateReminder = ContractMessage<"DueDateReminder", DueDateReminder
  * Due date reminder
  * @generated from asyncapi.yaml#/components/messages/DueDateReminder
  */
-export const DueDateReminder: MessageDescriptor<"DueDateReminder", DueDateReminderPayload> = defineMessage({
-  type: "DueDateReminder",
-  id: "DueDateReminder",
-  contentType: "application/json",
-  schemaHash: "sha256:cf171649156ccafb8c23d93816c2b545d089ce7039933780e1b67a52c47b48dc",
-  validate: validateDueDateReminderPayload,
-});
+export const DueDateReminder: MessageDescriptor<"DueDateReminder", DueDateReminderPayload, DueDateReminder> =
+  defineMessage({
+    type: "DueDateReminder",
+    id: "DueDateReminder",
+    contentType: "application/json",
+    schemaHash: "sha256:cf171649156ccafb8c23d93816c2b545d089ce7039933780e1b67a52c47b48dc",
+    validate: validateDueDateReminderPayload,
+  });

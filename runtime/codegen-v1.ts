@@ -23,6 +23,11 @@ export type MessageTypeTag = typeof messageType;
 /** A validated, read-only contract message of type `T` with payload `P`. */
 export type ContractMessage<T extends string, P> = P & { readonly [messageType]: T };
 
+/** How a message whose payload is a JSON primitive is held in memory; on the wire it is the bare value. */
+export interface Boxed<P> {
+  readonly value: P;
+}
+
 /** Any contract message. */
 export type AnyContractMessage = { readonly [messageType]: string };
 
@@ -97,23 +102,25 @@ export interface StandaloneValidatorError {
 }
 
 /** What `generate` knows about one message type; the runtime reads it. */
-export interface MessageDescriptor<T extends string = string, P = unknown> {
+export interface MessageDescriptor<T extends string = string, P = unknown, M extends AnyContractMessage = ContractMessage<T, P>> {
   readonly type: T;
   /** Identifier of the message in the contract (component key or channel message key). */
   readonly id: string;
   readonly contentType: string;
   /** sha256 of the canonical payload schema, as in `generated/manifest.json`. */
   readonly schemaHash: string;
+  /** True when the payload is a JSON primitive, held as `{ value }` (see {@link Boxed}). */
+  readonly boxed: boolean;
   /** Validates `payload` and returns it as a frozen contract message; throws {@link ContractValidationError}. */
-  create(payload: P): ContractMessage<T, P>;
+  create(payload: P): M;
   /** Issues of `value` against the payload schema; empty when valid. */
   validate(value: unknown): readonly ValidationIssue[];
   /** True when `value` is a contract message of this type (made by `create` or `decode`). */
-  is(value: unknown): value is ContractMessage<T, P>;
+  is(value: unknown): value is M;
   /** UTF-8 JSON bytes of the message. */
-  encode(message: ContractMessage<T, P>): Uint8Array;
+  encode(message: M): Uint8Array;
   /** Bytes to a contract message, or an error naming the failing JSON path. Never throws. */
-  decode(bytes: Uint8Array): DecodeResult<ContractMessage<T, P>>;
+  decode(bytes: Uint8Array): DecodeResult<M>;
 }
 
 export interface MessageDefinition<T extends string> {
@@ -122,6 +129,8 @@ export interface MessageDefinition<T extends string> {
   readonly contentType: string;
   readonly schemaHash: string;
   readonly validate: StandaloneValidator;
+  /** The payload is a JSON primitive: hold it as `{ value }`. */
+  readonly boxed?: boolean;
 }
 
 const utf8Decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
@@ -167,27 +176,31 @@ function isTagged(value: unknown, type?: string): boolean {
 }
 
 /** Builds the descriptor of one message type. Called by generated code only. */
-export function defineMessage<T extends string, P>(definition: MessageDefinition<T>): MessageDescriptor<T, P> {
+export function defineMessage<T extends string, P, M extends AnyContractMessage = ContractMessage<T, P>>(
+  definition: MessageDefinition<T>,
+): MessageDescriptor<T, P, M> {
   const { type, validate } = definition;
+  const boxed = definition.boxed === true;
   const check = (value: unknown): readonly ValidationIssue[] => (validate(value) ? [] : toIssues(validate.errors));
   return Object.freeze({
     type,
     id: definition.id,
     contentType: definition.contentType,
     schemaHash: definition.schemaHash,
-    create(payload: P): ContractMessage<T, P> {
+    boxed,
+    create(payload: P): M {
       const issues = check(payload);
       if (issues.length > 0) throw new ContractValidationError(type, issues);
-      return tag(payload, type);
+      return tag(boxed ? { value: payload } : payload, type) as unknown as M;
     },
     validate: check,
-    is(value: unknown): value is ContractMessage<T, P> {
+    is(value: unknown): value is M {
       return isTagged(value, type);
     },
-    encode(message: ContractMessage<T, P>): Uint8Array {
-      return utf8Encoder.encode(JSON.stringify(message));
+    encode(message: M): Uint8Array {
+      return utf8Encoder.encode(JSON.stringify(boxed ? (message as unknown as Boxed<unknown>).value : message));
     },
-    decode(bytes: Uint8Array): DecodeResult<ContractMessage<T, P>> {
+    decode(bytes: Uint8Array): DecodeResult<M> {
       let text: string;
       try {
         text = utf8Decoder.decode(bytes);
@@ -206,7 +219,8 @@ export function defineMessage<T extends string, P>(definition: MessageDefinition
         const first = issues[0];
         return fail('schema', type, `${type}: payload is not valid at ${first?.path ?? '$'}: ${first?.message ?? 'rejected'}`, issues);
       }
-      if (typeof data !== 'object' || data === null) {
+      if (boxed) data = { value: data };
+      else if (typeof data !== 'object' || data === null) {
         return fail('schema', type, `${type}: payload must be a JSON object or array`, [
           { pointer: '', path: '$', keyword: 'type', message: 'must be object or array' },
         ]);
@@ -214,7 +228,7 @@ export function defineMessage<T extends string, P>(definition: MessageDefinition
       // A plain symbol-keyed property: JSON.stringify and Object.keys skip it, and it is
       // several times cheaper than defineProperty on this hot path; freezing makes it read-only.
       (data as Record<symbol, unknown>)[messageType] = type;
-      return { ok: true, value: Object.freeze(data) as ContractMessage<T, P> };
+      return { ok: true, value: Object.freeze(data) as M };
     },
   });
 }
@@ -240,7 +254,7 @@ export interface ChannelDescriptor<M extends AnyContractMessage, A extends strin
   readonly messageTypes: readonly MessageTypeOf<M>[];
   readonly bindings: ChannelBindings;
   /** The descriptor registered for `type`, or undefined when the channel does not carry it. */
-  message(type: string): MessageDescriptor<MessageTypeOf<M>> | undefined;
+  message(type: string): MessageDescriptor<MessageTypeOf<M>, unknown, M> | undefined;
   /** True when `value` is a contract message this channel carries. */
   accepts(value: unknown): value is M;
   typeOf(message: M): MessageTypeOf<M>;
@@ -255,7 +269,7 @@ export interface ChannelDefinition<A> {
   readonly addressTemplate: string;
   readonly parameters: readonly string[];
   // biome-ignore lint/suspicious/noExplicitAny: descriptors of different payload types share one registry
-  readonly messages: readonly MessageDescriptor<string, any>[];
+  readonly messages: readonly MessageDescriptor<string, any, any>[];
   readonly bindings: ChannelBindings;
 }
 
@@ -263,7 +277,7 @@ export interface ChannelDefinition<A> {
 export function defineChannel<M extends AnyContractMessage, A extends string | ((params: never) => string) = string>(
   definition: ChannelDefinition<A>,
 ): ChannelDescriptor<M, A> {
-  const registry = new Map<string, MessageDescriptor<string, unknown>>();
+  const registry = new Map<string, MessageDescriptor<string, unknown, AnyContractMessage>>();
   for (const descriptor of definition.messages) registry.set(descriptor.type, descriptor);
   const types = Object.freeze(definition.messages.map((d) => d.type)) as readonly MessageTypeOf<M>[];
   return Object.freeze({
@@ -273,14 +287,18 @@ export function defineChannel<M extends AnyContractMessage, A extends string | (
     parameters: definition.parameters,
     messageTypes: types,
     bindings: definition.bindings,
-    message: (type: string) => registry.get(type) as MessageDescriptor<MessageTypeOf<M>> | undefined,
+    message: (type: string) => registry.get(type) as MessageDescriptor<MessageTypeOf<M>, unknown, M> | undefined,
     accepts(value: unknown): value is M {
       if (!isTagged(value)) return false;
       return registry.has((value as AnyContractMessage)[messageType]);
     },
     typeOf: (message: M) => message[messageType] as MessageTypeOf<M>,
     encode(message: M): Uint8Array {
-      return utf8Encoder.encode(JSON.stringify(message));
+      const type = message[messageType];
+      const descriptor = registry.get(type);
+      if (descriptor === undefined)
+        throw new KeiyakuError('unknown_message_type', `channel ${definition.id} does not carry message type ${JSON.stringify(type)}`);
+      return (descriptor as MessageDescriptor<string, unknown, M>).encode(message);
     },
     decode(bytes: Uint8Array, type: string): DecodeResult<M> {
       const descriptor = registry.get(type);

@@ -148,10 +148,12 @@ function messagesFile(ctx: Context, validatorExports: ReadonlyMap<string, string
     hashLiteral: stringLiteral(schemaHash(ctx.model, message.payload)),
     payloadType: message.payload,
     validator: validatorExports.get(message.payload)!,
+    boxed: message.boxed,
   }));
   const typeImports = [...new Set(messages.map((m) => m.payloadType))].sort().join(', ');
   const validatorImports = [...new Set(messages.map((m) => m.validator))].sort().join(', ');
-  return ctx.templates.render('messages.ts', { header: ctx.header, messages, typeImports, validatorImports });
+  const anyBoxed = messages.some((m) => m.boxed);
+  return ctx.templates.render('messages.ts', { header: ctx.header, messages, typeImports, validatorImports, anyBoxed });
 }
 
 function addressFunction(channel: ChannelModel, parametersType: string): { value: string; type: string } {

@@ -151,14 +151,6 @@ export function buildModel(document: AsyncAPIDocumentInterface, locator: SourceL
         hint: 'add a `payload` schema so consumers know what they receive',
         location: locate(pointer),
       });
-    } else if (isPrimitiveRoot(payloadSchema)) {
-      diagnostics.push({
-        severity: 'error',
-        code: 'payload-not-object',
-        message: `the payload of message "${type}" is a ${String((payloadSchema as { type?: unknown }).type)}; keiyaku contract messages are JSON objects or arrays`,
-        hint: 'wrap the value in an object, e.g. `{ type: object, properties: { value: … } }`',
-        location: locate(pointer, ['payload']),
-      });
     }
     const payload = registry.named({
       schema: payloadSchema ?? { type: 'object' },
@@ -181,6 +173,7 @@ export function buildModel(document: AsyncAPIDocumentInterface, locator: SourceL
       ...optional('description', message.description()),
       contentType: message.contentType() ?? document.defaultContentType() ?? 'application/json',
       payload,
+      boxed: isPrimitiveRoot(payloadSchema),
       ...optional('headers', headers),
       ...optional('correlationId', message.correlationId()?.location()),
       examples: message
@@ -291,10 +284,15 @@ function allocateFamily(allocator: NameAllocator, base: string, suffixes: readon
   }
 }
 
+/** A payload that can never be a JSON object or array (a string heartbeat, a number): carried boxed as `{ value }`. */
 function isPrimitiveRoot(schema: unknown): boolean {
   if (typeof schema !== 'object' || schema === null) return false;
-  const type = (schema as { type?: unknown }).type;
-  return typeof type === 'string' && !['object', 'array'].includes(type);
+  const { type, enum: values, const: constant } = schema as { type?: unknown; enum?: unknown; const?: unknown };
+  const primitive = (v: unknown): boolean => v === null || typeof v !== 'object';
+  if (typeof type === 'string') return !['object', 'array'].includes(type);
+  if (Array.isArray(type)) return type.length > 0 && !type.some((t) => t === 'object' || t === 'array');
+  if (Array.isArray(values)) return values.length > 0 && values.every(primitive);
+  return constant !== undefined && primitive(constant);
 }
 
 function stripParserKeys(value: unknown): unknown {

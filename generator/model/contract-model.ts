@@ -61,6 +61,12 @@ export interface MessageModel {
   readonly contentType: string;
   /** Key of the payload's named schema in {@link ContractModel.schemas}. */
   readonly payload: string;
+  /**
+   * True when the payload can only be a JSON primitive (a string, a number, …). Contract
+   * messages are tagged objects, so such a payload is carried as `{ value }` in memory;
+   * on the wire it is the bare JSON value.
+   */
+  readonly boxed: boolean;
   /** Key of the headers' named schema, when declared. */
   readonly headers?: string;
   /** Runtime expression of the correlation id (`$message.header#/correlationId`). */
