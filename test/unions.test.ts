@@ -53,7 +53,7 @@ describe('generated code for unions and friends', () => {
     expect(MetricsReported.validate([{ name: 'cpu', value: 0.3 }])[0]?.keyword).toBe('multipleOf');
     expect(MetricsReported.validate([{ name: 'cpu', value: 1, host: 'a' }])[0]?.keyword).toBe('unevaluatedProperties');
     const roundTrip = Payments.decode(Payments.encode(metrics), 'MetricsReported');
-    expect(roundTrip.ok && [...roundTrip.value]).toEqual([{ name: 'cpu', value: 0.5 }]);
+    expect(roundTrip.ok && MetricsReported.is(roundTrip.value) && [...roundTrip.value]).toEqual([{ name: 'cpu', value: 0.5 }]);
   });
 
   it('boxes a primitive payload in memory and sends the bare value on the wire', () => {
