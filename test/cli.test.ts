@@ -119,6 +119,11 @@ describe('keiyaku CLI', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('contract file asyncapi.yaml does not exist');
     expect(result.stderr).toContain('fix: pass the contract with --spec');
+    writeFileSync(join(dir, 'asyncapi.yaml'), '\n  \n');
+    const empty = await keiyaku(['generate'], { cwd: dir });
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toContain('asyncapi.yaml:1:1 error spec-empty: contract file asyncapi.yaml is empty');
+    expect(existsSync(join(dir, 'generated'))).toBe(false);
   });
 
   it('refuses to replace a directory it did not generate', async () => {

@@ -69,37 +69,29 @@ export async function loadContract(specPath: string, options: { cwd?: string } =
   const cwd = options.cwd ?? process.cwd();
   const absolute = resolve(cwd, specPath);
   const locator = new SourceLocator(absolute, cwd);
+  const failed = (diagnostic: Diagnostic): LoadedContract => ({
+    document: undefined,
+    locator,
+    source: specPath,
+    diagnostics: [diagnostic],
+  });
+  const display = locator.displayPath(absolute);
   if (!existsSync(absolute)) {
-    return {
-      document: undefined,
-      locator,
-      source: specPath,
-      diagnostics: [
-        {
-          severity: 'error',
-          code: 'spec-not-found',
-          message: `contract file ${locator.displayPath(absolute)} does not exist`,
-          hint: 'pass the contract with --spec <file> or set "spec" in keiyaku.config.json',
-        },
-      ],
-    };
+    return failed({
+      severity: 'error',
+      code: 'spec-not-found',
+      message: `contract file ${display} does not exist`,
+      hint: 'pass the contract with --spec <file> or set "spec" in keiyaku.config.json',
+    });
   }
-  const text = readFileSync(absolute, 'utf8');
-  if (text.trim() === '') {
-    return {
-      document: undefined,
-      locator,
-      source: specPath,
-      diagnostics: [
-        {
-          severity: 'error',
-          code: 'spec-empty',
-          message: `contract file ${locator.displayPath(absolute)} is empty`,
-          hint: 'write an AsyncAPI document (it starts with `asyncapi: 3.0.0`)',
-          location: { file: locator.displayPath(absolute), line: 1, column: 1, pointer: '' },
-        },
-      ],
-    };
+  if (readFileSync(absolute, 'utf8').trim() === '') {
+    return failed({
+      severity: 'error',
+      code: 'spec-empty',
+      message: `contract file ${display} is empty`,
+      hint: 'write an AsyncAPI document (it starts with `asyncapi: 3.0.0`)',
+      location: { file: display, line: 1, column: 1, pointer: '' },
+    });
   }
   const parser = new Parser();
   let result: Awaited<ReturnType<ReturnType<typeof fromFile>['parse']>>;
@@ -107,19 +99,12 @@ export async function loadContract(specPath: string, options: { cwd?: string } =
     result = await fromFile(parser, absolute).parse({ validateOptions: { allowedSeverity: { warning: true, info: true, hint: true } } });
   } catch (cause) {
     const message = cause instanceof Error ? cause.message : String(cause);
-    return {
-      document: undefined,
-      locator,
-      source: specPath,
-      diagnostics: [
-        {
-          severity: 'error',
-          code: 'parser-crash',
-          message: `the AsyncAPI parser failed: ${message}`,
-          hint: 'check the document is AsyncAPI 2.6 or 3.x',
-        },
-      ],
-    };
+    return failed({
+      severity: 'error',
+      code: 'parser-crash',
+      message: `the AsyncAPI parser failed: ${message}`,
+      hint: 'check the document is AsyncAPI 2.6 or 3.x',
+    });
   }
   const diagnostics = (result.diagnostics as readonly ParserDiagnostic[]).map((d): Diagnostic => {
     const code = String(d.code);
