@@ -263,6 +263,9 @@ export interface ChannelDescriptor<M extends AnyContractMessage, A extends strin
   decode(bytes: Uint8Array, type: string): DecodeResult<M>;
 }
 
+/** Any channel carrying `M`, whatever its address shape. */
+export type AnyChannel<M extends AnyContractMessage = AnyContractMessage> = ChannelDescriptor<M, string | ((params: never) => string)>;
+
 export interface ChannelDefinition<A> {
   readonly id: string;
   readonly address: A;

@@ -26,3 +26,45 @@ export function isKeiyakuError(value: unknown): value is KeiyakuError {
     /^[A-Z]\w*Error$/.test(value.name)
   );
 }
+
+/** A transport could not do what was asked (send, poll, commit). `retriable` says whether trying again can help. */
+export class TransportError extends KeiyakuError {
+  override readonly name = 'TransportError';
+  readonly transport: string;
+  readonly address: string | undefined;
+
+  constructor(transport: string, message: string, options: { address?: string; retriable?: boolean; cause?: unknown } = {}) {
+    super('transport_failed', message, { retriable: options.retriable ?? true, cause: options.cause });
+    this.transport = transport;
+    this.address = options.address;
+  }
+}
+
+/** A publish failed after every retry; the message was not sent. */
+export class PublishError extends KeiyakuError {
+  override readonly name = 'PublishError';
+  readonly channel: string;
+  readonly messageType: string;
+  readonly attempts: number;
+
+  constructor(channel: string, messageType: string, attempts: number, cause: unknown) {
+    const reason = cause instanceof Error ? cause.message : String(cause);
+    super(
+      'publish_failed',
+      `publishing ${messageType} to ${channel} failed after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${reason}`,
+      { cause },
+    );
+    this.channel = channel;
+    this.messageType = messageType;
+    this.attempts = attempts;
+  }
+}
+
+/** Something was used after `close()`. */
+export class ClosedError extends KeiyakuError {
+  override readonly name = 'ClosedError';
+
+  constructor(what: string) {
+    super('closed', `${what} is closed`);
+  }
+}

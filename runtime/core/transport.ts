@@ -1,0 +1,86 @@
+/**
+ * The Transport interface that the memory, Kafka and Iggy transports implement. Shared
+ * code never branches on a transport: it reads {@link TransportCapabilities}.
+ */
+
+/** One record as it travels: bytes, a key, and string headers (CloudEvents binary mode). */
+export interface WireRecord {
+  /** Partition key: the aggregate id, so one aggregate's events stay in order. */
+  readonly key?: string;
+  readonly value: Uint8Array;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+export interface OutgoingRecord extends WireRecord {
+  /** Concrete address (topic, stream/topic) of the channel. */
+  readonly address: string;
+}
+
+export interface IncomingRecord extends WireRecord {
+  readonly address: string;
+  readonly partition: number;
+  /** Transport offset, as a decimal string (Kafka offsets exceed 2^53). */
+  readonly offset: string;
+  /** When the transport stored the record (ms since the epoch). */
+  readonly timestamp: number;
+}
+
+export interface TransportCapabilities {
+  /** Records of one key keep their order within a partition. */
+  readonly orderedPartitions: boolean;
+  /** Records survive a restart of the process. */
+  readonly durable: boolean;
+  /** Consumers can pause and resume single partitions. */
+  readonly pausablePartitions: boolean;
+}
+
+export interface TransportProducer {
+  /** Resolves when every record is acknowledged by the transport; rejects if any is not. */
+  send(records: readonly OutgoingRecord[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface ConsumerOptions {
+  readonly address: string;
+  /** Consumer group: competing consumers within it, every group gets every record. */
+  readonly groupId: string;
+  /** Most records one poll returns. */
+  readonly batchSize: number;
+}
+
+export interface PartitionPosition {
+  readonly partition: number;
+  /** Next offset the group will read after a restart (committed), if any. */
+  readonly committed?: string;
+  /** Offset after the last record acknowledged in this process. */
+  readonly acknowledged?: string;
+  /** Offset after the newest record in the partition. */
+  readonly highWatermark?: string;
+  /** Records not yet committed by the group. */
+  readonly lag?: number;
+}
+
+export interface TransportConsumer {
+  /** Up to `batchSize` records from assigned, unpaused partitions; empty after an idle wait or when `signal` aborts. */
+  poll(signal: AbortSignal): Promise<readonly IncomingRecord[]>;
+  /** Marks `record` processed: its offset (+1) will be committed. Never commits by itself. */
+  ack(record: IncomingRecord): void;
+  /** Commits what was acknowledged. */
+  commit(): Promise<void>;
+  pause(partition: number): void;
+  resume(partition: number): void;
+  /** Assigned partitions with their positions, for health and telemetry. */
+  positions(): readonly PartitionPosition[];
+  /** Leaves the group; unacknowledged records are redelivered to the next member. */
+  close(): Promise<void>;
+}
+
+export interface Transport {
+  readonly name: string;
+  readonly capabilities: TransportCapabilities;
+  producer(): TransportProducer;
+  consumer(options: ConsumerOptions): TransportConsumer;
+  /** Creates the address if missing, with `partitions` partitions (never alters an existing one). */
+  provision?(address: string, partitions: number): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,100 @@
+/**
+ * Dead-letter stores: where a subscription under a {@link DeadLetterPolicy} parks a message
+ * whose retries ran out, with everything needed to understand and redrive it.
+ * Redrive is a human decision: fix the cause, `remove` the record, republish or rewind.
+ */
+import { randomUUID } from 'node:crypto';
+
+export interface ParkedError {
+  readonly name: string;
+  readonly message: string;
+  readonly stack?: string;
+}
+
+export interface ParkedMessage {
+  readonly id: string;
+  readonly channel: string;
+  readonly address: string;
+  readonly groupId: string;
+  /** Contract message type (`ce_type`), empty when the record had none. */
+  readonly type: string;
+  /** The bytes as received (they may not be valid UTF-8 or JSON). */
+  readonly payload: Uint8Array;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly key?: string;
+  readonly partition?: number;
+  readonly offset?: string;
+  readonly error: ParkedError;
+  /** Handler attempts made before parking. */
+  readonly attempts: number;
+  readonly firstFailureAt: Date;
+  readonly lastFailureAt: Date;
+  readonly parkedAt: Date;
+}
+
+export type ParkRequest = Omit<ParkedMessage, 'id' | 'parkedAt'>;
+
+export interface DeadLetterFilter {
+  readonly channel?: string;
+  readonly groupId?: string;
+}
+
+export interface DeadLetterStore {
+  park(request: ParkRequest, parkedAt: Date): Promise<ParkedMessage>;
+  /** Oldest first. */
+  list(filter?: DeadLetterFilter): Promise<readonly ParkedMessage[]>;
+  get(id: string): Promise<ParkedMessage | undefined>;
+  /** True when a record was removed. */
+  remove(id: string): Promise<boolean>;
+  count(filter?: DeadLetterFilter): Promise<number>;
+  close?(): Promise<void>;
+}
+
+/** The payload as text, or undefined when it is not valid UTF-8. */
+export function payloadText(parked: Pick<ParkedMessage, 'payload'>): string | undefined {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(parked.payload);
+  } catch {
+    return undefined;
+  }
+}
+
+export function errorForParking(error: unknown): ParkedError {
+  if (error instanceof Error)
+    return { name: error.name, message: error.message, ...(error.stack === undefined ? {} : { stack: error.stack }) };
+  return { name: 'Error', message: String(error) };
+}
+
+function matches(parked: ParkedMessage, filter: DeadLetterFilter | undefined): boolean {
+  return (
+    (filter?.channel === undefined || parked.channel === filter.channel) &&
+    (filter?.groupId === undefined || parked.groupId === filter.groupId)
+  );
+}
+
+/** Parks in process memory: gone when the process ends. */
+export class InMemoryDeadLetterStore implements DeadLetterStore {
+  readonly #records = new Map<string, ParkedMessage>();
+
+  async park(request: ParkRequest, parkedAt: Date): Promise<ParkedMessage> {
+    const parked: ParkedMessage = Object.freeze({ ...request, payload: new Uint8Array(request.payload), id: randomUUID(), parkedAt });
+    this.#records.set(parked.id, parked);
+    return parked;
+  }
+
+  async list(filter?: DeadLetterFilter): Promise<readonly ParkedMessage[]> {
+    return [...this.#records.values()].filter((p) => matches(p, filter));
+  }
+
+  async get(id: string): Promise<ParkedMessage | undefined> {
+    return this.#records.get(id);
+  }
+
+  async remove(id: string): Promise<boolean> {
+    return this.#records.delete(id);
+  }
+
+  async count(filter?: DeadLetterFilter): Promise<number> {
+    return (await this.list(filter)).length;
+  }
+}

@@ -1,0 +1,46 @@
+/**
+ * `keiyaku/runtime`: the transport-independent core — publishers, the conveyor belt,
+ * dead-lettering, health, lifecycle, mappers and the message producer.
+ * Transports: `keiyaku/memory` (and Kafka, Iggy in their own subpaths).
+ * The SQLite dead-letter store: `keiyaku/sqlite`. The conformance suite: `keiyaku/testing`.
+ */
+export type { AnyChannel, AnyContractMessage, ChannelDescriptor, MessageContext, MessageHandler, MessageTypeOf } from './codegen-v1.js';
+export type { Backoff, BackoffOptions, DeadLetterPolicy } from './core/backoff.js';
+export { DEFAULT_DEAD_LETTER_SCHEDULE, exponentialBackoff, scheduleBackoff } from './core/backoff.js';
+export type { Clock } from './core/clock.js';
+export { ManualClock, settle, systemClock } from './core/clock.js';
+export type { EnvelopeOptions, OpenedEnvelope } from './core/envelope.js';
+export { CE_HEADERS, encodeEnvelope, openEnvelope } from './core/envelope.js';
+export { ClosedError, isKeiyakuError, KeiyakuError, PublishError, TransportError } from './core/errors.js';
+export type { Logger } from './core/logger.js';
+export { silentLogger } from './core/logger.js';
+export type {
+  ConsumerOptions,
+  IncomingRecord,
+  OutgoingRecord,
+  PartitionPosition,
+  Transport,
+  TransportCapabilities,
+  TransportConsumer,
+  TransportProducer,
+  WireRecord,
+} from './core/transport.js';
+export type { DeadLetterFilter, DeadLetterStore, ParkedError, ParkedMessage, ParkRequest } from './dead-letter/store.js';
+export { InMemoryDeadLetterStore, payloadText } from './dead-letter/store.js';
+export type { MessagingHealth, MessagingOptions } from './messaging.js';
+export { createMessaging, Messaging } from './messaging.js';
+export type {
+  AppendOptions,
+  CheckpointStore,
+  EventMapperContext,
+  EventSource,
+  Mapper,
+  MessageProducerOptions,
+  MessageProducerStatus,
+  StoredEvent,
+} from './producer.js';
+export { InMemoryCheckpointStore, InMemoryEventStore, MessageProducer } from './producer.js';
+export type { PublisherOptions, PublishOptions } from './publisher.js';
+export { Publisher } from './publisher.js';
+export type { Stall, SubscriptionHealth, SubscriptionOptions, SubscriptionState } from './subscription.js';
+export { Subscription } from './subscription.js';

@@ -1,0 +1,144 @@
+/**
+ * The host of a service's messaging: one transport, one dead-letter store, one clock and
+ * logger, every publisher and subscription, health, and a graceful shutdown that stops all
+ * subscriptions together within one shared budget.
+ *
+ * ```ts
+ * await using messaging = createMessaging({ transport: new InMemoryTransport() });
+ * messaging.subscribe(BookIntegrationEvents, new BookAvailability());
+ * const books = messaging.publisher(BookIntegrationEvents, { key: (m) => m.bookId });
+ * messaging.start();
+ * ```
+ */
+import type { AnyChannel, AnyContractMessage, MessageHandler } from './codegen-v1.js';
+import { type Clock, systemClock } from './core/clock.js';
+import { type Logger, silentLogger } from './core/logger.js';
+import type { Transport, TransportProducer } from './core/transport.js';
+import { type DeadLetterStore, InMemoryDeadLetterStore } from './dead-letter/store.js';
+import { Publisher, type PublisherOptions } from './publisher.js';
+import { Subscription, type SubscriptionHealth, type SubscriptionOptions } from './subscription.js';
+
+export interface MessagingOptions {
+  readonly transport: Transport;
+  /** Where parked messages go (default: in process memory). */
+  readonly deadLetters?: DeadLetterStore;
+  readonly logger?: Logger;
+  readonly clock?: Clock;
+  /** Shared time budget of `stop()` for all subscriptions together (default 10 s). */
+  readonly shutdownBudgetMs?: number;
+  /** CloudEvents `ce_source` of published messages (default `keiyaku`). */
+  readonly source?: string;
+  readonly random?: () => number;
+}
+
+export interface MessagingHealth {
+  /** Every subscription is running and none is stalled. */
+  readonly ready: boolean;
+  readonly subscriptions: readonly SubscriptionHealth[];
+}
+
+export class Messaging implements AsyncDisposable {
+  readonly transport: Transport;
+  readonly deadLetters: DeadLetterStore;
+  readonly #options: MessagingOptions;
+  readonly #clock: Clock;
+  readonly #logger: Logger;
+  readonly #subscriptions: Subscription<AnyContractMessage>[] = [];
+  readonly #publishers: Publisher<AnyContractMessage>[] = [];
+  #producer: TransportProducer | undefined;
+  #started = false;
+  #stopping: Promise<void> | undefined;
+
+  constructor(options: MessagingOptions) {
+    this.#options = options;
+    this.transport = options.transport;
+    this.deadLetters = options.deadLetters ?? new InMemoryDeadLetterStore();
+    this.#clock = options.clock ?? systemClock;
+    this.#logger = options.logger ?? silentLogger;
+  }
+
+  /** A typed publisher of `channel`. Publishers share one transport producer. */
+  publisher<M extends AnyContractMessage>(channel: AnyChannel<M>, options: PublisherOptions<M> = {}): Publisher<M> {
+    this.#producer ??= this.transport.producer();
+    const publisher = new Publisher<M>(
+      channel,
+      { producer: this.#producer, clock: this.#clock, logger: this.#logger },
+      { ...(this.#options.source === undefined ? {} : { source: this.#options.source }), ...options },
+    );
+    this.#publishers.push(publisher as unknown as Publisher<AnyContractMessage>);
+    return publisher;
+  }
+
+  /** Registers `handler` on `channel` with its own consumer group; it starts with `start()` (or now, if started). */
+  subscribe<M extends AnyContractMessage>(
+    channel: AnyChannel<M>,
+    handler: MessageHandler<M>,
+    options: SubscriptionOptions<M> = {},
+  ): Subscription<M> {
+    const duplicate = this.#subscriptions.find(
+      (s) => s.channel.id === channel.id && s.groupId === handler.groupId && s.address === (options.address ?? channel.address),
+    );
+    if (duplicate) throw new TypeError(`group ${handler.groupId} already subscribes to ${channel.id}; each handler needs its own groupId`);
+    const subscription = new Subscription<M>(
+      channel,
+      handler,
+      {
+        transport: this.transport,
+        deadLetters: this.deadLetters,
+        clock: this.#clock,
+        logger: this.#logger,
+        ...(this.#options.random ? { random: this.#options.random } : {}),
+      },
+      options,
+    );
+    this.#subscriptions.push(subscription as unknown as Subscription<AnyContractMessage>);
+    if (this.#started) subscription.start();
+    return subscription;
+  }
+
+  start(): void {
+    this.#started = true;
+    for (const subscription of this.#subscriptions) subscription.start();
+  }
+
+  health(): MessagingHealth {
+    const subscriptions = this.#subscriptions.map((s) => s.health());
+    return { ready: subscriptions.every((s) => s.ready), subscriptions };
+  }
+
+  /**
+   * Flushes publishers, then stops every subscription together within the shared budget.
+   * Failures are logged, never thrown.
+   */
+  stop(): Promise<void> {
+    this.#stopping ??= this.#shutdown();
+    return this.#stopping;
+  }
+
+  async #shutdown(): Promise<void> {
+    const budget = this.#options.shutdownBudgetMs ?? 10_000;
+    const deadline = AbortSignal.timeout(budget);
+    const started = Date.now();
+    await Promise.allSettled(this.#subscriptions.map((s) => s.stop(deadline)));
+    await Promise.allSettled(this.#publishers.map((p) => p.close()));
+    try {
+      await this.#producer?.close();
+      await this.deadLetters.close?.();
+    } catch (error) {
+      this.#logger.error('closing messaging failed', { error: String(error) });
+    }
+    this.#logger.info('messaging stopped', {
+      subscriptions: this.#subscriptions.length,
+      elapsedMs: Date.now() - started,
+      budgetMs: budget,
+    });
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.stop();
+  }
+}
+
+export function createMessaging(options: MessagingOptions): Messaging {
+  return new Messaging(options);
+}

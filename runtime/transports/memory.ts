@@ -1,0 +1,335 @@
+/**
+ * The in-memory transport: in-process partitioned logs with consumer groups. Every
+ * group gets every record (fan-out); members of one group split the partitions
+ * (competing consumers); a key always lands on the same partition (per-key order);
+ * offsets are committed per group, and what a member acknowledged but did not commit
+ * is redelivered to the next owner of its partitions.
+ *
+ * It is a product feature for users' tests (`published`, `drain`, `clear`), not a
+ * stand-in for Kafka in keiyaku's own tests of Kafka.
+ */
+import type { AnyChannel, AnyContractMessage } from '../codegen-v1.js';
+import { systemClock } from '../core/clock.js';
+import { openEnvelope } from '../core/envelope.js';
+import { ClosedError, KeiyakuError } from '../core/errors.js';
+import type {
+  ConsumerOptions,
+  IncomingRecord,
+  OutgoingRecord,
+  PartitionPosition,
+  Transport,
+  TransportCapabilities,
+  TransportConsumer,
+  TransportProducer,
+} from '../core/transport.js';
+
+export interface MemoryTransportOptions {
+  /** Partitions of an address that was not provisioned (default 4). */
+  readonly defaultPartitions?: number;
+  /** How long an idle poll waits for a record before returning empty (default 50 ms). */
+  readonly idleWaitMs?: number;
+  /** Time source for record timestamps. */
+  readonly now?: () => number;
+}
+
+interface Log {
+  readonly partitions: IncomingRecord[][];
+  /** Every record in publish order, for the test helpers. */
+  readonly all: IncomingRecord[];
+  roundRobin: number;
+}
+
+interface Group {
+  readonly committed: number[];
+  readonly members: MemoryConsumer[];
+}
+
+/** A published record with its decoded message, as the test helpers return it. */
+export interface PublishedMessage<M> {
+  readonly message: M;
+  readonly type: string;
+  readonly record: IncomingRecord;
+}
+
+/** FNV-1a, so a key maps to the same partition in every process. */
+function hashKey(key: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) {
+    hash ^= key.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return hash >>> 0;
+}
+
+export class InMemoryTransport implements Transport {
+  readonly name = 'memory';
+  readonly capabilities: TransportCapabilities = Object.freeze({ orderedPartitions: true, durable: false, pausablePartitions: true });
+  readonly #logs = new Map<string, Log>();
+  readonly #groups = new Map<string, Group>();
+  readonly #waiters = new Set<() => void>();
+  readonly #defaultPartitions: number;
+  readonly #idleWaitMs: number;
+  readonly #now: () => number;
+  #closed = false;
+
+  constructor(options: MemoryTransportOptions = {}) {
+    this.#defaultPartitions = options.defaultPartitions ?? 4;
+    this.#idleWaitMs = options.idleWaitMs ?? 50;
+    this.#now = options.now ?? (() => systemClock.now());
+  }
+
+  async provision(address: string, partitions: number): Promise<void> {
+    if (!this.#logs.has(address))
+      this.#logs.set(address, { partitions: Array.from({ length: Math.max(1, partitions) }, () => []), all: [], roundRobin: 0 });
+  }
+
+  /** @internal */
+  log(address: string): Log {
+    let log = this.#logs.get(address);
+    if (log === undefined) {
+      log = { partitions: Array.from({ length: this.#defaultPartitions }, () => []), all: [], roundRobin: 0 };
+      this.#logs.set(address, log);
+    }
+    return log;
+  }
+
+  /** @internal */
+  append(record: OutgoingRecord): void {
+    if (this.#closed) throw new ClosedError('the in-memory transport');
+    const log = this.log(record.address);
+    const partition = record.key === undefined ? log.roundRobin++ % log.partitions.length : hashKey(record.key) % log.partitions.length;
+    const list = log.partitions[partition]!;
+    const stored: IncomingRecord = { ...record, partition, offset: String(list.length), timestamp: this.#now() };
+    list.push(stored);
+    log.all.push(stored);
+  }
+
+  /** @internal */
+  notify(): void {
+    for (const wake of [...this.#waiters]) wake();
+  }
+
+  /** @internal */
+  waitForRecords(signal: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        this.#waiters.delete(done);
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, this.#idleWaitMs);
+      this.#waiters.add(done);
+      signal.addEventListener('abort', done, { once: true });
+    });
+  }
+
+  /** @internal */
+  group(address: string, groupId: string): Group {
+    const key = `${address}\u0000${groupId}`;
+    let group = this.#groups.get(key);
+    if (group === undefined) {
+      group = { committed: [], members: [] };
+      this.#groups.set(key, group);
+    }
+    return group;
+  }
+
+  /** @internal Reassigns the partitions of `address` round-robin over the group's members. */
+  rebalance(address: string, group: Group): void {
+    const partitions = this.log(address).partitions.length;
+    group.members.forEach((member) => member.assign([]));
+    const assignment = new Map<MemoryConsumer, number[]>();
+    for (let p = 0; p < partitions; p++) {
+      const member = group.members[p % Math.max(1, group.members.length)];
+      if (member) assignment.set(member, [...(assignment.get(member) ?? []), p]);
+    }
+    for (const [member, owned] of assignment) member.assign(owned);
+  }
+
+  producer(): TransportProducer {
+    let closed = false;
+    return {
+      send: async (records) => {
+        if (closed) throw new ClosedError('the in-memory producer');
+        for (const record of records) this.append(record);
+        this.notify();
+      },
+      close: async () => {
+        closed = true;
+      },
+    };
+  }
+
+  consumer(options: ConsumerOptions): TransportConsumer {
+    if (this.#closed) throw new ClosedError('the in-memory transport');
+    const group = this.group(options.address, options.groupId);
+    const consumer = new MemoryConsumer(this, options, group);
+    group.members.push(consumer);
+    this.rebalance(options.address, group);
+    return consumer;
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.notify();
+  }
+
+  // ---- test helpers -------------------------------------------------------------
+
+  /** Every record published to `channel` (a descriptor, or an address), decoded, in publish order per partition. */
+  published<M extends AnyContractMessage>(channel: AnyChannel<M>, address?: string): PublishedMessage<M>[];
+  published(address: string): IncomingRecord[];
+  published<M extends AnyContractMessage>(channel: AnyChannel<M> | string, address?: string): PublishedMessage<M>[] | IncomingRecord[] {
+    if (typeof channel === 'string') return this.#records(channel);
+    const target = address ?? (typeof channel.address === 'string' ? channel.address : undefined);
+    if (target === undefined) throw new KeiyakuError('address_required', `channel ${channel.id} has parameters; pass the concrete address`);
+    return this.#records(target).map((record) => {
+      const opened = openEnvelope(channel, record);
+      if (!opened.decoded.ok) throw opened.decoded.error;
+      return { message: opened.decoded.value, type: opened.type, record };
+    });
+  }
+
+  #records(address: string): IncomingRecord[] {
+    return [...(this.#logs.get(address)?.all ?? [])];
+  }
+
+  /** Waits until `channel` holds at least `expected` messages (async producers catch up), then returns them. */
+  async drain<M extends AnyContractMessage>(
+    channel: AnyChannel<M>,
+    expected: number,
+    timeoutMs = 5_000,
+    address?: string,
+  ): Promise<PublishedMessage<M>[]> {
+    const deadline = Date.now() + timeoutMs;
+    while (true) {
+      const messages = this.published(channel, address);
+      if (messages.length >= expected) return messages;
+      if (Date.now() >= deadline) {
+        throw new KeiyakuError(
+          'drain_timeout',
+          `expected ${expected} messages on ${channel.id} within ${timeoutMs} ms, found ${messages.length}`,
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  }
+
+  /** Forgets every record and every group's committed offsets (between tests). */
+  clear(): void {
+    for (const log of this.#logs.values()) {
+      log.all.length = 0;
+      for (const p of log.partitions) p.length = 0;
+    }
+    for (const group of this.#groups.values()) {
+      group.committed.length = 0;
+      for (const member of group.members) member.reset();
+    }
+  }
+}
+
+class MemoryConsumer implements TransportConsumer {
+  readonly #transport: InMemoryTransport;
+  readonly #options: ConsumerOptions;
+  readonly #group: Group;
+  /** Next offset to read, per owned partition. */
+  readonly #cursor = new Map<number, number>();
+  /** Offset after the last acknowledged record, per partition. */
+  readonly #acked = new Map<number, number>();
+  readonly #paused = new Set<number>();
+  #owned: number[] = [];
+  #closed = false;
+
+  constructor(transport: InMemoryTransport, options: ConsumerOptions, group: Group) {
+    this.#transport = transport;
+    this.#options = options;
+    this.#group = group;
+  }
+
+  assign(partitions: number[]): void {
+    // Uncommitted progress on partitions that move away is dropped: the next owner starts at the committed offset.
+    for (const p of this.#owned) if (!partitions.includes(p)) this.#cursor.delete(p);
+    this.#owned = partitions;
+    for (const p of partitions) if (!this.#cursor.has(p)) this.#cursor.set(p, this.#group.committed[p] ?? 0);
+  }
+
+  reset(): void {
+    this.#cursor.clear();
+    this.#acked.clear();
+    this.assign(this.#owned);
+  }
+
+  async poll(signal: AbortSignal): Promise<readonly IncomingRecord[]> {
+    if (this.#closed) throw new ClosedError(`the in-memory consumer of ${this.#options.groupId}`);
+    const batch = this.#take();
+    if (batch.length > 0 || signal.aborted) return batch;
+    await this.#transport.waitForRecords(signal);
+    return this.#closed || signal.aborted ? [] : this.#take();
+  }
+
+  #take(): IncomingRecord[] {
+    const log = this.#transport.log(this.#options.address);
+    const out: IncomingRecord[] = [];
+    // Round over partitions so one busy partition does not starve the others.
+    let progressed = true;
+    while (out.length < this.#options.batchSize && progressed) {
+      progressed = false;
+      for (const p of this.#owned) {
+        if (this.#paused.has(p) || out.length >= this.#options.batchSize) continue;
+        const cursor = this.#cursor.get(p) ?? 0;
+        const record = log.partitions[p]?.[cursor];
+        if (record === undefined) continue;
+        out.push(record);
+        this.#cursor.set(p, cursor + 1);
+        progressed = true;
+      }
+    }
+    return out;
+  }
+
+  ack(record: IncomingRecord): void {
+    const next = Number(record.offset) + 1;
+    if (next > (this.#acked.get(record.partition) ?? 0)) this.#acked.set(record.partition, next);
+  }
+
+  async commit(): Promise<void> {
+    for (const [p, next] of this.#acked) {
+      if (this.#owned.includes(p) && next > (this.#group.committed[p] ?? 0)) this.#group.committed[p] = next;
+    }
+  }
+
+  pause(partition: number): void {
+    this.#paused.add(partition);
+  }
+
+  resume(partition: number): void {
+    this.#paused.delete(partition);
+    this.#transport.notify();
+  }
+
+  positions(): readonly PartitionPosition[] {
+    const log = this.#transport.log(this.#options.address);
+    return this.#owned.map((p) => {
+      const high = log.partitions[p]?.length ?? 0;
+      const committed = this.#group.committed[p] ?? 0;
+      const acked = this.#acked.get(p);
+      return {
+        partition: p,
+        committed: String(committed),
+        ...(acked === undefined ? {} : { acknowledged: String(acked) }),
+        highWatermark: String(high),
+        lag: high - committed,
+      };
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    const members = this.#group.members;
+    members.splice(members.indexOf(this), 1);
+    this.#transport.rebalance(this.#options.address, this.#group);
+    this.#transport.notify();
+  }
+}
