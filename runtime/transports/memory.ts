@@ -138,12 +138,12 @@ export class InMemoryTransport implements Transport {
   /** @internal Reassigns the partitions of `address` round-robin over the group's members. */
   rebalance(address: string, group: Group): void {
     const partitions = this.log(address).partitions.length;
-    group.members.forEach((member) => member.assign([]));
-    const assignment = new Map<MemoryConsumer, number[]>();
+    const assignment = new Map<MemoryConsumer, number[]>(group.members.map((m) => [m, []]));
     for (let p = 0; p < partitions; p++) {
       const member = group.members[p % Math.max(1, group.members.length)];
-      if (member) assignment.set(member, [...(assignment.get(member) ?? []), p]);
+      if (member) assignment.get(member)!.push(p);
     }
+    // A member keeps its progress on partitions it keeps; moved partitions restart at the committed offset.
     for (const [member, owned] of assignment) member.assign(owned);
   }
 
