@@ -1,100 +1,157 @@
 /**
- * The demo: what a service does with the code `keiyaku generate` wrote into generated/.
- * Builds contract messages through the generated factories, puts them on the wire as
- * bytes, decodes them back and hands them to a typed handler, then shows how bad input
- * is reported. Run with `npm run demo`.
+ * `npm run demo`: two bounded contexts talking through the generated contract over the
+ * in-memory transport, with dead letters parked in SQLite (the embedded defaults).
+ *
+ * The library publishes book events through a mapper; inventory keeps shelf counts and
+ * blocks on a failure until it recovers; notifications parks a poison message under a
+ * dead-letter policy and moves on.
  */
-import type { MessageContext } from 'keiyaku/codegen-v1';
-import {
-  BookBorrowed,
-  BookIntegrationEvents,
-  type BookIntegrationEventsHandler,
-  type BookIntegrationEventsMessage,
-  BookReturned,
-  channels,
-  dispatchBookIntegrationEvents,
-  MemberNotifications,
-} from '../generated/index.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { InMemoryTransport } from 'keiyaku/memory';
+import { createMessaging, InMemoryEventStore, MessageProducer, payloadText } from 'keiyaku/runtime';
+import { SqliteDeadLetterStore } from 'keiyaku/sqlite';
+import { BookIntegrationEvents } from '../generated/index.js';
+import { BookAvailability, type InventoryStore } from './inventory/book-availability.js';
+import { type BookEvent, type BookState, decide, evolve } from './library/book.js';
+import { bookMapper } from './library/book-mapper.js';
+import { LateFeeNotices } from './notifications/late-fees.js';
 
-const out = (line: string): void => {
+const say = (line = ''): void => {
   process.stdout.write(`${line}\n`);
 };
 
-/** A consumer in another bounded context: keeps a count of copies on loan per book. */
-class BookAvailability implements BookIntegrationEventsHandler {
-  readonly groupId = 'inventory.book-availability';
-  readonly onLoan = new Map<string, number>();
-
-  handle(message: BookIntegrationEventsMessage, context: MessageContext): void {
-    const delta = dispatchBookIntegrationEvents(message, {
-      BookBorrowed: () => 1,
-      BookReturned: () => -1,
-    });
-    this.onLoan.set(message.bookId, (this.onLoan.get(message.bookId) ?? 0) + delta);
-    out(
-      `  ${this.groupId} handled ${context.type} #${context.offset} for book ${message.bookId}: ${this.onLoan.get(message.bookId)} on loan`,
-    );
+async function until(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`demo: timed out waiting until ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
 
+const dir = mkdtempSync(join(tmpdir(), 'keiyaku-demo-'));
+const deadLetterFile = join(dir, 'dead-letters.db');
+
+/** Inventory's own store: copies on the shelf per book; it can be switched off. */
+class Shelf implements InventoryStore {
+  readonly counts = new Map<string, number>();
+  available = true;
+  async adjust(bookId: string, delta: number): Promise<number> {
+    if (!this.available) throw new Error('inventory database unavailable');
+    const next = (this.counts.get(bookId) ?? 3) + delta;
+    this.counts.set(bookId, next);
+    return next;
+  }
+}
+
+const events = new InMemoryEventStore<BookEvent>();
 const bookId = '6f1c2b8e-3a4d-4e5f-9a0b-1c2d3e4f5a6b';
-out(`contract channels: ${channels.map((c) => `${c.id} (${c.messageTypes.join(', ')})`).join('; ')}`);
-out(`address of ${MemberNotifications.id} for M-1001: ${MemberNotifications.address({ memberId: 'M-1001' })}`);
-
-// Producer side: factories validate and brand; the channel codec turns messages into bytes.
-const wire: { type: string; bytes: Uint8Array }[] = [];
-for (const message of [
-  BookBorrowed.create({
-    bookId,
-    copyId: 'C-0042',
-    borrower: { memberId: 'M-1001', displayName: 'Ada' },
-    borrowedAt: '2026-11-02T10:15:00Z',
-    dueAt: '2026-11-23T10:15:00Z',
-    channel: 'desk',
-  }),
-  BookReturned.create({
-    bookId,
-    copyId: 'C-0042',
-    memberId: 'M-1001',
-    returnedAt: '2026-11-25T09:00:00Z',
-    condition: 'worn',
-    lateFee: { amount: 1.5, currency: 'EUR' },
-  }),
-]) {
-  const type = BookIntegrationEvents.typeOf(message);
-  wire.push({ type, bytes: BookIntegrationEvents.encode(message) });
-  out(`published ${type} to ${BookIntegrationEvents.address} (${wire.at(-1)?.bytes.byteLength} bytes)`);
+let book: BookState | undefined;
+function record(newEvents: BookEvent[], correlationId: string): void {
+  events.append(bookId, newEvents, { correlationId });
+  for (const e of newEvents) book = evolve(book, e, bookId);
 }
 
-// Consumer side: bytes + type back to typed, validated messages.
-const handler = new BookAvailability();
-const controller = new AbortController();
-for (const [offset, record] of wire.entries()) {
-  const decoded = BookIntegrationEvents.decode(record.bytes, record.type);
-  if (!decoded.ok) throw decoded.error;
-  handler.handle(decoded.value, {
-    channel: BookIntegrationEvents.id,
-    address: BookIntegrationEvents.address,
-    messageId: `demo-${offset}`,
-    type: record.type,
-    time: new Date(),
-    offset: String(offset),
-    headers: {},
-    attempt: 1,
-    signal: controller.signal,
-  });
-}
+const transport = new InMemoryTransport();
+const messaging = createMessaging({
+  transport,
+  deadLetters: new SqliteDeadLetterStore(deadLetterFile),
+  source: 'library',
+  shutdownBudgetMs: 10_000,
+});
+const shelf = new Shelf();
+const inventory = messaging.subscribe(BookIntegrationEvents, new BookAvailability(shelf), {
+  retry: { initialMs: 200, maxMs: 1_000, jitter: 0 },
+});
+const notices = new LateFeeNotices();
+const notifications = messaging.subscribe(BookIntegrationEvents, notices, { deadLetter: { maxRetries: 2, backoffSchedule: [100, 200] } });
+const producer = new MessageProducer({
+  name: 'library.book-integration-events',
+  source: events,
+  mapper: bookMapper,
+  publisher: messaging.publisher(BookIntegrationEvents),
+});
+messaging.start();
+producer.start();
 
-// Bad input is a value, not a crash: it names the failing JSON path.
-const tampered = new TextEncoder().encode(
-  JSON.stringify({ bookId, copyId: 'C-1', memberId: 'nobody', returnedAt: 'later', condition: 'good' }),
-);
-const rejected = BookIntegrationEvents.decode(tampered, 'BookReturned');
-out(
-  `tampered BookReturned rejected: ${rejected.ok ? 'no' : `${rejected.error.reason} at ${rejected.error.path} (${rejected.error.issues[0]?.message})`}`,
-);
 try {
-  BookBorrowed.create({ bookId, copyId: '', borrower: { memberId: 'M-1001' }, borrowedAt: 'now', dueAt: 'later', channel: 'desk' });
-} catch (error) {
-  out(`invalid BookBorrowed refused by its factory: ${(error as Error).message}`);
+  say('keiyaku demo: library → bookIntegrationEvents → inventory + notifications');
+  say(`  transport: in-memory; dead letters: SQLite (${deadLetterFile.split('/').pop()})`);
+  say();
+
+  say('1. The library adds a book and lends two copies.');
+  record(
+    [{ type: 'BookAdded', title: 'The Left Hand of Darkness', author: 'Ursula K. Le Guin', isbn: '9780441478125', copies: 3 }],
+    'req-1',
+  );
+  record(decide.borrow(book!, 'C-1', 'M-1001', new Date('2026-11-02T10:15:00Z'), 'desk', 'Ada'), 'req-2');
+  record(decide.borrow(book!, 'C-2', 'M-1002', new Date('2026-11-03T09:00:00Z'), 'kiosk'), 'req-3');
+  await until(() => transport.published(BookIntegrationEvents).length === 2, 'two messages are published');
+  const published = transport.published(BookIntegrationEvents);
+  say(
+    `   domain events: ${events
+      .stream(bookId)
+      .map((e) => e.event.type)
+      .join(', ')}`,
+  );
+  say(`   published: ${published.map((p) => `${p.type} ${p.message.copyId}`).join(', ')} (BookAdded stays inside the library)`);
+  await until(() => inventory.health().processed === 2, 'inventory handled both');
+  say(`   inventory.book-availability: copies on the shelf 3 → ${shelf.counts.get(bookId)}`);
+  await until(() => notifications.health().skipped === 2, 'notifications skipped both borrowings');
+  say(`   notifications.late-fees skipped ${notifications.health().skipped} borrowings: it only accepts BookReturned`);
+  say();
+
+  say('2. The inventory database goes down while a copy comes back.');
+  shelf.available = false;
+  record(decide.return(book!, 'C-1', new Date('2026-11-25T16:00:00Z'), 'worn', 150, 'GBP'), 'req-4');
+  await until(() => (inventory.health().stalls[0]?.attempts ?? 0) >= 3, 'inventory retried a few times');
+  const stall = inventory.health().stalls[0]!;
+  say(`   the belt stopped at ${stall.type} (partition ${stall.partition}, offset ${stall.offset}) since ${stall.since.toISOString()}`);
+  say(
+    `   health: ready=${messaging.health().ready}, state=${inventory.health().state}, attempts=${stall.attempts}, reason "${stall.reason}"`,
+  );
+  shelf.available = true;
+  await until(() => inventory.health().processed === 3, 'inventory recovered');
+  say(
+    `   database back: the same message went through on the next retry; copies on the shelf → ${shelf.counts.get(bookId)}; nothing skipped`,
+  );
+  say(`   health: ready=${messaging.health().ready}, state=${inventory.health().state}`);
+  await until(() => notices.sent.length === 1, 'the late fee notice is sent');
+  say(`   notifications.late-fees sent: ${notices.sent[0]}`);
+  say();
+
+  say('3. A poison message: a late fee in a currency nobody can convert.');
+  record(decide.return(book!, 'C-2', new Date('2026-11-28T12:00:00Z'), 'good', 300, 'XXX'), 'req-5');
+  record(decide.borrow(book!, 'C-2', 'M-1003', new Date('2026-11-29T12:00:00Z'), 'app'), 'req-6');
+  record(decide.return(book!, 'C-2', new Date('2026-11-30T12:00:00Z'), 'good', 50, 'USD'), 'req-7');
+  record([{ type: 'BookLost', copyId: 'C-3', reportedAt: '2026-11-30T13:00:00Z' }], 'req-8');
+  await until(() => notifications.health().parked === 1 && notices.sent.length === 2, 'the poison message is parked and the belt moved on');
+  const parked = await messaging.deadLetters.list({ groupId: notices.groupId });
+  for (const p of parked) {
+    say(`   parked in SQLite: ${p.type} offset ${p.offset} after ${p.attempts} attempts — ${p.error.name}: ${p.error.message}`);
+    say(`     first failure ${p.firstFailureAt.toISOString()}, last ${p.lastFailureAt.toISOString()}; payload ${payloadText(p)}`);
+  }
+  say(`   the belt moved on: ${notices.sent[1]}`);
+  await until(() => inventory.health().processed === 6, 'inventory handled everything');
+  say(`   inventory handled all ${inventory.health().processed} messages; copies on the shelf → ${shelf.counts.get(bookId)}`);
+  await until(() => producer.status().position === events.head, 'the producer caught up');
+  const status = producer.status();
+  say(
+    `   producer checkpoint at event ${status.position}: ${status.published} published, ${status.filtered} kept internal (BookAdded, BookLost)`,
+  );
+  say();
+
+  say('4. Shutdown: producer, then every subscription together within one 10 s budget.');
+  await producer.stop();
+  await messaging.stop();
+  const after = new SqliteDeadLetterStore(deadLetterFile);
+  say(
+    `   stopped. The dead-letter store still holds ${await after.count()} message after reopening the file; redrive is a human decision.`,
+  );
+  await after.close();
+} finally {
+  await producer.stop();
+  await messaging.stop();
+  rmSync(dir, { recursive: true, force: true });
 }

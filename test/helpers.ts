@@ -47,3 +47,12 @@ export function run(
 export function keiyaku(args: readonly string[], options: { cwd?: string } = {}): Promise<RunResult> {
   return run(process.execPath, [binPath, ...args], options);
 }
+
+/** Polls `predicate` (real time) until it holds; fails with `what` after `timeoutMs`. */
+export async function waitFor(predicate: () => boolean | Promise<boolean>, what: string, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await predicate())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+}

@@ -1,0 +1,188 @@
+// Conveyor-belt semantics on the in-memory transport with a manual clock: order, no skip,
+// the backoff schedules, parking with every field, routing, health and other partitions flowing.
+import type { MessageContext } from 'keiyaku/codegen-v1';
+import { InMemoryTransport } from 'keiyaku/memory';
+import { createMessaging, InMemoryDeadLetterStore, ManualClock, type Messaging } from 'keiyaku/runtime';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BookBorrowed, BookIntegrationEvents, type BookIntegrationEventsMessage, BookReturned } from '../../generated/index.js';
+import { waitFor } from '../helpers.js';
+
+const borrowed = (copyId: string, bookId = '6f1c2b8e-3a4d-4e5f-9a0b-1c2d3e4f5a6b') =>
+  BookBorrowed.create({
+    bookId,
+    copyId,
+    borrower: { memberId: 'M-1001' },
+    borrowedAt: '2026-11-02T10:15:00Z',
+    dueAt: '2026-11-23T10:15:00Z',
+    channel: 'desk',
+  });
+const returned = (copyId: string, bookId = '6f1c2b8e-3a4d-4e5f-9a0b-1c2d3e4f5a6b') =>
+  BookReturned.create({ bookId, copyId, memberId: 'M-1001', returnedAt: '2026-11-20T10:15:00Z', condition: 'good' });
+
+const hosts: Messaging[] = [];
+afterEach(async () => {
+  for (const host of hosts.splice(0)) await host.stop();
+});
+
+function rig(options: { partitions?: number } = {}) {
+  const clock = new ManualClock(Date.UTC(2026, 10, 30, 8, 0, 0));
+  const transport = new InMemoryTransport({ defaultPartitions: options.partitions ?? 1, idleWaitMs: 5 });
+  const deadLetters = new InMemoryDeadLetterStore();
+  const host = createMessaging({ transport, deadLetters, clock, random: () => 0.5, shutdownBudgetMs: 1_000 });
+  hosts.push(host);
+  const publisher = host.publisher(BookIntegrationEvents, { key: (m) => m.bookId, lingerMs: 0 });
+  return { clock, transport, deadLetters, host, publisher };
+}
+
+describe('the conveyor belt', () => {
+  it('blocks at a failing message and retries on exponential backoff with a cap, never skipping', async () => {
+    const { clock, host, publisher } = rig();
+    const handled: string[] = [];
+    const attemptsAt: number[] = [];
+    let healthy = false;
+    const subscription = host.subscribe(
+      BookIntegrationEvents,
+      {
+        groupId: 'inventory.book-availability',
+        handle(message, context) {
+          if (message.copyId === 'C-2') {
+            attemptsAt.push(clock.now());
+            if (!healthy) throw new Error(`inventory database down (attempt ${context.attempt})`);
+          }
+          handled.push(message.copyId);
+        },
+      },
+      { retry: { initialMs: 1_000, multiplier: 2, maxMs: 8_000, jitter: 0 } },
+    );
+    host.start();
+    await publisher.publishMany([borrowed('C-1'), borrowed('C-2'), borrowed('C-3')]);
+    await waitFor(() => attemptsAt.length === 1 && clock.pending === 1, 'the first failure parks the belt in its backoff');
+    const start = clock.now();
+    for (let i = 0; i < 6; i++) {
+      await clock.advance(clock.nextWake! - clock.now());
+      await waitFor(() => attemptsAt.length === i + 2 && clock.pending === 1, `attempt ${i + 2}`);
+    }
+    expect(attemptsAt.map((t) => t - start)).toEqual([0, 1_000, 3_000, 7_000, 15_000, 23_000, 31_000]);
+    expect(handled).toEqual(['C-1']);
+    const health = subscription.health();
+    expect(health.state).toBe('stalled');
+    expect(health.ready).toBe(false);
+    expect(host.health().ready).toBe(false);
+    expect(health.stalls).toEqual([
+      expect.objectContaining({
+        partition: 0,
+        offset: '1',
+        type: 'BookBorrowed',
+        since: new Date(start),
+        attempts: 7,
+        reason: 'Error: inventory database down (attempt 7)',
+      }),
+    ]);
+    healthy = true;
+    await clock.advance(8_000);
+    await waitFor(() => handled.length === 3, 'the belt moves again');
+    expect(handled).toEqual(['C-1', 'C-2', 'C-3']);
+    expect(subscription.health()).toMatchObject({ state: 'running', ready: true, stalls: [], processed: 3, parked: 0 });
+  });
+
+  it('parks after maxRetries on the default schedule (1s, 5s, 30s, 2m, 10m, repeating) with every field', async () => {
+    const { clock, host, publisher, deadLetters } = rig();
+    const attemptsAt: number[] = [];
+    const handled: string[] = [];
+    const subscription = host.subscribe(
+      BookIntegrationEvents,
+      {
+        groupId: 'inventory.book-availability',
+        handle(message) {
+          if (message.copyId === 'poison') {
+            attemptsAt.push(clock.now());
+            throw new TypeError('cannot read the shelf of a poison copy');
+          }
+          handled.push(message.copyId);
+        },
+      },
+      { deadLetter: { maxRetries: 6 } },
+    );
+    host.start();
+    await publisher.publishMany([borrowed('C-1'), borrowed('poison'), borrowed('C-3')]);
+    await publisher.publish(returned('C-4'), { correlationId: 'corr-43', key: 'custom-key' });
+    await waitFor(() => attemptsAt.length === 1 && clock.pending === 1, 'the first failure');
+    const start = clock.now();
+    while (attemptsAt.length < 7) {
+      const seen = attemptsAt.length;
+      await clock.advance(clock.nextWake! - clock.now());
+      await waitFor(() => attemptsAt.length === seen + 1, `attempt ${seen + 1}`);
+    }
+    expect(attemptsAt.map((t) => (t - start) / 1000)).toEqual([0, 1, 6, 36, 156, 756, 1356]);
+    await waitFor(() => handled.length === 3, 'the belt moves on after parking');
+    expect(handled).toEqual(['C-1', 'C-3', 'C-4']);
+    const [parked, ...others] = await deadLetters.list();
+    expect(others).toEqual([]);
+    expect(parked).toMatchObject({
+      channel: 'bookIntegrationEvents',
+      address: 'library.book-integration-events',
+      groupId: 'inventory.book-availability',
+      type: 'BookBorrowed',
+      key: '6f1c2b8e-3a4d-4e5f-9a0b-1c2d3e4f5a6b',
+      partition: 0,
+      offset: '1',
+      attempts: 7,
+      firstFailureAt: new Date(start),
+      lastFailureAt: new Date(start + 1_356_000),
+      parkedAt: new Date(start + 1_356_000),
+      error: { name: 'TypeError', message: 'cannot read the shelf of a poison copy' },
+    });
+    expect(parked!.error.stack).toContain('TypeError: cannot read the shelf');
+    expect(JSON.parse(new TextDecoder().decode(parked!.payload))).toMatchObject({ copyId: 'poison' });
+    expect(parked!.headers).toMatchObject({ ce_type: 'BookBorrowed', ce_specversion: '1.0', 'content-type': 'application/json' });
+    expect(subscription.health()).toMatchObject({ parked: 1, processed: 3, stalls: [] });
+  });
+
+  it('keeps other partitions flowing while one is stalled', async () => {
+    const { clock, host, publisher, transport } = rig({ partitions: 4 });
+    const handled: string[] = [];
+    host.subscribe(BookIntegrationEvents, {
+      groupId: 'inventory.book-availability',
+      handle(message) {
+        if (message.copyId === 'stuck') throw new Error('stuck');
+        handled.push(message.copyId);
+      },
+    });
+    host.start();
+    const stuckBook = '00000000-0000-4000-8000-000000000001';
+    await publisher.publishMany([borrowed('stuck', stuckBook), borrowed('behind-stuck', stuckBook)]);
+    await waitFor(() => clock.pending === 1, 'the stuck partition is retrying');
+    const others = Array.from({ length: 12 }, (_, i) =>
+      borrowed(`other-${i}`, `00000000-0000-4000-8000-0000000001${String(i).padStart(2, '0')}`),
+    );
+    await publisher.publishMany(others);
+    const records = transport.published(BookIntegrationEvents);
+    const stuckPartition = records.find((r) => r.message.copyId === 'stuck')!.record.partition;
+    const elsewhere = records.filter((r) => r.record.partition !== stuckPartition).map((r) => r.message.copyId);
+    const sameLane = records
+      .filter((r) => r.record.partition === stuckPartition && r.message.copyId !== 'stuck')
+      .map((r) => r.message.copyId);
+    expect(elsewhere.length).toBeGreaterThan(0);
+    await waitFor(() => elsewhere.every((c) => handled.includes(c)), 'every record on the other partitions is handled');
+    expect(handled.filter((c) => sameLane.includes(c))).toEqual([]);
+    expect(sameLane).toContain('behind-stuck');
+  });
+
+  it('skips message types the handler does not accept, and still commits past them', async () => {
+    const { host, publisher, transport } = rig();
+    const handled: string[] = [];
+    const subscription = host.subscribe(BookIntegrationEvents, {
+      groupId: 'notifications.returns',
+      accepts: ['BookReturned'],
+      handle(message: BookIntegrationEventsMessage, context: MessageContext) {
+        handled.push(`${context.type}:${message.copyId}`);
+      },
+    });
+    host.start();
+    await publisher.publishMany([borrowed('C-1'), returned('C-1'), borrowed('C-2')]);
+    await waitFor(() => subscription.health().skipped === 2 && handled.length === 1, 'routing');
+    expect(handled).toEqual(['BookReturned:C-1']);
+    await host.stop();
+    expect(transport.published(BookIntegrationEvents)).toHaveLength(3);
+  });
+});

@@ -1,0 +1,142 @@
+// The publisher: batching by count, bytes and linger; retries; failures reach the caller
+// and the error listeners; flush and `await using`.
+import { type OutgoingRecord, PublishError, Publisher, TransportError, type TransportProducer } from 'keiyaku/runtime';
+import { describe, expect, it } from 'vitest';
+import { BookBorrowed, BookIntegrationEvents, DueDateReminder, MemberNotifications } from '../../generated/index.js';
+
+const message = (copyId: string) =>
+  BookBorrowed.create({
+    bookId: '6f1c2b8e-3a4d-4e5f-9a0b-1c2d3e4f5a6b',
+    copyId,
+    borrower: { memberId: 'M-1001' },
+    borrowedAt: '2026-11-02T10:15:00Z',
+    dueAt: '2026-11-23T10:15:00Z',
+    channel: 'desk',
+  });
+
+/** A producer that records batches and can fail the first `failures` sends. */
+function recordingProducer(failures = 0, retriable = true) {
+  const batches: OutgoingRecord[][] = [];
+  let remaining = failures;
+  const producer: TransportProducer = {
+    async send(records) {
+      if (remaining > 0) {
+        remaining--;
+        throw new TransportError('test', 'broker unavailable', { retriable });
+      }
+      batches.push([...records]);
+    },
+    async close() {},
+  };
+  return { producer, batches };
+}
+
+describe('Publisher', () => {
+  it('batches by count and resolves each publish when its batch is acknowledged', async () => {
+    const { producer, batches } = recordingProducer();
+    const publisher = new Publisher(BookIntegrationEvents, { producer }, { maxBatchCount: 3, lingerMs: 50 });
+    await Promise.all(Array.from({ length: 7 }, (_, i) => publisher.publish(message(`C-${i}`))));
+    expect(batches.map((b) => b.length)).toEqual([3, 3, 1]);
+    expect(batches.flat().map((r) => JSON.parse(new TextDecoder().decode(r.value)).copyId)).toEqual([
+      'C-0',
+      'C-1',
+      'C-2',
+      'C-3',
+      'C-4',
+      'C-5',
+      'C-6',
+    ]);
+  });
+
+  it('batches by bytes', async () => {
+    const { producer, batches } = recordingProducer();
+    const size = BookIntegrationEvents.encode(message('C-0')).byteLength;
+    const publisher = new Publisher(BookIntegrationEvents, { producer }, { maxBatchBytes: size * 2, lingerMs: 20 });
+    await publisher.publishMany([message('C-0'), message('C-1'), message('C-2'), message('C-3'), message('C-4')]);
+    expect(batches.map((b) => b.length)).toEqual([2, 2, 1]);
+  });
+
+  it('writes CloudEvents headers and the key', async () => {
+    const { producer, batches } = recordingProducer();
+    const publisher = new Publisher(BookIntegrationEvents, { producer }, { source: 'library', key: (m) => m.bookId });
+    await publisher.publish(message('C-1'), {
+      id: 'evt-1',
+      correlationId: 'corr',
+      causationId: 'cause',
+      time: new Date('2026-11-30T08:00:00Z'),
+      headers: { traceparent: 't' },
+    });
+    expect(batches[0]![0]).toMatchObject({
+      address: 'library.book-integration-events',
+      key: '6f1c2b8e-3a4d-4e5f-9a0b-1c2d3e4f5a6b',
+      headers: {
+        ce_specversion: '1.0',
+        ce_id: 'evt-1',
+        ce_type: 'BookBorrowed',
+        ce_source: 'library',
+        ce_time: '2026-11-30T08:00:00.000Z',
+        'content-type': 'application/json',
+        ce_correlationid: 'corr',
+        ce_causationid: 'cause',
+        traceparent: 't',
+      },
+    });
+  });
+
+  it('retries a failed send with backoff and then succeeds', async () => {
+    const { producer, batches } = recordingProducer(2);
+    const publisher = new Publisher(BookIntegrationEvents, { producer }, { retry: { initialMs: 1, jitter: 0 }, maxAttempts: 3 });
+    await publisher.publish(message('C-1'));
+    expect(batches).toHaveLength(1);
+  });
+
+  it('rejects the caller and tells the error listeners when every attempt failed; nothing is dropped silently', async () => {
+    const { producer, batches } = recordingProducer(10);
+    const publisher = new Publisher(BookIntegrationEvents, { producer }, { retry: { initialMs: 1, jitter: 0 }, maxAttempts: 3 });
+    const heard: PublishError[] = [];
+    const unsubscribe = publisher.onError((e) => heard.push(e));
+    const outcome = publisher.publish(message('C-1'));
+    await expect(outcome).rejects.toBeInstanceOf(PublishError);
+    await expect(outcome).rejects.toMatchObject({ channel: 'bookIntegrationEvents', messageType: 'BookBorrowed', attempts: 3 });
+    expect(heard).toHaveLength(1);
+    expect(heard[0]!.cause).toBeInstanceOf(TransportError);
+    unsubscribe();
+    expect(batches).toEqual([]);
+  });
+
+  it('does not retry an error that says it is not retriable', async () => {
+    const { producer } = recordingProducer(1, false);
+    const publisher = new Publisher(BookIntegrationEvents, { producer }, { retry: { initialMs: 1 }, maxAttempts: 5 });
+    await expect(publisher.publish(message('C-1'))).rejects.toMatchObject({ attempts: 1 });
+  });
+
+  it('flush waits for everything queued; close refuses more; await using closes', async () => {
+    const { producer, batches } = recordingProducer();
+    {
+      await using publisher = new Publisher(BookIntegrationEvents, { producer }, { lingerMs: 10_000 });
+      void publisher.publish(message('C-1'));
+      void publisher.publish(message('C-2'));
+      expect(publisher.pending).toBe(2);
+      await publisher.flush();
+      expect(batches.flat()).toHaveLength(2);
+      void publisher.publish(message('C-3'));
+    }
+    expect(batches.flat()).toHaveLength(3);
+    const closed = new Publisher(BookIntegrationEvents, { producer });
+    await closed.close();
+    await expect(closed.publish(message('C-4'))).rejects.toMatchObject({ name: 'ClosedError' });
+  });
+
+  it('needs a concrete address for a channel with parameters', async () => {
+    const { producer, batches } = recordingProducer();
+    expect(() => new Publisher(MemberNotifications, { producer })).toThrow(/has parameters/);
+    const publisher = new Publisher(MemberNotifications, { producer }, { address: MemberNotifications.address({ memberId: 'M-1001' }) });
+    await publisher.publish(
+      DueDateReminder.create({
+        memberId: 'M-1001',
+        loans: [{ bookId: '6f1c2b8e-3a4d-4e5f-9a0b-1c2d3e4f5a6b', dueAt: '2026-12-01T00:00:00Z' }],
+      }),
+    );
+    expect(batches[0]![0]!.address).toBe('library.members.M-1001.notifications');
+  });
+});
