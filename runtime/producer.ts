@@ -223,17 +223,23 @@ export class MessageProducer<D, M extends AnyContractMessage> implements AsyncDi
       this.#position = (await this.#checkpoints.load(name)) ?? 0;
       for await (const stored of source.subscribe(this.#position, AbortSignal.any([this.#stop.signal, halt.signal]))) {
         if (failure !== undefined) break;
+        let message: M | null;
+        try {
+          message = mapper.map(stored.event, {
+            aggregateId: stored.aggregateId,
+            position: stored.position,
+            timestamp: stored.timestamp,
+            eventId: stored.eventId,
+            ...(stored.correlationId === undefined ? {} : { correlationId: stored.correlationId }),
+            ...(stored.causationId === undefined ? {} : { causationId: stored.causationId }),
+            metadata: stored.metadata,
+          });
+        } catch (error) {
+          failure ??= error;
+          break;
+        }
         const entry = { position: stored.position, done: false };
         pending.push(entry);
-        const message = mapper.map(stored.event, {
-          aggregateId: stored.aggregateId,
-          position: stored.position,
-          timestamp: stored.timestamp,
-          eventId: stored.eventId,
-          ...(stored.correlationId === undefined ? {} : { correlationId: stored.correlationId }),
-          ...(stored.causationId === undefined ? {} : { causationId: stored.causationId }),
-          metadata: stored.metadata,
-        });
         if (message === null) {
           this.#filtered++;
           entry.done = true;
@@ -261,18 +267,20 @@ export class MessageProducer<D, M extends AnyContractMessage> implements AsyncDi
         }
         while (pending.length >= window && failure === undefined) await new Promise<void>((resolve) => (progressed = resolve));
       }
-      await publisher.flush();
-      await Promise.resolve();
-      if (failure !== undefined) throw failure;
     } catch (error) {
-      this.#lastError = error instanceof Error ? error.message : String(error);
+      failure ??= error;
+    }
+    // Let what is in flight finish, so the checkpoint covers every acknowledged publish.
+    await publisher.flush();
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    await saving;
+    if (failure !== undefined) {
+      this.#lastError = failure instanceof Error ? failure.message : String(failure);
       this.#logger.error('message producer stopped on an error; restart it after fixing the cause', {
         producer: name,
         position: this.#position,
         error: this.#lastError,
       });
-    } finally {
-      await saving;
     }
   }
 }

@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { OptionError } from '../errors.js';
 
-export type Command = 'generate' | 'validate' | 'help' | 'version';
+export type Command = 'generate' | 'validate' | 'scaffold' | 'help' | 'version';
 
 export interface CliOptions {
   readonly command: Command;
@@ -18,6 +18,12 @@ export interface CliOptions {
   readonly quiet: boolean;
   readonly json: boolean;
   readonly verbose: boolean;
+  /** `scaffold mapper`: the domain events file, the union's name, the channel id. */
+  readonly events?: string;
+  readonly eventType?: string;
+  readonly channel?: string;
+  /** `scaffold mapper`: the mapper file. */
+  readonly mapperFile?: string;
   /** Config file that was read, if any. */
   readonly config?: string;
 }
@@ -31,9 +37,13 @@ interface FlagSpec {
 }
 
 const FLAGS: Record<string, FlagSpec> = {
-  spec: { takes: 'value', commands: ['generate', 'validate'] },
-  out: { takes: 'value', commands: ['generate'] },
-  config: { takes: 'value', commands: ['generate', 'validate'] },
+  spec: { takes: 'value', commands: ['generate', 'validate', 'scaffold'] },
+  out: { takes: 'value', commands: ['generate', 'scaffold'] },
+  config: { takes: 'value', commands: ['generate', 'validate', 'scaffold'] },
+  events: { takes: 'value', commands: ['scaffold'] },
+  type: { takes: 'value', commands: ['scaffold'] },
+  channel: { takes: 'value', commands: ['scaffold'] },
+  generated: { takes: 'value', commands: ['scaffold'] },
   check: { takes: 'boolean', commands: ['generate'] },
   watch: { takes: 'boolean', commands: ['generate'] },
   strict: { takes: 'boolean', commands: ['generate', 'validate'] },
@@ -47,8 +57,11 @@ const CONFIG_KEYS = new Set(['spec', 'out', 'strict']);
 export const USAGE = `Usage: keiyaku <command> [options]
 
 Commands:
-  generate   load the contract and write typed code (default output: generated/)
-  validate   load the contract and report problems; writes nothing
+  generate          load the contract and write typed code (default output: generated/)
+  validate          load the contract and report problems; writes nothing
+  scaffold mapper   write (or complete) a mapper from a domain event union to a channel:
+                    --events <file> --type <Union> --channel <channel id> --out <mapper file>
+                    [--generated <dir>]; adds missing cases, never rewrites your code
 
 Options:
   -s, --spec <file>   contract file (default: asyncapi.yaml, or "spec" in ${CONFIG_FILE})
@@ -102,13 +115,20 @@ function readConfig(path: string, explicit: boolean): Record<string, unknown> {
 export function parseArgs(argv: readonly string[], cwd: string): CliOptions {
   const values: Record<string, string | boolean> = {};
   let command: Command | undefined;
+  let subcommand: string | undefined;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === '-h' || arg === '--help') return { ...base(), command: 'help' };
     if (arg === '-v' || arg === '--version') return { ...base(), command: 'version' };
     if (!arg.startsWith('-')) {
+      if (command === 'scaffold' && subcommand === undefined) {
+        if (arg !== 'mapper') throw new OptionError(arg, `unknown scaffold "${arg}" (scaffolds: mapper)`);
+        subcommand = arg;
+        continue;
+      }
       if (command !== undefined) throw new OptionError(arg, `unexpected argument "${arg}"; pass the contract with --spec ${arg}`);
-      if (arg !== 'generate' && arg !== 'validate') throw new OptionError(arg, `unknown command "${arg}" (commands: generate, validate)`);
+      if (arg !== 'generate' && arg !== 'validate' && arg !== 'scaffold')
+        throw new OptionError(arg, `unknown command "${arg}" (commands: generate, validate, scaffold)`);
       command = arg;
       continue;
     }
@@ -135,15 +155,35 @@ export function parseArgs(argv: readonly string[], cwd: string): CliOptions {
     if (!FLAGS[name]!.commands.includes(command))
       throw new OptionError(`--${name}`, `option --${name} does not apply to "keiyaku ${command}"`);
   }
+  if (command === 'scaffold') {
+    if (subcommand === undefined) throw new OptionError('scaffold', 'say what to scaffold: keiyaku scaffold mapper …');
+    for (const required of ['events', 'type', 'channel', 'out']) {
+      if (typeof values[required] !== 'string')
+        throw new OptionError(`--${required}`, `keiyaku scaffold mapper needs --${required} (see keiyaku --help)`);
+    }
+  }
   if (values['check'] && values['watch']) throw new OptionError('--watch', 'options --check and --watch cannot be combined');
   if (values['json'] && values['watch']) throw new OptionError('--watch', 'options --json and --watch cannot be combined');
   const configPath = typeof values['config'] === 'string' ? resolve(cwd, values['config']) : resolve(cwd, CONFIG_FILE);
   const config = readConfig(configPath, typeof values['config'] === 'string');
   const pick = (key: 'spec' | 'out'): string => (values[key] as string | undefined) ?? (config[key] as string | undefined) ?? DEFAULTS[key];
+  const scaffold =
+    command === 'scaffold'
+      ? {
+          events: values['events'] as string,
+          eventType: values['type'] as string,
+          channel: values['channel'] as string,
+          mapperFile: values['out'] as string,
+        }
+      : {};
   return {
     command,
     spec: pick('spec'),
-    out: pick('out'),
+    out:
+      command === 'scaffold'
+        ? ((values['generated'] as string | undefined) ?? (config['out'] as string | undefined) ?? DEFAULTS.out)
+        : pick('out'),
+    ...scaffold,
     check: values['check'] === true,
     watch: values['watch'] === true,
     strict: values['strict'] === true || config['strict'] === true,

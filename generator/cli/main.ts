@@ -2,12 +2,13 @@
  * The `keiyaku` command line. The only place that prints: library code returns data
  * and throws typed errors; this module renders them once.
  */
-import { type FSWatcher, watch as watchFile } from 'node:fs';
-import { relative, resolve } from 'node:path';
+import { type FSWatcher, mkdirSync, watch as watchFile, writeFileSync } from 'node:fs';
+import { dirname, relative, resolve } from 'node:path';
 import { type Diagnostic, formatDiagnostic, hasErrors } from '../diagnostics.js';
 import { isKeiyakuError } from '../errors.js';
-import { type GenerateFromFileResult, generateFromFile } from '../index.js';
+import { compileContract, type GenerateFromFileResult, generateFromFile } from '../index.js';
 import { packageVersion } from '../package-root.js';
+import { scaffoldMapper } from '../scaffold/mapper.js';
 import { type CliOptions, parseArgs, USAGE } from './args.js';
 import { compareOutput, type Drift, hasDrift, writeOutput } from './output.js';
 
@@ -40,6 +41,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     io.stdout(`${packageVersion()}\n`);
     return EXIT.ok;
   }
+  if (options.command === 'scaffold') return runScaffold(options, io);
   if (options.watch) return watchLoop(options, io);
   return runOnce(options, io);
 }
@@ -129,6 +131,48 @@ async function runOnce(options: CliOptions, io: CliIo): Promise<number> {
     );
   }
   return exitCode;
+}
+
+async function runScaffold(options: CliOptions, io: CliIo): Promise<number> {
+  try {
+    const compiled = await compileContract(options.spec, { cwd: io.cwd });
+    if (compiled.model === undefined) {
+      render(compiled.diagnostics, options, io);
+      io.stderr(`keiyaku: ${options.spec} is not valid; fix it before scaffolding.\n`);
+      return EXIT.invalid;
+    }
+    const channel = compiled.model.channels.find((c) => c.id === options.channel || c.identifier === options.channel);
+    if (channel === undefined) {
+      io.stderr(
+        `keiyaku: ${options.spec} has no channel "${options.channel}" (channels: ${compiled.model.channels.map((c) => c.id).join(', ')})\n`,
+      );
+      return EXIT.invalid;
+    }
+    const result = scaffoldMapper({
+      eventsFile: options.events!,
+      eventType: options.eventType!,
+      channelIdentifier: channel.identifier,
+      generatedDir: options.out,
+      outFile: options.mapperFile!,
+      cwd: io.cwd,
+    });
+    const shown = relative(io.cwd, result.path);
+    if (result.content === undefined) {
+      if (!options.quiet) io.stdout(`keiyaku: ${shown} already maps every ${options.eventType}; unchanged\n`);
+      return EXIT.ok;
+    }
+    mkdirSync(dirname(result.path), { recursive: true });
+    writeFileSync(result.path, result.content);
+    if (!options.quiet) {
+      const what = result.created ? `created ${shown} with` : `added to ${shown}`;
+      io.stdout(
+        `keiyaku: ${what} ${result.added.length} case${result.added.length === 1 ? '' : 's'} (${result.added.join(', ')}), switching on event.${result.discriminant}\n`,
+      );
+    }
+    return EXIT.ok;
+  } catch (error) {
+    return fatal(error, options, io);
+  }
 }
 
 function fatal(error: unknown, options: CliOptions, io: CliIo): number {

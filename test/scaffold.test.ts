@@ -1,0 +1,106 @@
+// `keiyaku scaffold mapper`: creates a mapper with one case per domain event, completes it
+// after new domain events appear, and never rewrites what the user wrote.
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { keiyaku, repoRoot, run, scratch } from './helpers.js';
+
+const dir = scratch('scaffold');
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const events = `export type OrderEvent =
+  | { readonly kind: 'OrderPlaced'; readonly orderId: string }
+  | { readonly kind: 'OrderShipped'; readonly orderId: string; readonly carrier: string };
+`;
+const tsc = join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc');
+const mapperFile = join(dir, 'src', 'order-mapper.ts');
+const args = [
+  'scaffold',
+  'mapper',
+  '--spec',
+  join(repoRoot, 'asyncapi.yaml'),
+  '--generated',
+  join(repoRoot, 'generated'),
+  '--events',
+  'src/order-events.ts',
+  '--type',
+  'OrderEvent',
+  '--channel',
+  'bookIntegrationEvents',
+  '--out',
+  'src/order-mapper.ts',
+];
+
+async function typecheck(): Promise<string> {
+  writeFileSync(
+    join(dir, 'tsconfig.json'),
+    JSON.stringify({ extends: join(repoRoot, 'tsconfig.json'), include: ['src'], exclude: [], compilerOptions: { noEmit: true } }),
+  );
+  const result = await run(process.execPath, [tsc, '-p', join(dir, 'tsconfig.json')]);
+  return result.stdout + result.stderr;
+}
+
+describe('keiyaku scaffold mapper', () => {
+  it('creates a compiling mapper with one case per variant, then adds only what is missing', async () => {
+    writeFileSync(join(dir, 'placeholder'), '');
+    await run('mkdir', ['-p', join(dir, 'src')]);
+    writeFileSync(join(dir, 'src', 'order-events.ts'), events);
+    const created = await keiyaku(args, { cwd: dir });
+    expect(created.stderr).toBe('');
+    expect(created.stdout).toContain('created src/order-mapper.ts with 2 cases (OrderPlaced, OrderShipped), switching on event.kind');
+    const text = readFileSync(mapperFile, 'utf8');
+    expect(text).toContain("import type { BookIntegrationEventsMessage } from '");
+    expect(text).toContain('export const orderEventMapper: Mapper<OrderEvent, BookIntegrationEventsMessage>');
+    expect(text).toContain("case 'OrderPlaced':");
+    expect(await typecheck()).toBe('');
+
+    // The user fills in a case; then a new domain event appears.
+    const edited = text.replace(
+      "// TODO: return a contract message (a generated factory's create(...)) or null to keep OrderShipped internal.\n        return null;",
+      '// shipping is internal for now\n        return null; // user wrote this',
+    );
+    writeFileSync(mapperFile, edited);
+    writeFileSync(
+      join(dir, 'src', 'order-events.ts'),
+      events.replace(/;\n$/, "\n  | { readonly kind: 'OrderCancelled'; readonly orderId: string; readonly reason: string };\n"),
+    );
+    const completed = await keiyaku(args, { cwd: dir });
+    expect(completed.stdout).toContain('added to src/order-mapper.ts 1 case (OrderCancelled)');
+    const after = readFileSync(mapperFile, 'utf8');
+    expect(after).toContain('return null; // user wrote this');
+    expect(after).toContain("case 'OrderCancelled':");
+    expect(after.replace(/ {6}case 'OrderCancelled':\n.*\n.*\n/, '')).toBe(edited);
+    expect(await typecheck()).toBe('');
+
+    const again = await keiyaku(args, { cwd: dir });
+    expect(again.stdout).toContain('already maps every OrderEvent; unchanged');
+    expect(readFileSync(mapperFile, 'utf8')).toBe(after);
+  });
+
+  it.each([
+    [['--type', 'NoSuchEvent'], 'declares no type NoSuchEvent (it declares OrderEvent'],
+    [['--channel', 'nope'], 'has no channel "nope" (channels: bookIntegrationEvents, memberNotifications)'],
+    [['--events', 'src/missing.ts'], 'domain events file src/missing.ts does not exist'],
+  ])('refuses %j with a clear error and exit 2', async (override, message) => {
+    const changed = [...args];
+    changed[changed.indexOf(override[0]!) + 1] = override[1]!;
+    const result = await keiyaku(changed, { cwd: dir });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(message);
+  });
+
+  it('refuses a union without a discriminant, and a file it did not write', async () => {
+    writeFileSync(join(dir, 'src', 'loose.ts'), 'export type Loose = { readonly a: string } | { readonly b: number };\n');
+    const with_ = (flag: string, value: string, base: string[]): string[] => base.map((a, i) => (base[i - 1] === flag ? value : a));
+    const loose = await keiyaku(with_('--out', 'src/loose-mapper.ts', with_('--events', 'src/loose.ts', with_('--type', 'Loose', args))), {
+      cwd: dir,
+    });
+    expect(loose.code).toBe(2);
+    expect(loose.stderr).toContain('Loose is not a discriminated union');
+    writeFileSync(join(dir, 'src', 'custom.ts'), 'export const mine = 1;\n');
+    const custom = await keiyaku(with_('--out', 'src/custom.ts', args), { cwd: dir });
+    expect(custom.code).toBe(2);
+    expect(custom.stderr).toContain('has no `switch (event.kind)`; keiyaku will not rewrite it');
+    expect(readFileSync(join(dir, 'src', 'custom.ts'), 'utf8')).toBe('export const mine = 1;\n');
+  });
+});
