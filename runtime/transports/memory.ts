@@ -30,10 +30,22 @@ export interface MemoryTransportOptions {
   readonly idleWaitMs?: number;
   /** Time source for record timestamps. */
   readonly now?: () => number;
+  /**
+   * `all` (default) keeps every record, so `published()` and `drain()` can return them;
+   * `uncommitted` drops records every group has committed (long runs, benchmarks) and
+   * keeps no history for the test helpers.
+   */
+  readonly retention?: 'all' | 'uncommitted';
+}
+
+interface Partition {
+  /** Offset of records[0]. */
+  base: number;
+  readonly records: IncomingRecord[];
 }
 
 interface Log {
-  readonly partitions: IncomingRecord[][];
+  readonly partitions: Partition[];
   /** Every record in publish order, for the test helpers. */
   readonly all: IncomingRecord[];
   roundRobin: number;
@@ -70,24 +82,45 @@ export class InMemoryTransport implements Transport {
   readonly #defaultPartitions: number;
   readonly #idleWaitMs: number;
   readonly #now: () => number;
+  readonly #retention: 'all' | 'uncommitted';
   #closed = false;
 
   constructor(options: MemoryTransportOptions = {}) {
     this.#defaultPartitions = options.defaultPartitions ?? 4;
     this.#idleWaitMs = options.idleWaitMs ?? 50;
     this.#now = options.now ?? (() => systemClock.now());
+    this.#retention = options.retention ?? 'all';
+  }
+
+  /** @internal With `retention: 'uncommitted'`, drops what every group of `address` has committed. */
+  trim(address: string): void {
+    if (this.#retention !== 'uncommitted') return;
+    const log = this.#logs.get(address);
+    if (log === undefined) return;
+    const groups = [...this.#groups.entries()].filter(([key]) => key.startsWith(`${address}\u0000`)).map(([, g]) => g);
+    log.partitions.forEach((partition, p) => {
+      const floor = Math.min(...groups.map((g) => g.committed[p] ?? 0));
+      if (Number.isFinite(floor) && floor > partition.base) {
+        partition.records.splice(0, floor - partition.base);
+        partition.base = floor;
+      }
+    });
   }
 
   async provision(address: string, partitions: number): Promise<void> {
     if (!this.#logs.has(address))
-      this.#logs.set(address, { partitions: Array.from({ length: Math.max(1, partitions) }, () => []), all: [], roundRobin: 0 });
+      this.#logs.set(address, {
+        partitions: Array.from({ length: Math.max(1, partitions) }, () => ({ base: 0, records: [] })),
+        all: [],
+        roundRobin: 0,
+      });
   }
 
   /** @internal */
   log(address: string): Log {
     let log = this.#logs.get(address);
     if (log === undefined) {
-      log = { partitions: Array.from({ length: this.#defaultPartitions }, () => []), all: [], roundRobin: 0 };
+      log = { partitions: Array.from({ length: this.#defaultPartitions }, () => ({ base: 0, records: [] })), all: [], roundRobin: 0 };
       this.#logs.set(address, log);
     }
     return log;
@@ -98,10 +131,10 @@ export class InMemoryTransport implements Transport {
     if (this.#closed) throw new ClosedError('the in-memory transport');
     const log = this.log(record.address);
     const partition = record.key === undefined ? log.roundRobin++ % log.partitions.length : hashKey(record.key) % log.partitions.length;
-    const list = log.partitions[partition]!;
-    const stored: IncomingRecord = { ...record, partition, offset: String(list.length), timestamp: this.#now() };
-    list.push(stored);
-    log.all.push(stored);
+    const target = log.partitions[partition]!;
+    const stored: IncomingRecord = { ...record, partition, offset: String(target.base + target.records.length), timestamp: this.#now() };
+    target.records.push(stored);
+    if (this.#retention === 'all') log.all.push(stored);
   }
 
   /** @internal */
@@ -220,7 +253,10 @@ export class InMemoryTransport implements Transport {
   clear(): void {
     for (const log of this.#logs.values()) {
       log.all.length = 0;
-      for (const p of log.partitions) p.length = 0;
+      for (const p of log.partitions) {
+        p.records.length = 0;
+        p.base = 0;
+      }
     }
     for (const group of this.#groups.values()) {
       group.committed.length = 0;
@@ -277,8 +313,10 @@ class MemoryConsumer implements TransportConsumer {
       progressed = false;
       for (const p of this.#owned) {
         if (this.#paused.has(p) || out.length >= this.#options.batchSize) continue;
-        const cursor = this.#cursor.get(p) ?? 0;
-        const record = log.partitions[p]?.[cursor];
+        const partition = log.partitions[p];
+        // A group that joins after records were trimmed starts at the oldest one kept.
+        const cursor = Math.max(this.#cursor.get(p) ?? 0, partition?.base ?? 0);
+        const record = partition?.records[cursor - partition.base];
         if (record === undefined) continue;
         out.push(record);
         this.#cursor.set(p, cursor + 1);
@@ -297,6 +335,7 @@ class MemoryConsumer implements TransportConsumer {
     for (const [p, next] of this.#acked) {
       if (this.#owned.includes(p) && next > (this.#group.committed[p] ?? 0)) this.#group.committed[p] = next;
     }
+    this.#transport.trim(this.#options.address);
   }
 
   pause(partition: number): void {
@@ -311,7 +350,8 @@ class MemoryConsumer implements TransportConsumer {
   positions(): readonly PartitionPosition[] {
     const log = this.#transport.log(this.#options.address);
     return this.#owned.map((p) => {
-      const high = log.partitions[p]?.length ?? 0;
+      const partition = log.partitions[p];
+      const high = partition === undefined ? 0 : partition.base + partition.records.length;
       const committed = this.#group.committed[p] ?? 0;
       const acked = this.#acked.get(p);
       return {

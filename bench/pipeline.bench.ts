@@ -1,0 +1,85 @@
+/**
+ * Publish → handle throughput through the full typed pipeline (factory-made messages,
+ * publisher batching, CloudEvents envelope, in-memory transport, the conveyor belt with
+ * decode + validation + dispatch to a handler, acks and commits), against a bare
+ * encode/decode loop of the same payloads in the same process. Also the heap growth over
+ * the whole run (run with --expose-gc for a settled figure).
+ */
+
+import { BookBorrowed, BookIntegrationEvents } from '../generated/index.js';
+import { createMessaging } from '../runtime/index.js';
+import { InMemoryTransport } from '../runtime/memory.js';
+
+const TOTAL = Number(process.env['BENCH_MESSAGES'] ?? 1_000_000);
+const CHUNK = 10_000;
+const out = (line: string): void => {
+  process.stdout.write(`${line}\n`);
+};
+const gc = (globalThis as { gc?: () => void }).gc;
+const heap = (): number => {
+  gc?.();
+  return process.memoryUsage().heapUsed;
+};
+
+const payload = (i: number) => ({
+  bookId: `6f1c2b8e-3a4d-4e5f-9a0b-${String(i % 4096).padStart(12, '0')}`,
+  copyId: `C-${i}`,
+  borrower: { memberId: 'M-1001', displayName: 'Ada Lovelace' },
+  borrowedAt: '2026-11-02T10:15:00Z',
+  dueAt: '2026-11-23T10:15:00Z',
+  channel: 'desk' as const,
+});
+
+// Baseline: the bare minimum any transport path does, JSON encode + decode, no validation.
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+let checksum = 0;
+const baseStart = performance.now();
+for (let i = 0; i < TOTAL; i++) {
+  const bytes = encoder.encode(JSON.stringify(payload(i)));
+  checksum += (JSON.parse(decoder.decode(bytes)) as { copyId: string }).copyId.length;
+}
+const baseMs = performance.now() - baseStart;
+
+// The typed pipeline.
+const heapBefore = heap();
+const transport = new InMemoryTransport({ defaultPartitions: 4, idleWaitMs: 1, retention: 'uncommitted' });
+const messaging = createMessaging({ transport });
+let handled = 0;
+messaging.subscribe(
+  BookIntegrationEvents,
+  {
+    groupId: 'bench.counter',
+    handle(message) {
+      handled += message.copyId.length > 0 ? 1 : 0;
+    },
+  },
+  { batchSize: 1_000 },
+);
+const publisher = messaging.publisher(BookIntegrationEvents, { maxBatchCount: 1_000, lingerMs: 0, key: (m) => m.bookId });
+messaging.start();
+const start = performance.now();
+for (let sent = 0; sent < TOTAL; sent += CHUNK) {
+  const batch: Promise<void>[] = [];
+  for (let i = sent; i < Math.min(TOTAL, sent + CHUNK); i++) batch.push(publisher.publish(BookBorrowed.create(payload(i))));
+  await Promise.all(batch);
+  // Keep the belt within one chunk of the producer, as a bounded queue would.
+  while (handled < sent) await new Promise((resolve) => setImmediate(resolve));
+}
+while (handled < TOTAL) await new Promise((resolve) => setTimeout(resolve, 1));
+const pipelineMs = performance.now() - start;
+await messaging.stop();
+const heapAfter = heap();
+
+const rate = (ms: number): string => `${(((TOTAL / ms) * 1000) / 1000).toFixed(0)}k msg/s`;
+out(
+  `messages: ${TOTAL.toLocaleString('en')} BookBorrowed (${encoder.encode(JSON.stringify(payload(0))).byteLength} bytes each)${gc ? '' : ' (heap figures without --expose-gc are unsettled)'}`,
+);
+out(`bare encode/decode loop  : ${baseMs.toFixed(0)} ms, ${rate(baseMs)} (checksum ${checksum})`);
+out(
+  `typed pipeline, memory   : ${pipelineMs.toFixed(0)} ms, ${rate(pipelineMs)} (create → publish → envelope → transport → belt → decode+validate → handler → ack/commit)`,
+);
+out(
+  `ratio pipeline/bare      : ${(baseMs / pipelineMs).toFixed(2)}x the bare loop's throughput (${(pipelineMs / baseMs).toFixed(1)}x its time)`,
+);
+out(`heap growth over the run : ${((heapAfter - heapBefore) / 1024 / 1024).toFixed(1)} MiB`);
