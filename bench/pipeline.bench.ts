@@ -46,12 +46,19 @@ const heapBefore = heap();
 const transport = new InMemoryTransport({ defaultPartitions: 4, idleWaitMs: 1, retention: 'uncommitted' });
 const messaging = createMessaging({ transport });
 let handled = 0;
+let waiting: { until: number; resolve: () => void } | undefined;
+const handledAtLeast = (count: number): Promise<void> =>
+  handled >= count ? Promise.resolve() : new Promise((resolve) => (waiting = { until: count, resolve }));
 messaging.subscribe(
   BookIntegrationEvents,
   {
     groupId: 'bench.counter',
     handle(message) {
       handled += message.copyId.length > 0 ? 1 : 0;
+      if (waiting !== undefined && handled >= waiting.until) {
+        waiting.resolve();
+        waiting = undefined;
+      }
     },
   },
   { batchSize: 1_000 },
@@ -64,9 +71,9 @@ for (let sent = 0; sent < TOTAL; sent += CHUNK) {
   for (let i = sent; i < Math.min(TOTAL, sent + CHUNK); i++) batch.push(publisher.publish(BookBorrowed.create(payload(i))));
   await Promise.all(batch);
   // Keep the belt within one chunk of the producer, as a bounded queue would.
-  while (handled < sent) await new Promise((resolve) => setImmediate(resolve));
+  await handledAtLeast(sent);
 }
-while (handled < TOTAL) await new Promise((resolve) => setTimeout(resolve, 1));
+await handledAtLeast(TOTAL);
 const pipelineMs = performance.now() - start;
 await messaging.stop();
 const heapAfter = heap();

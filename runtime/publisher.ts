@@ -57,6 +57,7 @@ export class Publisher<M extends AnyContractMessage> implements AsyncDisposable 
   readonly #errorListeners = new Set<(error: PublishError) => void>();
   readonly #inFlight = new Set<Promise<void>>();
   #timer: NodeJS.Timeout | undefined;
+  #queuedBytes = 0;
   #closed = false;
 
   constructor(channel: AnyChannel<M>, deps: PublisherDeps, options: PublisherOptions<M> = {}) {
@@ -89,6 +90,7 @@ export class Publisher<M extends AnyContractMessage> implements AsyncDisposable 
     const promise = new Promise<void>((resolve, reject) => {
       this.#queue.push({ record, type: this.channel.typeOf(message), resolve, reject });
     });
+    this.#queuedBytes += record.value.byteLength;
     this.#schedule();
     return promise;
   }
@@ -134,7 +136,7 @@ export class Publisher<M extends AnyContractMessage> implements AsyncDisposable 
   }
 
   #schedule(): void {
-    if (this.#queue.length >= this.#options.maxBatchCount || this.#queuedBytes() >= this.#options.maxBatchBytes) {
+    if (this.#queue.length >= this.#options.maxBatchCount || this.#queuedBytes >= this.#options.maxBatchBytes) {
       if (this.#timer) clearTimeout(this.#timer);
       this.#timer = undefined;
       this.#sendBatch();
@@ -149,12 +151,6 @@ export class Publisher<M extends AnyContractMessage> implements AsyncDisposable 
     }
   }
 
-  #queuedBytes(): number {
-    let bytes = 0;
-    for (const p of this.#queue) bytes += p.record.value.byteLength;
-    return bytes;
-  }
-
   /** Takes one batch off the queue (by count and bytes) and sends it in the background. */
   #sendBatch(): void {
     const batch: Pending[] = [];
@@ -164,6 +160,7 @@ export class Publisher<M extends AnyContractMessage> implements AsyncDisposable 
       if (batch.length > 0 && bytes + next.record.value.byteLength > this.#options.maxBatchBytes) break;
       batch.push(this.#queue.shift()!);
       bytes += next.record.value.byteLength;
+      this.#queuedBytes -= next.record.value.byteLength;
     }
     if (batch.length === 0) return;
     const sending = this.#sendWithRetry(batch).finally(() => this.#inFlight.delete(sending));
