@@ -64,7 +64,7 @@ messaging.subscribe(
   { batchSize: 1_000 },
 );
 const publisher = messaging.publisher(BookIntegrationEvents, { maxBatchCount: 1_000, lingerMs: 0, key: (m) => m.bookId });
-messaging.start();
+await messaging.start();
 const start = performance.now();
 for (let sent = 0; sent < TOTAL; sent += CHUNK) {
   const batch: Promise<void>[] = [];

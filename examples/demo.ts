@@ -72,7 +72,7 @@ const producer = new MessageProducer({
   mapper: bookMapper,
   publisher: messaging.publisher(BookIntegrationEvents),
 });
-messaging.start();
+await messaging.start();
 producer.start();
 
 try {

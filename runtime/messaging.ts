@@ -7,7 +7,7 @@
  * await using messaging = createMessaging({ transport: new InMemoryTransport() });
  * messaging.subscribe(BookIntegrationEvents, new BookAvailability());
  * const books = messaging.publisher(BookIntegrationEvents, { key: (m) => m.bookId });
- * messaging.start();
+ * await messaging.start();
  * ```
  */
 import type { AnyChannel, AnyContractMessage, MessageHandler } from './codegen-v1.js';
@@ -62,7 +62,7 @@ export class Messaging implements AsyncDisposable {
     this.#producer ??= this.transport.producer();
     const publisher = new Publisher<M>(
       channel,
-      { producer: this.#producer, clock: this.#clock, logger: this.#logger },
+      { producer: this.#producer, clock: this.#clock, logger: this.#logger, transport: this.transport },
       { ...(this.#options.source === undefined ? {} : { source: this.#options.source }), ...options },
     );
     this.#publishers.push(publisher as unknown as Publisher<AnyContractMessage>);
@@ -92,13 +92,14 @@ export class Messaging implements AsyncDisposable {
       options,
     );
     this.#subscriptions.push(subscription as unknown as Subscription<AnyContractMessage>);
-    if (this.#started) subscription.start();
+    if (this.#started) void subscription.start().catch((error: unknown) => this.#logger.error('subscription failed to start', { channel: channel.id, groupId: handler.groupId, error: String(error) }));
     return subscription;
   }
 
-  start(): void {
+  /** Provisions addresses the transport can create and starts every subscription. Rejects if one cannot start. */
+  async start(): Promise<void> {
     this.#started = true;
-    for (const subscription of this.#subscriptions) subscription.start();
+    await Promise.all(this.#subscriptions.map((subscription) => subscription.start()));
   }
 
   health(): MessagingHealth {

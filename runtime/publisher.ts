@@ -10,7 +10,7 @@ import { type Clock, systemClock } from './core/clock.js';
 import { type EnvelopeOptions, encodeEnvelope } from './core/envelope.js';
 import { ClosedError, KeiyakuError, PublishError } from './core/errors.js';
 import { type Logger, silentLogger } from './core/logger.js';
-import type { OutgoingRecord, TransportProducer } from './core/transport.js';
+import type { OutgoingRecord, Transport, TransportProducer } from './core/transport.js';
 
 export interface PublisherOptions<M> {
   /** Most messages per send (default 100). */
@@ -41,6 +41,8 @@ interface Pending {
 
 export interface PublisherDeps {
   readonly producer: TransportProducer;
+  /** When given, the address is provisioned (from the channel's bindings) before the first send. */
+  readonly transport?: Pick<Transport, 'provision'>;
   readonly clock?: Clock;
   readonly logger?: Logger;
 }
@@ -58,6 +60,8 @@ export class Publisher<M extends AnyContractMessage> implements AsyncDisposable 
   readonly #inFlight = new Set<Promise<void>>();
   #timer: NodeJS.Timeout | undefined;
   #queuedBytes = 0;
+  #provisioned: Promise<void> | undefined;
+  readonly #transport: Pick<Transport, 'provision'> | undefined;
   #closed = false;
 
   constructor(channel: AnyChannel<M>, deps: PublisherDeps, options: PublisherOptions<M> = {}) {
@@ -70,6 +74,7 @@ export class Publisher<M extends AnyContractMessage> implements AsyncDisposable 
       );
     this.address = address;
     this.#producer = deps.producer;
+    this.#transport = deps.transport;
     this.#clock = deps.clock ?? systemClock;
     this.#logger = deps.logger ?? silentLogger;
     this.#options = { maxBatchCount: 100, maxBatchBytes: 1024 * 1024, lingerMs: 5, maxAttempts: 5, source: 'keiyaku', ...options };
@@ -173,6 +178,11 @@ export class Publisher<M extends AnyContractMessage> implements AsyncDisposable 
     while (true) {
       attempt++;
       try {
+        this.#provisioned ??= this.#transport?.provision?.(this.address, this.channel.bindings) ?? Promise.resolve();
+        await this.#provisioned.catch((error: unknown) => {
+          this.#provisioned = undefined;
+          throw error;
+        });
         await this.#producer.send(batch.map((p) => p.record));
         for (const p of batch) p.resolve();
         return;

@@ -142,11 +142,19 @@ export class Subscription<M extends AnyContractMessage> {
     return this.#state;
   }
 
-  /** Joins the group and starts the belt. */
-  start(): void {
+  /** Provisions the address if the transport can, joins the group and starts the belt. */
+  async start(): Promise<void> {
     if (this.#state !== 'idle') return;
-    this.#consumer = this.#deps.transport.consumer({ address: this.address, groupId: this.groupId, batchSize: this.#batchSize });
     this.#state = 'running';
+    try {
+      await this.#deps.transport.provision?.(this.address, this.channel.bindings);
+    } catch (error) {
+      this.#state = 'failed';
+      this.#lastError = error instanceof Error ? error.message : String(error);
+      throw error;
+    }
+    if (this.#stop.signal.aborted) return;
+    this.#consumer = this.#deps.transport.consumer({ address: this.address, groupId: this.groupId, batchSize: this.#batchSize });
     this.#loop = this.#run();
   }
 
@@ -179,7 +187,7 @@ export class Subscription<M extends AnyContractMessage> {
   }
 
   async #shutdown(deadline: AbortSignal | undefined): Promise<void> {
-    if (this.#state === 'idle') {
+    if (this.#state === 'idle' || this.#consumer === undefined) {
       this.#state = 'stopped';
       return;
     }

@@ -1,3 +1,5 @@
+import type { ChannelBindings } from '../codegen-v1.js';
+
 /**
  * The Transport interface that the memory, Kafka and Iggy transports implement. Shared
  * code never branches on a transport: it reads {@link TransportCapabilities}.
@@ -80,7 +82,10 @@ export interface Transport {
   readonly capabilities: TransportCapabilities;
   producer(): TransportProducer;
   consumer(options: ConsumerOptions): TransportConsumer;
-  /** Creates the address if missing, with `partitions` partitions (never alters an existing one). */
-  provision?(address: string, partitions: number): Promise<void>;
+  /**
+   * Creates the address if missing, sized from the channel's bindings for this transport
+   * (Kafka partitions, Iggy partitions, …). Never alters an existing address.
+   */
+  provision?(address: string, bindings: ChannelBindings): Promise<void>;
   close(): Promise<void>;
 }

@@ -145,7 +145,7 @@ export function runTransportConformance(target: ConformanceTarget): void {
     async function setup(extra: { shutdownBudgetMs?: number } = {}) {
       const { transport, cleanup } = await target.create();
       const address = `keiyaku-conformance-${randomUUID().slice(0, 8)}`;
-      await transport.provision?.(address, partitions);
+      await transport.provision?.(address, { kafka: { partitions }, iggy: { partitions } });
       const deadLetters = new InMemoryDeadLetterStore();
       const instances: Messaging[] = [];
       const messaging = (): Messaging => {
@@ -180,7 +180,7 @@ export function runTransportConformance(target: ConformanceTarget): void {
       const host = messaging();
       const { handler, seen } = recorder('conformance.delivery');
       host.subscribe(channel, handler, fast);
-      host.start();
+      await host.start();
       const publisher = host.publisher(channel);
       await publisher.publish(Ping.create({ seq: 1, key: 'a' }), { key: 'a', correlationId: 'corr-1', causationId: 'cause-1', id: 'id-1' });
       await publisher.publish(Pong.create({ seq: 2 }), { key: 'b' });
@@ -207,7 +207,7 @@ export function runTransportConformance(target: ConformanceTarget): void {
       const host = messaging();
       const { handler, seen } = recorder('conformance.order');
       host.subscribe(channel, handler, { ...fast, batchSize: 7 });
-      host.start();
+      await host.start();
       const publisher = keyed(host);
       const keys = ['k1', 'k2', 'k3', 'k4', 'k5'];
       await publisher.publishMany(Array.from({ length: 100 }, (_, i) => Ping.create({ seq: i, key: keys[i % keys.length]! })));
@@ -226,7 +226,7 @@ export function runTransportConformance(target: ConformanceTarget): void {
       const b = recorder('conformance.fan-out-b');
       host.subscribe(channel, a.handler, fast);
       host.subscribe(channel, b.handler, fast);
-      host.start();
+      await host.start();
       await host.publisher(channel).publishMany(Array.from({ length: 20 }, (_, i) => Ping.create({ seq: i, key: `k${i}` })));
       await until(() => a.seen.length === 20 && b.seen.length === 20, timeout, 'both groups saw all 20');
       expect(new Set(a.seen.map((s) => s.seq)).size).toBe(20);
@@ -241,8 +241,8 @@ export function runTransportConformance(target: ConformanceTarget): void {
       const b = recorder('conformance.competing');
       one.subscribe(channel, a.handler, fast);
       two.subscribe(channel, b.handler, fast);
-      one.start();
-      two.start();
+      await one.start();
+      await two.start();
       await until(
         () => {
           const [sa, sb] = [one.health().subscriptions[0]!, two.health().subscriptions[0]!];
@@ -264,7 +264,7 @@ export function runTransportConformance(target: ConformanceTarget): void {
       const host = messaging();
       const { handler, seen, attempts } = recorder('conformance.blocking', { fail: (s, attempt) => s.seq === 2 && attempt < 4 });
       const subscription = host.subscribe(channel, handler, fast);
-      host.start();
+      await host.start();
       await keyed(host).publishMany([1, 2, 3].map((seq) => Ping.create({ seq, key: 'same' })));
       await until(() => seen.length === 3, timeout, 'all three are handled');
       expect(seen.map((s) => s.seq)).toEqual([1, 2, 3]);
@@ -278,7 +278,7 @@ export function runTransportConformance(target: ConformanceTarget): void {
       const host = messaging();
       const { handler, seen } = recorder('conformance.dead-letter');
       const subscription = host.subscribe(channel, handler, { ...fast, deadLetter: { maxRetries: 2, backoffSchedule: [5, 10] } });
-      host.start();
+      await host.start();
       await keyed(host).publishMany([
         Ping.create({ seq: 1, key: 'p' }),
         Ping.create({ seq: 2, key: 'p', poison: true }),
@@ -310,7 +310,7 @@ export function runTransportConformance(target: ConformanceTarget): void {
       const host = messaging();
       const { handler, seen } = recorder('conformance.undecodable');
       host.subscribe(channel, handler, { ...fast, deadLetter: { maxRetries: 1, backoffSchedule: [5] } });
-      host.start();
+      await host.start();
       const producer = transport.producer();
       const headers = { [CE_HEADERS.type]: 'Ping', [CE_HEADERS.id]: 'broken-1', [CE_HEADERS.specversion]: '1.0' };
       await producer.send([
@@ -336,7 +336,7 @@ export function runTransportConformance(target: ConformanceTarget): void {
       const host = messaging();
       const pongs = recorder('conformance.routing', { accepts: ['Pong'] });
       const subscription = host.subscribe(channel, pongs.handler, fast);
-      host.start();
+      await host.start();
       await host
         .publisher(channel)
         .publishMany([Ping.create({ seq: 1, key: 'r' }), Pong.create({ seq: 2 }), Ping.create({ seq: 3, key: 'r' })]);
@@ -345,7 +345,7 @@ export function runTransportConformance(target: ConformanceTarget): void {
       const again = messaging();
       const later = recorder('conformance.routing', { accepts: ['Pong'] });
       const resumed = again.subscribe(channel, later.handler, fast);
-      again.start();
+      await again.start();
       await again.publisher(channel).publish(Pong.create({ seq: 4 }));
       await until(() => later.seen.length === 1, timeout, 'the new Pong is handled');
       expect(later.seen.map((s) => s.seq)).toEqual([4]);
@@ -357,7 +357,7 @@ export function runTransportConformance(target: ConformanceTarget): void {
       const first = messaging();
       const before = recorder('conformance.resume');
       first.subscribe(channel, before.handler, { ...fast, batchSize: 1000 });
-      first.start();
+      await first.start();
       const publisher = first.publisher(channel);
       await publisher.publishMany(Array.from({ length: 10 }, (_, i) => Ping.create({ seq: i, key: `r${i}` })));
       await until(() => before.seen.length === 10, timeout, 'the first ten are handled');
@@ -365,7 +365,7 @@ export function runTransportConformance(target: ConformanceTarget): void {
       const second = messaging();
       const after = recorder('conformance.resume');
       second.subscribe(channel, after.handler, fast);
-      second.start();
+      await second.start();
       await second.publisher(channel).publishMany(Array.from({ length: 5 }, (_, i) => Ping.create({ seq: 100 + i, key: `r${i}` })));
       await until(() => after.seen.length === 5, timeout, 'the five new ones are handled');
       await new Promise((resolve) => setTimeout(resolve, 200));
@@ -377,14 +377,14 @@ export function runTransportConformance(target: ConformanceTarget): void {
       const first = messaging();
       const stuck = recorder('conformance.redelivery', { fail: (s) => s.seq === 1 });
       first.subscribe(channel, stuck.handler, fast);
-      first.start();
+      await first.start();
       await keyed(first).publishMany([Ping.create({ seq: 0, key: 'same' }), Ping.create({ seq: 1, key: 'same' })]);
       await until(() => stuck.attempts.filter((s) => s.seq === 1).length >= 2, timeout, 'seq 1 has failed twice');
       await first.stop();
       const second = messaging();
       const healthy = recorder('conformance.redelivery');
       second.subscribe(channel, healthy.handler, fast);
-      second.start();
+      await second.start();
       await until(() => healthy.seen.some((s) => s.seq === 1), timeout, 'seq 1 is redelivered to the next member');
       expect(healthy.seen.map((s) => s.seq)).not.toContain(0);
     });
@@ -405,7 +405,7 @@ export function runTransportConformance(target: ConformanceTarget): void {
             });
           }),
       });
-      host.start();
+      await host.start();
       await host.publisher(channel).publish(Ping.create({ seq: 1, key: 's' }));
       await until(() => started, timeout, 'the handler is running');
       const begun = Date.now();

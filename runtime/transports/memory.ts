@@ -8,7 +8,7 @@
  * It is a product feature for users' tests (`published`, `drain`, `clear`), not a
  * stand-in for Kafka in keiyaku's own tests of Kafka.
  */
-import type { AnyChannel, AnyContractMessage } from '../codegen-v1.js';
+import type { AnyChannel, AnyContractMessage, ChannelBindings } from '../codegen-v1.js';
 import { systemClock } from '../core/clock.js';
 import { openEnvelope } from '../core/envelope.js';
 import { ClosedError, KeiyakuError } from '../core/errors.js';
@@ -107,7 +107,8 @@ export class InMemoryTransport implements Transport {
     });
   }
 
-  async provision(address: string, partitions: number): Promise<void> {
+  async provision(address: string, bindings: ChannelBindings): Promise<void> {
+    const partitions = bindings.kafka?.partitions ?? bindings.iggy?.partitions ?? this.#defaultPartitions;
     if (!this.#logs.has(address))
       this.#logs.set(address, {
         partitions: Array.from({ length: Math.max(1, partitions) }, () => ({ base: 0, records: [] })),

@@ -54,7 +54,7 @@ describe('the conveyor belt', () => {
       },
       { retry: { initialMs: 1_000, multiplier: 2, maxMs: 8_000, jitter: 0 } },
     );
-    host.start();
+    await host.start();
     await publisher.publishMany([borrowed('C-1'), borrowed('C-2'), borrowed('C-3')]);
     await waitFor(() => attemptsAt.length === 1 && clock.pending === 1, 'the first failure parks the belt in its backoff');
     const start = clock.now();
@@ -103,7 +103,7 @@ describe('the conveyor belt', () => {
       },
       { deadLetter: { maxRetries: 6 } },
     );
-    host.start();
+    await host.start();
     await publisher.publishMany([borrowed('C-1'), borrowed('poison'), borrowed('C-3')]);
     await publisher.publish(returned('C-4'), { correlationId: 'corr-43', key: 'custom-key' });
     await waitFor(() => attemptsAt.length === 1 && clock.pending === 1, 'the first failure');
@@ -115,7 +115,8 @@ describe('the conveyor belt', () => {
     }
     expect(attemptsAt.map((t) => (t - start) / 1000)).toEqual([0, 1, 6, 36, 156, 756, 1356]);
     await waitFor(() => handled.length === 3, 'the belt moves on after parking');
-    expect(handled).toEqual(['C-1', 'C-3', 'C-4']);
+    expect([...handled].sort()).toEqual(['C-1', 'C-3', 'C-4']);
+    expect(handled.indexOf('C-1')).toBeLessThan(handled.indexOf('C-3'));
     const [parked, ...others] = await deadLetters.list();
     expect(others).toEqual([]);
     expect(parked).toMatchObject({
@@ -124,7 +125,7 @@ describe('the conveyor belt', () => {
       groupId: 'inventory.book-availability',
       type: 'BookBorrowed',
       key: '6f1c2b8e-3a4d-4e5f-9a0b-1c2d3e4f5a6b',
-      partition: 0,
+      partition: expect.any(Number),
       offset: '1',
       attempts: 7,
       firstFailureAt: new Date(start),
@@ -148,7 +149,7 @@ describe('the conveyor belt', () => {
         handled.push(message.copyId);
       },
     });
-    host.start();
+    await host.start();
     const stuckBook = '00000000-0000-4000-8000-000000000001';
     await publisher.publishMany([borrowed('stuck', stuckBook), borrowed('behind-stuck', stuckBook)]);
     await waitFor(() => clock.pending === 1, 'the stuck partition is retrying');
@@ -178,7 +179,7 @@ describe('the conveyor belt', () => {
         handled.push(`${context.type}:${message.copyId}`);
       },
     });
-    host.start();
+    await host.start();
     await publisher.publishMany([borrowed('C-1'), returned('C-1'), borrowed('C-2')]);
     await waitFor(() => subscription.health().skipped === 2 && handled.length === 1, 'routing');
     expect(handled).toEqual(['BookReturned:C-1']);

@@ -76,14 +76,14 @@ describe('MessageProducer', () => {
         checkpoints,
       });
     const first = make();
-    first.start();
+    await first.start();
     events.append('6f1c2b8e-3a4d-4e5f-9a0b-1c2d3e4f5a6b', [borrowed('C-1'), borrowed('C-2')]);
     await transport.drain(BookIntegrationEvents, 2);
     await waitFor(async () => (await checkpoints.load('library')) === 2, 'the checkpoint is saved');
     await first.stop();
     events.append('6f1c2b8e-3a4d-4e5f-9a0b-1c2d3e4f5a6b', [borrowed('C-3')]);
     const second = make();
-    second.start();
+    await second.start();
     const published = await transport.drain(BookIntegrationEvents, 3);
     await waitFor(() => second.status().position === 3, 'the second producer catches up');
     expect(published.map((p) => p.message.copyId)).toEqual(['C-1', 'C-2', 'C-3']);
