@@ -92,7 +92,12 @@ export class Messaging implements AsyncDisposable {
       options,
     );
     this.#subscriptions.push(subscription as unknown as Subscription<AnyContractMessage>);
-    if (this.#started) void subscription.start().catch((error: unknown) => this.#logger.error('subscription failed to start', { channel: channel.id, groupId: handler.groupId, error: String(error) }));
+    if (this.#started)
+      void subscription
+        .start()
+        .catch((error: unknown) =>
+          this.#logger.error('subscription failed to start', { channel: channel.id, groupId: handler.groupId, error: String(error) }),
+        );
     return subscription;
   }
 

@@ -1,0 +1,632 @@
+/**
+ * The Kafka transport (kafkajs 2.2.4) behind the Transport interface.
+ *
+ * - Topics are created from the channel's `bindings.kafka.partitions` when missing and
+ *   never altered; a partition-count mismatch is reported, not "fixed".
+ * - Publishing sends each publisher batch with acks from all in-sync replicas; per-key
+ *   order comes from Kafka's key partitioner. A send that fails after kafkajs' retries
+ *   rejects, so the publisher can retry it and, in the end, reach the caller.
+ * - One consumer group per handler `groupId`. kafkajs runs `eachBatch` with auto-commit
+ *   and auto-resolve off: a batch is handed to the belt and kept open (heart-beating)
+ *   until the belt acknowledged it, so kafkajs never re-fetches what the belt holds; a
+ *   stalled partition is paused in kafkajs while the others keep flowing. Offsets are
+ *   committed only when the belt commits. Handler errors never reach kafkajs.
+ * - Outages: broker-level errors go to the injected logger; a client that is cut off
+ *   (cleared only by an assignment, a consumed batch or a confirmed send) does not commit,
+ *   and after `rebuildAfterMs` gets a new kafkajs client in place — the object the
+ *   application holds keeps its identity — backing off towards `maxRebuildIntervalMs`.
+ *   A crash kafkajs will not restart from rebuilds at once. An authentication failure is
+ *   not an outage: it faults loudly.
+ */
+import {
+  type Consumer,
+  type EachBatchPayload,
+  Kafka,
+  type KafkaConfig,
+  type LogEntry,
+  logLevel,
+  type Producer,
+  type RetryOptions,
+  type SASLOptions,
+} from 'kafkajs';
+import type { ChannelBindings } from '../codegen-v1.js';
+import { ClosedError, TransportError } from '../core/errors.js';
+import { type Logger, silentLogger } from '../core/logger.js';
+import type {
+  ConsumerOptions,
+  IncomingRecord,
+  OutgoingRecord,
+  PartitionPosition,
+  Transport,
+  TransportCapabilities,
+  TransportConsumer,
+  TransportProducer,
+} from '../core/transport.js';
+
+export interface KafkaTransportOptions {
+  /** Bootstrap servers, `host:port`. */
+  readonly brokers: readonly string[];
+  /** kafkajs client id (default `keiyaku`). */
+  readonly clientId?: string;
+  /**
+   * Prefixes every topic name and every consumer group id with `<namespace>.` — so
+   * `library.book-integration-events` becomes `staging.library.book-integration-events` and
+   * group `inventory.book-availability` becomes `staging.inventory.book-availability`. It does
+   * not touch message types, keys, headers or the client id.
+   */
+  readonly namespace?: string;
+  readonly ssl?: KafkaConfig['ssl'];
+  readonly sasl?: SASLOptions;
+  /** Other kafkajs client options, passed through (connectionTimeout, requestTimeout, …). */
+  readonly client?: Omit<Partial<KafkaConfig>, 'brokers' | 'clientId' | 'ssl' | 'sasl' | 'logCreator' | 'retry'>;
+  /** kafkajs retry options, applied explicitly to client, producer and consumers (kafkajs changes its defaults under NODE_ENV=test). */
+  readonly retry?: RetryOptions;
+  /** Partitions of topics whose channel has no Kafka binding (default 3). */
+  readonly defaultPartitions?: number;
+  /** Replication factor of created topics (default 1). */
+  readonly replicationFactor?: number;
+  /** How long a client may stay cut off before it is rebuilt (default 90 s). */
+  readonly rebuildAfterMs?: number;
+  /** Ceiling of the back-off between rebuilds while an outage lasts (default 10 min). */
+  readonly maxRebuildIntervalMs?: number;
+  /** Consumer session timeout (default 30 s; the broker's group.min.session.timeout.ms bounds it). */
+  readonly sessionTimeoutMs?: number;
+  readonly heartbeatIntervalMs?: number;
+  /** Longest a fetch waits on a quiet topic (default 500 ms; also bounds how fast stop returns). */
+  readonly maxWaitTimeInMs?: number;
+  /** Where a new group starts: the earliest record (default) or only new ones. */
+  readonly fromBeginning?: boolean;
+  readonly logger?: Logger;
+}
+
+const DEFAULT_RETRY: RetryOptions = { retries: 5, initialRetryTime: 300, maxRetryTime: 30_000, factor: 0.2, multiplier: 2 };
+
+/** kafkajs errors that mean "the brokers are unreachable", as opposed to a bad request. */
+function isConnectivity(error: unknown): boolean {
+  const name = (error as { name?: string } | undefined)?.name ?? '';
+  const message = (error as { message?: string } | undefined)?.message ?? String(error);
+  return (
+    /KafkaJS(Connection|ConnectionClosed|RequestTimeout|NoBrokerAvailable|BrokerNotFound|NumberOfRetriesExceeded|GroupCoordinatorNotFound)Error/.test(
+      name,
+    ) ||
+    /ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|Connection (error|timeout)|not connected|Broker not connected|Request timed out|Failed to connect/i.test(
+      message,
+    )
+  );
+}
+
+function isAuthentication(error: unknown): boolean {
+  const name = (error as { name?: string } | undefined)?.name ?? '';
+  const message = (error as { message?: string } | undefined)?.message ?? '';
+  return name === 'KafkaJSSASLAuthenticationError' || /SASL.*(authentication|failed)|Authentication failed/i.test(message);
+}
+
+function toTransportError(error: unknown, address?: string): TransportError {
+  if (error instanceof TransportError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  const retriable = !isAuthentication(error) && (error as { retriable?: unknown }).retriable !== false;
+  return new TransportError('kafka', message, { ...(address ? { address } : {}), retriable, cause: error });
+}
+
+/** Tracks whether a kafkajs client is cut off from the brokers, on positive evidence only. */
+class CutOff {
+  since: number | undefined;
+  rebuilds = 0;
+  lastRebuild = 0;
+
+  mark(now: number): void {
+    this.since ??= now;
+  }
+
+  /** Positive evidence: an assignment, a consumed batch, a confirmed send. */
+  clear(): void {
+    this.since = undefined;
+    this.rebuilds = 0;
+  }
+}
+
+export class KafkaTransport implements Transport {
+  readonly name = 'kafka';
+  readonly capabilities: TransportCapabilities = Object.freeze({ orderedPartitions: true, durable: true, pausablePartitions: true });
+  readonly options: KafkaTransportOptions;
+  readonly logger: Logger;
+  readonly #consumers = new Set<KafkaTransportConsumer>();
+  readonly #producers = new Set<KafkaTransportProducer>();
+  readonly #provisioned = new Map<string, Promise<void>>();
+  #kafka: Kafka | undefined;
+
+  constructor(options: KafkaTransportOptions) {
+    if (options.brokers.length === 0) throw new TypeError('KafkaTransport needs at least one broker');
+    this.options = options;
+    this.logger = options.logger ?? silentLogger;
+  }
+
+  /** The topic of `address`, with the namespace. */
+  topic(address: string): string {
+    return this.options.namespace ? `${this.options.namespace}.${address}` : address;
+  }
+
+  /** The consumer group of `groupId`, with the namespace. */
+  group(groupId: string): string {
+    return this.options.namespace ? `${this.options.namespace}.${groupId}` : groupId;
+  }
+
+  get retry(): RetryOptions {
+    return { ...DEFAULT_RETRY, ...this.options.retry };
+  }
+
+  /** A kafkajs client; `fresh` builds a new one (rebuilds), reporting cut-off errors to `onLog`. */
+  client(onLog?: (entry: LogEntry) => void, fresh = false): Kafka {
+    const make = (): Kafka =>
+      new Kafka({
+        ...this.options.client,
+        clientId: this.options.clientId ?? 'keiyaku',
+        brokers: [...this.options.brokers],
+        ...(this.options.ssl === undefined ? {} : { ssl: this.options.ssl }),
+        ...(this.options.sasl === undefined ? {} : { sasl: this.options.sasl }),
+        retry: this.retry,
+        logLevel: logLevel.INFO,
+        logCreator: () => (entry) => {
+          onLog?.(entry);
+          const fields = { namespace: entry.namespace, ...entry.log };
+          if (entry.level === logLevel.ERROR) this.logger.error(`kafka: ${entry.log.message}`, fields);
+          else if (entry.level === logLevel.WARN) this.logger.warn(`kafka: ${entry.log.message}`, fields);
+          else this.logger.debug(`kafka: ${entry.log.message}`, fields);
+        },
+      });
+    if (fresh || onLog) return make();
+    this.#kafka ??= make();
+    return this.#kafka;
+  }
+
+  async provision(address: string, bindings: ChannelBindings): Promise<void> {
+    const topic = this.topic(address);
+    let pending = this.#provisioned.get(topic);
+    if (pending === undefined) {
+      pending = this.#createTopic(topic, bindings.kafka?.partitions ?? this.options.defaultPartitions ?? 3, bindings.kafka?.replicas);
+      this.#provisioned.set(topic, pending);
+      pending.catch(() => this.#provisioned.delete(topic));
+    }
+    return pending;
+  }
+
+  async #createTopic(topic: string, partitions: number, replicas: number | undefined): Promise<void> {
+    const admin = this.client().admin();
+    try {
+      await admin.connect();
+      const created = await admin.createTopics({
+        topics: [{ topic, numPartitions: partitions, replicationFactor: replicas ?? this.options.replicationFactor ?? 1 }],
+        waitForLeaders: true,
+      });
+      if (created) {
+        this.logger.info('kafka: created topic', { topic, partitions });
+        return;
+      }
+      const metadata = await admin.fetchTopicMetadata({ topics: [topic] });
+      const actual = metadata.topics[0]?.partitions.length ?? 0;
+      if (actual !== partitions) {
+        this.logger.warn(
+          `kafka: topic ${topic} has ${actual} partitions but the contract says ${partitions}; keiyaku never alters an existing topic — change the binding or the topic (kafka-topics --alter) deliberately`,
+          { topic, actual, expected: partitions },
+        );
+      }
+    } catch (error) {
+      throw toTransportError(error, topic);
+    } finally {
+      await admin.disconnect().catch(() => undefined);
+    }
+  }
+
+  /** Partitions of an existing topic, and its configured count (for reporting mismatches). */
+  async describe(address: string): Promise<{ readonly topic: string; readonly partitions: number }> {
+    const admin = this.client().admin();
+    try {
+      await admin.connect();
+      const metadata = await admin.fetchTopicMetadata({ topics: [this.topic(address)] });
+      return { topic: this.topic(address), partitions: metadata.topics[0]?.partitions.length ?? 0 };
+    } finally {
+      await admin.disconnect().catch(() => undefined);
+    }
+  }
+
+  producer(): TransportProducer {
+    const producer = new KafkaTransportProducer(this);
+    this.#producers.add(producer);
+    return producer;
+  }
+
+  consumer(options: ConsumerOptions): TransportConsumer {
+    const consumer = new KafkaTransportConsumer(this, options, () => this.#consumers.delete(consumer));
+    this.#consumers.add(consumer);
+    return consumer;
+  }
+
+  /** Closes every producer and consumer made by this transport; failures are logged. */
+  async close(): Promise<void> {
+    await Promise.allSettled([...this.#consumers].map((c) => c.close()));
+    await Promise.allSettled([...this.#producers].map((p) => p.close()));
+  }
+}
+
+/** Waits for `promise` at most `ms`; logs and moves on if it takes longer. */
+async function bounded(promise: Promise<unknown>, ms: number, logger: Logger, what: string): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), ms);
+  });
+  try {
+    const outcome = await Promise.race([promise.then(() => 'done' as const), timeout]);
+    if (outcome === 'timeout') logger.warn(`kafka: ${what} did not finish within ${ms} ms; moving on`);
+  } catch (error) {
+    logger.warn(`kafka: ${what} failed`, { error: String(error) });
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+class KafkaTransportProducer implements TransportProducer {
+  readonly #transport: KafkaTransport;
+  readonly #cutOff = new CutOff();
+  #producer: Producer | undefined;
+  #connected: Promise<void> | undefined;
+  #inFlight = new Map<Producer, number>();
+  #closed = false;
+
+  constructor(transport: KafkaTransport) {
+    this.#transport = transport;
+  }
+
+  #ensure(): { producer: Producer; connected: Promise<void> } {
+    if (this.#producer === undefined || this.#connected === undefined) {
+      const kafka = this.#transport.client((entry) => {
+        if (entry.level <= logLevel.WARN && isConnectivity(entry.log)) this.#cutOff.mark(Date.now());
+      }, true);
+      const producer = kafka.producer({ retry: this.#transport.retry, allowAutoTopicCreation: false, idempotent: false });
+      this.#producer = producer;
+      this.#connected = producer.connect().catch((error: unknown) => {
+        this.#connected = undefined;
+        throw error;
+      });
+    }
+    return { producer: this.#producer, connected: this.#connected };
+  }
+
+  async send(records: readonly OutgoingRecord[]): Promise<void> {
+    if (this.#closed) throw new ClosedError('the kafka producer');
+    this.#maybeRebuild();
+    const { producer, connected } = this.#ensure();
+    this.#inFlight.set(producer, (this.#inFlight.get(producer) ?? 0) + 1);
+    try {
+      await connected;
+      const byTopic = new Map<string, { key: string | null; value: Buffer; headers: Record<string, string> }[]>();
+      for (const record of records) {
+        const topic = this.#transport.topic(record.address);
+        const list = byTopic.get(topic) ?? [];
+        list.push({
+          key: record.key ?? null,
+          value: Buffer.from(record.value.buffer, record.value.byteOffset, record.value.byteLength),
+          headers: { ...record.headers },
+        });
+        byTopic.set(topic, list);
+      }
+      await producer.sendBatch({ topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })), acks: -1 });
+      this.#cutOff.clear();
+    } catch (error) {
+      if (isConnectivity(error)) this.#cutOff.mark(Date.now());
+      throw toTransportError(error, records[0]?.address);
+    } finally {
+      const left = (this.#inFlight.get(producer) ?? 1) - 1;
+      if (left === 0) this.#inFlight.delete(producer);
+      else this.#inFlight.set(producer, left);
+    }
+  }
+
+  /** A producer cut off for longer than `rebuildAfterMs` is replaced; the old one is drained, then discarded. */
+  #maybeRebuild(): void {
+    const since = this.#cutOff.since;
+    const after = this.#transport.options.rebuildAfterMs ?? 90_000;
+    if (since === undefined || this.#producer === undefined || Date.now() - since < after) return;
+    const old = this.#producer;
+    this.#producer = undefined;
+    this.#connected = undefined;
+    this.#cutOff.since = Date.now();
+    this.#transport.logger.warn('kafka: producer cut off; rebuilding its client', { cutOffMs: Date.now() - since });
+    void this.#discard(old);
+  }
+
+  async #discard(old: Producer): Promise<void> {
+    while ((this.#inFlight.get(old) ?? 0) > 0) await new Promise((resolve) => setTimeout(resolve, 50));
+    await bounded(old.disconnect(), 30_000, this.#transport.logger, 'disconnecting a replaced producer');
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    const producer = this.#producer;
+    this.#producer = undefined;
+    if (producer) await this.#discard(producer);
+  }
+}
+
+type Waiter = () => void;
+
+class KafkaTransportConsumer implements TransportConsumer {
+  readonly #transport: KafkaTransport;
+  readonly #options: ConsumerOptions;
+  readonly #topic: string;
+  readonly #onClose: () => void;
+  readonly #cutOff = new CutOff();
+  readonly #buffer: IncomingRecord[] = [];
+  readonly #acked = new Map<number, number>();
+  readonly #committed = new Map<number, number>();
+  readonly #delivered = new Map<number, number>();
+  readonly #high = new Map<number, number>();
+  readonly #paused = new Set<number>();
+  #assigned: number[] = [];
+  #waiters = new Set<Waiter>();
+  #consumer: Consumer | undefined;
+  #running: Promise<void> | undefined;
+  #fault: TransportError | undefined;
+  #watchdog: NodeJS.Timeout | undefined;
+  #closed = false;
+
+  constructor(transport: KafkaTransport, options: ConsumerOptions, onClose: () => void) {
+    this.#transport = transport;
+    this.#options = options;
+    this.#topic = transport.topic(options.address);
+    this.#onClose = onClose;
+    this.#running = this.#start();
+    this.#watchdog = setInterval(() => this.#checkCutOff(), 1_000);
+    this.#watchdog.unref();
+  }
+
+  #wake(): void {
+    const waiters = [...this.#waiters];
+    this.#waiters.clear();
+    for (const wake of waiters) wake();
+  }
+
+  #wait(ms: number, signal?: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        this.#waiters.delete(done);
+        signal?.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.#waiters.add(done);
+      signal?.addEventListener('abort', done, { once: true });
+    });
+  }
+
+  async #start(): Promise<void> {
+    const { logger } = this.#transport;
+    const kafka = this.#transport.client((entry) => {
+      if (entry.level <= logLevel.WARN && isConnectivity(entry.log)) this.#cutOff.mark(Date.now());
+      if (entry.level <= logLevel.ERROR && isAuthentication(entry.log))
+        this.#faultWith(new TransportError('kafka', `authentication failed: ${entry.log.message}`, { retriable: false }));
+    }, true);
+    const consumer = kafka.consumer({
+      groupId: this.#transport.group(this.#options.groupId),
+      retry: { ...this.#transport.retry, restartOnFailure: async () => true },
+      sessionTimeout: this.#transport.options.sessionTimeoutMs ?? 30_000,
+      heartbeatInterval: this.#transport.options.heartbeatIntervalMs ?? 3_000,
+      maxWaitTimeInMs: this.#transport.options.maxWaitTimeInMs ?? 500,
+      allowAutoTopicCreation: false,
+    });
+    this.#consumer = consumer;
+    consumer.on(consumer.events.GROUP_JOIN, (event) => {
+      const assignment = event.payload.memberAssignment[this.#topic] ?? [];
+      this.#assigned = [...assignment].sort((a, b) => a - b);
+      for (const map of [this.#delivered, this.#acked, this.#committed])
+        for (const p of [...map.keys()]) if (!this.#assigned.includes(p)) map.delete(p);
+      this.#cutOff.clear();
+      logger.info('kafka: joined group', { group: event.payload.groupId, topic: this.#topic, partitions: this.#assigned });
+    });
+    consumer.on(consumer.events.CRASH, (event) => {
+      const error = event.payload.error;
+      if (isAuthentication(error)) {
+        this.#faultWith(new TransportError('kafka', `authentication failed: ${error.message}`, { retriable: false, cause: error }));
+        return;
+      }
+      logger.error('kafka: consumer crashed', { group: event.payload.groupId, restart: event.payload.restart, error: error.message });
+      if (!event.payload.restart && !this.#closed) void this.#rebuild('the consumer crashed and kafkajs will not restart it');
+    });
+    try {
+      await consumer.connect();
+      await consumer.subscribe({ topic: this.#topic, fromBeginning: this.#transport.options.fromBeginning ?? true });
+      await consumer.run({
+        autoCommit: false,
+        eachBatchAutoResolve: false,
+        partitionsConsumedConcurrently: 64,
+        eachBatch: (payload) => this.#eachBatch(consumer, payload),
+      });
+      for (const partition of this.#paused) consumer.pause([{ topic: this.#topic, partitions: [partition] }]);
+    } catch (error) {
+      if (isAuthentication(error))
+        this.#faultWith(
+          new TransportError('kafka', `authentication failed: ${String((error as Error).message)}`, { retriable: false, cause: error }),
+        );
+      else {
+        this.#cutOff.mark(Date.now());
+        logger.error('kafka: consumer could not start; it will be rebuilt', { topic: this.#topic, error: String(error) });
+      }
+    }
+  }
+
+  #faultWith(error: TransportError): void {
+    if (this.#fault) return;
+    this.#fault = error;
+    this.#transport.logger.error(`kafka: ${error.message}`, { topic: this.#topic, group: this.#options.groupId });
+    this.#wake();
+  }
+
+  async #eachBatch(consumer: Consumer, { batch, resolveOffset, heartbeat, isRunning, isStale }: EachBatchPayload): Promise<void> {
+    if (consumer !== this.#consumer) return;
+    const partition = batch.partition;
+    this.#high.set(partition, Number(batch.highWatermark));
+    if (batch.messages.length === 0) return;
+    this.#cutOff.clear();
+    const delivered = this.#delivered.get(partition) ?? -1;
+    const fresh = batch.messages.filter((m) => Number(m.offset) > delivered);
+    for (const message of fresh) {
+      const headers: Record<string, string> = {};
+      for (const [name, value] of Object.entries(message.headers ?? {})) {
+        if (value === undefined) continue;
+        headers[name] = Array.isArray(value)
+          ? value.map(String).join(',')
+          : Buffer.isBuffer(value)
+            ? value.toString('utf8')
+            : String(value);
+      }
+      const key = message.key === null || message.key === undefined ? undefined : message.key.toString('utf8');
+      const value = message.value ?? Buffer.alloc(0);
+      this.#buffer.push({
+        address: this.#options.address,
+        partition,
+        offset: message.offset,
+        timestamp: Number(message.timestamp),
+        headers,
+        value: new Uint8Array(value.buffer, value.byteOffset, value.byteLength),
+        ...(key === undefined ? {} : { key }),
+      });
+    }
+    const last = Number(batch.messages[batch.messages.length - 1]!.offset);
+    if (last > delivered) this.#delivered.set(partition, last);
+    this.#wake();
+    // Keep the batch open until the belt acknowledged all of it, so kafkajs does not fetch it again.
+    while (isRunning() && !isStale() && !this.#closed && consumer === this.#consumer) {
+      const acked = this.#acked.get(partition);
+      if (acked !== undefined && acked > 0) resolveOffset(String(acked - 1));
+      if (acked !== undefined && acked > last) return;
+      if (this.#paused.has(partition)) return; // resumed later; what the belt holds is not delivered twice
+      await this.#wait(1_000);
+      try {
+        await heartbeat();
+      } catch (error) {
+        this.#transport.logger.debug('kafka: heartbeat during a batch failed (rebalance); the batch is given back', {
+          error: String(error),
+        });
+        return;
+      }
+    }
+  }
+
+  async poll(signal: AbortSignal): Promise<readonly IncomingRecord[]> {
+    if (this.#closed) throw new ClosedError(`the kafka consumer of ${this.#options.groupId}`);
+    if (this.#fault) throw this.#fault;
+    if (this.#buffer.length === 0 && !signal.aborted) await this.#wait(this.#transport.options.maxWaitTimeInMs ?? 500, signal);
+    if (this.#fault) throw this.#fault;
+    return this.#buffer.splice(0, this.#options.batchSize);
+  }
+
+  ack(record: IncomingRecord): void {
+    const next = Number(record.offset) + 1;
+    if (next > (this.#acked.get(record.partition) ?? 0)) this.#acked.set(record.partition, next);
+    this.#wake();
+  }
+
+  async commit(): Promise<void> {
+    const consumer = this.#consumer;
+    if (consumer === undefined) return;
+    if (this.#cutOff.since !== undefined) {
+      // Committing blocks for the length of an outage; acknowledged offsets are cumulative, the next commit carries them.
+      throw new TransportError(
+        'kafka',
+        `not committing while cut off from the brokers (since ${new Date(this.#cutOff.since).toISOString()})`,
+        { address: this.#options.address },
+      );
+    }
+    const offsets = [...this.#acked]
+      .filter(([partition, next]) => this.#assigned.includes(partition) && next > (this.#committed.get(partition) ?? -1))
+      .map(([partition, next]) => ({ topic: this.#topic, partition, offset: String(next) }));
+    if (offsets.length === 0) return;
+    try {
+      await consumer.commitOffsets(offsets);
+      for (const o of offsets) this.#committed.set(o.partition, Number(o.offset));
+    } catch (error) {
+      if (isConnectivity(error)) this.#cutOff.mark(Date.now());
+      throw toTransportError(error, this.#options.address);
+    }
+  }
+
+  pause(partition: number): void {
+    this.#paused.add(partition);
+    try {
+      this.#consumer?.pause([{ topic: this.#topic, partitions: [partition] }]);
+    } catch {
+      // not running yet: applied when it starts
+    }
+    this.#wake();
+  }
+
+  resume(partition: number): void {
+    this.#paused.delete(partition);
+    try {
+      this.#consumer?.resume([{ topic: this.#topic, partitions: [partition] }]);
+    } catch {
+      // not running: nothing to resume
+    }
+  }
+
+  positions(): readonly PartitionPosition[] {
+    return this.#assigned.map((partition) => {
+      const committed = this.#committed.get(partition);
+      const acked = this.#acked.get(partition);
+      const high = this.#high.get(partition);
+      return {
+        partition,
+        ...(committed === undefined ? {} : { committed: String(committed) }),
+        ...(acked === undefined ? {} : { acknowledged: String(acked) }),
+        ...(high === undefined ? {} : { highWatermark: String(high) }),
+        ...(high === undefined ? {} : { lag: Math.max(0, high - (committed ?? 0)) }),
+      };
+    });
+  }
+
+  /** How long this consumer has been cut off, if it is. */
+  get cutOffSince(): Date | undefined {
+    return this.#cutOff.since === undefined ? undefined : new Date(this.#cutOff.since);
+  }
+
+  #checkCutOff(): void {
+    const since = this.#cutOff.since;
+    if (since === undefined || this.#closed || this.#fault) return;
+    const base = this.#transport.options.rebuildAfterMs ?? 90_000;
+    const ceiling = this.#transport.options.maxRebuildIntervalMs ?? 600_000;
+    const interval = Math.min(ceiling, base * 2 ** this.#cutOff.rebuilds);
+    const reference = Math.max(since, this.#cutOff.lastRebuild);
+    if (Date.now() - reference >= interval) void this.#rebuild(`cut off from the brokers for ${Math.round((Date.now() - since) / 1000)} s`);
+  }
+
+  /** Replaces the kafkajs client in place; this object keeps its identity. Resumes from committed offsets. */
+  async #rebuild(reason: string): Promise<void> {
+    if (this.#closed) return;
+    const old = this.#consumer;
+    this.#cutOff.rebuilds++;
+    this.#cutOff.lastRebuild = Date.now();
+    this.#transport.logger.warn(`kafka: rebuilding the consumer of ${this.#options.groupId}: ${reason}`, {
+      topic: this.#topic,
+      rebuilds: this.#cutOff.rebuilds,
+    });
+    this.#consumer = undefined;
+    // What was delivered but not acknowledged is redelivered by the new client from the committed offsets.
+    this.#delivered.clear();
+    this.#buffer.length = 0;
+    if (old) void bounded(old.disconnect(), 30_000, this.#transport.logger, 'disconnecting a replaced consumer');
+    this.#running = this.#start();
+    await this.#running;
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (this.#watchdog) clearInterval(this.#watchdog);
+    this.#wake();
+    await this.#running?.catch(() => undefined);
+    const consumer = this.#consumer;
+    this.#consumer = undefined;
+    if (consumer) await bounded(consumer.disconnect(), 10_000, this.#transport.logger, 'leaving the consumer group');
+    this.#onClose();
+  }
+}

@@ -1,0 +1,12 @@
+// The transport conformance suite on a real Kafka broker.
+import { runTransportConformance } from 'keiyaku/testing';
+import { describe, it } from 'vitest';
+import { kafkaBrokers, kafkaSkipReason, testTransport } from './kafka-env.js';
+
+if (kafkaBrokers === '') {
+  describe.skip(`Kafka conformance (${kafkaSkipReason})`, () => {
+    it('needs a broker', () => {});
+  });
+} else {
+  runTransportConformance({ name: 'kafka', create: async () => ({ transport: testTransport() }), partitions: 3, timeoutMs: 30_000 });
+}
