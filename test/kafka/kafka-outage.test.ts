@@ -10,10 +10,12 @@ import { BookBorrowed, BookIntegrationEvents } from '../../generated/index.js';
 import { repoRoot, waitFor } from '../helpers.js';
 import { kafkaSkipReason } from './kafka-env.js';
 
-const canRunBroker = spawnSync('java', ['-version'], { stdio: 'ignore' }).status === 0 && spawnSync('mvn', ['-v'], { stdio: 'ignore' }).status === 0;
+const canRunBroker =
+  spawnSync('java', ['-version'], { stdio: 'ignore' }).status === 0 && spawnSync('mvn', ['-v'], { stdio: 'ignore' }).status === 0;
 const reason = kafkaSkipReason || (canRunBroker ? '' : 'the outage test starts and stops its own broker and needs java and mvn');
 const env = { ...process.env, KAFKA_PORT: '19192' };
-const kafka = (command: string): string => execFileSync(join(repoRoot, 'scripts', 'kafka'), [command], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+const kafka = (command: string): string =>
+  execFileSync(join(repoRoot, 'scripts', 'kafka'), [command], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
 
 afterAll(() => {
   if (!reason) kafka('stop');
@@ -50,7 +52,11 @@ afterAll(() => {
       },
     });
     await host.start();
-    const publisher = host.publisher(BookIntegrationEvents, { key: (m) => m.bookId, maxAttempts: 8, retry: { initialMs: 250, maxMs: 2_000 } });
+    const publisher = host.publisher(BookIntegrationEvents, {
+      key: (m) => m.bookId,
+      maxAttempts: 8,
+      retry: { initialMs: 250, maxMs: 2_000 },
+    });
     const TOTAL = 200;
     let callerRetries = 0;
     const send = async (i: number): Promise<void> => {
@@ -91,6 +97,8 @@ afterAll(() => {
     const duplicates = [...received.values()].reduce((n, c) => n + c - 1, 0);
     expect(lost).toEqual([]);
     expect(lines.some((l) => /kafka: .*(Connection|connect|ECONNREFUSED)/i.test(l))).toBe(true);
-    process.stdout.write(`outage test: ${TOTAL} published, 0 lost, ${duplicates} redelivered, ${callerRetries} caller retries, rebuilds logged: ${lines.filter((l) => l.includes('rebuilding')).length}\n`);
+    process.stdout.write(
+      `outage test: ${TOTAL} published, 0 lost, ${duplicates} redelivered, ${callerRetries} caller retries, rebuilds logged: ${lines.filter((l) => l.includes('rebuilding')).length}\n`,
+    );
   }, 240_000);
 });

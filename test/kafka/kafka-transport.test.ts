@@ -97,19 +97,17 @@ run(`Kafka transport on a real broker${kafkaSkipReason ? ` (${kafkaSkipReason})`
     let handled = 0;
     const subscription = host.subscribe(BookIntegrationEvents, { groupId: 'telemetry', handle: () => void handled++ }, { batchSize: 1 });
     await host.start();
-    await host
-      .publisher(BookIntegrationEvents, { key: (m) => m.bookId })
-      .publishMany(
-        Array.from({ length: 12 }, (_, i) =>
-          BookReturned.create({
-            bookId: book(i),
-            copyId: `C-${i}`,
-            memberId: 'M-1001',
-            returnedAt: '2026-11-20T10:15:00Z',
-            condition: 'good',
-          }),
-        ),
-      );
+    await host.publisher(BookIntegrationEvents, { key: (m) => m.bookId }).publishMany(
+      Array.from({ length: 12 }, (_, i) =>
+        BookReturned.create({
+          bookId: book(i),
+          copyId: `C-${i}`,
+          memberId: 'M-1001',
+          returnedAt: '2026-11-20T10:15:00Z',
+          condition: 'good',
+        }),
+      ),
+    );
     await waitFor(() => handled === 12, 'all handled', 30_000);
     await waitFor(
       () => subscription.health().positions.reduce((n, p) => n + Number(p.committed ?? 0), 0) === 12,
