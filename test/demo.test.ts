@@ -2,15 +2,35 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repoRoot, run } from './helpers.js';
+import { kafkaBrokers, kafkaSkipReason } from './kafka/kafka-env.js';
+
+async function demo(env: NodeJS.ProcessEnv = {}) {
+  const tsx = join(repoRoot, 'node_modules', '.bin', 'tsx');
+  return run(tsx, ['--conditions=keiyaku-source', 'examples/demo.ts'], { timeout: 90_000, env });
+}
 
 describe('examples/demo.ts', () => {
+  (kafkaBrokers === '' ? it.skip : it)(
+    `runs unchanged over a real Kafka broker${kafkaSkipReason ? ` (${kafkaSkipReason})` : ''}`,
+    async () => {
+      const result = await demo({ KAFKA_BROKERS: kafkaBrokers });
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain('transport: kafka');
+      expect(result.stdout).toMatch(/the belt stopped at BookReturned \(partition \d+, offset 2\)/);
+      expect(result.stdout).toMatch(/parked in SQLite: BookReturned offset 3 after 3 attempts/);
+      expect(result.stdout).toContain('inventory handled all 6 messages; copies on the shelf → 3');
+    },
+    120_000,
+  );
+
   it('shows events flowing, a stall and its recovery, a parked poison message, and a clean shutdown', async () => {
-    const tsx = join(repoRoot, 'node_modules', '.bin', 'tsx');
-    const result = await run(tsx, ['--conditions=keiyaku-source', 'examples/demo.ts'], { timeout: 60_000 });
+    const result = await demo({ KAFKA_BROKERS: '' });
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     const out = result.stdout;
-    expect(out).toContain('published: BookBorrowed C-1, BookBorrowed C-2 (BookAdded stays inside the library)');
+    expect(out).toContain('transport: memory');
+    expect(out).toContain('published: 2 BookBorrowed (BookAdded stays inside the library)');
     expect(out).toContain('inventory.book-availability: copies on the shelf 3 → 1');
     expect(out).toContain('notifications.late-fees skipped 2 borrowings');
     expect(out).toMatch(/the belt stopped at BookReturned \(partition \d+, offset 2\)/);

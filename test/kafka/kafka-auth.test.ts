@@ -19,18 +19,16 @@ const brokers = process.env['KAFKA_SASL_BROKERS'] ?? saslBroker;
     let handled = 0;
     host.subscribe(BookIntegrationEvents, { groupId: 'auth.ok', handle: () => void handled++ });
     await host.start();
-    await host
-      .publisher(BookIntegrationEvents)
-      .publish(
-        BookBorrowed.create({
-          bookId: '6f1c2b8e-3a4d-4e5f-9a0b-1c2d3e4f5a6b',
-          copyId: 'C-1',
-          borrower: { memberId: 'M-1001' },
-          borrowedAt: '2026-11-02T10:15:00Z',
-          dueAt: '2026-11-23T10:15:00Z',
-          channel: 'desk',
-        }),
-      );
+    await host.publisher(BookIntegrationEvents).publish(
+      BookBorrowed.create({
+        bookId: '6f1c2b8e-3a4d-4e5f-9a0b-1c2d3e4f5a6b',
+        copyId: 'C-1',
+        borrower: { memberId: 'M-1001' },
+        borrowedAt: '2026-11-02T10:15:00Z',
+        dueAt: '2026-11-23T10:15:00Z',
+        channel: 'desk',
+      }),
+    );
     await waitFor(() => handled === 1, 'the message is handled', 30_000);
     await host.stop();
   });
@@ -46,18 +44,16 @@ const brokers = process.env['KAFKA_SASL_BROKERS'] ?? saslBroker;
     await expect(host.start()).rejects.toMatchObject({ name: 'TransportError', retriable: false });
     expect(subscription.health()).toMatchObject({ state: 'failed', ready: false });
     expect(subscription.health().lastError).toMatch(/SASL|[Aa]uthentication/);
-    const publishing = host
-      .publisher(BookIntegrationEvents)
-      .publish(
-        BookBorrowed.create({
-          bookId: '6f1c2b8e-3a4d-4e5f-9a0b-1c2d3e4f5a6b',
-          copyId: 'C-1',
-          borrower: { memberId: 'M-1001' },
-          borrowedAt: '2026-11-02T10:15:00Z',
-          dueAt: '2026-11-23T10:15:00Z',
-          channel: 'desk',
-        }),
-      );
+    const publishing = host.publisher(BookIntegrationEvents).publish(
+      BookBorrowed.create({
+        bookId: '6f1c2b8e-3a4d-4e5f-9a0b-1c2d3e4f5a6b',
+        copyId: 'C-1',
+        borrower: { memberId: 'M-1001' },
+        borrowedAt: '2026-11-02T10:15:00Z',
+        dueAt: '2026-11-23T10:15:00Z',
+        channel: 'desk',
+      }),
+    );
     await expect(publishing).rejects.toMatchObject({ name: 'PublishError', attempts: 1 });
     await host.stop();
   });
