@@ -9,9 +9,9 @@ import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
-import { KafkaTransport } from '../runtime/kafka.js';
-import { createMessaging } from '../runtime/index.js';
 import { BookBorrowed, BookIntegrationEvents } from '../generated/index.js';
+import { createMessaging } from '../runtime/index.js';
+import { KafkaTransport } from '../runtime/kafka.js';
 
 const TOTAL = Number(process.env['BENCH_MESSAGES'] ?? 50_000);
 const out = (line: string): void => {
@@ -21,7 +21,10 @@ const root = join(import.meta.dirname, '..');
 let started = false;
 let brokers = process.env['KAFKA_BROKERS'];
 if (!brokers) {
-  brokers = execFileSync(join(root, 'scripts', 'kafka'), ['start'], { env: { ...process.env, KAFKA_PORT: '19292' }, encoding: 'utf8' }).trim().split('\n').pop()!;
+  brokers = execFileSync(join(root, 'scripts', 'kafka'), ['start'], { env: { ...process.env, KAFKA_PORT: '19292' }, encoding: 'utf8' })
+    .trim()
+    .split('\n')
+    .pop()!;
   started = true;
 }
 const payload = (i: number) => ({
@@ -73,7 +76,12 @@ async function rawKafkajs(): Promise<number> {
 }
 
 async function keiyaku(): Promise<number> {
-  const transport = new KafkaTransport({ brokers: brokers!.split(','), namespace: `bench-${randomUUID().slice(0, 8)}`, maxWaitTimeInMs: 100, retry });
+  const transport = new KafkaTransport({
+    brokers: brokers!.split(','),
+    namespace: `bench-${randomUUID().slice(0, 8)}`,
+    maxWaitTimeInMs: 100,
+    retry,
+  });
   const messaging = createMessaging({ transport });
   let handled = 0;
   let done: () => void = () => {};
@@ -106,7 +114,7 @@ async function keiyaku(): Promise<number> {
 try {
   const raw = await rawKafkajs();
   const typed = await keiyaku();
-  const rate = (ms: number): string => `${((TOTAL / ms) * 1000 / 1000).toFixed(1)}k msg/s`;
+  const rate = (ms: number): string => `${(((TOTAL / ms) * 1000) / 1000).toFixed(1)}k msg/s`;
   out(`messages: ${TOTAL.toLocaleString('en')} over Kafka at ${brokers} (6 partitions, acks=all)`);
   out(`raw kafkajs (sendBatch 1000, eachBatch)  : ${raw.toFixed(0)} ms, ${rate(raw)}`);
   out(`keiyaku typed pipeline over Kafka        : ${typed.toFixed(0)} ms, ${rate(typed)}`);

@@ -406,16 +406,22 @@ class KafkaTransportConsumer implements TransportConsumer {
       if (entry.level <= logLevel.ERROR && isAuthentication(entry.log))
         this.#faultWith(new TransportError('kafka', `authentication failed: ${entry.log.message}`, { retriable: false }));
     }, true);
+    let current = true;
     const consumer = kafka.consumer({
       groupId: this.#transport.group(this.#options.groupId),
-      retry: { ...this.#transport.retry, restartOnFailure: async () => true },
+      // A replaced client must never restart itself and rejoin the group as a zombie member.
+      retry: { ...this.#transport.retry, restartOnFailure: async () => current && consumer === this.#consumer && !this.#closed },
       sessionTimeout: this.#transport.options.sessionTimeoutMs ?? 30_000,
       heartbeatInterval: this.#transport.options.heartbeatIntervalMs ?? 3_000,
       maxWaitTimeInMs: this.#transport.options.maxWaitTimeInMs ?? 500,
       allowAutoTopicCreation: false,
     });
     this.#consumer = consumer;
+    consumer.on(consumer.events.DISCONNECT, () => {
+      if (consumer !== this.#consumer) current = false;
+    });
     consumer.on(consumer.events.GROUP_JOIN, (event) => {
+      if (consumer !== this.#consumer) return;
       const assignment = event.payload.memberAssignment[this.#topic] ?? [];
       this.#assigned = [...assignment].sort((a, b) => a - b);
       for (const map of [this.#delivered, this.#acked, this.#committed])
@@ -613,7 +619,10 @@ class KafkaTransportConsumer implements TransportConsumer {
     // What was delivered but not acknowledged is redelivered by the new client from the committed offsets.
     this.#delivered.clear();
     this.#buffer.length = 0;
-    if (old) void bounded(old.disconnect(), 30_000, this.#transport.logger, 'disconnecting a replaced consumer');
+    // The old client leaves the group first (bounded: with the broker gone it cannot say goodbye,
+    // and the broker drops it after the session timeout), so it cannot keep partitions as a zombie.
+    if (old) await bounded(old.disconnect(), 10_000, this.#transport.logger, 'disconnecting a replaced consumer');
+    if (this.#closed) return;
     this.#running = this.#start();
     await this.#running;
   }
