@@ -361,6 +361,8 @@ class KafkaTransportConsumer implements TransportConsumer {
   readonly #delivered = new Map<number, number>();
   readonly #high = new Map<number, number>();
   readonly #paused = new Set<number>();
+  /** Last offset of the batch kafkajs holds open, per partition. */
+  readonly #batchEnd = new Map<number, number>();
   #assigned: number[] = [];
   #waiters = new Set<Waiter>();
   #consumer: Consumer | undefined;
@@ -499,6 +501,7 @@ class KafkaTransportConsumer implements TransportConsumer {
     }
     const last = Number(batch.messages[batch.messages.length - 1]!.offset);
     if (last > delivered) this.#delivered.set(partition, last);
+    this.#batchEnd.set(partition, last);
     this.#wake();
     // Keep the batch open until the belt acknowledged all of it, so kafkajs does not fetch it again.
     while (isRunning() && !isStale() && !this.#closed && consumer === this.#consumer) {
@@ -529,7 +532,9 @@ class KafkaTransportConsumer implements TransportConsumer {
   ack(record: IncomingRecord): void {
     const next = Number(record.offset) + 1;
     if (next > (this.#acked.get(record.partition) ?? 0)) this.#acked.set(record.partition, next);
-    this.#wake();
+    // Wake the open batch of this partition only when the belt has acknowledged all of it.
+    const target = this.#batchEnd.get(record.partition);
+    if (target !== undefined && next > target) this.#wake();
   }
 
   async commit(): Promise<void> {
