@@ -67,7 +67,14 @@ async function rawKafkajs(withHeaders: boolean): Promise<number> {
     const messages = [];
     for (let j = i; j < Math.min(TOTAL, i + 1000); j++) {
       const headers = withHeaders
-        ? { ce_specversion: '1.0', ce_id: randomUUID(), ce_type: 'BookBorrowed', ce_source: 'bench', ce_time: new Date().toISOString(), 'content-type': 'application/json' }
+        ? {
+            ce_specversion: '1.0',
+            ce_id: randomUUID(),
+            ce_type: 'BookBorrowed',
+            ce_source: 'bench',
+            ce_time: new Date().toISOString(),
+            'content-type': 'application/json',
+          }
         : undefined;
       messages.push({ key: payload(j).bookId, value: JSON.stringify(payload(j)), ...(headers ? { headers } : {}) });
     }
@@ -125,7 +132,9 @@ try {
   out(`raw kafkajs (sendBatch 1000, eachBatch)  : ${raw.toFixed(0)} ms, ${rate(raw)}`);
   out(`raw kafkajs + the 6 CloudEvents headers  : ${rawHeaders.toFixed(0)} ms, ${rate(rawHeaders)}`);
   out(`keiyaku typed pipeline over Kafka        : ${typed.toFixed(0)} ms, ${rate(typed)}`);
-  out(`ratio keiyaku/raw kafkajs throughput     : ${(raw / typed).toFixed(2)}x (against raw with the same headers: ${(rawHeaders / typed).toFixed(2)}x)`);
+  out(
+    `ratio keiyaku/raw kafkajs throughput     : ${(raw / typed).toFixed(2)}x (against raw with the same headers: ${(rawHeaders / typed).toFixed(2)}x)`,
+  );
 } finally {
   if (started) execFileSync(join(root, 'scripts', 'kafka'), ['stop'], { env: { ...process.env, KAFKA_PORT: '19292' } });
 }
