@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { OptionError } from '../errors.js';
 
-export type Command = 'generate' | 'validate' | 'scaffold' | 'help' | 'version';
+export type Command = 'generate' | 'validate' | 'scaffold' | 'check' | 'help' | 'version';
 
 export interface CliOptions {
   readonly command: Command;
@@ -24,6 +24,13 @@ export interface CliOptions {
   readonly channel?: string;
   /** `scaffold mapper`: the mapper file. */
   readonly mapperFile?: string;
+  /** `check`: the baseline, mode, policy, output format, history file and whether to record. */
+  readonly against?: string;
+  readonly mode?: string;
+  readonly policy?: string;
+  readonly format?: string;
+  readonly history?: string;
+  readonly record?: boolean;
   /** Config file that was read, if any. */
   readonly config?: string;
 }
@@ -37,9 +44,15 @@ interface FlagSpec {
 }
 
 const FLAGS: Record<string, FlagSpec> = {
-  spec: { takes: 'value', commands: ['generate', 'validate', 'scaffold'] },
+  spec: { takes: 'value', commands: ['generate', 'validate', 'scaffold', 'check'] },
+  against: { takes: 'value', commands: ['check'] },
+  mode: { takes: 'value', commands: ['check'] },
+  policy: { takes: 'value', commands: ['check'] },
+  format: { takes: 'value', commands: ['check'] },
+  history: { takes: 'value', commands: ['check'] },
+  record: { takes: 'boolean', commands: ['check'] },
   out: { takes: 'value', commands: ['generate', 'scaffold'] },
-  config: { takes: 'value', commands: ['generate', 'validate', 'scaffold'] },
+  config: { takes: 'value', commands: ['generate', 'validate', 'scaffold', 'check'] },
   events: { takes: 'value', commands: ['scaffold'] },
   type: { takes: 'value', commands: ['scaffold'] },
   channel: { takes: 'value', commands: ['scaffold'] },
@@ -47,9 +60,9 @@ const FLAGS: Record<string, FlagSpec> = {
   check: { takes: 'boolean', commands: ['generate'] },
   watch: { takes: 'boolean', commands: ['generate'] },
   strict: { takes: 'boolean', commands: ['generate', 'validate'] },
-  quiet: { takes: 'boolean', commands: ['generate', 'validate'] },
+  quiet: { takes: 'boolean', commands: ['generate', 'validate', 'check'] },
   json: { takes: 'boolean', commands: ['generate', 'validate'] },
-  verbose: { takes: 'boolean', commands: ['generate', 'validate'] },
+  verbose: { takes: 'boolean', commands: ['generate', 'validate', 'check'] },
 };
 const SHORT: Record<string, string> = { s: 'spec', o: 'out', q: 'quiet' };
 const CONFIG_KEYS = new Set(['spec', 'out', 'strict']);
@@ -59,6 +72,9 @@ export const USAGE = `Usage: keiyaku <command> [options]
 Commands:
   generate          load the contract and write typed code (default output: generated/)
   validate          load the contract and report problems; writes nothing
+  check             compare the contract with an earlier one; exit 1 on a breaking change:
+                    --against <git ref | file | folder> [--mode backward|forward|full|…-transitive|none]
+                    [--policy strict|lenient] [--format text|json|github|junit] [--record] [--history file]
   scaffold mapper   write (or complete) a mapper from a domain event union to a channel:
                     --events <file> --type <Union> --channel <channel id> --out <mapper file>
                     [--generated <dir>]; adds missing cases, never rewrites your code
@@ -76,7 +92,7 @@ Options:
   -h, --help          show this help
   -v, --version       show the version
 
-Exit codes: 0 success, 1 stale output (--check), 2 invalid contract or usage.`;
+Exit codes: 0 success, 1 stale output (--check) or a breaking change (check), 2 invalid contract or usage.`;
 
 function closest(name: string): string | undefined {
   const distance = (a: string, b: string): number => {
@@ -127,8 +143,9 @@ export function parseArgs(argv: readonly string[], cwd: string): CliOptions {
         continue;
       }
       if (command !== undefined) throw new OptionError(arg, `unexpected argument "${arg}"; pass the contract with --spec ${arg}`);
-      if (arg !== 'generate' && arg !== 'validate' && arg !== 'scaffold')
-        throw new OptionError(arg, `unknown command "${arg}" (commands: generate, validate, scaffold)`);
+      if (arg !== 'generate' && arg !== 'validate' && arg !== 'scaffold' && arg !== 'check') {
+        throw new OptionError(arg, `unknown command "${arg}" (commands: generate, validate, check, scaffold)`);
+      }
       command = arg;
       continue;
     }
@@ -162,6 +179,24 @@ export function parseArgs(argv: readonly string[], cwd: string): CliOptions {
         throw new OptionError(`--${required}`, `keiyaku scaffold mapper needs --${required} (see keiyaku --help)`);
     }
   }
+  if (command === 'check') {
+    const choices: Record<string, readonly string[]> = {
+      mode: ['backward', 'forward', 'full', 'backward-transitive', 'forward-transitive', 'full-transitive', 'none'],
+      policy: ['strict', 'lenient'],
+      format: ['text', 'json', 'github', 'junit'],
+    };
+    for (const [flag, allowed] of Object.entries(choices)) {
+      const value = values[flag];
+      if (typeof value === 'string' && !allowed.includes(value))
+        throw new OptionError(`--${flag}`, `--${flag} ${value} is not one of ${allowed.join(', ')}`);
+    }
+    if (typeof values['against'] !== 'string' && values['record'] !== true && !String(values['mode'] ?? '').endsWith('-transitive')) {
+      throw new OptionError(
+        '--against',
+        'keiyaku check needs --against <git ref | file | folder> (or a -transitive --mode with a history file)',
+      );
+    }
+  }
   if (values['check'] && values['watch']) throw new OptionError('--watch', 'options --check and --watch cannot be combined');
   if (values['json'] && values['watch']) throw new OptionError('--watch', 'options --json and --watch cannot be combined');
   const configPath = typeof values['config'] === 'string' ? resolve(cwd, values['config']) : resolve(cwd, CONFIG_FILE);
@@ -176,8 +211,20 @@ export function parseArgs(argv: readonly string[], cwd: string): CliOptions {
           mapperFile: values['out'] as string,
         }
       : {};
+  const check =
+    command === 'check'
+      ? {
+          ...(typeof values['against'] === 'string' ? { against: values['against'] } : {}),
+          ...(typeof values['mode'] === 'string' ? { mode: values['mode'] } : {}),
+          ...(typeof values['policy'] === 'string' ? { policy: values['policy'] } : {}),
+          format: (values['format'] as string | undefined) ?? 'text',
+          history: (values['history'] as string | undefined) ?? 'contract.history.json',
+          record: values['record'] === true,
+        }
+      : {};
   return {
     command,
+    ...check,
     spec: pick('spec'),
     out:
       command === 'scaffold'

@@ -4,6 +4,10 @@
  */
 import { type FSWatcher, mkdirSync, watch as watchFile, writeFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
+import { type Baseline, BaselineError, loadBaseline, readHistory, recordHistory } from '../compat/baseline.js';
+import { acknowledge, compareContracts, DEFAULT_MODE, DEFAULT_POLICY, MODES, type Mode, POLICIES } from '../compat/contract-diff.js';
+import { type Format, render as renderCheck } from '../compat/render.js';
+import type { Policy } from '../compat/schema-diff.js';
 import { type Diagnostic, formatDiagnostic, hasErrors } from '../diagnostics.js';
 import { isKeiyakuError } from '../errors.js';
 import { compileContract, type GenerateFromFileResult, generateFromFile } from '../index.js';
@@ -42,6 +46,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     return EXIT.ok;
   }
   if (options.command === 'scaffold') return runScaffold(options, io);
+  if (options.command === 'check') return runCheck(options, io);
   if (options.watch) return watchLoop(options, io);
   return runOnce(options, io);
 }
@@ -131,6 +136,44 @@ async function runOnce(options: CliOptions, io: CliIo): Promise<number> {
     );
   }
   return exitCode;
+}
+
+async function runCheck(options: CliOptions, io: CliIo): Promise<number> {
+  try {
+    const compiled = await compileContract(options.spec, { cwd: io.cwd });
+    if (compiled.model === undefined) {
+      render(compiled.diagnostics, options, io);
+      io.stderr(`keiyaku: ${options.spec} is not valid; nothing to check.\n`);
+      return EXIT.invalid;
+    }
+    const current = compiled.model;
+    const mode = (options.mode ?? current.compatibility?.mode ?? DEFAULT_MODE) as Mode;
+    const policy = (options.policy ?? current.compatibility?.policy ?? DEFAULT_POLICY) as Policy;
+    if (!(MODES as readonly string[]).includes(mode) || !(POLICIES as readonly string[]).includes(policy)) {
+      io.stderr(
+        `keiyaku: x-keiyaku in ${options.spec} names an unknown mode or policy (${mode}, ${policy}); modes: ${MODES.join(', ')}; policies: strict, lenient\n`,
+      );
+      return EXIT.invalid;
+    }
+    const historyFile = resolve(io.cwd, options.history ?? 'contract.history.json');
+    const baselines: Baseline[] = [];
+    if (options.against !== undefined) baselines.push(await loadBaseline(options.against, options.spec, io.cwd));
+    if (mode.endsWith('-transitive'))
+      for (const entry of readHistory(historyFile))
+        baselines.push({ label: `${relative(io.cwd, historyFile)}@${entry.version}`, model: entry.model });
+    const findings = baselines.flatMap((baseline) => compareContracts(baseline.model, current, { mode, policy }));
+    const result = acknowledge(findings, current);
+    const against = baselines.map((b) => b.label).join(', ') || '(nothing)';
+    io.stdout(renderCheck(options.format as Format, result, { against, mode, policy }, options.verbose));
+    if (options.record) {
+      recordHistory(historyFile, current, new Date());
+      if (!options.quiet) io.stderr(`keiyaku: recorded ${current.info.version} in ${relative(io.cwd, historyFile)}\n`);
+    }
+    return result.breaking > 0 ? EXIT.stale : EXIT.ok;
+  } catch (error) {
+    if (error instanceof BaselineError && error.diagnostics.length > 0) render(error.diagnostics, options, io);
+    return fatal(error, options, io);
+  }
 }
 
 async function runScaffold(options: CliOptions, io: CliIo): Promise<number> {

@@ -182,6 +182,7 @@ export function buildModel(document: AsyncAPIDocumentInterface, locator: SourceL
         .map((e) => ({ ...optional('name', e.name()), ...optional('payload', e.payload()), ...optional('headers', e.headers()) })),
       ...optional('kafkaKey', kafkaKey === undefined ? undefined : stripParserKeys(kafkaKey)),
       deprecated: json['deprecated'] === true,
+      ...optional('compatibility', compatibilityOf(message.extensions().get('x-keiyaku')?.value())),
       location: locate(pointer),
     } as MessageModel;
     if (!/^application\/([\w.+-]+\+)?json(;.*)?$/.test(messages[type]!.contentType)) {
@@ -268,6 +269,10 @@ export function buildModel(document: AsyncAPIDocumentInterface, locator: SourceL
     messages,
     operations,
     schemas,
+    ...optional(
+      'compatibility',
+      rootCompatibility(document.extensions().get('x-keiyaku')?.value(), diagnostics, locate('', ['x-keiyaku'])),
+    ),
   };
   return { model: deepFreeze(model), diagnostics };
 }
@@ -285,6 +290,64 @@ function allocateFamily(allocator: NameAllocator, base: string, suffixes: readon
 }
 
 /** A payload that can never be a JSON object or array (a string heartbeat, a number): carried boxed as `{ value }`. */
+function compatibilityOf(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const mode = (value as { compatibility?: unknown }).compatibility;
+  return typeof mode === 'string' ? mode : undefined;
+}
+
+function rootCompatibility(value: unknown, diagnostics: Diagnostic[], location: SourceLocation): ContractModel['compatibility'] {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'object' || value === null) {
+    diagnostics.push({
+      severity: 'error',
+      code: 'keiyaku-extension-invalid',
+      message: 'x-keiyaku must be an object',
+      hint: 'write `x-keiyaku: { compatibility: backward, policy: lenient, acknowledge: [...] }`',
+      location,
+    });
+    return undefined;
+  }
+  const raw = value as { compatibility?: unknown; policy?: unknown; acknowledge?: unknown };
+  const acknowledge: { id: string; reason: string; version: string }[] = [];
+  if (raw.acknowledge !== undefined) {
+    if (!Array.isArray(raw.acknowledge)) {
+      diagnostics.push({
+        severity: 'error',
+        code: 'keiyaku-extension-invalid',
+        message: 'x-keiyaku.acknowledge must be a list',
+        hint: 'each entry: { id: <finding id>, reason: <why>, version: <info.version it applies to> }',
+        location,
+      });
+    } else {
+      for (const entry of raw.acknowledge as unknown[]) {
+        const e = entry as { id?: unknown; reason?: unknown; version?: unknown };
+        if (
+          typeof e?.id !== 'string' ||
+          typeof e.reason !== 'string' ||
+          e.reason.trim() === '' ||
+          (typeof e.version !== 'string' && typeof e.version !== 'number')
+        ) {
+          diagnostics.push({
+            severity: 'error',
+            code: 'keiyaku-acknowledgment-invalid',
+            message: `an acknowledgment needs id, a non-empty reason and version: ${JSON.stringify(entry)}`,
+            hint: 'copy the id from `keiyaku check` output and say why the break is intended',
+            location,
+          });
+          continue;
+        }
+        acknowledge.push({ id: e.id, reason: e.reason, version: String(e.version) });
+      }
+    }
+  }
+  return {
+    ...optional('mode', typeof raw.compatibility === 'string' ? raw.compatibility : undefined),
+    ...optional('policy', typeof raw.policy === 'string' ? raw.policy : undefined),
+    ...(acknowledge.length > 0 ? { acknowledge } : {}),
+  };
+}
+
 function isPrimitiveRoot(schema: unknown): boolean {
   if (typeof schema !== 'object' || schema === null) return false;
   const { type, enum: values, const: constant } = schema as { type?: unknown; enum?: unknown; const?: unknown };

@@ -75,6 +75,8 @@ export interface MessageModel {
   /** Kafka message binding key schema (normalized), when declared. */
   readonly kafkaKey?: SchemaNode;
   readonly deprecated: boolean;
+  /** `x-keiyaku.compatibility` of the message: its own compatibility mode. */
+  readonly compatibility?: string;
   readonly location?: SourceLocation;
 }
 
@@ -90,6 +92,8 @@ export interface ChannelModel {
   /** Types of the messages the channel carries, in document order. */
   readonly messages: readonly string[];
   readonly bindings: ChannelBindings;
+  /** `x-keiyaku.compatibility` of the channel: its own compatibility mode. */
+  readonly compatibility?: string;
   readonly location?: SourceLocation;
 }
 
@@ -99,6 +103,14 @@ export interface OperationModel {
   readonly channel: string;
   readonly messages: readonly string[];
   readonly summary?: string;
+}
+
+/** Compatibility settings and acknowledged breaks, from the contract's `x-keiyaku` extensions. */
+export interface CompatibilitySettings {
+  readonly mode?: string;
+  readonly policy?: string;
+  /** Intentional breaks, reviewed in the pull request that makes them. */
+  readonly acknowledge?: readonly { readonly id: string; readonly reason: string; readonly version: string }[];
 }
 
 export interface ContractModel {
@@ -112,6 +124,8 @@ export interface ContractModel {
   readonly operations: readonly OperationModel[];
   /** Every named schema, keyed by name, in discovery order. */
   readonly schemas: Readonly<Record<string, NamedSchema>>;
+  /** `x-keiyaku` at the root: default mode/policy and acknowledged breaks. */
+  readonly compatibility?: CompatibilitySettings;
 }
 
 /** Prefix of normalized references to named schemas. */

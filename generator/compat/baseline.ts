@@ -1,0 +1,139 @@
+/**
+ * The earlier contract to compare with: a file or folder on disk, a git ref (read through
+ * git, every referenced file as it was at that ref, without touching the work tree), or the
+ * versions recorded in a history file (for the transitive modes).
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, posix, relative, resolve } from 'node:path';
+import { isMap, isScalar, isSeq, parseDocument, type Node as YamlNode } from 'yaml';
+import type { Diagnostic } from '../diagnostics.js';
+import { OptionError } from '../errors.js';
+import { compileContract } from '../index.js';
+import type { ContractModel } from '../model/contract-model.js';
+
+export interface Baseline {
+  readonly label: string;
+  readonly model: ContractModel;
+}
+
+export class BaselineError extends OptionError {
+  readonly diagnostics: readonly Diagnostic[];
+
+  constructor(message: string, diagnostics: readonly Diagnostic[] = []) {
+    super('--against', message);
+    this.diagnostics = diagnostics;
+  }
+}
+
+function git(args: string[], cwd: string): string {
+  return execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 * 1024 * 1024 });
+}
+
+function refsIn(text: string): string[] {
+  const out: string[] = [];
+  const walk = (node: YamlNode | null): void => {
+    if (isMap(node)) {
+      for (const pair of node.items) {
+        if (isScalar(pair.key) && pair.key.value === '$ref' && isScalar(pair.value) && typeof pair.value.value === 'string')
+          out.push(pair.value.value);
+        else walk(pair.value as YamlNode | null);
+      }
+    } else if (isSeq(node)) for (const item of node.items) walk(item as YamlNode | null);
+  };
+  walk(parseDocument(text, { strict: false, uniqueKeys: false }).contents as YamlNode | null);
+  return out;
+}
+
+async function compileOrThrow(spec: string, cwd: string, label: string): Promise<ContractModel> {
+  const compiled = await compileContract(spec, { cwd });
+  if (compiled.model === undefined) {
+    throw new BaselineError(
+      `the baseline contract (${label}) is not valid; check against a valid earlier version`,
+      compiled.diagnostics.filter((d) => d.severity === 'error'),
+    );
+  }
+  return compiled.model;
+}
+
+/** Loads `against` (path or git ref) for the contract `spec` of the working directory `cwd`. */
+export async function loadBaseline(against: string, spec: string, cwd: string): Promise<Baseline> {
+  const onDisk = resolve(cwd, against);
+  if (existsSync(onDisk)) {
+    let file = onDisk;
+    if (statSync(onDisk).isDirectory()) {
+      const found = ['asyncapi.yaml', 'asyncapi.yml', 'asyncapi.json'].map((f) => join(onDisk, f)).find((f) => existsSync(f));
+      if (found === undefined) throw new BaselineError(`${against} is a folder without asyncapi.yaml, asyncapi.yml or asyncapi.json`);
+      file = found;
+    }
+    return { label: relative(cwd, file) || file, model: await compileOrThrow(file, cwd, against) };
+  }
+  let root: string;
+  try {
+    root = git(['rev-parse', '--show-toplevel'], cwd).trim();
+  } catch {
+    throw new BaselineError(`${against} is not a file, and ${cwd} is not in a git repository to read it as a ref`);
+  }
+  try {
+    git(['rev-parse', '--verify', '--quiet', `${against}^{commit}`], cwd);
+  } catch {
+    throw new BaselineError(
+      `${against} is neither a file nor a git ref (try origin/main, a tag or a commit; in CI, fetch it first: git fetch origin main)`,
+    );
+  }
+  const specInRepo = relative(root, resolve(cwd, spec)).split('\\').join('/');
+  const temp = mkdtempSync(join(tmpdir(), 'keiyaku-baseline-'));
+  try {
+    const fetched = new Set<string>();
+    const fetch = (path: string, required: boolean): void => {
+      if (fetched.has(path)) return;
+      fetched.add(path);
+      let text: string;
+      try {
+        text = git(['show', `${against}:${path}`], root);
+      } catch {
+        if (required) throw new BaselineError(`${path} does not exist at ${against}; is this the first version of the contract?`);
+        return;
+      }
+      const target = join(temp, ...path.split('/'));
+      mkdirSync(dirname(target), { recursive: true });
+      writeFileSync(target, text);
+      for (const ref of refsIn(text)) {
+        const file = ref.split('#')[0] ?? '';
+        if (file === '' || /^[a-z][a-z0-9+.-]*:/i.test(file)) continue;
+        fetch(posix.normalize(posix.join(posix.dirname(path), file)), false);
+      }
+    };
+    fetch(specInRepo, true);
+    return { label: `${against}:${specInRepo}`, model: await compileOrThrow(join(temp, ...specInRepo.split('/')), temp, against) };
+  } finally {
+    rmSync(temp, { recursive: true, force: true });
+  }
+}
+
+export interface HistoryEntry {
+  readonly version: string;
+  readonly recordedAt: string;
+  readonly model: ContractModel;
+}
+
+/** Earlier versions recorded by `keiyaku check --record`, newest first. */
+export function readHistory(file: string): HistoryEntry[] {
+  if (!existsSync(file)) return [];
+  try {
+    const parsed = JSON.parse(readFileSync(file, 'utf8')) as { versions?: HistoryEntry[] };
+    return [...(parsed.versions ?? [])].reverse();
+  } catch (cause) {
+    throw new OptionError('--history', `${file} is not a keiyaku history file: ${cause instanceof Error ? cause.message : String(cause)}`);
+  }
+}
+
+/** Appends (or replaces, for the same info.version) the current contract in the history file. */
+export function recordHistory(file: string, model: ContractModel, now: Date): void {
+  const versions = readHistory(file)
+    .reverse()
+    .filter((e) => e.version !== model.info.version);
+  versions.push({ version: model.info.version, recordedAt: now.toISOString(), model });
+  writeFileSync(file, `${JSON.stringify({ $schema: 'keiyaku-history/v1', versions }, null, 2)}\n`);
+}
