@@ -16,7 +16,11 @@ export const MODES = ['backward', 'forward', 'full', 'backward-transitive', 'for
 export type Mode = (typeof MODES)[number];
 export const POLICIES = ['strict', 'lenient'] as const;
 
-/** Defaults for integration events: consumers upgrade first, and keiyaku's decoders ignore unknown fields. */
+/**
+ * Defaults for integration events: consumers upgrade first (backward), and keiyaku's decoders
+ * ignore unknown fields of open objects (lenient), so adding an optional field is compatible.
+ * Lenient never softens changes to closed objects: those decoders reject undeclared fields.
+ */
 export const DEFAULT_MODE: Mode = 'backward';
 export const DEFAULT_POLICY: Policy = 'lenient';
 

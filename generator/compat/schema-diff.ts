@@ -441,7 +441,8 @@ function compareObjects(ctx: Context, before: Schema, after: Schema, pointer: st
     } else if (modelAfter === 'closed') {
       add(ctx, {
         code: 'property_removed_from_closed_model',
-        severity: ctx.policy === 'lenient' ? 'compatible' : 'breaking',
+        // Not softened by the lenient policy: keiyaku's own decoders reject undeclared fields of a closed object.
+        severity: 'breaking',
         pointer: p,
         detail: `property ${name} removed from a closed object: old values that carry it are rejected`,
         hint: 'keep the property (mark it deprecated) or open the object',
@@ -450,7 +451,7 @@ function compareObjects(ctx: Context, before: Schema, after: Schema, pointer: st
       const ok = covers(ctx, catchAll(after), schema);
       add(ctx, {
         code: ok ? 'property_removed_is_covered_by_partially_open_model' : 'property_removed_not_covered_by_partially_open_model',
-        severity: ok || ctx.policy === 'lenient' ? 'compatible' : 'breaking',
+        severity: ok ? 'compatible' : 'breaking',
         pointer: p,
         detail: `property ${name} removed; the catch-all schema ${ok ? 'accepts' : 'does not accept'} its old values`,
         hint: ok ? '' : 'keep the property or widen additionalProperties',
@@ -538,7 +539,7 @@ function compareObjects(ctx: Context, before: Schema, after: Schema, pointer: st
     if (modelBefore !== 'closed' && modelAfter === 'closed') {
       add(ctx, {
         code: 'additional_properties_removed',
-        severity: ctx.policy === 'lenient' ? 'compatible' : 'breaking',
+        severity: 'breaking',
         pointer: `${pointer}/additionalProperties`,
         detail: 'the object was closed: undeclared properties are now rejected',
         hint: 'keep additionalProperties open',

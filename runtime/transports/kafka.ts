@@ -369,6 +369,7 @@ class KafkaTransportConsumer implements TransportConsumer {
   #running: Promise<void> | undefined;
   #fault: TransportError | undefined;
   #watchdog: NodeJS.Timeout | undefined;
+  #rebuilding = false;
   #closed = false;
 
   constructor(transport: KafkaTransport, options: ConsumerOptions, onClose: () => void) {
@@ -423,7 +424,13 @@ class KafkaTransportConsumer implements TransportConsumer {
       if (consumer !== this.#consumer) current = false;
     });
     consumer.on(consumer.events.GROUP_JOIN, (event) => {
-      if (consumer !== this.#consumer) return;
+      if (consumer !== this.#consumer) {
+        // A replaced client whose own retries brought it back: it must not keep partitions as a zombie member.
+        logger.warn('kafka: a replaced client rejoined the group; disconnecting it', { group: event.payload.groupId });
+        current = false;
+        setImmediate(() => void bounded(consumer.disconnect(), 30_000, logger, 'disconnecting a replaced consumer that rejoined'));
+        return;
+      }
       const assignment = event.payload.memberAssignment[this.#topic] ?? [];
       this.#assigned = [...assignment].sort((a, b) => a - b);
       for (const map of [this.#delivered, this.#acked, this.#committed])
@@ -602,7 +609,7 @@ class KafkaTransportConsumer implements TransportConsumer {
 
   #checkCutOff(): void {
     const since = this.#cutOff.since;
-    if (since === undefined || this.#closed || this.#fault) return;
+    if (since === undefined || this.#closed || this.#fault || this.#rebuilding) return;
     const base = this.#transport.options.rebuildAfterMs ?? 90_000;
     const ceiling = this.#transport.options.maxRebuildIntervalMs ?? 600_000;
     const interval = Math.min(ceiling, base * 2 ** this.#cutOff.rebuilds);
@@ -612,7 +619,17 @@ class KafkaTransportConsumer implements TransportConsumer {
 
   /** Replaces the kafkajs client in place; this object keeps its identity. Resumes from committed offsets. */
   async #rebuild(reason: string): Promise<void> {
-    if (this.#closed) return;
+    // One rebuild at a time: two overlapping rebuilds would leave an orphaned client in the group.
+    if (this.#closed || this.#rebuilding) return;
+    this.#rebuilding = true;
+    try {
+      await this.#replace(reason);
+    } finally {
+      this.#rebuilding = false;
+    }
+  }
+
+  async #replace(reason: string): Promise<void> {
     const old = this.#consumer;
     this.#cutOff.rebuilds++;
     this.#cutOff.lastRebuild = Date.now();

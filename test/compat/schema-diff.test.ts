@@ -167,7 +167,7 @@ const cases: [string, SchemaNode, SchemaNode, Policy, string[]][] = [
     obj({ a: S, b: N }, { additionalProperties: false }),
     obj({ a: S }, { additionalProperties: false }),
     'lenient',
-    ['compatible:property_removed_from_closed_model@/properties/b'],
+    ['breaking:property_removed_from_closed_model@/properties/b'],
   ],
   [
     'false property removed from closed model',
@@ -237,7 +237,7 @@ const cases: [string, SchemaNode, SchemaNode, Policy, string[]][] = [
     obj({ a: S }),
     obj({ a: S }, { additionalProperties: false }),
     'lenient',
-    ['compatible:additional_properties_removed@/additionalProperties'],
+    ['breaking:additional_properties_removed@/additionalProperties'],
   ],
   [
     'opening a closed object',

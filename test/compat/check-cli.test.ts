@@ -1,0 +1,241 @@
+// `keiyaku check` end to end: a temporary git repository holds the contract; edits are
+// checked against a git ref, a file and a recorded history; acknowledgments and formats.
+import { execFileSync } from 'node:child_process';
+import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { keiyaku, repoRoot, scratch } from '../helpers.js';
+
+const dir = scratch('check');
+const git = (...args: string[]): string =>
+  execFileSync('git', args, {
+    cwd: dir,
+    encoding: 'utf8',
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: 't',
+      GIT_AUTHOR_EMAIL: 't@example.com',
+      GIT_COMMITTER_NAME: 't',
+      GIT_COMMITTER_EMAIL: 't@example.com',
+    },
+  });
+const edit = (file: string, from: string | RegExp, to: string): void => {
+  const path = join(dir, file);
+  const text = readFileSync(path, 'utf8');
+  const next = text.replace(from, to);
+  if (next === text) throw new Error(`edit did not apply to ${file}: ${String(from)}`);
+  writeFileSync(path, next);
+};
+
+beforeAll(() => {
+  cpSync(join(repoRoot, 'asyncapi.yaml'), join(dir, 'asyncapi.yaml'));
+  cpSync(join(repoRoot, 'schemas'), join(dir, 'schemas'), { recursive: true });
+  git('init', '-q', '-b', 'main');
+  git('add', '.');
+  git('commit', '-qm', 'v1.2.0');
+  git('tag', 'v1.2.0');
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function reset(): void {
+  git('checkout', '-q', '--', '.');
+  git('clean', '-qfd');
+}
+
+describe('keiyaku check', () => {
+  it('passes an unchanged contract against a git ref, with a summary line', async () => {
+    const result = await keiyaku(['check', '--against', 'v1.2.0'], { cwd: dir });
+    expect(result.code).toBe(0);
+    expect(result.stdout.trim().split('\n').at(-1)).toBe(
+      'keiyaku check: 0 breaking, 0 acknowledged, 0 compatible, 0 info against v1.2.0:asyncapi.yaml (mode backward, policy lenient)',
+    );
+  });
+
+  it.each([
+    [
+      'an enum value removed in a referenced file',
+      'schemas/book-returned.json',
+      '"enum": ["good", "worn", "damaged"]',
+      '"enum": ["good", "worn"]',
+      'BREAKING enum_value_removed (backward): enum lost "damaged"',
+    ],
+    [
+      'a shared definition narrowed',
+      'schemas/common.json',
+      '"maxLength": 80',
+      '"maxLength": 40',
+      'BREAKING maxLength_narrowed (backward): string maxLength 80 → 40',
+    ],
+    [
+      'a new required field',
+      'schemas/book-borrowed.json',
+      '"required": ["bookId", "copyId", "borrower", "borrowedAt", "dueAt", "channel"]',
+      '"required": ["bookId", "copyId", "borrower", "borrowedAt", "dueAt", "channel", "note"]',
+      'BREAKING required_attribute_added',
+    ],
+    [
+      'a property removed from a closed object',
+      'schemas/book-returned.json',
+      /,\s*"currency": \{ "type": "string", "pattern": "\^\[A-Z\]\{3\}\$" \}/,
+      '',
+      'BREAKING property_removed_from_closed_model',
+    ],
+    [
+      'a type changed',
+      'schemas/book-borrowed.json',
+      '"renewals": { "type": "integer"',
+      '"renewals": { "type": "string"',
+      'BREAKING type_changed',
+    ],
+    ['fewer partitions', 'asyncapi.yaml', 'partitions: 6', 'partitions: 3', 'BREAKING partition_count_reduced'],
+    [
+      'an address changed',
+      'asyncapi.yaml',
+      'address: library.book-integration-events',
+      'address: library.books',
+      'BREAKING channel_address_changed',
+    ],
+    [
+      'a message removed from a channel',
+      'asyncapi.yaml',
+      /\n {6}BookReturned:\n {8}\$ref: ["']#\/components\/messages\/BookReturned["']/,
+      '',
+      'BREAKING message_removed',
+    ],
+    [
+      'a content type changed',
+      'asyncapi.yaml',
+      '      contentType: application/json\n      correlationId',
+      '      contentType: application/avro\n      correlationId',
+      'BREAKING content_type_changed',
+    ],
+  ])('catches %s (exit 1, located, with a fix)', async (_name, file, from, to, expected) => {
+    reset();
+    edit(file, from, to);
+    const result = await keiyaku(['check', '--against', 'v1.2.0'], { cwd: dir });
+    expect(result.stdout).toContain(expected);
+    expect(result.stdout).toContain('fix: ');
+    expect(result.stdout).toMatch(/1 breaking|[2-9] breaking/);
+    expect(result.code).toBe(1);
+  });
+
+  it.each([
+    [
+      'an optional field added (lenient policy: undeclared fields are ignorable)',
+      'schemas/book-borrowed.json',
+      '"renewals": {',
+      '"shelf": { "type": "string" },\n    "renewals": {',
+      'compatible optional_property_added_to_open_model',
+    ],
+    [
+      'an enum value added',
+      'schemas/book-returned.json',
+      '"enum": ["good", "worn", "damaged"]',
+      '"enum": ["good", "worn", "damaged", "lost"]',
+      'compatible enum_value_added',
+    ],
+    ['a limit relaxed', 'schemas/common.json', '"maxLength": 80', '"maxLength": 120', 'compatible maxLength_widened'],
+    [
+      'a description edited',
+      'schemas/book-borrowed.json',
+      '"Where the loan was made."',
+      '"Where the loan was made (desk, kiosk or app)."',
+      '0 breaking',
+    ],
+    ['more partitions', 'asyncapi.yaml', 'partitions: 6', 'partitions: 12', 'compatible partition_count_increased'],
+  ])('lets %s pass (exit 0)', async (_name, file, from, to, expected) => {
+    reset();
+    edit(file, from, to);
+    const result = await keiyaku(['check', '--against', 'v1.2.0'], { cwd: dir });
+    expect(result.stdout).toContain(expected);
+    expect(result.stdout).toContain('0 breaking');
+    expect(result.code).toBe(0);
+  });
+
+  it('fails an optional field added to an open object under --policy strict', async () => {
+    reset();
+    edit('schemas/book-borrowed.json', '"renewals": {', '"shelf": { "type": "string" },\n    "renewals": {');
+    const result = await keiyaku(['check', '--against', 'v1.2.0', '--policy', 'strict'], { cwd: dir });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain('BREAKING optional_property_added_to_open_model');
+  });
+
+  it('checks the forward direction too in --mode full', async () => {
+    reset();
+    edit('schemas/book-returned.json', '"enum": ["good", "worn", "damaged"]', '"enum": ["good", "worn", "damaged", "lost"]');
+    const result = await keiyaku(['check', '--against', 'v1.2.0', '--mode', 'full'], { cwd: dir });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain('BREAKING enum_value_removed (forward)');
+  });
+
+  it('passes an intentional break acknowledged in the contract, shows the reason, and reports a stale acknowledgment', async () => {
+    reset();
+    edit('schemas/book-returned.json', '"enum": ["good", "worn", "damaged"]', '"enum": ["good", "worn"]');
+    const id = 'bookIntegrationEvents/BookReturned/enum_value_removed/payload/properties/condition/enum';
+    edit(
+      'asyncapi.yaml',
+      'defaultContentType: application/json',
+      `defaultContentType: application/json\nx-keiyaku:\n  acknowledge:\n    - id: ${id}\n      reason: damaged copies are now reported as BookLost\n      version: 1.2.0\n    - id: nowhere/nothing/type_changed\n      reason: left over\n      version: 1.2.0`,
+    );
+    const result = await keiyaku(['check', '--against', 'v1.2.0', '--verbose'], { cwd: dir });
+    expect(result.stdout).toContain('ACKNOWLEDGED enum_value_removed');
+    expect(result.stdout).toContain('acknowledged for 1.2.0: damaged copies are now reported as BookLost');
+    expect(result.stdout).toContain('info acknowledgment_unused');
+    expect(result.stdout).toContain('0 breaking, 1 acknowledged');
+    expect(result.code).toBe(0);
+  });
+
+  it('renders JSON, GitHub annotations and JUnit', async () => {
+    reset();
+    edit('schemas/book-returned.json', '"enum": ["good", "worn", "damaged"]', '"enum": ["good", "worn"]');
+    const json = await keiyaku(['check', '--against', 'v1.2.0', '--format', 'json'], { cwd: dir });
+    const parsed = JSON.parse(json.stdout) as {
+      ok: boolean;
+      summary: { breaking: number };
+      findings: { code: string; pointer: string; channel: string; message: string; before: unknown }[];
+    };
+    expect(parsed.ok).toBe(false);
+    expect(parsed.summary.breaking).toBe(1);
+    expect(parsed.findings[0]).toMatchObject({
+      code: 'enum_value_removed',
+      channel: 'bookIntegrationEvents',
+      message: 'BookReturned',
+      pointer: '/payload/properties/condition/enum',
+      before: ['damaged'],
+    });
+    const github = await keiyaku(['check', '--against', 'v1.2.0', '--format', 'github'], { cwd: dir });
+    expect(github.stdout).toMatch(
+      /^::error file=schemas\/book-returned\.json,line=\d+,title=keiyaku enum_value_removed::bookIntegrationEvents\/BookReturned enum lost "damaged"/m,
+    );
+    const junit = await keiyaku(['check', '--against', 'v1.2.0', '--format', 'junit'], { cwd: dir });
+    expect(junit.stdout).toContain('<testsuite name="keiyaku check against v1.2.0:asyncapi.yaml" tests="1" failures="1">');
+    expect(junit.stdout).toContain('<failure message="enum lost &quot;damaged&quot;" type="enum_value_removed">');
+  });
+
+  it('compares with a contract on disk, and against every recorded version in a transitive mode', async () => {
+    reset();
+    const record = await keiyaku(['check', '--record', '--against', 'asyncapi.yaml'], { cwd: dir });
+    expect(record.code).toBe(0);
+    expect(record.stderr).toContain('recorded 1.2.0 in contract.history.json');
+    edit('schemas/common.json', '"maxLength": 80', '"maxLength": 40');
+    const transitive = await keiyaku(['check', '--mode', 'backward-transitive'], { cwd: dir });
+    expect(transitive.code).toBe(1);
+    expect(transitive.stdout).toContain('against contract.history.json@1.2.0');
+    expect(transitive.stdout).toContain('maxLength_narrowed');
+    git('show', 'v1.2.0:asyncapi.yaml');
+    const onDisk = await keiyaku(['check', '--against', join(repoRoot, 'asyncapi.yaml')], { cwd: dir });
+    expect(onDisk.code).toBe(1);
+  });
+
+  it.each([
+    [['check'], 'keiyaku check needs --against'],
+    [['check', '--against', 'no-such-ref'], 'no-such-ref is neither a file nor a git ref'],
+    [['check', '--against', 'v1.2.0', '--mode', 'sideways'], '--mode sideways is not one of backward, forward, full'],
+    [['check', '--against', 'v1.2.0', '--format', 'xml'], '--format xml is not one of text, json, github, junit'],
+  ])('refuses %j with exit 2', async (args, message) => {
+    reset();
+    const result = await keiyaku(args, { cwd: dir });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(message);
+  });
+});
