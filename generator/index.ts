@@ -2,9 +2,10 @@
  * keiyaku's generator API: load → model → emit. The CLI is a thin layer over this.
  */
 import { relative, resolve } from 'node:path';
-import type { Diagnostic } from './diagnostics.js';
+import type { Diagnostic, SourceLocation } from './diagnostics.js';
 import { type GeneratedFile, generate } from './emit/emit.js';
 import { loadContract, sortDiagnostics } from './load/load-contract.js';
+import { tokensFromPointer } from './load/source-locator.js';
 import { buildModel } from './model/build-model.js';
 import type { ContractModel } from './model/contract-model.js';
 
@@ -23,6 +24,8 @@ export interface CompiledContract {
   readonly diagnostics: readonly Diagnostic[];
   /** Every file the contract is made of (absolute paths), for watch mode. */
   readonly files: readonly string[];
+  /** File, line and column of a node of the resolved document (following `$ref`s across files). */
+  readonly locate?: (pointer: string) => SourceLocation;
 }
 
 /** Load and model a contract file. Contract problems come back as diagnostics. */
@@ -32,7 +35,12 @@ export async function compileContract(spec: string, options: { cwd?: string } = 
   const loaded = await loadContract(spec, { cwd });
   if (loaded.document === undefined) return { model: undefined, diagnostics: loaded.diagnostics, files: loaded.locator.files() };
   const built = buildModel(loaded.document, loaded.locator, source);
-  return { model: built.model, diagnostics: sortDiagnostics([...loaded.diagnostics, ...built.diagnostics]), files: loaded.locator.files() };
+  return {
+    model: built.model,
+    diagnostics: sortDiagnostics([...loaded.diagnostics, ...built.diagnostics]),
+    files: loaded.locator.files(),
+    locate: (pointer: string) => loaded.locator.locate(tokensFromPointer(pointer)),
+  };
 }
 
 export interface GenerateFromFileResult {

@@ -161,7 +161,14 @@ async function runCheck(options: CliOptions, io: CliIo): Promise<number> {
     if (mode.endsWith('-transitive'))
       for (const entry of readHistory(historyFile))
         baselines.push({ label: `${relative(io.cwd, historyFile)}@${entry.version}`, model: entry.model });
-    const findings = baselines.flatMap((baseline) => compareContracts(baseline.model, current, { mode, policy }));
+    const located = (f: ReturnType<typeof compareContracts>[number]): ReturnType<typeof compareContracts>[number] => {
+      // Point schema findings at the exact node in the working tree (file:line:column), through every $ref.
+      const documentPointer = f.message === undefined ? undefined : current.messages[f.message]?.documentPointer;
+      if (documentPointer === undefined || !f.pointer.startsWith('/') || compiled.locate === undefined) return f;
+      const location = compiled.locate(`${documentPointer}${f.pointer}`);
+      return location.line > 0 ? { ...f, location } : f;
+    };
+    const findings = baselines.flatMap((baseline) => compareContracts(baseline.model, current, { mode, policy })).map(located);
     const result = acknowledge(findings, current);
     const against = baselines.map((b) => b.label).join(', ') || '(nothing)';
     io.stdout(renderCheck(options.format as Format, result, { against, mode, policy }, options.verbose));

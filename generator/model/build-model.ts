@@ -183,6 +183,7 @@ export function buildModel(document: AsyncAPIDocumentInterface, locator: SourceL
       ...optional('kafkaKey', kafkaKey === undefined ? undefined : stripParserKeys(kafkaKey)),
       deprecated: json['deprecated'] === true,
       ...optional('compatibility', compatibilityOf(message.extensions().get('x-keiyaku')?.value())),
+      ...optional('documentPointer', pointer),
       location: locate(pointer),
     } as MessageModel;
     if (!/^application\/([\w.+-]+\+)?json(;.*)?$/.test(messages[type]!.contentType)) {

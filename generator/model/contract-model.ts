@@ -77,6 +77,8 @@ export interface MessageModel {
   readonly deprecated: boolean;
   /** `x-keiyaku.compatibility` of the message: its own compatibility mode. */
   readonly compatibility?: string;
+  /** JSON pointer of the message in the resolved document (follows `$ref`s to find lines of nested nodes). */
+  readonly documentPointer?: string;
   readonly location?: SourceLocation;
 }
 

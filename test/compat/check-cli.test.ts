@@ -205,8 +205,10 @@ describe('keiyaku check', () => {
     });
     const github = await keiyaku(['check', '--against', 'v1.2.0', '--format', 'github'], { cwd: dir });
     expect(github.stdout).toMatch(
-      /^::error file=schemas\/book-returned\.json,line=\d+,title=keiyaku enum_value_removed::bookIntegrationEvents\/BookReturned enum lost "damaged"/m,
+      /^::error file=schemas\/book-returned\.json,line=10,title=keiyaku enum_value_removed::bookIntegrationEvents\/BookReturned enum lost "damaged"/m,
     );
+    const text = await keiyaku(['check', '--against', 'v1.2.0'], { cwd: dir });
+    expect(text.stdout).toContain('at /payload/properties/condition/enum — schemas/book-returned.json:10:46 (#/properties/condition/enum)');
     const junit = await keiyaku(['check', '--against', 'v1.2.0', '--format', 'junit'], { cwd: dir });
     expect(junit.stdout).toContain('<testsuite name="keiyaku check against v1.2.0:asyncapi.yaml" tests="1" failures="1">');
     expect(junit.stdout).toContain('<failure message="enum lost &quot;damaged&quot;" type="enum_value_removed">');
