@@ -10,7 +10,7 @@
 import type { SourceLocation } from '../diagnostics.js';
 import type { ChannelModel, ContractModel, MessageModel } from '../model/contract-model.js';
 import { type CompatSeverity, type Direction, type Finding, findingId } from './findings.js';
-import { diffSchemas, type Policy } from './schema-diff.js';
+import { diffNodes, diffSchemas, type Policy } from './schema-diff.js';
 
 export const MODES = ['backward', 'forward', 'full', 'backward-transitive', 'forward-transitive', 'full-transitive', 'none'] as const;
 export type Mode = (typeof MODES)[number];
@@ -168,6 +168,51 @@ function compareMessage(
       hint: 'keep the content type; add a new message type for another encoding',
       ...(where ? { location: where } : {}),
     });
+  }
+  const kb = mb.kafkaKey;
+  const ka = ma.kafkaKey;
+  if (kb !== undefined || ka !== undefined) {
+    if (kb === undefined) {
+      emit({
+        code: 'key_schema_added',
+        severity: 'breaking',
+        channel,
+        message: ma.type,
+        pointer: '/bindings/kafka/key',
+        after: ka,
+        detail: 'a Kafka key schema was added: keys of old messages may not match it',
+        hint: 'add the key schema together with a new message type',
+        ...(where ? { location: where } : {}),
+      });
+    } else if (ka === undefined) {
+      emit({
+        code: 'key_schema_removed',
+        severity: 'compatible',
+        channel,
+        message: ma.type,
+        pointer: '/bindings/kafka/key',
+        before: kb,
+        detail: 'the Kafka key schema was removed',
+        hint: '',
+        ...(where ? { location: where } : {}),
+      });
+    } else {
+      for (const direction of wanted) {
+        const changes = direction === 'backward' ? diffNodes(before, kb, after, ka, policy) : diffNodes(after, ka, before, kb, policy);
+        for (const change of changes) {
+          emit({
+            ...change,
+            code: `key_${change.code}`,
+            direction,
+            channel,
+            message: ma.type,
+            pointer: `/bindings/kafka/key${change.pointer}`,
+            detail: `Kafka key: ${change.detail}`,
+            ...(where ? { location: where } : {}),
+          });
+        }
+      }
+    }
   }
   const parts: ['payload' | 'headers', string | undefined, string | undefined][] = [
     ['payload', mb.payload, ma.payload],

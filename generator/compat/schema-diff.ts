@@ -227,7 +227,7 @@ export function compareSchema(ctx: Context, rawBefore: SchemaNode, rawAfter: Sch
       Array.isArray(before['enum']) && before['enum'].length === 1 && valueKey(before['enum'][0]) === valueKey(after['const']);
     if (!sameAsEnum)
       add(ctx, {
-        code: 'const_changed',
+        code: 'const' in before ? 'const_changed' : 'const_added',
         severity: 'breaking',
         pointer: `${pointer}/const`,
         before: before['const'],
@@ -703,5 +703,18 @@ export function diffSchemas(
 ): SchemaChange[] {
   const ctx: Context = { before, after, policy, seen: new Set(), out: [] };
   compareSchema(ctx, { $ref: `#/schemas/${beforeName}` }, { $ref: `#/schemas/${afterName}` }, '');
+  return ctx.out;
+}
+
+/** Compares two inline schemas (e.g. Kafka message keys) whose `$ref`s, if any, point into the given models. */
+export function diffNodes(
+  before: ContractModel,
+  beforeNode: SchemaNode,
+  after: ContractModel,
+  afterNode: SchemaNode,
+  policy: Policy,
+): SchemaChange[] {
+  const ctx: Context = { before, after, policy, seen: new Set(), out: [] };
+  compareSchema(ctx, beforeNode, afterNode, '');
   return ctx.out;
 }

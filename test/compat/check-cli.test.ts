@@ -88,6 +88,7 @@ describe('keiyaku check', () => {
       'BREAKING type_changed',
     ],
     ['fewer partitions', 'asyncapi.yaml', 'partitions: 6', 'partitions: 3', 'BREAKING partition_count_reduced'],
+    ['a Kafka key schema changed', 'asyncapi.yaml', 'format: uuid', 'format: email', 'BREAKING key_format_changed'],
     [
       'an address changed',
       'asyncapi.yaml',

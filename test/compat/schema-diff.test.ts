@@ -329,3 +329,143 @@ describe('JSON Schema compatibility (backward)', () => {
     expect(verdict({ enum: ['a', 'b'] }, { enum: ['a'] })).toEqual(['breaking:enum_value_removed@/enum']);
   });
 });
+
+/** Forward: can readers on the old schema read what the new schema allows? (diff of the new against the old). */
+function forward(before: SchemaNode, after: SchemaNode, policy: Policy = 'strict'): string[] {
+  return verdict(after, before, policy);
+}
+
+const forwardCases: [string, SchemaNode, SchemaNode, Policy, string[]][] = [
+  ['enum value added', { enum: ['a'] }, { enum: ['a', 'b'] }, 'strict', ['breaking:enum_value_removed@/enum']],
+  ['enum value removed', { enum: ['a', 'b'] }, { enum: ['a'] }, 'strict', ['compatible:enum_value_added@/enum']],
+  ['integer → number', I, N, 'strict', ['breaking:type_narrowed@/type']],
+  ['number → integer', N, I, 'strict', ['compatible:type_widened@/type']],
+  ['null added to a type union', S, { type: ['string', 'null'] }, 'strict', ['breaking:type_union_narrowed@/type']],
+  ['maxLength increased', { ...S, maxLength: 5 }, { ...S, maxLength: 9 }, 'strict', ['breaking:maxLength_narrowed@/maxLength']],
+  ['maxLength decreased', { ...S, maxLength: 9 }, { ...S, maxLength: 5 }, 'strict', ['compatible:maxLength_widened@/maxLength']],
+  ['maxLength removed', { ...S, maxLength: 5 }, S, 'strict', ['breaking:maxLength_added@/maxLength']],
+  ['minimum lowered', { ...N, minimum: 1 }, { ...N, minimum: 0 }, 'strict', ['breaking:minimum_narrowed@/minimum']],
+  ['pattern removed', { ...S, pattern: '^a' }, S, 'strict', ['breaking:pattern_added@/pattern']],
+  ['pattern added', S, { ...S, pattern: '^a' }, 'strict', ['compatible:pattern_removed@/pattern']],
+  ['format removed', { ...S, format: 'uuid' }, S, 'strict', ['breaking:format_added@/format']],
+  ['multipleOf reduced', { ...N, multipleOf: 10 }, { ...N, multipleOf: 5 }, 'strict', ['breaking:multipleOf_changed@/multipleOf']],
+  ['uniqueItems removed', { type: 'array', uniqueItems: true }, { type: 'array' }, 'strict', ['breaking:uniqueItems_added@/uniqueItems']],
+  ['maxItems raised', { type: 'array', maxItems: 2 }, { type: 'array', maxItems: 3 }, 'strict', ['breaking:maxItems_narrowed@/maxItems']],
+  [
+    'optional property added to an open object (strict)',
+    obj({ a: S }),
+    obj({ a: S, b: N }),
+    'strict',
+    ['compatible:property_removed_from_open_model@/properties/b'],
+  ],
+  [
+    'optional property added to a closed object',
+    obj({ a: S }, { additionalProperties: false }),
+    obj({ a: S, b: N }, { additionalProperties: false }),
+    'strict',
+    ['breaking:property_removed_from_closed_model@/properties/b'],
+  ],
+  [
+    'property removed from an open object (strict)',
+    obj({ a: S, b: N }),
+    obj({ a: S }),
+    'strict',
+    ['breaking:optional_property_added_to_open_model@/properties/b'],
+  ],
+  [
+    'property removed from an open object (lenient)',
+    obj({ a: S, b: N }),
+    obj({ a: S }),
+    'lenient',
+    ['compatible:optional_property_added_to_open_model@/properties/b'],
+  ],
+  [
+    'property removed from a closed object',
+    obj({ a: S, b: N }, { additionalProperties: false }),
+    obj({ a: S }, { additionalProperties: false }),
+    'strict',
+    ['compatible:optional_property_added_to_closed_model@/properties/b'],
+  ],
+  [
+    'required property added',
+    obj({ a: S }),
+    obj({ a: S, b: N }, { required: ['b'] }),
+    'strict',
+    ['compatible:property_removed_from_open_model@/properties/b'],
+  ],
+  [
+    'a property becomes optional',
+    obj({ a: S }, { required: ['a'] }),
+    obj({ a: S }),
+    'strict',
+    ['breaking:required_attribute_added@/required'],
+  ],
+  [
+    'a property becomes required',
+    obj({ a: S, b: N }),
+    obj({ a: S, b: N }, { required: ['b'] }),
+    'strict',
+    ['compatible:required_attribute_removed@/required'],
+  ],
+  [
+    'an object is opened (strict)',
+    obj({ a: S }, { additionalProperties: false }),
+    obj({ a: S }),
+    'strict',
+    ['breaking:additional_properties_removed@/additionalProperties'],
+  ],
+  [
+    'an object is closed',
+    obj({ a: S }),
+    obj({ a: S }, { additionalProperties: false }),
+    'strict',
+    ['compatible:additional_properties_added@/additionalProperties'],
+  ],
+  [
+    'additionalProperties widened',
+    obj({}, { additionalProperties: I }),
+    obj({}, { additionalProperties: N }),
+    'strict',
+    ['breaking:type_narrowed@/additionalProperties/type'],
+  ],
+  ['oneOf branch added', { oneOf: [S] }, { oneOf: [S, N] }, 'strict', ['breaking:oneOf_branch_removed_or_narrowed@/oneOf/1']],
+  ['oneOf branch removed', { oneOf: [S, N] }, { oneOf: [S] }, 'strict', ['compatible:oneOf_branch_added@/oneOf/1']],
+  ['anyOf removed', { anyOf: [S, N] }, S, 'strict', ['breaking:anyOf_added@/anyOf']],
+  [
+    'allOf branch removed',
+    { allOf: [obj({ a: S }), obj({ b: N }, { required: ['b'] })] },
+    { allOf: [obj({ a: S })] },
+    'strict',
+    ['breaking:allOf_branch_added_or_narrowed@/allOf/1'],
+  ],
+  ['not removed', { ...S, not: { const: '' } }, S, 'strict', ['breaking:not_added@/not']],
+  ['const removed', { const: 'v1' }, S, 'strict', ['breaking:const_added@/const']],
+  ['schema opened to anything', S, {}, 'strict', ['breaking:schema_restricted@']],
+  [
+    'dependentRequired removed',
+    obj({ a: S, b: S }, { dependentRequired: { a: ['b'] } }),
+    obj({ a: S, b: S }),
+    'strict',
+    ['breaking:dependent_required_added@/dependentRequired/a'],
+  ],
+  [
+    'nested array item widened',
+    obj({ xs: { type: 'array', items: I } }),
+    obj({ xs: { type: 'array', items: N } }),
+    'strict',
+    ['breaking:type_narrowed@/properties/xs/items/type'],
+  ],
+  [
+    'tuple closed by items: false',
+    { type: 'array', prefixItems: [S] },
+    { type: 'array', prefixItems: [S], items: false },
+    'strict',
+    ['compatible:schema_opened@/items'],
+  ],
+];
+
+describe('JSON Schema compatibility (forward: old readers, new data)', () => {
+  it.each(forwardCases)('%s', (_name, before, after, policy, want) => {
+    expect(forward(before, after, policy)).toEqual(want);
+  });
+});
