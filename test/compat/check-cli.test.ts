@@ -90,6 +90,20 @@ describe('keiyaku check', () => {
     ['fewer partitions', 'asyncapi.yaml', 'partitions: 6', 'partitions: 3', 'BREAKING partition_count_reduced'],
     ['a Kafka key schema changed', 'asyncapi.yaml', 'format: uuid', 'format: email', 'BREAKING key_format_changed'],
     [
+      'a channel parameter renamed',
+      'asyncapi.yaml',
+      /\{memberId\}\.notifications\n(\s+)description: (.*)\n(\s+)parameters:\n(\s+)memberId:/,
+      '{cardId}.notifications\n$1description: $2\n$3parameters:\n$4cardId:',
+      'BREAKING channel_parameters_changed',
+    ],
+    [
+      'a headers schema narrowed',
+      'schemas/event-headers.json',
+      '"correlationId": { "type": "string",',
+      '"correlationId": { "type": "string", "format": "uuid",',
+      'BREAKING format_added',
+    ],
+    [
       'an address changed',
       'asyncapi.yaml',
       'address: library.book-integration-events',
