@@ -1,0 +1,210 @@
+/**
+ * SEND_MESSAGES (101 → partition op 160) and POLL_MESSAGES (100, NonReplicated), and the
+ * batch layout shared by sending, storage and poll replies (fact sheet §3.5–3.7).
+ *
+ *   send request  [metadata_length u32][stream id][topic id][partitioning][messages_count u32][batch]
+ *   send reply    [count u32] then count × [stream_id u32][topic_id u32][partition_id u32][base_offset u64]
+ *   batch header  0 partition_id u64 | 8 base_offset u64 | 16 base_timestamp u64 | 24 origin_timestamp u64
+ *                 32 batch_length u64 | 40 batch_checksum u64 | 48 message_count u32 | 52..256 zero
+ *   frame         0 checksum u64 (XXH3-64 of bytes 8..end) | 8 id u128 | 24 offset_delta u32
+ *                 28 timestamp_delta u32 | 32 user_headers_length u32 | 36 payload_length u32 | 40 zero u64
+ *                 48 payload, then user headers
+ *   batch_checksum = XXH3-64(header[0..40] ++ header[48..52] ++ each frame's 8 checksum bytes)
+ *   poll request  [consumer][stream id][topic id][partition flag u8][partition_id u32][strategy 9][count u32][auto_commit u8]
+ *   poll reply    [partition_id u32][current_offset u64][messages_count u32] then batch records
+ */
+import { randomBytes } from 'node:crypto';
+import { xxh3_64 } from '../checksum.js';
+import {
+  type Consumer,
+  type Identifier,
+  type Partitioning,
+  type PollingStrategy,
+  writeConsumer,
+  writeIdentifier,
+  writeOptionalPartition,
+  writePartitioning,
+  writePollingStrategy,
+} from '../primitives.js';
+import { IggyDecodeError, Reader, Writer } from '../wire.js';
+
+export const SEND_MESSAGES = { code: 101, operation: 160 } as const;
+export const POLL_MESSAGES = { code: 100, operation: 2 } as const;
+
+export const BATCH_HEADER_SIZE = 256;
+export const FRAME_HEADER_SIZE = 48;
+export const MAX_PAYLOAD = 64_000_000;
+export const MAX_USER_HEADERS = 100_000;
+
+export interface OutgoingMessage {
+  /** 128-bit id; 0 or absent mints a random UUIDv4-shaped id before the checksum. */
+  readonly id?: bigint;
+  readonly payload: Uint8Array;
+  /** Raw user-header bytes (TLV). */
+  readonly headers?: Uint8Array;
+  /** Producer time, µs since the epoch. */
+  readonly originTimestamp: bigint;
+}
+
+function randomId(): bigint {
+  const bytes = randomBytes(16);
+  bytes[6] = (bytes[6]! & 0x0f) | 0x40;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  return new Reader(bytes).u128();
+}
+
+/** Encodes one batch (header + frames) with its checksums. */
+export function encodeBatch(messages: readonly OutgoingMessage[]): Uint8Array {
+  if (messages.length === 0) throw new RangeError('a batch needs at least one message');
+  const origin = messages.reduce((min, m) => (m.originTimestamp < min ? m.originTimestamp : min), messages[0]!.originTimestamp);
+  const frames: Uint8Array[] = messages.map((message, index) => {
+    const headers = message.headers ?? new Uint8Array(0);
+    if (message.payload.length < 1 || message.payload.length > MAX_PAYLOAD)
+      throw new RangeError(`payload must be 1..${MAX_PAYLOAD} bytes, got ${message.payload.length}`);
+    if (headers.length > MAX_USER_HEADERS) throw new RangeError(`user headers exceed ${MAX_USER_HEADERS} bytes`);
+    const delta = message.originTimestamp - origin;
+    if (delta > 0xffff_ffffn) throw new RangeError('one batch may span at most u32::MAX µs of origin timestamps');
+    const w = new Writer(FRAME_HEADER_SIZE + message.payload.length + headers.length);
+    w.u64(0n)
+      .u128(message.id && message.id !== 0n ? message.id : randomId())
+      .u32(index)
+      .u32(Number(delta))
+      .u32(headers.length)
+      .u32(message.payload.length)
+      .u64(0n);
+    w.bytes(message.payload).bytes(headers);
+    const frame = w.finish();
+    new DataView(frame.buffer).setBigUint64(0, xxh3_64(frame.subarray(8)), true);
+    return frame;
+  });
+  const length = BATCH_HEADER_SIZE + frames.reduce((n, f) => n + f.length, 0);
+  const header = new Writer(BATCH_HEADER_SIZE)
+    .u64(0n)
+    .u64(0n)
+    .u64(0n)
+    .u64(origin)
+    .u64(BigInt(length))
+    .u64(0n)
+    .u32(messages.length)
+    .zeros(204)
+    .finish();
+  const covered = new Writer(44 + 8 * frames.length).bytes(header.subarray(0, 40)).bytes(header.subarray(48, 52));
+  for (const frame of frames) covered.bytes(frame.subarray(0, 8));
+  new DataView(header.buffer).setBigUint64(40, xxh3_64(covered.finish()), true);
+  const out = new Writer(length).bytes(header);
+  for (const frame of frames) out.bytes(frame);
+  return out.finish();
+}
+
+export function encodeSendMessages(
+  stream: Identifier,
+  topic: Identifier,
+  partitioning: Partitioning,
+  messages: readonly OutgoingMessage[],
+): Uint8Array {
+  const metadata = new Writer(32);
+  writeIdentifier(metadata, stream);
+  writeIdentifier(metadata, topic);
+  writePartitioning(metadata, partitioning);
+  metadata.u32(messages.length);
+  const meta = metadata.finish();
+  return new Writer(4 + meta.length).u32(meta.length).bytes(meta).bytes(encodeBatch(messages)).finish();
+}
+
+export interface SendConfirmation {
+  readonly streamId: number;
+  readonly topicId: number;
+  readonly partitionId: number;
+  readonly baseOffset: bigint;
+}
+
+export function decodeSendReply(payload: Uint8Array): SendConfirmation[] {
+  if (payload.length === 0) return [];
+  const r = new Reader(payload);
+  const count = r.u32('count');
+  return Array.from({ length: count }, () => ({ streamId: r.u32(), topicId: r.u32(), partitionId: r.u32(), baseOffset: r.u64() }));
+}
+
+export function encodePollMessages(request: {
+  consumer: Consumer;
+  stream: Identifier;
+  topic: Identifier;
+  partition?: number;
+  strategy: PollingStrategy;
+  count: number;
+  autoCommit: boolean;
+}): Uint8Array {
+  const w = new Writer(64);
+  writeConsumer(w, request.consumer);
+  writeIdentifier(w, request.stream);
+  writeIdentifier(w, request.topic);
+  writeOptionalPartition(w, request.partition);
+  writePollingStrategy(w, request.strategy);
+  w.u32(request.count).u8(request.autoCommit ? 1 : 0);
+  return w.finish();
+}
+
+export interface PolledMessage {
+  readonly offset: bigint;
+  readonly id: bigint;
+  /** Server append time (the batch's base_timestamp), µs. */
+  readonly timestamp: bigint;
+  readonly originTimestamp: bigint;
+  readonly checksum: bigint;
+  /** A view into the reply buffer: copy it to keep it past the buffer's life. */
+  readonly payload: Uint8Array;
+  readonly headers: Uint8Array;
+}
+
+export interface PollReply {
+  /** 0xFFFFFFFF is the "re-sync required" sentinel of consumer groups. */
+  readonly partitionId: number;
+  readonly currentOffset: bigint;
+  readonly messages: PolledMessage[];
+}
+
+export const RESYNC_SENTINEL = 0xffff_ffff;
+
+/** Walks the batch records of a poll reply by batch_length. */
+export function decodePollReply(payload: Uint8Array): PollReply {
+  const r = new Reader(payload);
+  const partitionId = r.u32('partition_id');
+  const currentOffset = r.u64('current_offset');
+  const count = r.u32('messages_count');
+  const messages: PolledMessage[] = [];
+  while (r.remaining > 0) {
+    const start = r.offset;
+    const header = new Reader(payload, start);
+    header.u64('partition_id');
+    const baseOffset = header.u64('base_offset');
+    const baseTimestamp = header.u64('base_timestamp');
+    const origin = header.u64('origin_timestamp');
+    const batchLength = Number(header.u64('batch_length'));
+    header.u64('batch_checksum');
+    const messageCount = header.u32('message_count');
+    if (batchLength < BATCH_HEADER_SIZE || start + batchLength > payload.length)
+      throw new IggyDecodeError(`batch at ${start} claims ${batchLength} bytes, ${payload.length - start} present`);
+    const frames = new Reader(payload.subarray(start + BATCH_HEADER_SIZE, start + batchLength));
+    for (let i = 0; i < messageCount; i++) {
+      const checksum = frames.u64('frame checksum');
+      const id = frames.u128('id');
+      const offsetDelta = frames.u32('offset_delta');
+      const timestampDelta = frames.u32('timestamp_delta');
+      const headersLength = frames.u32('user_headers_length');
+      const payloadLength = frames.u32('payload_length');
+      frames.u64('reserved');
+      messages.push({
+        offset: baseOffset + BigInt(offsetDelta),
+        id,
+        timestamp: baseTimestamp,
+        originTimestamp: origin + BigInt(timestampDelta),
+        checksum,
+        payload: frames.bytes(payloadLength, 'payload'),
+        headers: frames.bytes(headersLength, 'user headers'),
+      });
+    }
+    r.bytes(batchLength, 'batch');
+  }
+  if (messages.length !== count) throw new IggyDecodeError(`poll reply announces ${count} messages but carries ${messages.length}`);
+  return { partitionId, currentOffset, messages };
+}
