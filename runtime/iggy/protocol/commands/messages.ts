@@ -56,6 +56,7 @@ function randomId(): bigint {
 /** Encodes one batch (header + frames) with its checksums. */
 export function encodeBatch(messages: readonly OutgoingMessage[]): Uint8Array {
   if (messages.length === 0) throw new RangeError('a batch needs at least one message');
+  // biome-ignore lint/complexity/useMathMinMax: bigint values; Math.min does not take them
   const origin = messages.reduce((min, m) => (m.originTimestamp < min ? m.originTimestamp : min), messages[0]!.originTimestamp);
   const frames: Uint8Array[] = messages.map((message, index) => {
     const headers = message.headers ?? new Uint8Array(0);
