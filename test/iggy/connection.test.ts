@@ -1,0 +1,186 @@
+// keiyaku's Iggy client connection against the in-repo protocol test double (not Iggy).
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { IggyConnection } from '../../runtime/iggy/connection.js';
+import {
+  decodePollReply,
+  decodeSendReply,
+  encodePollMessages,
+  encodeSendMessages,
+  POLL_MESSAGES,
+  SEND_MESSAGES,
+} from '../../runtime/iggy/protocol/commands/messages.js';
+import {
+  decodeConsumerOffset,
+  encodeGetConsumerOffset,
+  encodeStoreConsumerOffset,
+  GET_CONSUMER_OFFSET,
+  STORE_CONSUMER_OFFSET,
+} from '../../runtime/iggy/protocol/commands/offsets.js';
+import {
+  CREATE_STREAM,
+  decodeStream,
+  encodeCreateStream,
+  encodeGetStream,
+  GET_STREAM,
+} from '../../runtime/iggy/protocol/commands/streams.js';
+import { CREATE_TOPIC, decodeTopic, encodeCreateTopic } from '../../runtime/iggy/protocol/commands/topics.js';
+import { IggyProtocolDouble } from './protocol-double.js';
+
+let server: IggyProtocolDouble;
+let connection: IggyConnection;
+
+beforeEach(async () => {
+  server = new IggyProtocolDouble();
+  const port = await server.start();
+  connection = new IggyConnection({ host: '127.0.0.1', port, requestTimeoutMs: 500, heartbeatMs: 0 });
+  await connection.connect();
+});
+afterEach(async () => {
+  await connection.close();
+  await server.stop();
+});
+
+const text = (value: string): Uint8Array => new TextEncoder().encode(value);
+
+describe('Iggy connection (against the protocol test double)', () => {
+  it('pings before login with a non-zero client id and session 0', async () => {
+    await connection.ping();
+    expect(server.seen[0]).toMatchObject({ code: 1, operation: 2, session: 0n, request: 1n });
+    expect(server.seen[0]!.client).not.toBe(0n);
+  });
+
+  it('logs in (request 0, Register) and numbers later requests as the protocol says', async () => {
+    const reply = await connection.login('iggy', 'iggy');
+    expect(reply).toMatchObject({ session: 42n, serverProtocolVersion: '0.11.0', serverVersion: 'protocol-double' });
+    await connection.request('create stream', CREATE_STREAM.code, CREATE_STREAM.operation, encodeCreateStream('library'));
+    await connection.request('create stream', CREATE_STREAM.code, CREATE_STREAM.operation, encodeCreateStream('audit'));
+    await connection.request('get stream', GET_STREAM.code, GET_STREAM.operation, encodeGetStream('library'));
+    const [login, create1, create2, get] = server.seen;
+    expect(login).toMatchObject({ operation: 1, request: 0n, session: 0n });
+    expect([create1!.request, create2!.request]).toEqual([1n, 2n]); // metadata ops: strictly increasing
+    expect(get).toMatchObject({ operation: 2, code: 200, request: 3n, session: 42n }); // reads: the current counter, not incremented
+    expect(new Set(server.seen.map((s) => s.client)).size).toBe(1);
+  });
+
+  it('maps bad credentials (an eviction) to a non-retriable InvalidCredentials error', async () => {
+    await expect(connection.login('iggy', 'wrong')).rejects.toMatchObject({
+      name: 'IggyError',
+      status: 42,
+      statusName: 'InvalidCredentials',
+      retriable: false,
+    });
+  });
+
+  it('reports committed rejections and missing things the way the server does', async () => {
+    await connection.login('iggy', 'iggy');
+    await connection.request('create stream', CREATE_STREAM.code, CREATE_STREAM.operation, encodeCreateStream('library'));
+    await expect(
+      connection.request('create stream', CREATE_STREAM.code, CREATE_STREAM.operation, encodeCreateStream('library')),
+    ).rejects.toMatchObject({ status: 1012 });
+    expect(
+      decodeStream(await connection.request('get stream', GET_STREAM.code, GET_STREAM.operation, encodeGetStream('nope'))),
+    ).toBeUndefined();
+  });
+
+  it('sends a batch, polls it back with offsets, stores and reads a consumer offset', async () => {
+    await connection.login('iggy', 'iggy');
+    await connection.request('create stream', CREATE_STREAM.code, CREATE_STREAM.operation, encodeCreateStream('library'));
+    const topic = decodeTopic(
+      await connection.request('create topic', CREATE_TOPIC.code, CREATE_TOPIC.operation, encodeCreateTopic('library', 'books', 2)),
+    );
+    expect(topic?.partitions).toHaveLength(2);
+    const sent = decodeSendReply(
+      await connection.request(
+        'send messages',
+        SEND_MESSAGES.code,
+        SEND_MESSAGES.operation,
+        encodeSendMessages('library', 'books', { kind: 'partition', id: 1 }, [
+          { id: 1n, originTimestamp: 10n, payload: text('a') },
+          { id: 2n, originTimestamp: 11n, payload: text('b') },
+        ]),
+      ),
+    );
+    expect(sent).toEqual([{ streamId: 0, topicId: 0, partitionId: 1, baseOffset: 0n }]);
+    const consumer = { kind: 'consumer' as const, id: 'inventory' };
+    const poll = decodePollReply(
+      await connection.request(
+        'poll',
+        POLL_MESSAGES.code,
+        POLL_MESSAGES.operation,
+        encodePollMessages({
+          consumer,
+          stream: 'library',
+          topic: 'books',
+          partition: 1,
+          strategy: { kind: 'first' },
+          count: 10,
+          autoCommit: false,
+        }),
+      ),
+    );
+    expect(poll.messages.map((m) => [m.offset, m.id, new TextDecoder().decode(m.payload)])).toEqual([
+      [0n, 1n, 'a'],
+      [1n, 2n, 'b'],
+    ]);
+    const target = { consumer, stream: 'library', topic: 'books', partition: 1 };
+    await connection.request(
+      'store offset',
+      STORE_CONSUMER_OFFSET.code,
+      STORE_CONSUMER_OFFSET.operation,
+      encodeStoreConsumerOffset(target, 0n),
+    );
+    expect(
+      decodeConsumerOffset(
+        await connection.request('get offset', GET_CONSUMER_OFFSET.code, GET_CONSUMER_OFFSET.operation, encodeGetConsumerOffset(target)),
+      ),
+    ).toEqual({ partitionId: 1, currentOffset: 1n, storedOffset: 0n });
+    const next = decodePollReply(
+      await connection.request(
+        'poll',
+        POLL_MESSAGES.code,
+        POLL_MESSAGES.operation,
+        encodePollMessages({
+          consumer,
+          stream: 'library',
+          topic: 'books',
+          partition: 1,
+          strategy: { kind: 'next' },
+          count: 10,
+          autoCommit: false,
+        }),
+      ),
+    );
+    expect(next.messages.map((m) => m.offset)).toEqual([1n]);
+  });
+
+  it('treats silence as a failure: a request without a reply times out and drops the connection', async () => {
+    await connection.login('iggy', 'iggy');
+    server.silenceCode = 200;
+    await expect(connection.request('get stream', GET_STREAM.code, GET_STREAM.operation, encodeGetStream('x'))).rejects.toMatchObject({
+      name: 'TransportError',
+      retriable: true,
+    });
+    await expect(connection.ping()).rejects.toMatchObject({ name: 'ClosedError' });
+  });
+
+  it('an unsolicited eviction ends the session and is reported', async () => {
+    await connection.login('iggy', 'iggy');
+    const heard: number[] = [];
+    connection.onEviction((error) => heard.push(error.status));
+    server.evictAll(13);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(heard).toEqual([30]);
+    await expect(connection.ping()).rejects.toMatchObject({ name: 'ClosedError' });
+  });
+
+  it('serialises concurrent requests: one in flight at a time, replies matched in order', async () => {
+    await connection.login('iggy', 'iggy');
+    await connection.request('create stream', CREATE_STREAM.code, CREATE_STREAM.operation, encodeCreateStream('s'));
+    const results = await Promise.all(
+      ['s', 'missing', 's'].map((name) =>
+        connection.request('get stream', GET_STREAM.code, GET_STREAM.operation, encodeGetStream(name)).then(decodeStream),
+      ),
+    );
+    expect(results.map((r) => r?.name)).toEqual(['s', undefined, 's']);
+  });
+});

@@ -1,0 +1,321 @@
+/**
+ * A protocol test double of an Iggy 0.11 server — NOT Iggy: a small TCP server written from
+ * the published wire format (fact sheet) that implements just what keiyaku's client needs
+ * for its tests: framing, PING, LOGIN_REGISTER (user iggy/iggy, evictions for bad
+ * credentials and other protocol versions), streams, topics, SEND_MESSAGES (silence on a
+ * bad batch checksum), POLL_MESSAGES (offset/first/next strategies, single consumers),
+ * consumer offsets, and unsolicited evictions on demand.
+ */
+import { createServer, type Server, type Socket } from 'node:net';
+import { xxh3_64 } from '../../runtime/iggy/protocol/checksum.js';
+import { encodeLoginReply } from '../../runtime/iggy/protocol/commands/login-register.js';
+import { encodeStreamInfo } from '../../runtime/iggy/protocol/commands/streams.js';
+import { encodeTopicInfo } from '../../runtime/iggy/protocol/commands/topics.js';
+import { decodeFrame, encodeEviction, encodeReply, frameSize, HEADER_SIZE, type RequestFrame } from '../../runtime/iggy/protocol/header.js';
+import { type Identifier, PROTOCOL_VERSION, readIdentifier, readName } from '../../runtime/iggy/protocol/primitives.js';
+import { Reader, Writer } from '../../runtime/iggy/protocol/wire.js';
+
+interface Topic {
+  id: number;
+  name: string;
+  partitions: { records: Uint8Array[]; base: bigint[] }[];
+}
+interface Stream {
+  id: number;
+  name: string;
+  topics: Topic[];
+}
+
+export class IggyProtocolDouble {
+  readonly #server: Server;
+  readonly #streams: Stream[] = [];
+  readonly #offsets = new Map<string, bigint>();
+  readonly #sockets = new Set<Socket>();
+  /** Requests seen, for assertions: [code or operation, client, request, session]. */
+  readonly seen: { code?: number; operation: number; client: bigint; request: bigint; session: bigint }[] = [];
+  /** When set, requests with this code get no reply at all. */
+  silenceCode: number | undefined;
+  port = 0;
+
+  constructor() {
+    this.#server = createServer((socket) => this.#accept(socket));
+  }
+
+  async start(): Promise<number> {
+    await new Promise<void>((resolve) => this.#server.listen(0, '127.0.0.1', resolve));
+    this.port = (this.#server.address() as { port: number }).port;
+    return this.port;
+  }
+
+  async stop(): Promise<void> {
+    for (const socket of this.#sockets) socket.destroy();
+    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+  }
+
+  /** Sends an unsolicited eviction (stale client) to every connection. */
+  evictAll(reason = 13): void {
+    for (const socket of this.#sockets) socket.write(encodeEviction({ client: 1n, reason }));
+  }
+
+  #accept(socket: Socket): void {
+    this.#sockets.add(socket);
+    socket.on('close', () => this.#sockets.delete(socket));
+    let buffer = Buffer.alloc(0);
+    let session = 0n;
+    socket.on('data', (chunk: Buffer) => {
+      buffer = Buffer.concat([buffer, chunk]);
+      while (buffer.length >= HEADER_SIZE) {
+        const size = frameSize(buffer.subarray(0, HEADER_SIZE));
+        if (buffer.length < size) return;
+        const decoded = decodeFrame(new Uint8Array(buffer.subarray(0, size)));
+        buffer = buffer.subarray(size);
+        if (decoded.kind !== 'request') continue;
+        const request = decoded.frame;
+        this.seen.push({
+          ...(request.code === undefined ? {} : { code: request.code }),
+          operation: request.operation,
+          client: request.client,
+          request: request.request,
+          session: request.session,
+        });
+        if (request.client === 0n) continue; // dropped without a reply
+        const out = this.#handle(request, session, (s) => {
+          session = s;
+        });
+        if (out) socket.write(out);
+      }
+    });
+  }
+
+  #reply(request: RequestFrame, status: number, body?: Uint8Array): Uint8Array {
+    return encodeReply({
+      client: request.client,
+      request: request.request,
+      operation: request.operation,
+      status,
+      ...(body ? { body } : {}),
+    });
+  }
+
+  #result(request: RequestFrame, code: number, payload: Uint8Array = new Uint8Array(0)): Uint8Array {
+    if (code !== 0) return this.#reply(request, 0, new Writer().u32(1).u32(0).u32(code).finish());
+    return this.#reply(request, 0, new Writer().u32(0).bytes(payload).finish());
+  }
+
+  #stream(id: Identifier): Stream | undefined {
+    return this.#streams.find((s) => s.id === id || s.name === id);
+  }
+
+  #handle(request: RequestFrame, session: bigint, bind: (session: bigint) => void): Uint8Array | undefined {
+    const body = request.body ?? new Uint8Array(0);
+    const r = new Reader(body);
+    const code = request.operation === 2 ? request.code : undefined;
+    if (code !== undefined && code === this.silenceCode) return undefined;
+    if (request.operation === 1) {
+      const version = r.u32();
+      if (version >> 10 !== PROTOCOL_VERSION >> 10)
+        return encodeEviction({
+          client: request.client,
+          reason: 14,
+          serverProtocolVersion: PROTOCOL_VERSION,
+          serverProtocolVersionMin: PROTOCOL_VERSION,
+        });
+      readName(r);
+      readName(r);
+      const user = readName(r);
+      const password = readName(r);
+      if (user !== 'iggy' || password !== 'iggy') return encodeEviction({ client: request.client, reason: 9 });
+      bind(42n);
+      return this.#reply(
+        request,
+        0,
+        encodeLoginReply({ userId: 0, session: 42n, serverProtocolVersion: PROTOCOL_VERSION, serverVersion: 'protocol-double' }),
+      );
+    }
+    if (code === 1) return this.#reply(request, 0);
+    if (session === 0n) return request.operation === 2 ? this.#reply(request, 40) : encodeEviction({ client: request.client, reason: 1 });
+    switch (request.operation === 2 ? code : request.operation) {
+      case 200: {
+        const stream = this.#stream(readIdentifier(r));
+        return this.#reply(
+          request,
+          0,
+          stream
+            ? encodeStreamInfo({
+                id: stream.id,
+                createdAt: 0n,
+                topicsCount: stream.topics.length,
+                sizeBytes: 0n,
+                messagesCount: 0n,
+                name: stream.name,
+              })
+            : new Uint8Array(0),
+        );
+      }
+      case 128: {
+        const name = readName(r);
+        if (this.#streams.some((s) => s.name === name)) return this.#result(request, 1012);
+        const stream = { id: this.#streams.length, name, topics: [] };
+        this.#streams.push(stream);
+        return this.#result(
+          request,
+          0,
+          encodeStreamInfo({ id: stream.id, createdAt: 0n, topicsCount: 0, sizeBytes: 0n, messagesCount: 0n, name }),
+        );
+      }
+      case 300: {
+        const stream = this.#stream(readIdentifier(r));
+        if (!stream) return this.#reply(request, 1009);
+        const id = readIdentifier(r);
+        const topic = stream.topics.find((t) => t.id === id || t.name === id);
+        return this.#reply(request, 0, topic ? this.#topicInfo(topic) : new Uint8Array(0));
+      }
+      case 132: {
+        const stream = this.#stream(readIdentifier(r));
+        if (!stream) return this.#result(request, 1009);
+        const partitions = r.u32();
+        const name = readName(r);
+        if (stream.topics.some((t) => t.name === name)) return this.#result(request, 2013);
+        const topic: Topic = {
+          id: stream.topics.length,
+          name,
+          partitions: Array.from({ length: partitions }, () => ({ records: [], base: [] })),
+        };
+        stream.topics.push(topic);
+        return this.#result(request, 0, this.#topicInfo(topic));
+      }
+      case 160:
+        return this.#send(request, r, body);
+      case 100:
+        return this.#poll(request, r);
+      case 120:
+      case 161: {
+        const key = this.#offsetKey(r);
+        if (request.operation === 2) {
+          const stored = this.#offsets.get(key.id);
+          return this.#reply(
+            request,
+            0,
+            stored === undefined ? new Uint8Array(0) : new Writer().u32(key.partition).u64(key.current).u64(stored).finish(),
+          );
+        }
+        if (!key.explicit) return this.#reply(request, 20);
+        const offset = r.u64();
+        if (offset > key.current || key.empty) return this.#reply(request, 4100);
+        this.#offsets.set(key.id, offset);
+        return this.#result(request, 0);
+      }
+      default:
+        return this.#reply(request, 3);
+    }
+  }
+
+  #topicInfo(topic: Topic): Uint8Array {
+    return encodeTopicInfo({
+      id: topic.id,
+      name: topic.name,
+      partitions: topic.partitions.map((p, id) => ({
+        id,
+        currentOffset: BigInt(Math.max(0, p.records.length - 1)),
+        messagesCount: BigInt(p.records.length),
+      })),
+    });
+  }
+
+  #offsetKey(r: Reader) {
+    const kind = r.u8();
+    const consumer = readIdentifier(r);
+    const stream = this.#stream(readIdentifier(r));
+    const topicId = readIdentifier(r);
+    const topic = stream?.topics.find((t) => t.id === topicId || t.name === topicId);
+    const explicit = r.u8() === 1;
+    const partition = r.u32();
+    const records = topic?.partitions[partition]?.records.length ?? 0;
+    return {
+      id: `${kind}:${String(consumer)}:${stream?.id}:${topic?.id}:${partition}`,
+      partition,
+      explicit,
+      current: BigInt(Math.max(0, records - 1)),
+      empty: records === 0,
+    };
+  }
+
+  #send(request: RequestFrame, r: Reader, body: Uint8Array): Uint8Array | undefined {
+    const metadataLength = r.u32();
+    const stream = this.#stream(readIdentifier(r));
+    const topicId = readIdentifier(r);
+    const kind = r.u8();
+    const length = r.u8();
+    const value = r.bytes(length);
+    const count = r.u32();
+    const topic = stream?.topics.find((t) => t.id === topicId || t.name === topicId);
+    if (!stream || !topic) return this.#reply(request, 20);
+    const batch = body.subarray(4 + metadataLength);
+    const view = new DataView(batch.buffer, batch.byteOffset, batch.byteLength);
+    const messageCount = view.getUint32(48, true);
+    const checksum = view.getBigUint64(40, true);
+    const covered = new Writer().bytes(batch.subarray(0, 40)).bytes(batch.subarray(48, 52));
+    let at = 256;
+    const frames: Uint8Array[] = [];
+    for (let i = 0; i < messageCount; i++) {
+      const frameView = new DataView(batch.buffer, batch.byteOffset + at, 48);
+      const size = 48 + frameView.getUint32(32, true) + frameView.getUint32(36, true);
+      const frame = batch.subarray(at, at + size);
+      if (frameView.getBigUint64(0, true) !== xxh3_64(frame.subarray(8))) return undefined; // silence
+      covered.bytes(frame.subarray(0, 8));
+      frames.push(frame);
+      at += size;
+    }
+    if (messageCount !== count || xxh3_64(covered.finish()) !== checksum) return undefined; // silence, as the server does
+    const partition = kind === 2 ? new DataView(value.buffer, value.byteOffset).getUint32(0, true) : 0;
+    const target = topic.partitions[partition];
+    if (!target) return this.#reply(request, 20);
+    const baseOffset = BigInt(target.records.length);
+    for (const frame of frames) target.records.push(frame);
+    return this.#reply(request, 0, new Writer().u32(1).u32(stream.id).u32(topic.id).u32(partition).u64(baseOffset).finish());
+  }
+
+  #poll(request: RequestFrame, r: Reader): Uint8Array {
+    const kind = r.u8();
+    const consumer = readIdentifier(r);
+    const stream = this.#stream(readIdentifier(r));
+    const topicId = readIdentifier(r);
+    const topic = stream?.topics.find((t) => t.id === topicId || t.name === topicId);
+    r.u8();
+    const partition = r.u32();
+    const strategy = r.u8();
+    const value = r.u64();
+    const count = r.u32();
+    const autoCommit = r.u8() === 1;
+    const records = topic?.partitions[partition]?.records;
+    if (!stream) return this.#reply(request, 1009);
+    if (!topic) return this.#reply(request, 2010);
+    if (!records) return this.#reply(request, 3007);
+    const key = `${kind}:${String(consumer)}:${stream.id}:${topic.id}:${partition}`;
+    const stored = this.#offsets.get(key);
+    const start =
+      strategy === 1
+        ? Number(value)
+        : strategy === 3
+          ? 0
+          : strategy === 5
+            ? stored === undefined
+              ? 0
+              : Number(stored) + 1
+            : Math.max(0, records.length - count);
+    const slice = records.slice(start, start + count);
+    const current = BigInt(Math.max(0, records.length - 1));
+    const out = new Writer().u32(partition).u64(current).u32(slice.length);
+    if (slice.length > 0) {
+      const length = 256 + slice.reduce((n, f) => n + f.length, 0);
+      out.u64(BigInt(partition)).u64(BigInt(start)).u64(1_000_000n).u64(0n).u64(BigInt(length)).u64(0n).u32(slice.length).zeros(204);
+      slice.forEach((frame, i) => {
+        const copy = new Uint8Array(frame);
+        new DataView(copy.buffer).setUint32(24, i, true);
+        out.bytes(copy);
+      });
+      if (autoCommit) this.#offsets.set(key, BigInt(start + slice.length - 1));
+    }
+    return this.#reply(request, 0, out.finish());
+  }
+}
