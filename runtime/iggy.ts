@@ -5,3 +5,5 @@ export type { ConnectionOptions } from './iggy/connection.js';
 export { IggyConnection } from './iggy/connection.js';
 export { describeCode, IggyError } from './iggy/protocol/errors.js';
 export type { Consumer, Identifier, Partitioning, PollingStrategy } from './iggy/protocol/primitives.js';
+export type { IggyPublisherConfig, PublisherMessage } from './iggy/publisher.js';
+export { IggyPublisher, IggyPublisherBuilder, IggyPublisherError } from './iggy/publisher.js';

@@ -35,6 +35,10 @@ export class IggyProtocolDouble {
   readonly seen: { code?: number; operation: number; client: bigint; request: bigint; session: bigint }[] = [];
   /** When set, requests with this code get no reply at all. */
   silenceCode: number | undefined;
+  /** The next this-many SEND_MESSAGES get status 58 (TransientNotAccepted, safe to re-send). */
+  failSends = 0;
+  /** Message count of every batch stored, with its partition. */
+  readonly sentBatches: { partition: number; messages: number }[] = [];
   port = 0;
 
   constructor() {
@@ -241,6 +245,10 @@ export class IggyProtocolDouble {
   }
 
   #send(request: RequestFrame, r: Reader, body: Uint8Array): Uint8Array | undefined {
+    if (this.failSends > 0) {
+      this.failSends--;
+      return this.#reply(request, 58);
+    }
     const metadataLength = r.u32();
     const stream = this.#stream(readIdentifier(r));
     const topicId = readIdentifier(r);
@@ -272,6 +280,7 @@ export class IggyProtocolDouble {
     if (!target) return this.#reply(request, 20);
     const baseOffset = BigInt(target.records.length);
     for (const frame of frames) target.records.push(frame);
+    this.sentBatches.push({ partition, messages: frames.length });
     return this.#reply(request, 0, new Writer().u32(1).u32(stream.id).u32(topic.id).u32(partition).u64(baseOffset).finish());
   }
 

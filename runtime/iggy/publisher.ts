@@ -1,0 +1,299 @@
+/**
+ * IggyPublisher: the high-level publisher of the Iggy SDK (seed: iggy-high-level-sdk), in
+ * TypeScript. Built from a connected {@link IggyClient}:
+ *
+ * ```ts
+ * const publisher = IggyPublisherBuilder.create(client, 'my-stream', 'my-topic')
+ *   .withPartitioning({ kind: 'balanced' })
+ *   .withBackgroundSending({ enabled: true, batchSize: 100 })
+ *   .withRetry({ maxAttempts: 3 })
+ *   .build();
+ * await publisher.init();
+ * await publisher.sendMessages([{ id: 0n, payload }]);
+ * await publisher.waitUntilAllSends();
+ * await publisher.dispose();
+ * ```
+ *
+ * Background sending batches by count and by bytes (default 256 KiB; 0 disables the byte
+ * gate) with a linger interval, retries with exponential backoff, and reports a batch that
+ * finally failed to `onError` and to the caller of `waitUntilAllSends` — never silently.
+ */
+import type { IggyClient } from './client.js';
+import { xxh32Seed0 } from './protocol/checksum.js';
+import type { OutgoingMessage } from './protocol/commands/messages.js';
+import { IggyError } from './protocol/errors.js';
+import type { Identifier, Partitioning } from './protocol/primitives.js';
+
+export interface PublisherMessage {
+  /** 128-bit id; 0 or absent mints one. */
+  readonly id?: bigint;
+  readonly payload: Uint8Array;
+  readonly headers?: Uint8Array;
+}
+
+export interface IggyPublisherConfig {
+  readonly stream: Identifier;
+  readonly topic: Identifier;
+  readonly partitioning: Partitioning;
+  readonly createStream: boolean;
+  readonly createTopic: boolean;
+  readonly topicPartitions: number;
+  readonly background: { readonly enabled: boolean; readonly batchSize: number; readonly lingerMs: number; readonly queueCapacity: number };
+  /** Flush a background batch at this many payload bytes (default 256 KiB; 0 disables the byte gate). */
+  readonly backgroundMaxBatchBytes: number;
+  readonly retry: {
+    readonly enabled: boolean;
+    readonly maxAttempts: number;
+    readonly initialDelayMs: number;
+    readonly maxDelayMs: number;
+    readonly multiplier: number;
+  };
+}
+
+export class IggyPublisherError extends Error {
+  override readonly name = 'IggyPublisherError';
+  readonly messages: number;
+
+  constructor(messages: number, cause: unknown) {
+    super(
+      `a batch of ${messages} message${messages === 1 ? '' : 's'} could not be sent: ${cause instanceof Error ? cause.message : String(cause)}`,
+      { cause },
+    );
+    this.messages = messages;
+  }
+}
+
+export class IggyPublisher implements AsyncDisposable {
+  readonly config: IggyPublisherConfig;
+  readonly #client: IggyClient;
+  #partitions = 0;
+  #initialized = false;
+  #queue: OutgoingMessage[] = [];
+  #queuedBytes = 0;
+  #timer: NodeJS.Timeout | undefined;
+  #inFlight = new Set<Promise<void>>();
+  #failures: IggyPublisherError[] = [];
+  #listeners = new Set<(error: IggyPublisherError) => void>();
+  #disposed = false;
+  #roundRobin = 0;
+
+  constructor(client: IggyClient, config: IggyPublisherConfig) {
+    this.#client = client;
+    this.config = config;
+  }
+
+  /** Validates (and, if configured, creates) the stream and topic. An "already exists" race counts as success. */
+  async init(): Promise<void> {
+    const { stream, topic } = this.config;
+    if ((await this.#client.getStream(stream)) === undefined) {
+      if (!this.config.createStream || typeof stream !== 'string') throw new IggyError(1009, 'publisher init', { stream: String(stream) });
+      await this.#client.createStream(stream).catch((error: unknown) => {
+        if (!(error instanceof IggyError && error.status === 1012)) throw error;
+      });
+    }
+    let info = await this.#client.getTopic(stream, topic);
+    if (info === undefined) {
+      if (!this.config.createTopic || typeof topic !== 'string')
+        throw new IggyError(2010, 'publisher init', { stream: String(stream), topic: String(topic) });
+      await this.#client.createTopic(stream, topic, this.config.topicPartitions).catch((error: unknown) => {
+        if (!(error instanceof IggyError && error.status === 2013)) throw error;
+      });
+      info = await this.#client.getTopic(stream, topic);
+    }
+    this.#partitions = info?.partitionsCount ?? 0;
+    this.#initialized = true;
+  }
+
+  /** Heard for every batch that finally failed; returns an unsubscribe function. */
+  onError(listener: (error: IggyPublisherError) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Sends now (no background), or queues for the background sender. */
+  async sendMessages(messages: readonly PublisherMessage[]): Promise<void> {
+    if (this.#disposed) throw new Error('the Iggy publisher is disposed');
+    if (!this.#initialized) throw new Error('call init() before sending');
+    const now = BigInt(Date.now()) * 1000n;
+    const outgoing = messages.map(
+      (m): OutgoingMessage => ({
+        ...(m.id === undefined ? {} : { id: m.id }),
+        payload: m.payload,
+        ...(m.headers ? { headers: m.headers } : {}),
+        originTimestamp: now,
+      }),
+    );
+    if (!this.config.background.enabled) {
+      await this.#sendWithRetry(outgoing);
+      return;
+    }
+    for (const message of outgoing) {
+      while (this.#queue.length >= this.config.background.queueCapacity) await this.#drainOne();
+      this.#queue.push(message);
+      this.#queuedBytes += message.payload.length;
+      const byBytes = this.config.backgroundMaxBatchBytes > 0 && this.#queuedBytes >= this.config.backgroundMaxBatchBytes;
+      if (this.#queue.length >= this.config.background.batchSize || byBytes) this.#flush(false);
+    }
+    if (this.#queue.length > 0 && this.#timer === undefined) {
+      this.#timer = setTimeout(() => {
+        this.#timer = undefined;
+        this.#flush();
+      }, this.config.background.lingerMs);
+    }
+  }
+
+  /** Waits until everything queued has been sent or has failed; rejects with the first failure. */
+  async waitUntilAllSends(): Promise<void> {
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#flush();
+    while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
+    const failure = this.#failures.shift();
+    if (failure) throw failure;
+  }
+
+  async dispose(): Promise<void> {
+    if (this.#disposed) return;
+    try {
+      await this.waitUntilAllSends();
+    } finally {
+      this.#disposed = true;
+    }
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.dispose();
+  }
+
+  async #drainOne(): Promise<void> {
+    this.#flush();
+    if (this.#inFlight.size > 0) await Promise.race([...this.#inFlight]);
+  }
+
+  /** Sends queued messages in batches: all of them, or (`all` false) only while a gate is reached. */
+  #flush(all = true): void {
+    const gateReached = (): boolean =>
+      this.#queue.length >= this.config.background.batchSize ||
+      (this.config.backgroundMaxBatchBytes > 0 && this.#queuedBytes >= this.config.backgroundMaxBatchBytes);
+    while (this.#queue.length > 0 && (all || gateReached())) {
+      const batch: OutgoingMessage[] = [];
+      let bytes = 0;
+      while (this.#queue.length > 0 && batch.length < this.config.background.batchSize) {
+        const next = this.#queue[0]!;
+        if (
+          batch.length > 0 &&
+          this.config.backgroundMaxBatchBytes > 0 &&
+          bytes + next.payload.length > this.config.backgroundMaxBatchBytes
+        )
+          break;
+        batch.push(this.#queue.shift()!);
+        bytes += next.payload.length;
+      }
+      this.#queuedBytes -= bytes;
+      const sending = this.#sendWithRetry(batch)
+        .catch((error: unknown) => {
+          const failure = new IggyPublisherError(batch.length, error);
+          this.#failures.push(failure);
+          for (const listener of this.#listeners) listener(failure);
+        })
+        .finally(() => this.#inFlight.delete(sending));
+      this.#inFlight.add(sending);
+    }
+  }
+
+  #partitioningFor(batch: readonly OutgoingMessage[]): Partitioning {
+    const p = this.config.partitioning;
+    if (this.#partitions === 0) return p;
+    // Resolve on the client, as the SDKs do: round-robin for balanced, XXH32(key) mod n for keys.
+    if (p.kind === 'balanced') return { kind: 'partition', id: this.#roundRobin++ % this.#partitions };
+    if (p.kind === 'key')
+      return { kind: 'partition', id: xxh32Seed0(typeof p.key === 'string' ? new TextEncoder().encode(p.key) : p.key) % this.#partitions };
+    void batch;
+    return p;
+  }
+
+  async #sendWithRetry(batch: readonly OutgoingMessage[]): Promise<void> {
+    const { retry } = this.config;
+    const partitioning = this.#partitioningFor(batch);
+    let delay = retry.initialDelayMs;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.#client.sendMessages(this.config.stream, this.config.topic, partitioning, batch);
+        return;
+      } catch (error) {
+        const retriable = (error as { retriable?: unknown }).retriable !== false;
+        if (!retry.enabled || !retriable || attempt >= retry.maxAttempts) throw error;
+        await new Promise((resolve) => setTimeout(resolve, delay));
+        delay = Math.min(retry.maxDelayMs, delay * retry.multiplier);
+      }
+    }
+  }
+}
+
+/** Fluent configuration; every method returns the builder. */
+export class IggyPublisherBuilder {
+  #config: IggyPublisherConfig;
+  readonly #client: IggyClient;
+
+  private constructor(client: IggyClient, stream: Identifier, topic: Identifier) {
+    this.#client = client;
+    this.#config = {
+      stream,
+      topic,
+      partitioning: { kind: 'balanced' },
+      createStream: false,
+      createTopic: false,
+      topicPartitions: 1,
+      background: { enabled: false, batchSize: 100, lingerMs: 100, queueCapacity: 10_000 },
+      backgroundMaxBatchBytes: 256 * 1024,
+      retry: { enabled: true, maxAttempts: 3, initialDelayMs: 100, maxDelayMs: 10_000, multiplier: 2 },
+    };
+  }
+
+  static create(client: IggyClient, stream: Identifier, topic: Identifier): IggyPublisherBuilder {
+    return new IggyPublisherBuilder(client, stream, topic);
+  }
+
+  withPartitioning(partitioning: Partitioning): this {
+    this.#config = { ...this.#config, partitioning };
+    return this;
+  }
+
+  /** Create the stream and topic in init() when missing. */
+  createIfMissing(options: { stream?: boolean; topic?: boolean; partitions?: number } = {}): this {
+    this.#config = {
+      ...this.#config,
+      createStream: options.stream ?? true,
+      createTopic: options.topic ?? true,
+      topicPartitions: options.partitions ?? this.#config.topicPartitions,
+    };
+    return this;
+  }
+
+  withBackgroundSending(
+    options: { enabled?: boolean; batchSize?: number; lingerMs?: number; queueCapacity?: number; maxBatchBytes?: number } = {},
+  ): this {
+    this.#config = {
+      ...this.#config,
+      background: {
+        enabled: options.enabled ?? true,
+        batchSize: options.batchSize ?? this.#config.background.batchSize,
+        lingerMs: options.lingerMs ?? this.#config.background.lingerMs,
+        queueCapacity: options.queueCapacity ?? this.#config.background.queueCapacity,
+      },
+      backgroundMaxBatchBytes: options.maxBatchBytes ?? this.#config.backgroundMaxBatchBytes,
+    };
+    return this;
+  }
+
+  withRetry(
+    options: { enabled?: boolean; maxAttempts?: number; initialDelayMs?: number; maxDelayMs?: number; multiplier?: number } = {},
+  ): this {
+    this.#config = { ...this.#config, retry: { ...this.#config.retry, enabled: options.enabled ?? true, ...options } };
+    return this;
+  }
+
+  build(): IggyPublisher {
+    return new IggyPublisher(this.#client, this.#config);
+  }
+}
