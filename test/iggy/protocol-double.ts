@@ -15,10 +15,17 @@ import { decodeFrame, encodeEviction, encodeReply, frameSize, HEADER_SIZE, type 
 import { type Identifier, PROTOCOL_VERSION, readIdentifier, readName } from '../../runtime/iggy/protocol/primitives.js';
 import { Reader, Writer } from '../../runtime/iggy/protocol/wire.js';
 
+interface Group {
+  id: number;
+  name: string;
+  members: bigint[];
+  generation: bigint;
+}
 interface Topic {
   id: number;
   name: string;
   partitions: { records: Uint8Array[]; base: bigint[] }[];
+  groups: Group[];
 }
 interface Stream {
   id: number;
@@ -184,12 +191,19 @@ export class IggyProtocolDouble {
           id: stream.topics.length,
           name,
           partitions: Array.from({ length: partitions }, () => ({ records: [], base: [] })),
+          groups: [],
         };
         stream.topics.push(topic);
         return this.#result(request, 0, this.#topicInfo(topic));
       }
       case 160:
         return this.#send(request, r, body);
+      case 139:
+      case 600:
+      case 148:
+      case 149:
+      case 606:
+        return this.#group(request, r, request.operation === 2 ? (code ?? 0) : request.operation);
       case 100:
         return this.#poll(request, r);
       case 120:
@@ -212,6 +226,64 @@ export class IggyProtocolDouble {
       default:
         return this.#reply(request, 3);
     }
+  }
+
+  /** Partitions owned by `client` in `group`: round-robin over members in join order. */
+  owned(topic: Topic, group: Group, client: bigint): number[] {
+    const index = group.members.indexOf(client);
+    if (index === -1) return [];
+    return topic.partitions.map((_, p) => p).filter((p) => p % group.members.length === index);
+  }
+
+  #group(request: RequestFrame, r: Reader, op: number): Uint8Array {
+    const stream = this.#stream(readIdentifier(r));
+    if (!stream) return op === 600 || op === 606 ? this.#reply(request, 1009) : this.#result(request, 1009);
+    const topicId = readIdentifier(r);
+    const topic = stream.topics.find((t) => t.id === topicId || t.name === topicId);
+    if (!topic) return op === 600 || op === 606 ? this.#reply(request, 2010) : this.#result(request, 2010);
+    const details = (group: Group): Uint8Array => {
+      const w = new Writer()
+        .u32(group.id)
+        .u32(topic.partitions.length)
+        .u32(group.members.length)
+        .u8(Buffer.byteLength(group.name))
+        .bytes(new TextEncoder().encode(group.name));
+      group.members.forEach((member, i) => {
+        const owned = this.owned(topic, group, member);
+        w.u32(i).u32(owned.length);
+        for (const p of owned) w.u32(p);
+      });
+      return w.finish();
+    };
+    if (op === 139) {
+      const name = readName(r);
+      if (topic.groups.some((g) => g.name === name)) return this.#result(request, 5004);
+      const group: Group = { id: topic.groups.length, name, members: [], generation: 0n };
+      topic.groups.push(group);
+      return this.#result(request, 0, details(group));
+    }
+    const id = readIdentifier(r);
+    const group = topic.groups.find((g) => g.id === id || g.name === id);
+    if (op === 600) return this.#reply(request, 0, group ? details(group) : new Uint8Array(0));
+    if (!group) return op === 606 ? this.#reply(request, 0, new Uint8Array(0)) : this.#result(request, 5000);
+    if (op === 148) {
+      if (!group.members.includes(request.client)) {
+        group.members.push(request.client);
+        group.generation++;
+      }
+      return this.#result(request, 0);
+    }
+    if (op === 149) {
+      if (!group.members.includes(request.client)) return this.#result(request, 5006);
+      group.members = group.members.filter((m) => m !== request.client);
+      group.generation++;
+      return this.#result(request, 0);
+    }
+    if (!group.members.includes(request.client)) return this.#reply(request, 0, new Uint8Array(0));
+    const owned = this.owned(topic, group, request.client);
+    const w = new Writer().u64(group.generation).u32(owned.length);
+    for (const p of owned) w.u32(p);
+    return this.#reply(request, 0, w.finish());
   }
 
   #topicInfo(topic: Topic): Uint8Array {
@@ -300,6 +372,11 @@ export class IggyProtocolDouble {
     if (!stream) return this.#reply(request, 1009);
     if (!topic) return this.#reply(request, 2010);
     if (!records) return this.#reply(request, 3007);
+    if (kind === 2) {
+      const group = topic.groups.find((g) => g.id === consumer || g.name === consumer);
+      if (!group || !this.owned(topic, group, request.client).includes(partition))
+        return this.#reply(request, 0, new Writer().u32(0xffff_ffff).u64(0n).u32(0).finish());
+    }
     const key = `${kind}:${String(consumer)}:${stream.id}:${topic.id}:${partition}`;
     const stored = this.#offsets.get(key);
     const start =
