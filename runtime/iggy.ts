@@ -1,4 +1,4 @@
-/** `keiyaku/iggy`: keiyaku's own client for Apache Iggy's binary protocol 0.11 (work in progress: the keiyaku Iggy transport is not built yet). */
+/** `keiyaku/iggy`: keiyaku's own client for Apache Iggy's binary protocol 0.11 and the Iggy transport (tested against an in-repo protocol double; end-to-end runs against a real server are not wired yet). */
 export type { IggyClientOptions } from './iggy/client.js';
 export { IggyClient, messageIdFromUuid } from './iggy/client.js';
 export type { ConnectionOptions } from './iggy/connection.js';
@@ -9,3 +9,5 @@ export { describeCode, IggyError } from './iggy/protocol/errors.js';
 export type { Consumer, Identifier, Partitioning, PollingStrategy } from './iggy/protocol/primitives.js';
 export type { IggyPublisherConfig, PublisherMessage } from './iggy/publisher.js';
 export { IggyPublisher, IggyPublisherBuilder, IggyPublisherError } from './iggy/publisher.js';
+export type { IggyTransportOptions } from './iggy/transport.js';
+export { IggyTransport } from './iggy/transport.js';

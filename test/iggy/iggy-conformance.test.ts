@@ -1,0 +1,23 @@
+// The transport conformance suite on the Iggy transport, against the in-repo protocol test
+// double (not Iggy). The end-to-end run against a real iggy-server is not built yet.
+import { runTransportConformance } from 'keiyaku/testing';
+import { afterAll, beforeAll } from 'vitest';
+import { IggyTransport } from '../../runtime/iggy/transport.js';
+import { IggyProtocolDouble } from './protocol-double.js';
+
+const server = new IggyProtocolDouble();
+beforeAll(async () => {
+  await server.start();
+});
+afterAll(async () => {
+  await server.stop();
+});
+
+runTransportConformance({
+  name: 'iggy (protocol test double)',
+  create: async () => ({
+    transport: new IggyTransport({ host: '127.0.0.1', port: server.port, requestTimeoutMs: 2_000, heartbeatMs: 0, idleWaitMs: 10 }),
+  }),
+  partitions: 3,
+  timeoutMs: 10_000,
+});
