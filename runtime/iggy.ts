@@ -11,3 +11,5 @@ export type { IggyPublisherConfig, PublisherMessage } from './iggy/publisher.js'
 export { IggyPublisher, IggyPublisherBuilder, IggyPublisherError } from './iggy/publisher.js';
 export type { IggyTransportOptions } from './iggy/transport.js';
 export { IggyTransport } from './iggy/transport.js';
+export type { Deserializer, Serializer, TypedReceived } from './iggy/typed.js';
+export { IggyTypedPublisher, IggyTypedPublisherBuilder, JsonSerializer, receiveTyped } from './iggy/typed.js';
