@@ -58,3 +58,39 @@ const walk = rate(() => {
 out(
   `poll reply of 100 × 1 KiB: decode ${((decode * 100) / 1e6).toFixed(2)}M msg/s, bare walk ${((walk * 100) / 1e6).toFixed(2)}M msg/s → ${(decode / walk).toFixed(2)}x the walk`,
 );
+
+// High-level publisher (background, batches of 100 × 1 KiB) against direct low-level sends of
+// the same batches, both through keiyaku's client, against the in-repo protocol double on
+// loopback (no real server here; with IGGY_TCP_ADDRESS set the same run targets that server).
+const { IggyClient } = await import('../runtime/iggy/client.js');
+const { IggyPublisherBuilder } = await import('../runtime/iggy/publisher.js');
+const { IggyProtocolDouble } = await import('../test/iggy/protocol-double.js');
+const TOTAL = Number(process.env['BENCH_MESSAGES'] ?? 20_000);
+const target = process.env['IGGY_TCP_ADDRESS'];
+const double = target ? undefined : new IggyProtocolDouble();
+const port = double ? await double.start() : Number(target!.split(':')[1]);
+const host = target ? target.split(':')[0]! : '127.0.0.1';
+const client = new IggyClient({ host, port, heartbeatMs: 0 });
+await client.connect();
+const streamName = `bench-${Date.now()}`;
+await client.createStream(streamName);
+await client.createTopic(streamName, 'low', 1);
+const messages = Array.from({ length: 100 }, () => ({ originTimestamp: 1n, payload: frame }));
+let t = performance.now();
+for (let sent = 0; sent < TOTAL; sent += 100) await client.sendMessages(streamName, 'low', { kind: 'partition', id: 0 }, messages);
+const low = performance.now() - t;
+const publisher = IggyPublisherBuilder.create(client, streamName, 'high')
+  .createIfMissing({ partitions: 1 })
+  .withPartitioning({ kind: 'partition', id: 0 })
+  .withBackgroundSending({ batchSize: 100, lingerMs: 5 })
+  .build();
+await publisher.init();
+t = performance.now();
+for (let sent = 0; sent < TOTAL; sent += 100) await publisher.sendMessages(messages.map((m) => ({ payload: m.payload })));
+await publisher.waitUntilAllSends();
+const high = performance.now() - t;
+out(
+  `send ${TOTAL} × 1 KiB ${target ? `to ${target}` : 'to the protocol double on loopback'}: low-level ${(((TOTAL / low) * 1000) / 1000).toFixed(1)}k msg/s, high-level publisher ${(((TOTAL / high) * 1000) / 1000).toFixed(1)}k msg/s → ${(low / high).toFixed(2)}x`,
+);
+await client.close();
+await double?.stop();
