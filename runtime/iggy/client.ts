@@ -71,18 +71,48 @@ function withContext<T>(promise: Promise<T>, context: { stream?: Identifier; top
 }
 
 export class IggyClient implements AsyncDisposable {
-  readonly connection: IggyConnection;
+  #connection: IggyConnection;
   readonly #options: IggyClientOptions;
+  #closed = false;
 
   constructor(options: IggyClientOptions) {
     this.#options = options;
-    this.connection = new IggyConnection(options);
+    this.#connection = new IggyConnection(options);
+  }
+
+  /** The current connection (replaced by {@link reconnect}). */
+  get connection(): IggyConnection {
+    return this.#connection;
   }
 
   /** Connects and logs in with the configured credentials (default iggy/iggy). */
   async connect(): Promise<LoginReply> {
-    await this.connection.connect();
-    return this.connection.login(this.#options.username ?? 'iggy', this.#options.password ?? 'iggy');
+    await this.#connection.connect();
+    return this.#connection.login(this.#options.username ?? 'iggy', this.#options.password ?? 'iggy');
+  }
+
+  /**
+   * Replaces the connection after it died (silence, eviction, a closed socket): a new TCP
+   * connection, a new client id and a new login, retried with exponential backoff. Group
+   * membership is per client id, so callers rejoin their groups afterwards.
+   */
+  async reconnect(options: { attempts?: number; initialDelayMs?: number; maxDelayMs?: number } = {}): Promise<LoginReply> {
+    const attempts = options.attempts ?? 10;
+    let delay = options.initialDelayMs ?? 100;
+    await this.#connection.close().catch(() => undefined);
+    for (let attempt = 1; ; attempt++) {
+      if (this.#closed) throw new Error('the Iggy client is closed');
+      this.#connection = new IggyConnection(this.#options);
+      try {
+        return await this.connect();
+      } catch (error) {
+        await this.#connection.close().catch(() => undefined);
+        const retriable = (error as { retriable?: unknown }).retriable !== false;
+        if (!retriable || attempt >= attempts) throw error;
+        await new Promise((resolve) => setTimeout(resolve, delay));
+        delay = Math.min(options.maxDelayMs ?? 5_000, delay * 2);
+      }
+    }
   }
 
   ping(): Promise<void> {
@@ -271,7 +301,8 @@ export class IggyClient implements AsyncDisposable {
   }
 
   async close(): Promise<void> {
-    await this.connection.close();
+    this.#closed = true;
+    await this.#connection.close();
   }
 
   async [Symbol.asyncDispose](): Promise<void> {

@@ -99,16 +99,42 @@ export class IggyConsumer implements AsyncDisposable {
   async *receive(signal?: AbortSignal): AsyncGenerator<ReceivedMessage> {
     if (!this.#initialized) throw new Error('call init() before receive()');
     while (!signal?.aborted) {
-      const batch = await this.#pollOnce();
+      let batch: ReceivedMessage[];
+      try {
+        batch = await this.#pollOnce();
+      } catch (error) {
+        await this.#recover(error);
+        continue;
+      }
       if (batch.length === 0) {
         await new Promise((resolve) => setTimeout(resolve, this.config.pollIntervalMs));
         continue;
       }
       for (const message of batch) {
         yield message;
-        if (this.config.autoCommit === 'after-receive') await this.storeOffset(message.offset, message.partition);
+        if (this.config.autoCommit === 'after-receive') {
+          try {
+            await this.storeOffset(message.offset, message.partition);
+          } catch (error) {
+            // Not stored: after the rejoin the message comes again (at least once).
+            await this.#recover(error);
+            break;
+          }
+        }
         if (signal?.aborted) return;
       }
+    }
+  }
+
+  /** Rejoin after an eviction or a dead connection: new connection, new login, join and sync again. */
+  async #recover(error: unknown): Promise<void> {
+    const retriable = (error as { retriable?: unknown }).retriable !== false || (error as { name?: unknown }).name === 'ClosedError';
+    if (!retriable) throw error;
+    await this.#client.reconnect();
+    this.#cursors.clear();
+    if (this.config.consumer.kind === 'group') {
+      await this.#client.joinConsumerGroup(this.config.stream, this.config.topic, this.config.consumer.id);
+      await this.#sync();
     }
   }
 

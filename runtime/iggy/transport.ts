@@ -165,21 +165,23 @@ export class IggyTransport implements Transport {
         const now = BigInt(Date.now()) * 1000n;
         for (const group of groups.values()) {
           const placement = this.placement(group.address);
-          await connection.sendMessages(
-            placement.stream,
-            placement.topic,
-            { kind: 'partition', id: group.partition },
-            group.records.map((r) => {
-              const headers = encodeHeaders(r.headers, r.key);
-              let id: bigint;
-              try {
-                id = messageIdFromUuid(r.headers['ce_id'] ?? randomUUID());
-              } catch {
-                id = messageIdFromUuid(randomUUID());
-              }
-              if (r.value.length === 0) throw new IggyError(4025, 'send messages', { detail: 'Iggy cannot carry an empty payload' });
-              return { id, payload: r.value, ...(headers ? { headers } : {}), originTimestamp: now };
-            }),
+          await this.#sendOrReconnect(connection, () =>
+            connection.sendMessages(
+              placement.stream,
+              placement.topic,
+              { kind: 'partition', id: group.partition },
+              group.records.map((r) => {
+                const headers = encodeHeaders(r.headers, r.key);
+                let id: bigint;
+                try {
+                  id = messageIdFromUuid(r.headers['ce_id'] ?? randomUUID());
+                } catch {
+                  id = messageIdFromUuid(randomUUID());
+                }
+                if (r.value.length === 0) throw new IggyError(4025, 'send messages', { detail: 'Iggy cannot carry an empty payload' });
+                return { id, payload: r.value, ...(headers ? { headers } : {}), originTimestamp: now };
+              }),
+            ),
           );
         }
       },
@@ -191,6 +193,19 @@ export class IggyTransport implements Transport {
         }
       },
     };
+  }
+
+  /** A send on a dead connection reconnects it and fails, so the publisher's retry goes out on the new one. */
+  async #sendOrReconnect(client: IggyClient, send: () => Promise<unknown>): Promise<void> {
+    try {
+      await send();
+    } catch (error) {
+      const name = (error as { name?: unknown }).name;
+      if (name === 'ClosedError' || (name === 'IggyError' && (error as { status?: unknown }).status === 30) || name === 'TransportError') {
+        await client.reconnect().catch(() => undefined);
+      }
+      throw error;
+    }
   }
 
   consumer(options: ConsumerOptions): TransportConsumer {
@@ -245,6 +260,29 @@ class IggyTransportConsumer implements TransportConsumer {
 
   async poll(signal: AbortSignal): Promise<readonly IncomingRecord[]> {
     if (this.#closed) throw new ClosedError(`the Iggy consumer of ${this.#options.groupId}`);
+    try {
+      return await this.#poll(signal);
+    } catch (error) {
+      const retriable = (error as { retriable?: unknown }).retriable !== false || (error as { name?: unknown }).name === 'ClosedError';
+      if (!retriable || this.#closed) throw error;
+      // The connection died or the member was evicted: reconnect, log in and rejoin; at least once holds
+      // because the group's stored offsets decide where polling resumes.
+      const old = await this.#client.catch(() => undefined);
+      this.#cursor.clear();
+      this.#client = (async () => {
+        await old?.reconnect();
+        const client = old ?? (await this.#transport.newClient());
+        const placement = this.#transport.placement(this.#options.address);
+        await client.joinConsumerGroup(placement.stream, placement.topic, this.#options.groupId);
+        await this.#sync(client);
+        return client;
+      })();
+      await this.#client.catch(() => undefined);
+      return [];
+    }
+  }
+
+  async #poll(signal: AbortSignal): Promise<readonly IncomingRecord[]> {
     const client = await this.#client;
     const placement = this.#transport.placement(this.#options.address);
     const candidates = this.#partitions.filter((p) => !this.#paused.has(p));

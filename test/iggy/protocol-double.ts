@@ -63,8 +63,14 @@ export class IggyProtocolDouble {
     await new Promise<void>((resolve) => this.#server.close(() => resolve()));
   }
 
-  /** Sends an unsolicited eviction (stale client) to every connection. */
+  /** Sends an unsolicited eviction (stale client) to every connection and drops every group member, as the server's evictor does. */
   evictAll(reason = 13): void {
+    for (const stream of this.#streams)
+      for (const topic of stream.topics)
+        for (const group of topic.groups) {
+          group.members = [];
+          group.generation++;
+        }
     for (const socket of this.#sockets) socket.write(encodeEviction({ client: 1n, reason }));
   }
 
