@@ -9,6 +9,7 @@ export { describeCode, IggyError } from './iggy/protocol/errors.js';
 export type { Consumer, Identifier, Partitioning, PollingStrategy } from './iggy/protocol/primitives.js';
 export type { IggyPublisherConfig, PublisherMessage } from './iggy/publisher.js';
 export { IggyPublisher, IggyPublisherBuilder, IggyPublisherError } from './iggy/publisher.js';
+export { BufferPool, ObjectDisposedError, RentedMessageBatch, RentedMessageBatchBuilder, sharedPool } from './iggy/rented.js';
 export type { IggyTransportOptions } from './iggy/transport.js';
 export { IggyTransport } from './iggy/transport.js';
 export type { Deserializer, Serializer, TypedReceived } from './iggy/typed.js';

@@ -23,6 +23,7 @@ import { xxh32Seed0 } from './protocol/checksum.js';
 import type { OutgoingMessage } from './protocol/commands/messages.js';
 import { IggyError } from './protocol/errors.js';
 import type { Identifier, Partitioning } from './protocol/primitives.js';
+import type { RentedMessageBatch } from './rented.js';
 
 export interface PublisherMessage {
   /** 128-bit id; 0 or absent mints one. */
@@ -140,6 +141,30 @@ export class IggyPublisher implements AsyncDisposable {
         this.#flush();
       }, this.config.background.lingerMs);
     }
+  }
+
+  /**
+   * Sends a rented batch and takes ownership of it: its buffer returns to the pool once the
+   * messages are handed over (copied into the wire batch), whether the send succeeds or not.
+   */
+  async send(batch: RentedMessageBatch): Promise<void> {
+    if (!this.config.background.enabled) {
+      // Direct send: the pooled views are encoded into the wire batch before the buffer is returned.
+      try {
+        await this.sendMessages(batch.messages);
+      } finally {
+        batch.dispose();
+      }
+      return;
+    }
+    let messages: PublisherMessage[];
+    try {
+      // Background send outlives this call: copy out of the pooled buffer before it is recycled.
+      messages = batch.messages.map((m) => ({ ...m, payload: new Uint8Array(m.payload) }));
+    } finally {
+      batch.dispose();
+    }
+    await this.sendMessages(messages);
   }
 
   /** Waits until everything queued has been sent or has failed; rejects with the first failure. */
