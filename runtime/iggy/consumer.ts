@@ -138,6 +138,14 @@ export class IggyConsumer implements AsyncDisposable {
     }
   }
 
+  /**
+   * Like {@link receive}, but every message's payload stays a view into the poll reply's
+   * buffer (no copy) and must be disposed; reading a disposed message throws.
+   */
+  async *receiveRented(signal?: AbortSignal): AsyncGenerator<RentedReceivedMessage> {
+    for await (const message of this.receive(signal)) yield new RentedReceivedMessage(message);
+  }
+
   /** One poll of the next partition in turn. */
   async #pollOnce(): Promise<ReceivedMessage[]> {
     if (this.#partitions.length === 0) {
@@ -250,5 +258,38 @@ export class IggyConsumerBuilder {
 
   build(): IggyConsumer {
     return new IggyConsumer(this.#client, this.#config);
+  }
+}
+
+/** A received message whose payload view must not outlive `dispose()`. */
+export class RentedReceivedMessage implements Disposable {
+  #message: ReceivedMessage | undefined;
+  readonly offset: bigint;
+  readonly partition: number;
+  readonly id: bigint;
+
+  constructor(message: ReceivedMessage) {
+    this.#message = message;
+    this.offset = message.offset;
+    this.partition = message.partition;
+    this.id = message.id;
+  }
+
+  get payload(): Uint8Array {
+    if (this.#message === undefined) throw new Error('this rented message was disposed; copy the payload if you need it longer');
+    return this.#message.payload;
+  }
+
+  get headers(): Uint8Array {
+    if (this.#message === undefined) throw new Error('this rented message was disposed');
+    return this.#message.headers;
+  }
+
+  dispose(): void {
+    this.#message = undefined;
+  }
+
+  [Symbol.dispose](): void {
+    this.dispose();
   }
 }

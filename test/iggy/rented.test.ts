@@ -1,6 +1,7 @@
 // Pooled (rented) batches: one buffer per batch, ownership passes to send, disposed batches refuse to be read.
 import { IggyClient } from 'keiyaku/iggy';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { IggyConsumerBuilder } from '../../runtime/iggy/consumer.js';
 import { IggyPublisherBuilder } from '../../runtime/iggy/publisher.js';
 import { BufferPool, ObjectDisposedError, RentedMessageBatchBuilder } from '../../runtime/iggy/rented.js';
 import { IggyProtocolDouble } from './protocol-double.js';
@@ -76,5 +77,25 @@ describe('rented message batches', () => {
       autoCommit: false,
     });
     expect(poll.messages.map((m) => new TextDecoder().decode(m.payload))).toEqual(['{"order":1}', '{"order":2}', '{"order":3}']);
+  });
+
+  it('receiveRented yields payload views that refuse to be read after dispose', async () => {
+    const publisher = IggyPublisherBuilder.create(client, 'r', 't')
+      .createIfMissing({ partitions: 1 })
+      .withPartitioning({ kind: 'partition', id: 0 })
+      .build();
+    await publisher.init();
+    await publisher.send(new RentedMessageBatchBuilder().add({ k: 1 }, json).build());
+    const consumer = IggyConsumerBuilder.create(client, 'r', 't', { kind: 'consumer', id: 9 })
+      .withPollingStrategy({ kind: 'first' })
+      .withPollInterval(5)
+      .build();
+    await consumer.init();
+    for await (const message of consumer.receiveRented()) {
+      expect(new TextDecoder().decode(message.payload)).toBe('{"k":1}');
+      message.dispose();
+      expect(() => message.payload).toThrow(/disposed/);
+      break;
+    }
   });
 });
