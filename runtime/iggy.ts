@@ -1,4 +1,7 @@
 /** `keiyaku/iggy`: keiyaku's own client for Apache Iggy's binary protocol 0.11 and the Iggy transport (tested against an in-repo protocol double; end-to-end runs against a real server are not wired yet). */
+
+export type { ChannelSerde, IggyChannel, IggyPlacement } from './iggy/channel.js';
+export { channelSerde, IggyChannelPublisher, iggyChannel } from './iggy/channel.js';
 export type { IggyClientOptions } from './iggy/client.js';
 export { IggyClient, messageIdFromUuid } from './iggy/client.js';
 export type { ConnectionOptions } from './iggy/connection.js';

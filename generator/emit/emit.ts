@@ -79,7 +79,7 @@ export async function generate(model: ContractModel, options: GenerateOptions): 
     content: validators.code,
   });
   files.push({ path: 'messages.ts', content: messagesFile(make('messages.ts'), validators.exports) });
-  const fileNames = new NameAllocator(['index', 'types', 'messages', 'validators', 'manifest']);
+  const fileNames = new NameAllocator(['index', 'types', 'messages', 'validators', 'manifest', 'iggy']);
   const channelFiles: { file: string; identifier: string }[] = [];
   for (const channel of model.channels) {
     const file = fileNames.allocate(kebabCase(channel.identifier) || 'channel');
@@ -95,6 +95,7 @@ export async function generate(model: ContractModel, options: GenerateOptions): 
     }),
   });
   files.push({ path: 'manifest.json', content: buildManifest(model, source) });
+  files.push({ path: 'iggy.ts', content: iggyFile(make('iggy.ts'), channelFiles) });
 
   const format = options.format ?? true;
   const formatted = format
@@ -107,6 +108,28 @@ export async function generate(model: ContractModel, options: GenerateOptions): 
       )
     : files.map((f) => (f.path === 'validators.ts' ? { path: f.path, content: validatorsFile(model, source, f.content) } : f));
   return { files: formatted.sort((a, b) => a.path.localeCompare(b.path)), diagnostics };
+}
+
+/** Stream/topic per channel for Apache Iggy: the `x-iggy` binding, else stream `keiyaku` and topic = the address. Channels with parameters are left out. */
+function iggyFile(ctx: Context, channelFiles: readonly { file: string; identifier: string }[]): string {
+  const channels = ctx.model.channels
+    .filter((c) => c.parameters.length === 0)
+    .map((channel) => {
+      const stream = channel.bindings.iggy?.stream ?? 'keiyaku';
+      const topic = channel.bindings.iggy?.topic ?? channel.address;
+      return {
+        identifier: channel.identifier,
+        messageUnion: `${channel.identifier}Message`,
+        file: channelFiles.find((f) => f.identifier === channel.identifier)!.file,
+        idComment: commentText(JSON.stringify(channel.id)),
+        streamComment: commentText(JSON.stringify(stream)),
+        topicComment: commentText(JSON.stringify(topic)),
+        streamLiteral: stringLiteral(stream),
+        topicLiteral: stringLiteral(topic),
+        partitions: channel.bindings.iggy?.partitions,
+      };
+    });
+  return ctx.templates.render('iggy.ts', { header: ctx.header, channels });
 }
 
 function validatorsFile(model: ContractModel, source: string, code: string): string {

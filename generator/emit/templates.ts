@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import Handlebars from 'handlebars';
 import { packageRoot } from '../package-root.js';
 
-export type TemplateName = 'types.ts' | 'messages.ts' | 'channel.ts' | 'index.ts';
+export type TemplateName = 'types.ts' | 'messages.ts' | 'channel.ts' | 'index.ts' | 'iggy.ts';
 
 export interface Templates {
   render(name: TemplateName, view: object): string;

@@ -42,6 +42,7 @@ export const RESERVED_IDENTIFIERS = [
   'messageType',
   'validators',
   'ajvRuntime',
+  'iggyChannel',
   'channels',
   'messages',
   'manifest',
@@ -123,8 +124,8 @@ export function buildModel(document: AsyncAPIDocumentInterface, locator: SourceL
       channel.id(),
       allocateFamily(
         allocator,
-        pascalCase(channel.id()) || 'Channel',
-        ['', 'Message', 'MessageType', 'Handler', 'Parameters', 'Cases'],
+        safeIdentifier(pascalCase(channel.id()), 'Channel'),
+        ['', 'Message', 'MessageType', 'Handler', 'Parameters', 'Cases', 'Iggy'],
         ['dispatch'],
       ),
     );
