@@ -66,7 +66,8 @@ function counts(diagnostics: readonly Diagnostic[]): { errors: number; warnings:
   };
 }
 
-async function runOnce(options: CliOptions, io: CliIo): Promise<number> {
+/** One generate/validate run; `onInputs` learns the files the contract was read from (for watch mode). */
+async function runOnce(options: CliOptions, io: CliIo, onInputs?: (inputs: readonly string[]) => void): Promise<number> {
   const started = performance.now();
   const outDir = resolve(io.cwd, options.out);
   const outDisplay = relative(io.cwd, outDir) || '.';
@@ -76,6 +77,7 @@ async function runOnce(options: CliOptions, io: CliIo): Promise<number> {
   } catch (error) {
     return fatal(error, options, io);
   }
+  onInputs?.(result.inputs);
   const failed = hasErrors(result.diagnostics, options.strict);
   const { errors, warnings } = counts(result.diagnostics);
   const elapsed = Math.round(performance.now() - started);
@@ -243,10 +245,10 @@ async function watchLoop(options: CliOptions, io: CliIo): Promise<number> {
   };
   const arm = async (): Promise<void> => {
     if (stopped) return;
-    await runOnce(options, io);
-    const inputs = await generateFromFile(options.spec, { cwd: io.cwd })
-      .then((r) => r.inputs)
-      .catch(() => [] as readonly string[]);
+    let inputs: readonly string[] = [];
+    await runOnce(options, io, (read) => {
+      inputs = read;
+    });
     if (stopped) return;
     closeWatchers();
     const targets = inputs.length > 0 ? inputs : [resolve(io.cwd, options.spec)];

@@ -236,7 +236,7 @@ function compareMessage(
     }
     for (const direction of wanted) {
       const changes = direction === 'backward' ? diffSchemas(before, b, after, a, policy) : diffSchemas(after, a, before, b, policy);
-      const location = (direction === 'backward' ? after.schemas[a] : after.schemas[a])?.location;
+      const location = after.schemas[a]?.location;
       for (const change of changes) {
         emit({
           ...change,
@@ -283,7 +283,7 @@ export function compareContracts(before: ContractModel, after: ContractModel, op
       if (!ca.messages.includes(type)) continue;
       const mb = before.messages[type];
       const ma = after.messages[type];
-      if (mb && ma) compareMessage(cb.id, before, after, mb, ma, options.policy, emit, modeFor(after, ca, ma, options.mode));
+      if (mb && ma) compareMessage(cb.id, before, after, mb, ma, options.policy, emit, modeFor(ca, ma, options.mode));
     }
   }
   for (const ca of after.channels) {
@@ -301,7 +301,7 @@ export function compareContracts(before: ContractModel, after: ContractModel, op
 }
 
 /** A channel or message can set its own mode with `x-keiyaku: { compatibility: … }`. */
-function modeFor(_model: ContractModel, channel: ChannelModel, message: MessageModel, fallback: Mode): Direction[] {
+function modeFor(channel: ChannelModel, message: MessageModel, fallback: Mode): Direction[] {
   const own = (message.compatibility ?? channel.compatibility) as Mode | undefined;
   return directions(own !== undefined && (MODES as readonly string[]).includes(own) ? own : fallback);
 }

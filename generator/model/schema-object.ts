@@ -252,7 +252,7 @@ export class SchemaRegistry {
     while (this.#pending.length > 0) {
       const [node, name] = this.#pending.shift()!;
       const info = this.#info.get(node)!;
-      const normalized = this.#normalize(node as RawSchema, info.tokens, true);
+      const normalized = this.#normalize(node as RawSchema, info.tokens);
       const origin = info.definitionKey
         ? 'definition'
         : componentId(node as RawSchema)
@@ -301,11 +301,10 @@ export class SchemaRegistry {
     if (info !== undefined && this.#needsName(child, info)) {
       return { $ref: `${SCHEMA_REF_PREFIX}${this.#nameOf(child, info.contextName)}` };
     }
-    return this.#normalize(child, tokens, false);
+    return this.#normalize(child, tokens);
   }
 
-  #normalize(node: RawSchema, tokens: Tokens, isNamedRoot: boolean): SchemaNode {
-    void isNamedRoot;
+  #normalize(node: RawSchema, tokens: Tokens): SchemaNode {
     const out: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(node)) {
       if (key.startsWith('x-')) continue;
@@ -354,18 +353,9 @@ export class SchemaRegistry {
       delete out['items'];
       if (additional !== undefined) out['items'] = this.#reference(additional, [...tokens, 'additionalItems']);
     }
-    if (
-      (node['exclusiveMinimum'] === true || node['exclusiveMinimum'] === false) &&
-      typeof node['minimum'] === 'number' &&
-      node['exclusiveMinimum']
-    )
-      delete out['minimum'];
-    if (
-      (node['exclusiveMaximum'] === true || node['exclusiveMaximum'] === false) &&
-      typeof node['maximum'] === 'number' &&
-      node['exclusiveMaximum']
-    )
-      delete out['maximum'];
+    // draft-04: the bound moved into exclusiveMinimum/Maximum above, so minimum/maximum go
+    if (node['exclusiveMinimum'] === true && typeof node['minimum'] === 'number') delete out['minimum'];
+    if (node['exclusiveMaximum'] === true && typeof node['maximum'] === 'number') delete out['maximum'];
     const dependencies = node['dependencies'];
     if (isSchemaObject(dependencies)) {
       for (const [name, dep] of Object.entries(dependencies)) {

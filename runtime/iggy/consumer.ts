@@ -21,7 +21,7 @@
  */
 import type { IggyClient } from './client.js';
 import { type PolledMessage, RESYNC_SENTINEL } from './protocol/commands/messages.js';
-import { IggyError } from './protocol/errors.js';
+import { IggyError, isRecoverable } from './protocol/errors.js';
 import type { Consumer, Identifier, PollingStrategy } from './protocol/primitives.js';
 
 export type AutoCommit = 'server-on-poll' | 'after-receive' | 'disabled';
@@ -128,8 +128,7 @@ export class IggyConsumer implements AsyncDisposable {
 
   /** Rejoin after an eviction or a dead connection: new connection, new login, join and sync again. */
   async #recover(error: unknown): Promise<void> {
-    const retriable = (error as { retriable?: unknown }).retriable !== false || (error as { name?: unknown }).name === 'ClosedError';
-    if (!retriable) throw error;
+    if (!isRecoverable(error)) throw error;
     await this.#client.reconnect();
     this.#cursors.clear();
     if (this.config.consumer.kind === 'group') {

@@ -226,20 +226,19 @@ export class IggyPublisher implements AsyncDisposable {
     }
   }
 
-  #partitioningFor(batch: readonly OutgoingMessage[]): Partitioning {
+  #partitioningFor(): Partitioning {
     const p = this.config.partitioning;
     if (this.#partitions === 0) return p;
     // Resolve on the client, as the SDKs do: round-robin for balanced, XXH32(key) mod n for keys.
     if (p.kind === 'balanced') return { kind: 'partition', id: this.#roundRobin++ % this.#partitions };
     if (p.kind === 'key')
       return { kind: 'partition', id: xxh32Seed0(typeof p.key === 'string' ? new TextEncoder().encode(p.key) : p.key) % this.#partitions };
-    void batch;
     return p;
   }
 
   async #sendWithRetry(batch: readonly OutgoingMessage[]): Promise<void> {
     const { retry } = this.config;
-    const partitioning = this.#partitioningFor(batch);
+    const partitioning = this.#partitioningFor();
     let delay = retry.initialDelayMs;
     for (let attempt = 1; ; attempt++) {
       try {

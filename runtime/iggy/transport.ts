@@ -27,7 +27,7 @@ import type {
 import { IggyClient, type IggyClientOptions, messageIdFromUuid } from './client.js';
 import { xxh32Seed0 } from './protocol/checksum.js';
 import { RESYNC_SENTINEL } from './protocol/commands/messages.js';
-import { IggyError } from './protocol/errors.js';
+import { IggyError, isRecoverable } from './protocol/errors.js';
 import { readTlv, tlv, writeTlv } from './protocol/primitives.js';
 import { Reader, Writer } from './protocol/wire.js';
 
@@ -263,8 +263,7 @@ class IggyTransportConsumer implements TransportConsumer {
     try {
       return await this.#poll(signal);
     } catch (error) {
-      const retriable = (error as { retriable?: unknown }).retriable !== false || (error as { name?: unknown }).name === 'ClosedError';
-      if (!retriable || this.#closed) throw error;
+      if (!isRecoverable(error) || this.#closed) throw error;
       // The connection died or the member was evicted: reconnect, log in and rejoin; at least once holds
       // because the group's stored offsets decide where polling resumes.
       const old = await this.#client.catch(() => undefined);

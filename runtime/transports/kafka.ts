@@ -155,8 +155,8 @@ export class KafkaTransport implements Transport {
     return { ...DEFAULT_RETRY, ...this.options.retry };
   }
 
-  /** A kafkajs client; `fresh` builds a new one (rebuilds), reporting cut-off errors to `onLog`. */
-  client(onLog?: (entry: LogEntry) => void, fresh = false): Kafka {
+  /** The shared kafkajs client; with `onLog`, a new one of its own that also reports every log entry there. */
+  client(onLog?: (entry: LogEntry) => void): Kafka {
     const make = (): Kafka =>
       new Kafka({
         ...this.options.client,
@@ -174,7 +174,7 @@ export class KafkaTransport implements Transport {
           else this.logger.debug(`kafka: ${entry.log.message}`, fields);
         },
       });
-    if (fresh || onLog) return make();
+    if (onLog) return make();
     this.#kafka ??= make();
     return this.#kafka;
   }
@@ -280,7 +280,7 @@ class KafkaTransportProducer implements TransportProducer {
     if (this.#producer === undefined || this.#connected === undefined) {
       const kafka = this.#transport.client((entry) => {
         if (entry.level <= logLevel.WARN && isConnectivity(entry.log)) this.#cutOff.mark(Date.now());
-      }, true);
+      });
       const producer = kafka.producer({ retry: this.#transport.retry, allowAutoTopicCreation: false, idempotent: false });
       this.#producer = producer;
       this.#connected = producer.connect().catch((error: unknown) => {
@@ -408,7 +408,7 @@ class KafkaTransportConsumer implements TransportConsumer {
       if (entry.level <= logLevel.WARN && isConnectivity(entry.log)) this.#cutOff.mark(Date.now());
       if (entry.level <= logLevel.ERROR && isAuthentication(entry.log))
         this.#faultWith(new TransportError('kafka', `authentication failed: ${entry.log.message}`, { retriable: false }));
-    }, true);
+    });
     let current = true;
     const consumer = kafka.consumer({
       groupId: this.#transport.group(this.#options.groupId),

@@ -117,3 +117,11 @@ export class IggyError extends KeiyakuError {
     if (context.partition !== undefined) this.partition = context.partition;
   }
 }
+
+/**
+ * Whether reconnecting (and rejoining) may help: a server error marked not retriable is final;
+ * a dead connection, a timeout or an eviction is not.
+ */
+export function isRecoverable(error: unknown): boolean {
+  return (error as { retriable?: unknown }).retriable !== false || (error as { name?: unknown }).name === 'ClosedError';
+}
