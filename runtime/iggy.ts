@@ -1,4 +1,4 @@
-/** `keiyaku/iggy`: keiyaku's own client for Apache Iggy's binary protocol 0.11 and the Iggy transport (tested against an in-repo protocol double; end-to-end runs against a real server are not wired yet). */
+/** `keiyaku/iggy`: keiyaku's own client for Apache Iggy's binary protocol 0.11, the high-level SDK on top of it, and the Iggy transport (tested against an in-repo protocol double; end-to-end runs against a real server are not wired yet). Guide: docs/iggy.md. */
 
 export type { ChannelSerde, IggyChannel, IggyPlacement } from './iggy/channel.js';
 export { channelSerde, IggyChannelPublisher, iggyChannel } from './iggy/channel.js';
@@ -8,12 +8,30 @@ export type { ConnectionOptions } from './iggy/connection.js';
 export { IggyConnection } from './iggy/connection.js';
 export type { AutoCommit, IggyConsumerConfig, ReceivedMessage } from './iggy/consumer.js';
 export { IggyConsumer, IggyConsumerBuilder, RentedReceivedMessage } from './iggy/consumer.js';
+export { Consumer, Identifier, Partitioning, PollingStrategy, UserHeaders } from './iggy/kinds.js';
 export { describeCode, IggyError } from './iggy/protocol/errors.js';
-export type { Consumer, Identifier, Partitioning, PollingStrategy } from './iggy/protocol/primitives.js';
 export type { IggyPublisherConfig, PublisherMessage } from './iggy/publisher.js';
 export { IggyPublisher, IggyPublisherBuilder, IggyPublisherError } from './iggy/publisher.js';
+export type { RentedMessage, RentedPayloadWriter } from './iggy/rented.js';
 export { BufferPool, ObjectDisposedError, RentedMessageBatch, RentedMessageBatchBuilder, sharedPool } from './iggy/rented.js';
 export type { IggyTransportOptions } from './iggy/transport.js';
 export { IggyTransport } from './iggy/transport.js';
-export type { Deserializer, Serializer, TypedReceived } from './iggy/typed.js';
-export { IggyTypedPublisher, IggyTypedPublisherBuilder, JsonSerializer, receiveTyped } from './iggy/typed.js';
+export type {
+  DeserializedMessage,
+  Deserializer,
+  JsonSerializerOptions,
+  MessageStatus,
+  Serializer,
+  TypedEntry,
+  TypedReceived,
+} from './iggy/typed.js';
+export {
+  createConsumerBuilder,
+  createPublisherBuilder,
+  IggyTypedConsumer,
+  IggyTypedConsumerBuilder,
+  IggyTypedPublisher,
+  IggyTypedPublisherBuilder,
+  JsonSerializer,
+  receiveTyped,
+} from './iggy/typed.js';

@@ -1,11 +1,11 @@
 /**
- * IggyConsumer: the high-level consumer of the Iggy SDK (seed: iggy-high-level-sdk), in
- * TypeScript. `receive()` is an async iterator over messages of every partition this
- * consumer reads, with per-partition cursors:
+ * IggyConsumer: the high-level consumer of keiyaku's Iggy SDK, modelled on the high-level
+ * SDK of Iggy's C# client (guide: docs/iggy.md). `receive()` is an async iterator over
+ * messages of every partition this consumer reads, with per-partition cursors:
  *
  * ```ts
- * const consumer = IggyConsumerBuilder.create(client, 'my-stream', 'my-topic', { kind: 'group', id: 'inventory' })
- *   .withPollingStrategy({ kind: 'next' })
+ * await using consumer = IggyConsumerBuilder.create(client, Identifier.string('my-stream'), Identifier.string('my-topic'), Consumer.group('inventory'))
+ *   .withPollingStrategy(PollingStrategy.next())
  *   .withBatchSize(100)
  *   .withAutoCommit('after-receive')
  *   .build();
@@ -19,13 +19,22 @@
  * `storeOffset` yourself). Consumer groups are created if missing, joined and synced; an
  * empty poll with the re-sync sentinel triggers a re-sync, an eviction a re-join.
  */
+import { KeiyakuError } from '../core/errors.js';
 import type { IggyClient } from './client.js';
 import { type PolledMessage, RESYNC_SENTINEL } from './protocol/commands/messages.js';
 import { IggyError, isRecoverable } from './protocol/errors.js';
 import type { Consumer, Identifier, PollingStrategy } from './protocol/primitives.js';
+import { ObjectDisposedError } from './rented.js';
 
+/**
+ * When offsets are stored (C# `AutoCommitMode`): `server-on-poll` (`Auto`: the server stores
+ * the offset of what it served; at most once), `after-receive` (`AfterReceive`: keiyaku stores a
+ * message's offset when the loop asks for the next one, after your code handled it; at least
+ * once), `disabled` (`Disabled`: call `storeOffset` yourself).
+ */
 export type AutoCommit = 'server-on-poll' | 'after-receive' | 'disabled';
 
+/** A polled message (C# `ReceivedMessage`): `offset` is C#'s `CurrentOffset`, `partition` its `PartitionId`. */
 export interface ReceivedMessage extends PolledMessage {
   readonly partition: number;
 }
@@ -40,7 +49,12 @@ export interface IggyConsumerConfig {
   readonly autoCommit: AutoCommit;
   /** Partitions a single consumer reads (default: all of the topic's). Groups get theirs from the server. */
   readonly partitions?: readonly number[];
+  /** Create a missing consumer group in init(). */
   readonly createGroup: boolean;
+  /** The name to create the group with when the consumer addresses it by numeric id. */
+  readonly groupName?: string;
+  /** Join the group in init() (and again after an eviction); false: membership is managed elsewhere and the consumer reads what the server assigns to this client. */
+  readonly joinGroup: boolean;
 }
 
 export class IggyConsumer implements AsyncDisposable {
@@ -68,13 +82,14 @@ export class IggyConsumer implements AsyncDisposable {
     if (consumer.kind === 'group') {
       const existing = await this.#client.getConsumerGroup(stream, topic, consumer.id);
       if (existing === undefined) {
-        if (!this.config.createGroup || typeof consumer.id !== 'string')
+        const name = typeof consumer.id === 'string' ? consumer.id : this.config.groupName;
+        if (!this.config.createGroup || name === undefined)
           throw new IggyError(5000, 'consumer init', { stream: String(stream), topic: String(topic) });
-        await this.#client.createConsumerGroup(stream, topic, consumer.id).catch((error: unknown) => {
+        await this.#client.createConsumerGroup(stream, topic, name).catch((error: unknown) => {
           if (!(error instanceof IggyError && error.status === 5004)) throw error;
         });
       }
-      await this.#client.joinConsumerGroup(stream, topic, consumer.id);
+      if (this.config.joinGroup) await this.#client.joinConsumerGroup(stream, topic, consumer.id);
       await this.#sync();
     } else {
       this.#partitions = [...(this.config.partitions ?? info.partitions.map((p) => p.id))];
@@ -86,9 +101,13 @@ export class IggyConsumer implements AsyncDisposable {
     const { stream, topic, consumer } = this.config;
     const sync = await this.#client.syncConsumerGroup(stream, topic, consumer.id);
     if (sync === undefined) {
-      // Not a member (evicted): join again.
-      await this.#client.joinConsumerGroup(stream, topic, consumer.id);
-      this.#partitions = [...((await this.#client.syncConsumerGroup(stream, topic, consumer.id))?.partitions ?? [])];
+      // Not a member (evicted): join again, unless membership is managed elsewhere.
+      if (this.config.joinGroup) {
+        await this.#client.joinConsumerGroup(stream, topic, consumer.id);
+        this.#partitions = [...((await this.#client.syncConsumerGroup(stream, topic, consumer.id))?.partitions ?? [])];
+      } else {
+        this.#partitions = [];
+      }
     } else {
       this.#partitions = [...sync.partitions];
     }
@@ -97,7 +116,7 @@ export class IggyConsumer implements AsyncDisposable {
 
   /** Messages of every partition this consumer reads, in order per partition, until `signal` aborts. */
   async *receive(signal?: AbortSignal): AsyncGenerator<ReceivedMessage> {
-    if (!this.#initialized) throw new Error('call init() before receive()');
+    if (!this.#initialized) throw new KeiyakuError('iggy_not_initialized', 'call init() on the Iggy consumer before receive()');
     while (!signal?.aborted) {
       let batch: ReceivedMessage[];
       try {
@@ -132,14 +151,15 @@ export class IggyConsumer implements AsyncDisposable {
     await this.#client.reconnect();
     this.#cursors.clear();
     if (this.config.consumer.kind === 'group') {
-      await this.#client.joinConsumerGroup(this.config.stream, this.config.topic, this.config.consumer.id);
+      if (this.config.joinGroup) await this.#client.joinConsumerGroup(this.config.stream, this.config.topic, this.config.consumer.id);
       await this.#sync();
     }
   }
 
   /**
    * Like {@link receive}, but every message's payload stays a view into the poll reply's
-   * buffer (no copy) and must be disposed; reading a disposed message throws.
+   * buffer (no copy) and must be disposed (`for await (using message of consumer.receiveRented())`);
+   * reading a disposed message throws {@link ObjectDisposedError}. Auto-commit applies as with `receive`.
    */
   async *receiveRented(signal?: AbortSignal): AsyncGenerator<RentedReceivedMessage> {
     for await (const message of this.receive(signal)) yield new RentedReceivedMessage(message);
@@ -181,6 +201,7 @@ export class IggyConsumer implements AsyncDisposable {
     if (resetLastPolled) this.#cursors.set(partition, offset + 1n);
   }
 
+  /** Clears the stored offset of `partition` (the server answers ConsumerOffsetNotFound when none is stored); the next poll of it starts by the polling strategy again. */
   async deleteOffset(partition: number): Promise<void> {
     await this.#client.deleteConsumerOffset({
       consumer: this.config.consumer,
@@ -191,8 +212,9 @@ export class IggyConsumer implements AsyncDisposable {
     this.#cursors.delete(partition);
   }
 
+  /** Leaves the consumer group if this consumer joined it; safe to call twice. */
   async dispose(): Promise<void> {
-    if (this.config.consumer.kind === 'group' && this.#initialized) {
+    if (this.config.consumer.kind === 'group' && this.config.joinGroup && this.#initialized) {
       await this.#client.leaveConsumerGroup(this.config.stream, this.config.topic, this.config.consumer.id).catch(() => undefined);
     }
     this.#initialized = false;
@@ -218,40 +240,68 @@ export class IggyConsumerBuilder {
       pollIntervalMs: 100,
       autoCommit: 'after-receive',
       createGroup: true,
+      joinGroup: true,
     };
   }
 
+  /** A builder over a connected client (C#: `IggyConsumerBuilder.Create(client, streamId, topicId, consumer)`). */
   static create(client: IggyClient, stream: Identifier, topic: Identifier, consumer: Consumer): IggyConsumerBuilder {
     return new IggyConsumerBuilder(client, stream, topic, consumer);
   }
 
+  /** Where the first poll of each partition starts (default `PollingStrategy.next()`); later polls continue after the last message received. */
   withPollingStrategy(strategy: PollingStrategy): this {
     this.#config = { ...this.#config, strategy };
     return this;
   }
 
+  /** Messages per poll (default 100). */
   withBatchSize(batchSize: number): this {
+    if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 0xffff_ffff)
+      throw new RangeError(`the batch size must be a positive u32, got ${batchSize}`);
     this.#config = { ...this.#config, batchSize };
     return this;
   }
 
+  /** How long to wait after a poll that returned nothing (default 100 ms; C#: `WithPollingInterval`). */
   withPollInterval(ms: number): this {
+    if (!Number.isFinite(ms) || ms < 0) throw new RangeError(`the poll interval must be a non-negative number of ms, got ${ms}`);
     this.#config = { ...this.#config, pollIntervalMs: ms };
     return this;
   }
 
+  /** When offsets are stored (default `after-receive`; C#: `WithAutoCommitMode`); see {@link AutoCommit}. */
   withAutoCommit(mode: AutoCommit): this {
     this.#config = { ...this.#config, autoCommit: mode };
     return this;
   }
 
+  /** The partitions a single consumer reads (default: all of the topic's; C#: `WithPartitionId` for one). Ignored by groups. */
   withPartitions(partitions: readonly number[]): this {
     this.#config = { ...this.#config, partitions };
     return this;
   }
 
+  /** Whether init() creates a missing consumer group (default true). */
   withCreateGroupIfMissing(create = true): this {
     this.#config = { ...this.#config, createGroup: create };
+    return this;
+  }
+
+  /**
+   * Consumer-group settings (C#: `WithConsumerGroup(groupName, createIfNotExists, joinGroup)`): the name to create the
+   * group with when the consumer addresses it by numeric id, whether init() creates it when missing (default true) and
+   * whether the consumer joins it (default true; with false, membership is managed elsewhere, e.g. by
+   * `client.joinConsumerGroup`, and the consumer reads what the server assigns to its client). Has no effect on a
+   * single consumer (`Consumer.new`).
+   */
+  withConsumerGroup(groupName: string, options: { createIfNotExists?: boolean; joinGroup?: boolean } = {}): this {
+    this.#config = {
+      ...this.#config,
+      groupName,
+      createGroup: options.createIfNotExists ?? true,
+      joinGroup: options.joinGroup ?? true,
+    };
     return this;
   }
 
@@ -260,7 +310,7 @@ export class IggyConsumerBuilder {
   }
 }
 
-/** A received message whose payload view must not outlive `dispose()`. */
+/** A received message whose payload view must not outlive `dispose()` (C#: `ReceivedRentedMessage`); copy out what you keep (`message.payload.slice()`). */
 export class RentedReceivedMessage implements Disposable {
   #message: ReceivedMessage | undefined;
   readonly offset: bigint;
@@ -275,12 +325,14 @@ export class RentedReceivedMessage implements Disposable {
   }
 
   get payload(): Uint8Array {
-    if (this.#message === undefined) throw new Error('this rented message was disposed; copy the payload if you need it longer');
+    if (this.#message === undefined)
+      throw new ObjectDisposedError('this rented message was disposed; copy the payload if you need it longer');
     return this.#message.payload;
   }
 
   get headers(): Uint8Array {
-    if (this.#message === undefined) throw new Error('this rented message was disposed');
+    if (this.#message === undefined)
+      throw new ObjectDisposedError('this rented message was disposed; copy the headers if you need them longer');
     return this.#message.headers;
   }
 

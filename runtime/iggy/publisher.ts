@@ -1,23 +1,23 @@
 /**
- * IggyPublisher: the high-level publisher of the Iggy SDK (seed: iggy-high-level-sdk), in
- * TypeScript. Built from a connected {@link IggyClient}:
+ * IggyPublisher: the high-level publisher of keiyaku's Iggy SDK, modelled on the high-level
+ * SDK of Iggy's C# client (guide: docs/iggy.md). Built from a connected {@link IggyClient}:
  *
  * ```ts
- * const publisher = IggyPublisherBuilder.create(client, 'my-stream', 'my-topic')
- *   .withPartitioning({ kind: 'balanced' })
+ * await using publisher = IggyPublisherBuilder.create(client, Identifier.string('my-stream'), Identifier.string('my-topic'))
+ *   .withPartitioning(Partitioning.none())
  *   .withBackgroundSending({ enabled: true, batchSize: 100 })
  *   .withRetry({ maxAttempts: 3 })
  *   .build();
  * await publisher.init();
  * await publisher.sendMessages([{ id: 0n, payload }]);
  * await publisher.waitUntilAllSends();
- * await publisher.dispose();
  * ```
  *
  * Background sending batches by count and by bytes (default 256 KiB; 0 disables the byte
  * gate) with a linger interval, retries with exponential backoff, and reports a batch that
  * finally failed to `onError` and to the caller of `waitUntilAllSends` — never silently.
  */
+import { ClosedError, KeiyakuError } from '../core/errors.js';
 import type { IggyClient } from './client.js';
 import { xxh32Seed0 } from './protocol/checksum.js';
 import type { OutgoingMessage } from './protocol/commands/messages.js';
@@ -113,8 +113,8 @@ export class IggyPublisher implements AsyncDisposable {
 
   /** Sends now (no background), or queues for the background sender. */
   async sendMessages(messages: readonly PublisherMessage[]): Promise<void> {
-    if (this.#disposed) throw new Error('the Iggy publisher is disposed');
-    if (!this.#initialized) throw new Error('call init() before sending');
+    if (this.#disposed) throw new ClosedError('the Iggy publisher');
+    if (!this.#initialized) throw new KeiyakuError('iggy_not_initialized', 'call init() on the Iggy publisher before sending');
     const now = BigInt(Date.now()) * 1000n;
     const outgoing = messages.map(
       (m): OutgoingMessage => ({
@@ -278,12 +278,13 @@ export class IggyPublisherBuilder {
     return new IggyPublisherBuilder(client, stream, topic);
   }
 
+  /** Where batches go (default `Partitioning.none()`: balanced, resolved round-robin on the client). */
   withPartitioning(partitioning: Partitioning): this {
     this.#config = { ...this.#config, partitioning };
     return this;
   }
 
-  /** Create the stream and topic in init() when missing. */
+  /** Create the stream and topic in init() when missing (C#: `CreateStreamIfNotExists` / `CreateTopicIfNotExists`); the topic gets `partitions` (default 1). */
   createIfMissing(options: { stream?: boolean; topic?: boolean; partitions?: number } = {}): this {
     this.#config = {
       ...this.#config,
@@ -294,6 +295,13 @@ export class IggyPublisherBuilder {
     return this;
   }
 
+  /**
+   * Queue messages and send them from the background in batches (C#: `WithBackgroundSending(enabled, queueCapacity,
+   * batchSize, flushInterval)` plus `BackgroundMaxBatchBytes`). A batch goes out when it holds `batchSize` messages
+   * (default 100) or `maxBatchBytes` payload bytes (default 256 KiB; 0 disables the byte gate), whichever comes first,
+   * or `lingerMs` (default 100) after the first queued message; `sendMessages` waits while `queueCapacity` (default
+   * 10 000) messages are queued. `enabled` defaults to true here; the publisher sends directly until this is called.
+   */
   withBackgroundSending(
     options: { enabled?: boolean; batchSize?: number; lingerMs?: number; queueCapacity?: number; maxBatchBytes?: number } = {},
   ): this {
@@ -310,6 +318,12 @@ export class IggyPublisherBuilder {
     return this;
   }
 
+  /**
+   * Retry a failed send of a batch (C#: `WithRetry(enabled, maxAttempts, initialDelay, maxDelay, backoffMultiplier)`):
+   * up to `maxAttempts` attempts in all (default 3), waiting `initialDelayMs` (default 100) and then `multiplier` (default 2)
+   * times longer each time, at most `maxDelayMs` (default 10 000). Errors marked not retriable are not retried. On by
+   * default; `{ enabled: false }` sends once.
+   */
   withRetry(
     options: { enabled?: boolean; maxAttempts?: number; initialDelayMs?: number; maxDelayMs?: number; multiplier?: number } = {},
   ): this {

@@ -4,7 +4,17 @@
  * Ownership passes to whoever sends it (the publisher disposes it once sent); after
  * `dispose()` the buffer goes back to the pool and reading the batch throws instead of
  * exposing recycled memory.
+ *
+ * ```ts
+ * using builder = new RentedMessageBatchBuilder(4096);
+ * for (const event of events) builder.add(event, (e, writer) => writer.writeUtf8(JSON.stringify(e)));
+ * await publisher.send(builder.build()); // the publisher owns the batch now
+ *
+ * using batch = builder2.build(); // a direct low-level send: you own it, `using` disposes it
+ * await client.sendMessages(stream, topic, Partitioning.none(), batch.messages);
+ * ```
  */
+import { KeiyakuError } from '../core/errors.js';
 import type { PublisherMessage } from './publisher.js';
 
 /** A small pool of growable byte buffers. */
@@ -33,20 +43,42 @@ export class BufferPool {
 
 export const sharedPool = new BufferPool();
 
-export class ObjectDisposedError extends Error {
+const utf8 = new TextEncoder();
+
+/** A pooled object (batch, builder, received message) was read after it was disposed. */
+export class ObjectDisposedError extends KeiyakuError {
   override readonly name = 'ObjectDisposedError';
+
+  constructor(message: string) {
+    super('object_disposed', message);
+  }
+}
+
+/** A message of a rented batch: its payload is a view into the pooled buffer. It also fits `IggyClient.sendMessages` as is. */
+export interface RentedMessage extends PublisherMessage {
+  /** When the batch was built, µs since the epoch. */
+  readonly originTimestamp: bigint;
+}
+
+/** What a payload serializer writes to: bytes, or text encoded as UTF-8 straight into the pooled buffer. */
+export interface RentedPayloadWriter {
+  write(bytes: Uint8Array): void;
+  writeUtf8(text: string): void;
 }
 
 export class RentedMessageBatch implements Disposable {
   #buffer: Uint8Array | undefined;
   readonly #entries: readonly { readonly start: number; readonly end: number; readonly id?: bigint; readonly headers?: Uint8Array }[];
   readonly #pool: BufferPool;
+  /** When the batch was built, µs since the epoch: the origin timestamp of its messages on a direct send. */
+  readonly originTimestamp: bigint;
 
   /** @internal */
   constructor(buffer: Uint8Array, entries: RentedMessageBatch['entries'], pool: BufferPool) {
     this.#buffer = buffer;
     this.#entries = entries;
     this.#pool = pool;
+    this.originTimestamp = BigInt(Date.now()) * 1000n;
   }
 
   /** @internal */
@@ -62,14 +94,18 @@ export class RentedMessageBatch implements Disposable {
     return this.#entries.length;
   }
 
-  /** The messages; their payloads are views into the pooled buffer. Throws once disposed. */
-  get messages(): PublisherMessage[] {
+  /**
+   * The messages; their payloads are views into the pooled buffer, so use them before the
+   * batch is disposed. Throws {@link ObjectDisposedError} once disposed.
+   */
+  get messages(): RentedMessage[] {
     const buffer = this.#buffer;
     if (buffer === undefined) throw new ObjectDisposedError('this rented batch was disposed; its buffer is back in the pool');
     return this.#entries.map((e) => ({
       payload: buffer.subarray(e.start, e.end),
       ...(e.id === undefined ? {} : { id: e.id }),
       ...(e.headers ? { headers: e.headers } : {}),
+      originTimestamp: this.originTimestamp,
     }));
   }
 
@@ -92,32 +128,61 @@ export class RentedMessageBatchBuilder implements Disposable {
   readonly #entries: { start: number; end: number; id?: bigint; headers?: Uint8Array }[] = [];
   readonly #pool: BufferPool;
 
+  readonly #writer: RentedPayloadWriter = {
+    write: (bytes) => {
+      this.#reserve(bytes.length).set(bytes, this.#length);
+      this.#length += bytes.length;
+    },
+    writeUtf8: (text) => {
+      // Encode in place: first with room for ASCII; whatever did not fit gets the worst case (3 bytes per UTF-16 unit).
+      let rest = text;
+      let room = text.length;
+      while (rest.length > 0) {
+        const { read, written } = utf8.encodeInto(rest, this.#reserve(room).subarray(this.#length));
+        this.#length += written;
+        rest = rest.slice(read);
+        room = rest.length * 3;
+      }
+    },
+  };
+
   constructor(sizeHint = 4096, pool: BufferPool = sharedPool) {
     this.#pool = pool;
     this.#buffer = pool.rent(sizeHint);
   }
 
-  /** Appends one message; `write` serializes `item` with the given writer (no intermediate copy). */
-  add<T>(item: T, write: (item: T, writer: { write(bytes: Uint8Array): void }) => void, id?: bigint, headers?: Uint8Array): this {
+  /**
+   * Appends one message: `write` serializes `item` into the pooled buffer through the writer
+   * (pass a function that closes over nothing, and `item` as its state, to allocate no
+   * closure per message). An id of 0 or none lets one be minted; `headers` are raw user
+   * header bytes (see `UserHeaders.encode`).
+   */
+  add<T>(item: T, write: (item: T, writer: RentedPayloadWriter) => void, id?: bigint, headers?: Uint8Array): this {
     if (this.#buffer === undefined) throw new ObjectDisposedError('this builder was already built or disposed');
     const start = this.#length;
-    write(item, { write: (bytes) => this.#append(bytes) });
+    try {
+      write(item, this.#writer);
+    } catch (error) {
+      this.#length = start; // drop the half-written payload
+      throw error;
+    }
     if (this.#length === start) throw new RangeError('a message payload must not be empty');
     this.#entries.push({ start, end: this.#length, ...(id === undefined ? {} : { id }), ...(headers ? { headers } : {}) });
     return this;
   }
 
-  #append(bytes: Uint8Array): void {
-    let buffer = this.#buffer!;
-    if (this.#length + bytes.length > buffer.length) {
-      const bigger = this.#pool.rent(Math.max(buffer.length * 2, this.#length + bytes.length));
+  /** The buffer, grown (through the pool) to hold `extra` more bytes. */
+  #reserve(extra: number): Uint8Array {
+    let buffer = this.#buffer;
+    if (buffer === undefined) throw new ObjectDisposedError('this builder was already built or disposed');
+    if (this.#length + extra > buffer.length) {
+      const bigger = this.#pool.rent(Math.max(buffer.length * 2, this.#length + extra));
       bigger.set(buffer.subarray(0, this.#length));
       this.#pool.give(buffer);
       buffer = bigger;
       this.#buffer = buffer;
     }
-    buffer.set(bytes, this.#length);
-    this.#length += bytes.length;
+    return buffer;
   }
 
   /** The batch; the builder becomes a no-op. */

@@ -4,7 +4,7 @@
  * for its tests: framing, PING, LOGIN_REGISTER (user iggy/iggy, evictions for bad
  * credentials and other protocol versions), streams, topics, SEND_MESSAGES (silence on a
  * bad batch checksum), POLL_MESSAGES (offset/first/next strategies, single consumers),
- * consumer offsets, and unsolicited evictions on demand.
+ * consumer offsets (get, store, delete), and unsolicited evictions on demand.
  */
 import { createServer, type Server, type Socket } from 'node:net';
 import { xxh3_64 } from '../../runtime/iggy/protocol/checksum.js';
@@ -213,7 +213,8 @@ export class IggyProtocolDouble {
       case 100:
         return this.#poll(request, r);
       case 120:
-      case 161: {
+      case 161:
+      case 162: {
         const key = this.#offsetKey(r);
         if (request.operation === 2) {
           const stored = this.#offsets.get(key.id);
@@ -224,6 +225,7 @@ export class IggyProtocolDouble {
           );
         }
         if (!key.explicit) return this.#reply(request, 20);
+        if (request.operation === 162) return this.#result(request, this.#offsets.delete(key.id) ? 0 : 3021); // ConsumerOffsetNotFound
         const offset = r.u64();
         if (offset > key.current || key.empty) return this.#reply(request, 4100);
         this.#offsets.set(key.id, offset);
