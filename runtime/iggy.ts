@@ -10,6 +10,8 @@ export type { AutoCommit, IggyConsumerConfig, ReceivedMessage } from './iggy/con
 export { IggyConsumer, IggyConsumerBuilder, RentedReceivedMessage } from './iggy/consumer.js';
 export { describeCode, IggyError } from './iggy/protocol/errors.js';
 export type { Consumer, Identifier, Partitioning, PollingStrategy } from './iggy/protocol/primitives.js';
+export { DEFAULT_PROTOCOL, PROTOCOLS, protocolFor } from './iggy/protocol/registry.js';
+export type { CommandCodec, IggyCommands, IggyProtocol } from './iggy/protocol/version.js';
 export type { IggyPublisherConfig, PublisherMessage } from './iggy/publisher.js';
 export { IggyPublisher, IggyPublisherBuilder, IggyPublisherError } from './iggy/publisher.js';
 export { BufferPool, ObjectDisposedError, RentedMessageBatch, RentedMessageBatchBuilder, sharedPool } from './iggy/rented.js';

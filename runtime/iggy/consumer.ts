@@ -20,9 +20,9 @@
  * empty poll with the re-sync sentinel triggers a re-sync, an eviction a re-join.
  */
 import type { IggyClient } from './client.js';
-import { type PolledMessage, RESYNC_SENTINEL } from './protocol/commands/messages.js';
 import { IggyError, isRecoverable } from './protocol/errors.js';
 import type { Consumer, Identifier, PollingStrategy } from './protocol/primitives.js';
+import { type PolledMessage, RESYNC_SENTINEL } from './protocol/v0_11/commands/messages.js';
 
 export type AutoCommit = 'server-on-poll' | 'after-receive' | 'disabled';
 

@@ -26,9 +26,9 @@ import type {
 } from '../core/transport.js';
 import { IggyClient, type IggyClientOptions, messageIdFromUuid } from './client.js';
 import { xxh32Seed0 } from './protocol/checksum.js';
-import { RESYNC_SENTINEL } from './protocol/commands/messages.js';
 import { IggyError, isRecoverable } from './protocol/errors.js';
 import { readTlv, tlv, writeTlv } from './protocol/primitives.js';
+import { RESYNC_SENTINEL } from './protocol/v0_11/commands/messages.js';
 import { Reader, Writer } from './protocol/wire.js';
 
 export interface IggyTransportOptions extends IggyClientOptions {

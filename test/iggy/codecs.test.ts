@@ -1,31 +1,7 @@
 // Iggy protocol 0.11 codecs against the exact bytes of the protocol fact sheet's examples.
 import { describe, expect, it } from 'vitest';
-import {
-  decodeLoginRegister,
-  encodeLoginRegister,
-  encodeLoginReply,
-  LOGIN_REGISTER,
-} from '../../runtime/iggy/protocol/commands/login-register.js';
-import { PING } from '../../runtime/iggy/protocol/commands/ping.js';
-import {
-  CREATE_STREAM,
-  decodeStream,
-  encodeCreateStream,
-  encodeGetStream,
-  encodeStreamInfo,
-} from '../../runtime/iggy/protocol/commands/streams.js';
 import { describeCode, IggyError } from '../../runtime/iggy/protocol/errors.js';
 import {
-  decodeFrame,
-  encodeEviction,
-  encodeReply,
-  encodeRequest,
-  frameSize,
-  HEADER_SIZE,
-  Operation,
-} from '../../runtime/iggy/protocol/header.js';
-import {
-  PROTOCOL_VERSION,
   packVersion,
   readIdentifier,
   readTlv,
@@ -36,7 +12,31 @@ import {
   writePollingStrategy,
   writeTlv,
 } from '../../runtime/iggy/protocol/primitives.js';
-import { payloadOf } from '../../runtime/iggy/protocol/reply.js';
+import {
+  decodeLoginRegister,
+  encodeLoginRegister,
+  encodeLoginReply,
+  LOGIN_REGISTER,
+} from '../../runtime/iggy/protocol/v0_11/commands/login-register.js';
+import { PING } from '../../runtime/iggy/protocol/v0_11/commands/ping.js';
+import {
+  CREATE_STREAM,
+  decodeStream,
+  encodeCreateStream,
+  encodeGetStream,
+  encodeStreamInfo,
+} from '../../runtime/iggy/protocol/v0_11/commands/streams.js';
+import {
+  decodeFrame,
+  encodeEviction,
+  encodeReply,
+  encodeRequest,
+  frameSize,
+  HEADER_SIZE,
+  Operation,
+  VERSION as PROTOCOL_VERSION,
+} from '../../runtime/iggy/protocol/v0_11/header.js';
+import { payloadOf } from '../../runtime/iggy/protocol/v0_11/reply.js';
 import { IggyDecodeError, Reader, Writer } from '../../runtime/iggy/protocol/wire.js';
 
 const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex');

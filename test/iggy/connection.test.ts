@@ -8,22 +8,22 @@ import {
   encodeSendMessages,
   POLL_MESSAGES,
   SEND_MESSAGES,
-} from '../../runtime/iggy/protocol/commands/messages.js';
+} from '../../runtime/iggy/protocol/v0_11/commands/messages.js';
 import {
   decodeConsumerOffset,
   encodeGetConsumerOffset,
   encodeStoreConsumerOffset,
   GET_CONSUMER_OFFSET,
   STORE_CONSUMER_OFFSET,
-} from '../../runtime/iggy/protocol/commands/offsets.js';
+} from '../../runtime/iggy/protocol/v0_11/commands/offsets.js';
 import {
   CREATE_STREAM,
   decodeStream,
   encodeCreateStream,
   encodeGetStream,
   GET_STREAM,
-} from '../../runtime/iggy/protocol/commands/streams.js';
-import { CREATE_TOPIC, decodeTopic, encodeCreateTopic } from '../../runtime/iggy/protocol/commands/topics.js';
+} from '../../runtime/iggy/protocol/v0_11/commands/streams.js';
+import { CREATE_TOPIC, decodeTopic, encodeCreateTopic } from '../../runtime/iggy/protocol/v0_11/commands/topics.js';
 import { IggyProtocolDouble } from './protocol-double.js';
 
 let server: IggyProtocolDouble;

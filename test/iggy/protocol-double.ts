@@ -8,11 +8,19 @@
  */
 import { createServer, type Server, type Socket } from 'node:net';
 import { xxh3_64 } from '../../runtime/iggy/protocol/checksum.js';
-import { encodeLoginReply } from '../../runtime/iggy/protocol/commands/login-register.js';
-import { encodeStreamInfo } from '../../runtime/iggy/protocol/commands/streams.js';
-import { encodeTopicInfo } from '../../runtime/iggy/protocol/commands/topics.js';
-import { decodeFrame, encodeEviction, encodeReply, frameSize, HEADER_SIZE, type RequestFrame } from '../../runtime/iggy/protocol/header.js';
-import { type Identifier, PROTOCOL_VERSION, readIdentifier, readName } from '../../runtime/iggy/protocol/primitives.js';
+import { type Identifier, readIdentifier, readName } from '../../runtime/iggy/protocol/primitives.js';
+import { encodeLoginReply } from '../../runtime/iggy/protocol/v0_11/commands/login-register.js';
+import { encodeStreamInfo } from '../../runtime/iggy/protocol/v0_11/commands/streams.js';
+import { encodeTopicInfo } from '../../runtime/iggy/protocol/v0_11/commands/topics.js';
+import {
+  decodeFrame,
+  encodeEviction,
+  encodeReply,
+  frameSize,
+  HEADER_SIZE,
+  VERSION as PROTOCOL_VERSION,
+  type RequestFrame,
+} from '../../runtime/iggy/protocol/v0_11/header.js';
 import { Reader, Writer } from '../../runtime/iggy/protocol/wire.js';
 
 interface Group {

@@ -4,10 +4,10 @@
  * (metadata ops 128..149 except 138, 161, 162, and Register with a body) start with
  * `[count u32]{index u32, result u32}*`, where a non-empty section is a committed rejection.
  */
-import { describeEviction, IggyError } from './errors.js';
+import { describeEviction, IggyError } from '../errors.js';
+import { Reader } from '../wire.js';
 import type { DecodedFrame } from './header.js';
 import { Operation } from './header.js';
-import { Reader } from './wire.js';
 
 export function isResultFramed(operation: number, bodyLength: number): boolean {
   if (operation >= 128 && operation <= 149) return operation !== 138;
