@@ -4,6 +4,7 @@
  * names. Errors are {@link IggyError} (server said no, with stream/topic/partition context)
  * or TransportError (connection-level).
  */
+import { ClosedError } from '../core/errors.js';
 import { type ConnectionOptions, IggyConnection } from './connection.js';
 import { IggyError } from './protocol/errors.js';
 import type { Consumer, Identifier, Partitioning, PollingStrategy } from './protocol/primitives.js';
@@ -13,11 +14,23 @@ import type { OutgoingMessage, PollReply, SendConfirmation } from './protocol/v0
 import type { ConsumerOffsetInfo, OffsetTarget } from './protocol/v0_11/commands/offsets.js';
 import type { StreamInfo } from './protocol/v0_11/commands/streams.js';
 import type { TopicInfo } from './protocol/v0_11/commands/topics.js';
-import type { IggyCommands, IggyProtocol, TlvOptions } from './protocol/version.js';
+import type { CommandCodec, IggyCommands, IggyProtocol, TlvOptions } from './protocol/version.js';
+
+/** How the client replaces a connection that died (the C# SDK's ReconnectionSettings). */
+export interface ReconnectionSettings {
+  /** Reconnect on the next command after the connection died (default true). */
+  readonly enabled?: boolean;
+  /** Attempts per outage; 0 = until the server is back or the client is closed (default 0). */
+  readonly maxRetries?: number;
+  /** Delay before the second attempt, doubled per attempt (default 500 ms). */
+  readonly initialDelayMs?: number;
+  readonly maxDelayMs?: number;
+}
 
 export interface IggyClientOptions extends ConnectionOptions {
   readonly username?: string;
   readonly password?: string;
+  readonly reconnection?: ReconnectionSettings;
 }
 
 function withContext<T>(promise: Promise<T>, context: { stream?: Identifier; topic?: Identifier; partition?: number }): Promise<T> {
@@ -37,45 +50,82 @@ export class IggyClient implements AsyncDisposable {
   #connection: IggyConnection;
   readonly #options: IggyClientOptions;
   #closed = false;
+  #generation = 0;
+  #reconnecting: Promise<LoginReply> | undefined;
 
   constructor(options: IggyClientOptions) {
     this.#options = options;
     this.#connection = new IggyConnection(options);
   }
 
-  /** The current connection (replaced by {@link reconnect}). */
+  /** The current connection (replaced when the client reconnects). */
   get connection(): IggyConnection {
     return this.#connection;
+  }
+
+  /**
+   * How many times this client has logged in. Group membership belongs to a connection, so a
+   * consumer that joined at an older generation joins again before it polls.
+   */
+  get generation(): number {
+    return this.#generation;
   }
 
   /** Connects and logs in with the configured credentials (default iggy/iggy). */
   async connect(): Promise<LoginReply> {
     await this.#connection.connect();
-    return this.#connection.login(this.#options.username ?? 'iggy', this.#options.password ?? 'iggy');
+    const reply = await this.#connection.login(this.#options.username ?? 'iggy', this.#options.password ?? 'iggy');
+    this.#generation++;
+    return reply;
   }
 
   /**
-   * Replaces the connection after it died (silence, eviction, a closed socket): a new TCP
-   * connection, a new client id and a new login, retried with exponential backoff. Group
-   * membership is per client id, so callers rejoin their groups afterwards.
+   * Replaces the connection (after silence, an eviction or a closed socket): a new TCP
+   * connection, a new client id and a new login, retried with exponential backoff. Concurrent
+   * calls share one attempt. Group membership is per connection: see {@link generation}.
    */
-  async reconnect(options: { attempts?: number; initialDelayMs?: number; maxDelayMs?: number } = {}): Promise<LoginReply> {
-    const attempts = options.attempts ?? 10;
-    let delay = options.initialDelayMs ?? 100;
+  reconnect(options: { attempts?: number; initialDelayMs?: number; maxDelayMs?: number } = {}): Promise<LoginReply> {
+    this.#reconnecting ??= this.#reconnect(options).finally(() => {
+      this.#reconnecting = undefined;
+    });
+    return this.#reconnecting;
+  }
+
+  async #reconnect(options: { attempts?: number; initialDelayMs?: number; maxDelayMs?: number }): Promise<LoginReply> {
+    const settings = this.#options.reconnection ?? {};
+    const attempts = options.attempts ?? settings.maxRetries ?? 0;
+    const maxDelay = options.maxDelayMs ?? settings.maxDelayMs ?? 30_000;
+    let delay = options.initialDelayMs ?? settings.initialDelayMs ?? 500;
     await this.#connection.close().catch(() => undefined);
     for (let attempt = 1; ; attempt++) {
-      if (this.#closed) throw new Error('the Iggy client is closed');
+      if (this.#closed) throw new ClosedError('the Iggy client');
       this.#connection = new IggyConnection(this.#options);
       try {
         return await this.connect();
       } catch (error) {
         await this.#connection.close().catch(() => undefined);
         const retriable = (error as { retriable?: unknown }).retriable !== false;
-        if (!retriable || attempt >= attempts) throw error;
+        if (!retriable || (attempts > 0 && attempt >= attempts)) throw error;
         await new Promise((resolve) => setTimeout(resolve, delay));
-        delay = Math.min(options.maxDelayMs ?? 5_000, delay * 2);
+        delay = Math.min(maxDelay, delay * 2);
       }
     }
+  }
+
+  /**
+   * The connection to send on: when the current one died after a successful login and
+   * reconnection is enabled, it is replaced first (calls wait meanwhile, as the C# SDK
+   * pauses sending while it is not authenticated).
+   */
+  async #live(): Promise<IggyConnection> {
+    if (this.#connection.alive || this.#generation === 0 || this.#options.reconnection?.enabled === false) return this.#connection;
+    await this.reconnect();
+    return this.#connection;
+  }
+
+  /** Sends one command of this client's protocol generation on a live connection. */
+  async #call<A extends readonly unknown[], R>(codec: CommandCodec<A, R>, ...args: A): Promise<R> {
+    return (await this.#live()).call(codec, ...args);
   }
 
   /** The protocol generation this client speaks. */
@@ -88,23 +138,23 @@ export class IggyClient implements AsyncDisposable {
   }
 
   ping(): Promise<void> {
-    return this.connection.ping();
+    return this.#call(this.#commands.ping);
   }
 
   getStream(stream: Identifier): Promise<StreamInfo | undefined> {
-    return withContext(this.connection.call(this.#commands.getStream, stream), { stream });
+    return withContext(this.#call(this.#commands.getStream, stream), { stream });
   }
 
   async createStream(name: string, options: TlvOptions = []): Promise<StreamInfo> {
-    return (await withContext(this.connection.call(this.#commands.createStream, name, options), { stream: name }))!;
+    return (await withContext(this.#call(this.#commands.createStream, name, options), { stream: name }))!;
   }
 
   getTopic(stream: Identifier, topic: Identifier): Promise<TopicInfo | undefined> {
-    return withContext(this.connection.call(this.#commands.getTopic, stream, topic), { stream, topic });
+    return withContext(this.#call(this.#commands.getTopic, stream, topic), { stream, topic });
   }
 
   async createTopic(stream: Identifier, name: string, partitions: number, options: TlvOptions = []): Promise<TopicInfo> {
-    return (await withContext(this.connection.call(this.#commands.createTopic, stream, name, partitions, options), {
+    return (await withContext(this.#call(this.#commands.createTopic, stream, name, partitions, options), {
       stream,
       topic: name,
     }))!;
@@ -117,7 +167,7 @@ export class IggyClient implements AsyncDisposable {
     messages: readonly OutgoingMessage[],
   ): Promise<SendConfirmation[]> {
     const partition = partitioning.kind === 'partition' ? partitioning.id : undefined;
-    return withContext(this.connection.call(this.#commands.sendMessages, stream, topic, partitioning, messages), {
+    return withContext(this.#call(this.#commands.sendMessages, stream, topic, partitioning, messages), {
       stream,
       topic,
       ...(partition === undefined ? {} : { partition }),
@@ -134,7 +184,7 @@ export class IggyClient implements AsyncDisposable {
     autoCommit: boolean;
   }): Promise<PollReply> {
     const { stream, topic, partition } = request;
-    return withContext(this.connection.call(this.#commands.pollMessages, request), {
+    return withContext(this.#call(this.#commands.pollMessages, request), {
       stream,
       topic,
       ...(partition === undefined ? {} : { partition }),
@@ -142,36 +192,36 @@ export class IggyClient implements AsyncDisposable {
   }
 
   getConsumerOffset(target: OffsetTarget): Promise<ConsumerOffsetInfo | undefined> {
-    return withContext(this.connection.call(this.#commands.getConsumerOffset, target), target);
+    return withContext(this.#call(this.#commands.getConsumerOffset, target), target);
   }
 
   storeConsumerOffset(target: OffsetTarget, offset: bigint): Promise<void> {
-    return withContext(this.connection.call(this.#commands.storeConsumerOffset, target, offset), target);
+    return withContext(this.#call(this.#commands.storeConsumerOffset, target, offset), target);
   }
 
   deleteConsumerOffset(target: OffsetTarget): Promise<void> {
-    return withContext(this.connection.call(this.#commands.deleteConsumerOffset, target), target);
+    return withContext(this.#call(this.#commands.deleteConsumerOffset, target), target);
   }
 
   async createConsumerGroup(stream: Identifier, topic: Identifier, name: string): Promise<GroupDetails> {
-    return (await withContext(this.connection.call(this.#commands.createConsumerGroup, stream, topic, name), { stream, topic }))!;
+    return (await withContext(this.#call(this.#commands.createConsumerGroup, stream, topic, name), { stream, topic }))!;
   }
 
   getConsumerGroup(stream: Identifier, topic: Identifier, group: Identifier): Promise<GroupDetails | undefined> {
-    return withContext(this.connection.call(this.#commands.getConsumerGroup, stream, topic, group), { stream, topic });
+    return withContext(this.#call(this.#commands.getConsumerGroup, stream, topic, group), { stream, topic });
   }
 
   joinConsumerGroup(stream: Identifier, topic: Identifier, group: Identifier): Promise<void> {
-    return withContext(this.connection.call(this.#commands.joinConsumerGroup, stream, topic, group), { stream, topic });
+    return withContext(this.#call(this.#commands.joinConsumerGroup, stream, topic, group), { stream, topic });
   }
 
   leaveConsumerGroup(stream: Identifier, topic: Identifier, group: Identifier): Promise<void> {
-    return withContext(this.connection.call(this.#commands.leaveConsumerGroup, stream, topic, group), { stream, topic });
+    return withContext(this.#call(this.#commands.leaveConsumerGroup, stream, topic, group), { stream, topic });
   }
 
   /** The caller's pollable partitions, or undefined when it is not a member. */
   syncConsumerGroup(stream: Identifier, topic: Identifier, group: Identifier): Promise<SyncReply | undefined> {
-    return withContext(this.connection.call(this.#commands.syncConsumerGroup, stream, topic, group), { stream, topic });
+    return withContext(this.#call(this.#commands.syncConsumerGroup, stream, topic, group), { stream, topic });
   }
 
   async close(): Promise<void> {

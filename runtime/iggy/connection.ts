@@ -62,6 +62,11 @@ export class IggyConnection {
     this.protocol = options.protocol ?? DEFAULT_PROTOCOL;
   }
 
+  /** Connected and not failed or closed. */
+  get alive(): boolean {
+    return this.#socket !== undefined && !this.#closed;
+  }
+
   get session(): bigint {
     return this.#session;
   }
@@ -150,15 +155,18 @@ export class IggyConnection {
   }
 
   #send(command: string, frame: RequestFrame): Promise<DecodedFrame> {
-    if (this.#closed || this.#socket === undefined) return Promise.reject(new ClosedError('the Iggy connection'));
+    const down = this.#down(command);
+    if (down) return Promise.reject(down);
     const bytes = this.protocol.encodeRequest(frame);
     return new Promise<DecodedFrame>((resolve, reject) => {
       const start = (): void => {
-        if (this.#socket === undefined || this.#closed) {
-          reject(new ClosedError('the Iggy connection'));
+        const error = this.#down(command);
+        if (error) {
+          reject(error);
           this.#next();
           return;
         }
+        const socket = this.#socket!;
         const timeoutMs = this.options.requestTimeoutMs ?? 30_000;
         const timer = setTimeout(() => {
           // Silence: drop the connection, a late reply would desync the framing.
@@ -168,11 +176,18 @@ export class IggyConnection {
         }, timeoutMs);
         this.#pending = { command, resolve, reject, timer };
         this.#lastActivity = Date.now();
-        this.#socket.write(bytes);
+        socket.write(bytes);
       };
       if (this.#pending === undefined && this.#queue.length === 0) start();
       else this.#queue.push(start);
     });
+  }
+
+  /** Why a request cannot go out now: closed by us (final), or the connection died (retriable: it was never sent). */
+  #down(command: string): Error | undefined {
+    if (this.#closed) return new ClosedError('the Iggy connection');
+    if (this.#socket === undefined) return new TransportError('iggy', `${command}: the connection is down; the request was not sent`);
+    return undefined;
   }
 
   #next(): void {

@@ -51,6 +51,8 @@ export class IggyConsumer implements AsyncDisposable {
   readonly #cursors = new Map<number, bigint>();
   #initialized = false;
   #next = 0;
+  /** The client generation this consumer joined its group at. */
+  #joinedAt = 0;
 
   constructor(client: IggyClient, config: IggyConsumerConfig) {
     this.#client = client;
@@ -75,6 +77,7 @@ export class IggyConsumer implements AsyncDisposable {
         });
       }
       await this.#client.joinConsumerGroup(stream, topic, consumer.id);
+      this.#joinedAt = this.#client.generation;
       await this.#sync();
     } else {
       this.#partitions = [...(this.config.partitions ?? info.partitions.map((p) => p.id))];
@@ -126,15 +129,11 @@ export class IggyConsumer implements AsyncDisposable {
     }
   }
 
-  /** Rejoin after an eviction or a dead connection: new connection, new login, join and sync again. */
+  /** After an eviction or a dead connection: a new connection and login; the next poll rejoins the group. */
   async #recover(error: unknown): Promise<void> {
     if (!isRecoverable(error)) throw error;
-    await this.#client.reconnect();
+    if (!this.#client.connection.alive) await this.#client.reconnect();
     this.#cursors.clear();
-    if (this.config.consumer.kind === 'group') {
-      await this.#client.joinConsumerGroup(this.config.stream, this.config.topic, this.config.consumer.id);
-      await this.#sync();
-    }
   }
 
   /**
@@ -147,6 +146,14 @@ export class IggyConsumer implements AsyncDisposable {
 
   /** One poll of the next partition in turn. */
   async #pollOnce(): Promise<ReceivedMessage[]> {
+    const { consumer } = this.config;
+    if (consumer.kind === 'group' && this.#joinedAt !== this.#client.generation) {
+      // The client reconnected since the join (here or elsewhere): membership went with the old connection.
+      await this.#client.joinConsumerGroup(this.config.stream, this.config.topic, consumer.id);
+      this.#joinedAt = this.#client.generation;
+      this.#cursors.clear();
+      await this.#sync();
+    }
     if (this.#partitions.length === 0) {
       if (this.config.consumer.kind === 'group') await this.#sync();
       return [];

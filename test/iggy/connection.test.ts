@@ -160,7 +160,8 @@ describe('Iggy connection (against the protocol test double)', () => {
       name: 'TransportError',
       retriable: true,
     });
-    await expect(connection.ping()).rejects.toMatchObject({ name: 'ClosedError' });
+    expect(connection.alive).toBe(false);
+    await expect(connection.ping()).rejects.toThrow('ping: the connection is down; the request was not sent');
   });
 
   it('an unsolicited eviction ends the session and is reported', async () => {
@@ -170,7 +171,8 @@ describe('Iggy connection (against the protocol test double)', () => {
     server.evictAll(13);
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(heard).toEqual([30]);
-    await expect(connection.ping()).rejects.toMatchObject({ name: 'ClosedError' });
+    expect(connection.alive).toBe(false);
+    await expect(connection.ping()).rejects.toMatchObject({ name: 'TransportError', retriable: true });
   });
 
   it('serialises concurrent requests: one in flight at a time, replies matched in order', async () => {

@@ -60,14 +60,16 @@ export class IggyProtocolDouble {
     this.#server = createServer((socket) => this.#accept(socket));
   }
 
-  async start(): Promise<number> {
-    await new Promise<void>((resolve) => this.#server.listen(0, '127.0.0.1', resolve));
+  /** Listens on `port` (default: a free one). After {@link stop}, starting again on the same port keeps the stored data, as a restarted server does. */
+  async start(port = 0): Promise<number> {
+    await new Promise<void>((resolve) => this.#server.listen(port, '127.0.0.1', resolve));
     this.port = (this.#server.address() as { port: number }).port;
     return this.port;
   }
 
   async stop(): Promise<void> {
     for (const socket of this.#sockets) socket.destroy();
+    this.#sockets.clear();
     await new Promise<void>((resolve) => this.#server.close(() => resolve()));
   }
 
