@@ -154,6 +154,15 @@ describe('Iggy frames (§1)', () => {
     }
   });
 
+  it('a CreateTopic answered with the internal operation 64 (CreateTopicWithAssignments) is result-framed too', () => {
+    // Seen from iggy-server 0.9.0-edge.5: the reply's operation byte is the rewritten internal op, not 132.
+    const payload = fromHex('00000000 12da6bc1 7c610600');
+    const reply = encodeReply({ client: 7n, request: 4n, operation: 64, status: 0, body: fromHex('00000000 00000000 12da6bc1 7c610600') });
+    expect(Buffer.from(payloadOf(decodeFrame(reply), 'create topic'))).toEqual(Buffer.from(payload));
+    const rejected = encodeReply({ client: 7n, request: 4n, operation: 64, status: 0, body: fromHex('01000000 00000000 DD070000') });
+    expect(() => payloadOf(decodeFrame(rejected), 'create topic')).toThrow(expect.objectContaining({ status: 2013 }));
+  });
+
   it('a non-zero status is an error with its table entry; transient ones are retriable', () => {
     const reply = encodeReply({ client: 7n, request: 3n, operation: 160, status: 58 });
     expect(() => payloadOf(decodeFrame(reply), 'send messages')).toThrow(expect.objectContaining({ status: 58, retriable: true }));

@@ -118,7 +118,8 @@ export class IggyProtocolDouble {
     return encodeReply({
       client: request.client,
       request: request.request,
-      operation: request.operation,
+      // As the server does, a CreateTopic (132) is answered as the internal CreateTopicWithAssignments (64).
+      operation: request.operation === 132 ? 64 : request.operation,
       status,
       ...(body ? { body } : {}),
     });
