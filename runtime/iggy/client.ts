@@ -96,10 +96,11 @@ export class IggyClient implements AsyncDisposable {
     const attempts = options.attempts ?? settings.maxRetries ?? 0;
     const maxDelay = options.maxDelayMs ?? settings.maxDelayMs ?? 30_000;
     let delay = options.initialDelayMs ?? settings.initialDelayMs ?? 500;
+    const clientId = this.#connection.clientId;
     await this.#connection.close().catch(() => undefined);
     for (let attempt = 1; ; attempt++) {
       if (this.#closed) throw new ClosedError('the Iggy client');
-      this.#connection = new IggyConnection(this.#options);
+      this.#connection = new IggyConnection({ ...this.#options, ...(clientId === 0n ? {} : { clientId }) });
       try {
         return await this.connect();
       } catch (error) {

@@ -24,6 +24,13 @@ export interface ConnectionOptions {
   readonly heartbeatMs?: number;
   readonly sdkName?: string;
   readonly sdkVersion?: string;
+  /**
+   * The 128-bit client id to register with (default: a fresh random one). A reconnecting client
+   * passes its previous id: the server keeps a client's session and group memberships across its
+   * own restart, so registering the same id again takes them back instead of leaving them to a
+   * client that will never return.
+   */
+  readonly clientId?: bigint;
   /** The protocol generation to speak (default: the newest keiyaku has, see `protocol/registry.ts`). */
   readonly protocol?: IggyProtocol;
 }
@@ -100,7 +107,7 @@ export class IggyConnection {
         resolve();
       });
     });
-    this.#client = newClientId();
+    this.#client = this.options.clientId ?? newClientId();
     this.#session = 0n;
     this.#counter.value = 1n;
     this.#startHeartbeat();
