@@ -7,7 +7,7 @@
  */
 import { xxh3 } from '@node-rs/xxhash';
 import { createXXHash3 } from 'hash-wasm';
-import { decodePollReply, encodeBatch } from '../runtime/iggy/protocol/commands/messages.js';
+import { decodePollReply, encodeBatch } from '../runtime/iggy/protocol/v0_11/commands/messages.js';
 import { Writer } from '../runtime/iggy/protocol/wire.js';
 
 const out = (line: string): void => {

@@ -1,60 +1,36 @@
 /**
- * keiyaku's Iggy client: typed methods over one {@link IggyConnection} (protocol 0.11).
- * Identifiers are numbers (ids from 0) or names. Errors are {@link IggyError} (server said
- * no, with stream/topic/partition context) or TransportError (connection-level).
+ * keiyaku's Iggy client: typed methods over one {@link IggyConnection}, in the protocol
+ * generation the options choose (0.11 by default). Identifiers are numbers (ids from 0) or
+ * names. Errors are {@link IggyError} (server said no, with stream/topic/partition context)
+ * or TransportError (connection-level).
  */
+import { ClosedError } from '../core/errors.js';
 import { type ConnectionOptions, IggyConnection } from './connection.js';
-import {
-  CREATE_CONSUMER_GROUP,
-  decodeGroupDetails,
-  decodeSync,
-  encodeCreateConsumerGroup,
-  encodeGroupRef,
-  GET_CONSUMER_GROUP,
-  type GroupDetails,
-  JOIN_CONSUMER_GROUP,
-  LEAVE_CONSUMER_GROUP,
-  SYNC_CONSUMER_GROUP,
-  type SyncReply,
-} from './protocol/commands/groups.js';
-import type { LoginReply } from './protocol/commands/login-register.js';
-import {
-  decodePollReply,
-  decodeSendReply,
-  encodePollMessages,
-  encodeSendMessages,
-  type OutgoingMessage,
-  POLL_MESSAGES,
-  type PollReply,
-  SEND_MESSAGES,
-  type SendConfirmation,
-} from './protocol/commands/messages.js';
-import {
-  type ConsumerOffsetInfo,
-  DELETE_CONSUMER_OFFSET,
-  decodeConsumerOffset,
-  encodeDeleteConsumerOffset,
-  encodeGetConsumerOffset,
-  encodeStoreConsumerOffset,
-  GET_CONSUMER_OFFSET,
-  type OffsetTarget,
-  STORE_CONSUMER_OFFSET,
-} from './protocol/commands/offsets.js';
-import {
-  CREATE_STREAM,
-  decodeStream,
-  encodeCreateStream,
-  encodeGetStream,
-  GET_STREAM,
-  type StreamInfo,
-} from './protocol/commands/streams.js';
-import { CREATE_TOPIC, decodeTopic, encodeCreateTopic, encodeGetTopic, GET_TOPIC, type TopicInfo } from './protocol/commands/topics.js';
 import { IggyError } from './protocol/errors.js';
-import type { Consumer, Identifier, Partitioning, PollingStrategy, TlvValue } from './protocol/primitives.js';
+import type { Consumer, Identifier, Partitioning, PollingStrategy } from './protocol/primitives.js';
+import type { GroupDetails, SyncReply } from './protocol/v0_11/commands/groups.js';
+import type { LoginReply } from './protocol/v0_11/commands/login-register.js';
+import type { OutgoingMessage, PollReply, SendConfirmation } from './protocol/v0_11/commands/messages.js';
+import type { ConsumerOffsetInfo, OffsetTarget } from './protocol/v0_11/commands/offsets.js';
+import type { StreamInfo } from './protocol/v0_11/commands/streams.js';
+import type { TopicInfo } from './protocol/v0_11/commands/topics.js';
+import type { CommandCodec, IggyCommands, IggyProtocol, TlvOptions } from './protocol/version.js';
+
+/** How the client replaces a connection that died (the C# SDK's ReconnectionSettings). */
+export interface ReconnectionSettings {
+  /** Reconnect on the next command after the connection died (default true). */
+  readonly enabled?: boolean;
+  /** Attempts per outage; 0 = until the server is back or the client is closed (default 0). */
+  readonly maxRetries?: number;
+  /** Delay before the second attempt, doubled per attempt (default 500 ms). */
+  readonly initialDelayMs?: number;
+  readonly maxDelayMs?: number;
+}
 
 export interface IggyClientOptions extends ConnectionOptions {
   readonly username?: string;
   readonly password?: string;
+  readonly reconnection?: ReconnectionSettings;
 }
 
 function withContext<T>(promise: Promise<T>, context: { stream?: Identifier; topic?: Identifier; partition?: number }): Promise<T> {
@@ -74,110 +50,132 @@ export class IggyClient implements AsyncDisposable {
   #connection: IggyConnection;
   readonly #options: IggyClientOptions;
   #closed = false;
+  #generation = 0;
+  #reconnecting: Promise<LoginReply> | undefined;
 
   constructor(options: IggyClientOptions) {
     this.#options = options;
     this.#connection = new IggyConnection(options);
   }
 
-  /** The current connection (replaced by {@link reconnect}). */
+  /** The current connection (replaced when the client reconnects). */
   get connection(): IggyConnection {
     return this.#connection;
+  }
+
+  /**
+   * How many times this client has logged in. Group membership belongs to a connection, so a
+   * consumer that joined at an older generation joins again before it polls.
+   */
+  get generation(): number {
+    return this.#generation;
   }
 
   /** Connects and logs in with the configured credentials (default iggy/iggy). */
   async connect(): Promise<LoginReply> {
     await this.#connection.connect();
-    return this.#connection.login(this.#options.username ?? 'iggy', this.#options.password ?? 'iggy');
+    const reply = await this.#connection.login(this.#options.username ?? 'iggy', this.#options.password ?? 'iggy');
+    this.#generation++;
+    return reply;
   }
 
   /**
-   * Replaces the connection after it died (silence, eviction, a closed socket): a new TCP
-   * connection, a new client id and a new login, retried with exponential backoff. Group
-   * membership is per client id, so callers rejoin their groups afterwards.
+   * Replaces the connection (after silence, an eviction or a closed socket): a new TCP
+   * connection, a new client id and a new login, retried with exponential backoff. Concurrent
+   * calls share one attempt. Group membership is per connection: see {@link generation}.
    */
-  async reconnect(options: { attempts?: number; initialDelayMs?: number; maxDelayMs?: number } = {}): Promise<LoginReply> {
-    const attempts = options.attempts ?? 10;
-    let delay = options.initialDelayMs ?? 100;
+  reconnect(options: { attempts?: number; initialDelayMs?: number; maxDelayMs?: number } = {}): Promise<LoginReply> {
+    this.#reconnecting ??= this.#reconnect(options).finally(() => {
+      this.#reconnecting = undefined;
+    });
+    return this.#reconnecting;
+  }
+
+  async #reconnect(options: { attempts?: number; initialDelayMs?: number; maxDelayMs?: number }): Promise<LoginReply> {
+    const settings = this.#options.reconnection ?? {};
+    const attempts = options.attempts ?? settings.maxRetries ?? 0;
+    const maxDelay = options.maxDelayMs ?? settings.maxDelayMs ?? 30_000;
+    let delay = options.initialDelayMs ?? settings.initialDelayMs ?? 500;
+    const clientId = this.#connection.clientId;
     await this.#connection.close().catch(() => undefined);
     for (let attempt = 1; ; attempt++) {
-      if (this.#closed) throw new Error('the Iggy client is closed');
-      this.#connection = new IggyConnection(this.#options);
+      if (this.#closed) throw new ClosedError('the Iggy client');
+      this.#connection = new IggyConnection({ ...this.#options, ...(clientId === 0n ? {} : { clientId }) });
       try {
         return await this.connect();
       } catch (error) {
         await this.#connection.close().catch(() => undefined);
         const retriable = (error as { retriable?: unknown }).retriable !== false;
-        if (!retriable || attempt >= attempts) throw error;
+        if (!retriable || (attempts > 0 && attempt >= attempts)) throw error;
         await new Promise((resolve) => setTimeout(resolve, delay));
-        delay = Math.min(options.maxDelayMs ?? 5_000, delay * 2);
+        delay = Math.min(maxDelay, delay * 2);
       }
     }
   }
 
+  /**
+   * The connection to send on: when the current one died after a successful login and
+   * reconnection is enabled, it is replaced first (calls wait meanwhile, as the C# SDK
+   * pauses sending while it is not authenticated).
+   */
+  async #live(): Promise<IggyConnection> {
+    if (this.#connection.alive || this.#generation === 0 || this.#options.reconnection?.enabled === false) return this.#connection;
+    await this.reconnect();
+    return this.#connection;
+  }
+
+  /** Sends one command of this client's protocol generation on a live connection. */
+  async #call<A extends readonly unknown[], R>(codec: CommandCodec<A, R>, ...args: A): Promise<R> {
+    return (await this.#live()).call(codec, ...args);
+  }
+
+  /** The protocol generation this client speaks. */
+  get protocol(): IggyProtocol {
+    return this.#connection.protocol;
+  }
+
+  get #commands(): IggyCommands {
+    return this.#connection.protocol.commands;
+  }
+
   ping(): Promise<void> {
-    return this.connection.ping();
+    return this.#call(this.#commands.ping);
   }
 
-  async getStream(stream: Identifier): Promise<StreamInfo | undefined> {
-    return decodeStream(
-      await withContext(this.connection.request('get stream', GET_STREAM.code, GET_STREAM.operation, encodeGetStream(stream)), { stream }),
-    );
+  getStream(stream: Identifier): Promise<StreamInfo | undefined> {
+    return withContext(this.#call(this.#commands.getStream, stream), { stream });
   }
 
-  async createStream(name: string, options: readonly (readonly [TlvValue, TlvValue])[] = []): Promise<StreamInfo> {
-    const payload = await withContext(
-      this.connection.request('create stream', CREATE_STREAM.code, CREATE_STREAM.operation, encodeCreateStream(name, options)),
-      { stream: name },
-    );
-    return decodeStream(payload)!;
+  async createStream(name: string, options: TlvOptions = []): Promise<StreamInfo> {
+    return (await withContext(this.#call(this.#commands.createStream, name, options), { stream: name }))!;
   }
 
-  async getTopic(stream: Identifier, topic: Identifier): Promise<TopicInfo | undefined> {
-    return decodeTopic(
-      await withContext(this.connection.request('get topic', GET_TOPIC.code, GET_TOPIC.operation, encodeGetTopic(stream, topic)), {
-        stream,
-        topic,
-      }),
-    );
+  getTopic(stream: Identifier, topic: Identifier): Promise<TopicInfo | undefined> {
+    return withContext(this.#call(this.#commands.getTopic, stream, topic), { stream, topic });
   }
 
-  async createTopic(
-    stream: Identifier,
-    name: string,
-    partitions: number,
-    options: readonly (readonly [TlvValue, TlvValue])[] = [],
-  ): Promise<TopicInfo> {
-    const payload = await withContext(
-      this.connection.request(
-        'create topic',
-        CREATE_TOPIC.code,
-        CREATE_TOPIC.operation,
-        encodeCreateTopic(stream, name, partitions, options),
-      ),
-      { stream, topic: name },
-    );
-    return decodeTopic(payload)!;
+  async createTopic(stream: Identifier, name: string, partitions: number, options: TlvOptions = []): Promise<TopicInfo> {
+    return (await withContext(this.#call(this.#commands.createTopic, stream, name, partitions, options), {
+      stream,
+      topic: name,
+    }))!;
   }
 
-  async sendMessages(
+  sendMessages(
     stream: Identifier,
     topic: Identifier,
     partitioning: Partitioning,
     messages: readonly OutgoingMessage[],
   ): Promise<SendConfirmation[]> {
     const partition = partitioning.kind === 'partition' ? partitioning.id : undefined;
-    const body = encodeSendMessages(stream, topic, partitioning, messages);
-    return decodeSendReply(
-      await withContext(this.connection.request('send messages', SEND_MESSAGES.code, SEND_MESSAGES.operation, body), {
-        stream,
-        topic,
-        ...(partition === undefined ? {} : { partition }),
-      }),
-    );
+    return withContext(this.#call(this.#commands.sendMessages, stream, topic, partitioning, messages), {
+      stream,
+      topic,
+      ...(partition === undefined ? {} : { partition }),
+    });
   }
 
-  async pollMessages(request: {
+  pollMessages(request: {
     consumer: Consumer;
     stream: Identifier;
     topic: Identifier;
@@ -187,117 +185,44 @@ export class IggyClient implements AsyncDisposable {
     autoCommit: boolean;
   }): Promise<PollReply> {
     const { stream, topic, partition } = request;
-    return decodePollReply(
-      await withContext(
-        this.connection.request('poll messages', POLL_MESSAGES.code, POLL_MESSAGES.operation, encodePollMessages(request)),
-        { stream, topic, ...(partition === undefined ? {} : { partition }) },
-      ),
-    );
+    return withContext(this.#call(this.#commands.pollMessages, request), {
+      stream,
+      topic,
+      ...(partition === undefined ? {} : { partition }),
+    });
   }
 
-  async getConsumerOffset(target: OffsetTarget): Promise<ConsumerOffsetInfo | undefined> {
-    return decodeConsumerOffset(
-      await withContext(
-        this.connection.request(
-          'get consumer offset',
-          GET_CONSUMER_OFFSET.code,
-          GET_CONSUMER_OFFSET.operation,
-          encodeGetConsumerOffset(target),
-        ),
-        target,
-      ),
-    );
+  getConsumerOffset(target: OffsetTarget): Promise<ConsumerOffsetInfo | undefined> {
+    return withContext(this.#call(this.#commands.getConsumerOffset, target), target);
   }
 
-  async storeConsumerOffset(target: OffsetTarget, offset: bigint): Promise<void> {
-    await withContext(
-      this.connection.request(
-        'store consumer offset',
-        STORE_CONSUMER_OFFSET.code,
-        STORE_CONSUMER_OFFSET.operation,
-        encodeStoreConsumerOffset(target, offset),
-      ),
-      target,
-    );
+  storeConsumerOffset(target: OffsetTarget, offset: bigint): Promise<void> {
+    return withContext(this.#call(this.#commands.storeConsumerOffset, target, offset), target);
   }
 
-  async deleteConsumerOffset(target: OffsetTarget): Promise<void> {
-    await withContext(
-      this.connection.request(
-        'delete consumer offset',
-        DELETE_CONSUMER_OFFSET.code,
-        DELETE_CONSUMER_OFFSET.operation,
-        encodeDeleteConsumerOffset(target),
-      ),
-      target,
-    );
+  deleteConsumerOffset(target: OffsetTarget): Promise<void> {
+    return withContext(this.#call(this.#commands.deleteConsumerOffset, target), target);
   }
 
   async createConsumerGroup(stream: Identifier, topic: Identifier, name: string): Promise<GroupDetails> {
-    return decodeGroupDetails(
-      await withContext(
-        this.connection.request(
-          'create consumer group',
-          CREATE_CONSUMER_GROUP.code,
-          CREATE_CONSUMER_GROUP.operation,
-          encodeCreateConsumerGroup(stream, topic, name),
-        ),
-        { stream, topic },
-      ),
-    )!;
+    return (await withContext(this.#call(this.#commands.createConsumerGroup, stream, topic, name), { stream, topic }))!;
   }
 
-  async getConsumerGroup(stream: Identifier, topic: Identifier, group: Identifier): Promise<GroupDetails | undefined> {
-    return decodeGroupDetails(
-      await withContext(
-        this.connection.request(
-          'get consumer group',
-          GET_CONSUMER_GROUP.code,
-          GET_CONSUMER_GROUP.operation,
-          encodeGroupRef(stream, topic, group),
-        ),
-        { stream, topic },
-      ),
-    );
+  getConsumerGroup(stream: Identifier, topic: Identifier, group: Identifier): Promise<GroupDetails | undefined> {
+    return withContext(this.#call(this.#commands.getConsumerGroup, stream, topic, group), { stream, topic });
   }
 
-  async joinConsumerGroup(stream: Identifier, topic: Identifier, group: Identifier): Promise<void> {
-    await withContext(
-      this.connection.request(
-        'join consumer group',
-        JOIN_CONSUMER_GROUP.code,
-        JOIN_CONSUMER_GROUP.operation,
-        encodeGroupRef(stream, topic, group),
-      ),
-      { stream, topic },
-    );
+  joinConsumerGroup(stream: Identifier, topic: Identifier, group: Identifier): Promise<void> {
+    return withContext(this.#call(this.#commands.joinConsumerGroup, stream, topic, group), { stream, topic });
   }
 
-  async leaveConsumerGroup(stream: Identifier, topic: Identifier, group: Identifier): Promise<void> {
-    await withContext(
-      this.connection.request(
-        'leave consumer group',
-        LEAVE_CONSUMER_GROUP.code,
-        LEAVE_CONSUMER_GROUP.operation,
-        encodeGroupRef(stream, topic, group),
-      ),
-      { stream, topic },
-    );
+  leaveConsumerGroup(stream: Identifier, topic: Identifier, group: Identifier): Promise<void> {
+    return withContext(this.#call(this.#commands.leaveConsumerGroup, stream, topic, group), { stream, topic });
   }
 
   /** The caller's pollable partitions, or undefined when it is not a member. */
-  async syncConsumerGroup(stream: Identifier, topic: Identifier, group: Identifier): Promise<SyncReply | undefined> {
-    return decodeSync(
-      await withContext(
-        this.connection.request(
-          'sync consumer group',
-          SYNC_CONSUMER_GROUP.code,
-          SYNC_CONSUMER_GROUP.operation,
-          encodeGroupRef(stream, topic, group),
-        ),
-        { stream, topic },
-      ),
-    );
+  syncConsumerGroup(stream: Identifier, topic: Identifier, group: Identifier): Promise<SyncReply | undefined> {
+    return withContext(this.#call(this.#commands.syncConsumerGroup, stream, topic, group), { stream, topic });
   }
 
   async close(): Promise<void> {

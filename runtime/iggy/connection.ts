@@ -1,6 +1,6 @@
 /**
- * One TCP connection to an Iggy server speaking protocol 0.11: framing (256-byte headers,
- * `size` = whole frame), one request in flight (the connection is lockstep), a timeout per
+ * One TCP connection to an Iggy server, in the framing of one protocol generation (0.11 by
+ * default: 256-byte headers, `size` = whole frame): one request in flight (the connection is lockstep), a timeout per
  * request (silence is a failure mode: the connection is dropped so a late reply cannot
  * desync the framing), request numbering per operation kind, a stable non-zero client id
  * per session, unsolicited evictions, and heartbeat pings.
@@ -8,12 +8,11 @@
 import { randomBytes } from 'node:crypto';
 import { connect, type Socket } from 'node:net';
 import { ClosedError, TransportError } from '../core/errors.js';
-import { decodeLoginRegister, encodeLoginRegister, LOGIN_REGISTER, type LoginReply } from './protocol/commands/login-register.js';
-import { PING } from './protocol/commands/ping.js';
 import { describeEviction, IggyError } from './protocol/errors.js';
-import { type DecodedFrame, decodeFrame, encodeRequest, frameSize, HEADER_SIZE, Operation } from './protocol/header.js';
-import { PROTOCOL_VERSION, unpackVersion } from './protocol/primitives.js';
-import { payloadOf } from './protocol/reply.js';
+import { unpackVersion } from './protocol/primitives.js';
+import { DEFAULT_PROTOCOL } from './protocol/registry.js';
+import type { LoginReply } from './protocol/v0_11/commands/login-register.js';
+import type { DecodedFrame, IggyProtocol, RequestFrame } from './protocol/version.js';
 import { Reader } from './protocol/wire.js';
 
 export interface ConnectionOptions {
@@ -25,6 +24,15 @@ export interface ConnectionOptions {
   readonly heartbeatMs?: number;
   readonly sdkName?: string;
   readonly sdkVersion?: string;
+  /**
+   * The 128-bit client id to register with (default: a fresh random one). A reconnecting client
+   * passes its previous id: the server keeps a client's session and group memberships across its
+   * own restart, so registering the same id again takes them back instead of leaving them to a
+   * client that will never return.
+   */
+  readonly clientId?: bigint;
+  /** The protocol generation to speak (default: the newest keiyaku has, see `protocol/registry.ts`). */
+  readonly protocol?: IggyProtocol;
 }
 
 interface Pending {
@@ -41,20 +49,16 @@ function newClientId(): bigint {
   }
 }
 
-/** Which request number an operation carries (fact sheet §1.3). */
-function isMetadataOp(operation: number): boolean {
-  return (operation >= 128 && operation <= 149) || operation === Operation.Logout;
-}
-
 export class IggyConnection {
   readonly options: ConnectionOptions;
+  readonly protocol: IggyProtocol;
   #socket: Socket | undefined;
   #buffer: Buffer = Buffer.alloc(0);
   #queue: (() => void)[] = [];
   #pending: Pending | undefined;
   #client = 0n;
   #session = 0n;
-  #counter = 1n;
+  readonly #counter = { value: 1n };
   #closed = false;
   #heartbeat: NodeJS.Timeout | undefined;
   #lastActivity = 0;
@@ -62,6 +66,12 @@ export class IggyConnection {
 
   constructor(options: ConnectionOptions) {
     this.options = options;
+    this.protocol = options.protocol ?? DEFAULT_PROTOCOL;
+  }
+
+  /** Connected and not failed or closed. */
+  get alive(): boolean {
+    return this.#socket !== undefined && !this.#closed;
   }
 
   get session(): bigint {
@@ -97,60 +107,73 @@ export class IggyConnection {
         resolve();
       });
     });
-    this.#client = newClientId();
+    this.#client = this.options.clientId ?? newClientId();
     this.#session = 0n;
-    this.#counter = 1n;
+    this.#counter.value = 1n;
     this.#startHeartbeat();
   }
 
-  /** LOGIN_REGISTER with username and password; binds the session. */
+  /** Logs in (LOGIN_REGISTER in 0.11) with username and password, announcing our protocol version; binds the session. */
   async login(username: string, password: string): Promise<LoginReply> {
-    const body = encodeLoginRegister({
+    const { login, operations, incompatibleVersionReason } = this.protocol;
+    const body = login.encode({
       username,
       password,
       sdkName: this.options.sdkName ?? 'keiyaku',
       sdkVersion: this.options.sdkVersion ?? '0.1.0',
+      protocolVersion: this.protocol.version,
     });
-    const frame = await this.#send('login', { client: this.#client, request: 0n, operation: LOGIN_REGISTER.operation, session: 0n, body });
-    if (frame.kind === 'eviction' && frame.reason === 14) {
-      throw new IggyError(14003, 'login', {
-        detail: `the server speaks protocol ${unpackVersion(frame.serverProtocolVersionMin)}..${unpackVersion(frame.serverProtocolVersion)}, keiyaku speaks ${unpackVersion(PROTOCOL_VERSION)}`,
+    const frame = await this.#send(login.name, { client: this.#client, request: 0n, operation: operations.register, session: 0n, body });
+    if (frame.kind === 'eviction' && frame.reason === incompatibleVersionReason) {
+      throw new IggyError(14003, login.name, {
+        detail: `the server speaks protocol ${unpackVersion(frame.serverProtocolVersionMin)}..${unpackVersion(frame.serverProtocolVersion)}, keiyaku speaks ${unpackVersion(this.protocol.version)}`,
       });
     }
-    const reply = decodeLoginRegister(payloadOf(frame, 'login'));
+    const reply = login.decode(this.protocol.payloadOf(frame, login.name));
     this.#session = reply.session;
-    this.#counter = 1n;
+    this.#counter.value = 1n;
     return reply;
   }
 
   /** Sends one command and returns its payload; throws {@link IggyError} or {@link TransportError}. */
   async request(command: string, code: number, operation: number, body: Uint8Array = new Uint8Array(0)): Promise<Uint8Array> {
-    const request = isMetadataOp(operation) ? this.#counter++ : this.#counter;
+    const request = this.protocol.requestNumber(operation, this.#counter);
     const frame = await this.#send(command, {
       client: this.#client,
       request,
       operation,
       session: this.#session,
-      ...(operation === Operation.NonReplicated ? { code } : {}),
+      ...(operation === this.protocol.operations.nonReplicated ? { code } : {}),
       body,
     });
-    return payloadOf(frame, command);
+    return this.protocol.payloadOf(frame, command);
+  }
+
+  /** Sends one command through its codec and decodes the reply. */
+  async call<A extends readonly unknown[], R>(
+    codec: { name: string; code: number; operation: number; encode(...args: A): Uint8Array; decode(payload: Uint8Array): R },
+    ...args: A
+  ): Promise<R> {
+    return codec.decode(await this.request(codec.name, codec.code, codec.operation, codec.encode(...args)));
   }
 
   async ping(): Promise<void> {
-    await this.request('ping', PING.code, PING.operation);
+    await this.call(this.protocol.commands.ping);
   }
 
-  #send(command: string, frame: Parameters<typeof encodeRequest>[0]): Promise<DecodedFrame> {
-    if (this.#closed || this.#socket === undefined) return Promise.reject(new ClosedError('the Iggy connection'));
-    const bytes = encodeRequest(frame);
+  #send(command: string, frame: RequestFrame): Promise<DecodedFrame> {
+    const down = this.#down(command);
+    if (down) return Promise.reject(down);
+    const bytes = this.protocol.encodeRequest(frame);
     return new Promise<DecodedFrame>((resolve, reject) => {
       const start = (): void => {
-        if (this.#socket === undefined || this.#closed) {
-          reject(new ClosedError('the Iggy connection'));
+        const error = this.#down(command);
+        if (error) {
+          reject(error);
           this.#next();
           return;
         }
+        const socket = this.#socket!;
         const timeoutMs = this.options.requestTimeoutMs ?? 30_000;
         const timer = setTimeout(() => {
           // Silence: drop the connection, a late reply would desync the framing.
@@ -160,11 +183,18 @@ export class IggyConnection {
         }, timeoutMs);
         this.#pending = { command, resolve, reject, timer };
         this.#lastActivity = Date.now();
-        this.#socket.write(bytes);
+        socket.write(bytes);
       };
       if (this.#pending === undefined && this.#queue.length === 0) start();
       else this.#queue.push(start);
     });
+  }
+
+  /** Why a request cannot go out now: closed by us (final), or the connection died (retriable: it was never sent). */
+  #down(command: string): Error | undefined {
+    if (this.#closed) return new ClosedError('the Iggy connection');
+    if (this.#socket === undefined) return new TransportError('iggy', `${command}: the connection is down; the request was not sent`);
+    return undefined;
   }
 
   #next(): void {
@@ -174,10 +204,11 @@ export class IggyConnection {
 
   #onData(chunk: Buffer): void {
     this.#buffer = this.#buffer.length === 0 ? chunk : Buffer.concat([this.#buffer, chunk]);
-    while (this.#buffer.length >= HEADER_SIZE) {
+    const { headerSize } = this.protocol;
+    while (this.#buffer.length >= headerSize) {
       let size: number;
       try {
-        size = frameSize(this.#buffer.subarray(0, HEADER_SIZE));
+        size = this.protocol.frameSize(this.#buffer.subarray(0, headerSize));
       } catch (error) {
         this.#fail(new TransportError('iggy', `bad frame from the server: ${(error as Error).message}`, { retriable: true }));
         return;
@@ -185,13 +216,13 @@ export class IggyConnection {
       if (this.#buffer.length < size) return;
       const bytes = new Uint8Array(this.#buffer.subarray(0, size));
       this.#buffer = this.#buffer.subarray(size);
-      this.#onFrame(decodeFrame(bytes));
+      this.#onFrame(this.protocol.decodeFrame(bytes));
     }
   }
 
   #onFrame(frame: DecodedFrame): void {
     const pending = this.#pending;
-    if (frame.kind === 'eviction' && (pending === undefined || pending.command !== 'login')) {
+    if (frame.kind === 'eviction' && (pending === undefined || pending.command !== this.protocol.login.name)) {
       // Unsolicited (or in place of an unrelated reply): the session is dead.
       const reason = describeEviction(frame.reason);
       const error = new IggyError(reason.code, pending?.command ?? 'session', { detail: `evicted by the server (${reason.name})` });

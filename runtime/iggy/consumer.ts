@@ -21,9 +21,9 @@
  */
 import { KeiyakuError } from '../core/errors.js';
 import type { IggyClient } from './client.js';
-import { type PolledMessage, RESYNC_SENTINEL } from './protocol/commands/messages.js';
 import { IggyError, isRecoverable } from './protocol/errors.js';
 import type { Consumer, Identifier, PollingStrategy } from './protocol/primitives.js';
+import { type PolledMessage, RESYNC_SENTINEL } from './protocol/v0_11/commands/messages.js';
 import { ObjectDisposedError } from './rented.js';
 
 /**
@@ -65,6 +65,8 @@ export class IggyConsumer implements AsyncDisposable {
   readonly #cursors = new Map<number, bigint>();
   #initialized = false;
   #next = 0;
+  /** The client generation this consumer joined its group at. */
+  #joinedAt = 0;
 
   constructor(client: IggyClient, config: IggyConsumerConfig) {
     this.#client = client;
@@ -90,6 +92,7 @@ export class IggyConsumer implements AsyncDisposable {
         });
       }
       if (this.config.joinGroup) await this.#client.joinConsumerGroup(stream, topic, consumer.id);
+      this.#joinedAt = this.#client.generation;
       await this.#sync();
     } else {
       this.#partitions = [...(this.config.partitions ?? info.partitions.map((p) => p.id))];
@@ -145,15 +148,11 @@ export class IggyConsumer implements AsyncDisposable {
     }
   }
 
-  /** Rejoin after an eviction or a dead connection: new connection, new login, join and sync again. */
+  /** After an eviction or a dead connection: a new connection and login; the next poll rejoins the group. */
   async #recover(error: unknown): Promise<void> {
     if (!isRecoverable(error)) throw error;
-    await this.#client.reconnect();
+    if (!this.#client.connection.alive) await this.#client.reconnect();
     this.#cursors.clear();
-    if (this.config.consumer.kind === 'group') {
-      if (this.config.joinGroup) await this.#client.joinConsumerGroup(this.config.stream, this.config.topic, this.config.consumer.id);
-      await this.#sync();
-    }
   }
 
   /**
@@ -167,6 +166,14 @@ export class IggyConsumer implements AsyncDisposable {
 
   /** One poll of the next partition in turn. */
   async #pollOnce(): Promise<ReceivedMessage[]> {
+    const { consumer } = this.config;
+    if (consumer.kind === 'group' && this.#joinedAt !== this.#client.generation) {
+      // The client registered again since the join (here or elsewhere): join again (a no-op if the server kept the membership).
+      if (this.config.joinGroup) await this.#client.joinConsumerGroup(this.config.stream, this.config.topic, consumer.id);
+      this.#joinedAt = this.#client.generation;
+      this.#cursors.clear();
+      await this.#sync();
+    }
     if (this.#partitions.length === 0) {
       if (this.config.consumer.kind === 'group') await this.#sync();
       return [];

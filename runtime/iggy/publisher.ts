@@ -20,9 +20,9 @@
 import { ClosedError, KeiyakuError } from '../core/errors.js';
 import type { IggyClient } from './client.js';
 import { xxh32Seed0 } from './protocol/checksum.js';
-import type { OutgoingMessage } from './protocol/commands/messages.js';
 import { IggyError } from './protocol/errors.js';
 import type { Identifier, Partitioning } from './protocol/primitives.js';
+import type { OutgoingMessage } from './protocol/v0_11/commands/messages.js';
 import type { RentedMessageBatch } from './rented.js';
 
 export interface PublisherMessage {

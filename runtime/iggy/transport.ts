@@ -26,9 +26,9 @@ import type {
 } from '../core/transport.js';
 import { IggyClient, type IggyClientOptions, messageIdFromUuid } from './client.js';
 import { xxh32Seed0 } from './protocol/checksum.js';
-import { RESYNC_SENTINEL } from './protocol/commands/messages.js';
 import { IggyError, isRecoverable } from './protocol/errors.js';
 import { readTlv, tlv, writeTlv } from './protocol/primitives.js';
+import { RESYNC_SENTINEL } from './protocol/v0_11/commands/messages.js';
 import { Reader, Writer } from './protocol/wire.js';
 
 export interface IggyTransportOptions extends IggyClientOptions {
@@ -229,6 +229,8 @@ class IggyTransportConsumer implements TransportConsumer {
   #next = 0;
   #client: Promise<IggyClient>;
   #closed = false;
+  /** The client generation the group was joined at; a reconnect anywhere means joining again. */
+  #joinedAt = 0;
 
   constructor(transport: IggyTransport, options: ConsumerOptions) {
     this.#transport = transport;
@@ -247,6 +249,7 @@ class IggyTransportConsumer implements TransportConsumer {
       });
     }
     await client.joinConsumerGroup(placement.stream, placement.topic, group);
+    this.#joinedAt = client.generation;
     await this.#sync(client);
     return client;
   }
@@ -273,6 +276,7 @@ class IggyTransportConsumer implements TransportConsumer {
         const client = old ?? (await this.#transport.newClient());
         const placement = this.#transport.placement(this.#options.address);
         await client.joinConsumerGroup(placement.stream, placement.topic, this.#options.groupId);
+        this.#joinedAt = client.generation;
         await this.#sync(client);
         return client;
       })();
@@ -284,6 +288,12 @@ class IggyTransportConsumer implements TransportConsumer {
   async #poll(signal: AbortSignal): Promise<readonly IncomingRecord[]> {
     const client = await this.#client;
     const placement = this.#transport.placement(this.#options.address);
+    if (this.#joinedAt !== client.generation) {
+      await client.joinConsumerGroup(placement.stream, placement.topic, this.#options.groupId);
+      this.#joinedAt = client.generation;
+      this.#cursor.clear();
+      await this.#sync(client);
+    }
     const candidates = this.#partitions.filter((p) => !this.#paused.has(p));
     for (let tried = 0; tried < candidates.length && !signal.aborted; tried++) {
       const partition = candidates[this.#next++ % candidates.length]!;

@@ -3,7 +3,7 @@
 // "second-payload", user headers = raw "user-header-bytes"}.
 import { describe, expect, it } from 'vitest';
 import { xxh3_64 } from '../../runtime/iggy/protocol/checksum.js';
-import { decodePollReply, encodeBatch, encodeSendMessages, RESYNC_SENTINEL } from '../../runtime/iggy/protocol/commands/messages.js';
+import { decodePollReply, encodeBatch, encodeSendMessages, RESYNC_SENTINEL } from '../../runtime/iggy/protocol/v0_11/commands/messages.js';
 import { Writer } from '../../runtime/iggy/protocol/wire.js';
 
 const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex');

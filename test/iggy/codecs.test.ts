@@ -1,31 +1,7 @@
 // Iggy protocol 0.11 codecs against the exact bytes of the protocol fact sheet's examples.
 import { describe, expect, it } from 'vitest';
-import {
-  decodeLoginRegister,
-  encodeLoginRegister,
-  encodeLoginReply,
-  LOGIN_REGISTER,
-} from '../../runtime/iggy/protocol/commands/login-register.js';
-import { PING } from '../../runtime/iggy/protocol/commands/ping.js';
-import {
-  CREATE_STREAM,
-  decodeStream,
-  encodeCreateStream,
-  encodeGetStream,
-  encodeStreamInfo,
-} from '../../runtime/iggy/protocol/commands/streams.js';
 import { describeCode, IggyError } from '../../runtime/iggy/protocol/errors.js';
 import {
-  decodeFrame,
-  encodeEviction,
-  encodeReply,
-  encodeRequest,
-  frameSize,
-  HEADER_SIZE,
-  Operation,
-} from '../../runtime/iggy/protocol/header.js';
-import {
-  PROTOCOL_VERSION,
   packVersion,
   readIdentifier,
   readTlv,
@@ -36,7 +12,31 @@ import {
   writePollingStrategy,
   writeTlv,
 } from '../../runtime/iggy/protocol/primitives.js';
-import { payloadOf } from '../../runtime/iggy/protocol/reply.js';
+import {
+  decodeLoginRegister,
+  encodeLoginRegister,
+  encodeLoginReply,
+  LOGIN_REGISTER,
+} from '../../runtime/iggy/protocol/v0_11/commands/login-register.js';
+import { PING } from '../../runtime/iggy/protocol/v0_11/commands/ping.js';
+import {
+  CREATE_STREAM,
+  decodeStream,
+  encodeCreateStream,
+  encodeGetStream,
+  encodeStreamInfo,
+} from '../../runtime/iggy/protocol/v0_11/commands/streams.js';
+import {
+  decodeFrame,
+  encodeEviction,
+  encodeReply,
+  encodeRequest,
+  frameSize,
+  HEADER_SIZE,
+  Operation,
+  VERSION as PROTOCOL_VERSION,
+} from '../../runtime/iggy/protocol/v0_11/header.js';
+import { payloadOf } from '../../runtime/iggy/protocol/v0_11/reply.js';
 import { IggyDecodeError, Reader, Writer } from '../../runtime/iggy/protocol/wire.js';
 
 const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex');
@@ -152,6 +152,15 @@ describe('Iggy frames (§1)', () => {
     } catch (error) {
       expect(error).toMatchObject({ status: 1012, statusName: 'StreamNameAlreadyExists', retriable: false });
     }
+  });
+
+  it('a CreateTopic answered with the internal operation 64 (CreateTopicWithAssignments) is result-framed too', () => {
+    // Seen from iggy-server 0.9.0-edge.5: the reply's operation byte is the rewritten internal op, not 132.
+    const payload = fromHex('00000000 12da6bc1 7c610600');
+    const reply = encodeReply({ client: 7n, request: 4n, operation: 64, status: 0, body: fromHex('00000000 00000000 12da6bc1 7c610600') });
+    expect(Buffer.from(payloadOf(decodeFrame(reply), 'create topic'))).toEqual(Buffer.from(payload));
+    const rejected = encodeReply({ client: 7n, request: 4n, operation: 64, status: 0, body: fromHex('01000000 00000000 DD070000') });
+    expect(() => payloadOf(decodeFrame(rejected), 'create topic')).toThrow(expect.objectContaining({ status: 2013 }));
   });
 
   it('a non-zero status is an error with its table entry; transient ones are retriable', () => {

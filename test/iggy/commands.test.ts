@@ -1,5 +1,6 @@
 // Byte layouts of the topic, consumer-offset and consumer-group commands (fact sheet §3.4, §3.8, §3.9).
 import { describe, expect, it } from 'vitest';
+import { tlv } from '../../runtime/iggy/protocol/primitives.js';
 import {
   decodeGroupDetails,
   decodeSync,
@@ -7,15 +8,14 @@ import {
   encodeGroupDetails,
   encodeGroupRef,
   encodeSync,
-} from '../../runtime/iggy/protocol/commands/groups.js';
+} from '../../runtime/iggy/protocol/v0_11/commands/groups.js';
 import {
   decodeConsumerOffset,
   encodeDeleteConsumerOffset,
   encodeGetConsumerOffset,
   encodeStoreConsumerOffset,
-} from '../../runtime/iggy/protocol/commands/offsets.js';
-import { decodeTopic, encodeCreateTopic, encodeGetTopic, encodeTopicInfo } from '../../runtime/iggy/protocol/commands/topics.js';
-import { tlv } from '../../runtime/iggy/protocol/primitives.js';
+} from '../../runtime/iggy/protocol/v0_11/commands/offsets.js';
+import { decodeTopic, encodeCreateTopic, encodeGetTopic, encodeTopicInfo } from '../../runtime/iggy/protocol/v0_11/commands/topics.js';
 import { Writer } from '../../runtime/iggy/protocol/wire.js';
 
 const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex');

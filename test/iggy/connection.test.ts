@@ -8,22 +8,22 @@ import {
   encodeSendMessages,
   POLL_MESSAGES,
   SEND_MESSAGES,
-} from '../../runtime/iggy/protocol/commands/messages.js';
+} from '../../runtime/iggy/protocol/v0_11/commands/messages.js';
 import {
   decodeConsumerOffset,
   encodeGetConsumerOffset,
   encodeStoreConsumerOffset,
   GET_CONSUMER_OFFSET,
   STORE_CONSUMER_OFFSET,
-} from '../../runtime/iggy/protocol/commands/offsets.js';
+} from '../../runtime/iggy/protocol/v0_11/commands/offsets.js';
 import {
   CREATE_STREAM,
   decodeStream,
   encodeCreateStream,
   encodeGetStream,
   GET_STREAM,
-} from '../../runtime/iggy/protocol/commands/streams.js';
-import { CREATE_TOPIC, decodeTopic, encodeCreateTopic } from '../../runtime/iggy/protocol/commands/topics.js';
+} from '../../runtime/iggy/protocol/v0_11/commands/streams.js';
+import { CREATE_TOPIC, decodeTopic, encodeCreateTopic } from '../../runtime/iggy/protocol/v0_11/commands/topics.js';
 import { IggyProtocolDouble } from './protocol-double.js';
 
 let server: IggyProtocolDouble;
@@ -160,7 +160,8 @@ describe('Iggy connection (against the protocol test double)', () => {
       name: 'TransportError',
       retriable: true,
     });
-    await expect(connection.ping()).rejects.toMatchObject({ name: 'ClosedError' });
+    expect(connection.alive).toBe(false);
+    await expect(connection.ping()).rejects.toThrow('ping: the connection is down; the request was not sent');
   });
 
   it('an unsolicited eviction ends the session and is reported', async () => {
@@ -170,7 +171,8 @@ describe('Iggy connection (against the protocol test double)', () => {
     server.evictAll(13);
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(heard).toEqual([30]);
-    await expect(connection.ping()).rejects.toMatchObject({ name: 'ClosedError' });
+    expect(connection.alive).toBe(false);
+    await expect(connection.ping()).rejects.toMatchObject({ name: 'TransportError', retriable: true });
   });
 
   it('serialises concurrent requests: one in flight at a time, replies matched in order', async () => {

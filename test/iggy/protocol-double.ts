@@ -8,11 +8,19 @@
  */
 import { createServer, type Server, type Socket } from 'node:net';
 import { xxh3_64 } from '../../runtime/iggy/protocol/checksum.js';
-import { encodeLoginReply } from '../../runtime/iggy/protocol/commands/login-register.js';
-import { encodeStreamInfo } from '../../runtime/iggy/protocol/commands/streams.js';
-import { encodeTopicInfo } from '../../runtime/iggy/protocol/commands/topics.js';
-import { decodeFrame, encodeEviction, encodeReply, frameSize, HEADER_SIZE, type RequestFrame } from '../../runtime/iggy/protocol/header.js';
-import { type Identifier, PROTOCOL_VERSION, readIdentifier, readName } from '../../runtime/iggy/protocol/primitives.js';
+import { type Identifier, readIdentifier, readName } from '../../runtime/iggy/protocol/primitives.js';
+import { encodeLoginReply } from '../../runtime/iggy/protocol/v0_11/commands/login-register.js';
+import { encodeStreamInfo } from '../../runtime/iggy/protocol/v0_11/commands/streams.js';
+import { encodeTopicInfo } from '../../runtime/iggy/protocol/v0_11/commands/topics.js';
+import {
+  decodeFrame,
+  encodeEviction,
+  encodeReply,
+  frameSize,
+  HEADER_SIZE,
+  VERSION as PROTOCOL_VERSION,
+  type RequestFrame,
+} from '../../runtime/iggy/protocol/v0_11/header.js';
 import { Reader, Writer } from '../../runtime/iggy/protocol/wire.js';
 
 interface Group {
@@ -52,14 +60,16 @@ export class IggyProtocolDouble {
     this.#server = createServer((socket) => this.#accept(socket));
   }
 
-  async start(): Promise<number> {
-    await new Promise<void>((resolve) => this.#server.listen(0, '127.0.0.1', resolve));
+  /** Listens on `port` (default: a free one). After {@link stop}, starting again on the same port keeps the stored data, as a restarted server does. */
+  async start(port = 0): Promise<number> {
+    await new Promise<void>((resolve) => this.#server.listen(port, '127.0.0.1', resolve));
     this.port = (this.#server.address() as { port: number }).port;
     return this.port;
   }
 
   async stop(): Promise<void> {
     for (const socket of this.#sockets) socket.destroy();
+    this.#sockets.clear();
     await new Promise<void>((resolve) => this.#server.close(() => resolve()));
   }
 
@@ -108,7 +118,8 @@ export class IggyProtocolDouble {
     return encodeReply({
       client: request.client,
       request: request.request,
-      operation: request.operation,
+      // As the server does, a CreateTopic (132) is answered as the internal CreateTopicWithAssignments (64).
+      operation: request.operation === 132 ? 64 : request.operation,
       status,
       ...(body ? { body } : {}),
     });

@@ -1,7 +1,7 @@
 /**
- * Shared encodings of protocol 0.11 (fact sheet §2): names, identifiers, consumers,
+ * Shared encodings (fact sheet §2): names, identifiers, consumers,
  * partitioning, polling strategies, the TLV used by user headers and options blocks, and
- * the packed protocol version.
+ * the packed protocol version. Shared by the protocol generations so far.
  */
 import { IggyDecodeError, type Reader, utf8, type Writer } from './wire.js';
 
@@ -162,5 +162,3 @@ export function packVersion(major: number, minor: number, patch: number): number
 export function unpackVersion(packed: number): string {
   return `${packed >>> 20}.${(packed >>> 10) & 0x3ff}.${packed & 0x3ff}`;
 }
-
-export const PROTOCOL_VERSION = packVersion(0, 11, 0);

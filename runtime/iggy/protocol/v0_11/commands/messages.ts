@@ -14,7 +14,7 @@
  *   poll reply    [partition_id u32][current_offset u64][messages_count u32] then batch records
  */
 import { randomBytes } from 'node:crypto';
-import { xxh3_64 } from '../checksum.js';
+import { xxh3_64 } from '../../checksum.js';
 import {
   type Consumer,
   type Identifier,
@@ -25,8 +25,8 @@ import {
   writeOptionalPartition,
   writePartitioning,
   writePollingStrategy,
-} from '../primitives.js';
-import { IggyDecodeError, Reader, Writer } from '../wire.js';
+} from '../../primitives.js';
+import { IggyDecodeError, Reader, Writer } from '../../wire.js';
 
 export const SEND_MESSAGES = { code: 101, operation: 160 } as const;
 export const POLL_MESSAGES = { code: 100, operation: 2 } as const;

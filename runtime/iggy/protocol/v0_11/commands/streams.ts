@@ -7,8 +7,8 @@
  *   StreamResponse  [id u32][created_at u64][topics_count u32][size_bytes u64][messages_count u64]
  *                   [name_len u8][name][options_len u32][options TLV]
  */
-import { type Identifier, readName, readTlv, type TlvValue, writeIdentifier, writeName, writeTlv } from '../primitives.js';
-import { Reader, Writer } from '../wire.js';
+import { type Identifier, readName, readTlv, type TlvValue, writeIdentifier, writeName, writeTlv } from '../../primitives.js';
+import { Reader, Writer } from '../../wire.js';
 
 export const GET_STREAM = { code: 200, operation: 2 } as const;
 export const CREATE_STREAM = { code: 202, operation: 128 } as const;

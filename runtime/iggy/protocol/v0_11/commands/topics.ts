@@ -9,8 +9,8 @@
  *                   49 name_len u8, name | explicit_options_len u32, TLV | derived_options_len u32, TLV
  *   partition       [id u32][created_at u64][segments_count u32][current_offset u64][size_bytes u64][messages_count u64]
  */
-import { type Identifier, readName, readTlv, type TlvValue, writeIdentifier, writeName, writeTlv } from '../primitives.js';
-import { Reader, Writer } from '../wire.js';
+import { type Identifier, readName, readTlv, type TlvValue, writeIdentifier, writeName, writeTlv } from '../../primitives.js';
+import { Reader, Writer } from '../../wire.js';
 
 export const GET_TOPIC = { code: 300, operation: 2 } as const;
 export const CREATE_TOPIC = { code: 302, operation: 132 } as const;

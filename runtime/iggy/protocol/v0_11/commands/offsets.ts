@@ -5,8 +5,8 @@
  *   STORE_CONSUMER_OFFSET  121 → partition op 161, + [offset u64][ack u8]; result-framed
  *   DELETE_CONSUMER_OFFSET 122 → partition op 162, + [ack u8]; result-framed
  */
-import { type Consumer, type Identifier, writeConsumer, writeIdentifier, writeOptionalPartition } from '../primitives.js';
-import { Reader, Writer } from '../wire.js';
+import { type Consumer, type Identifier, writeConsumer, writeIdentifier, writeOptionalPartition } from '../../primitives.js';
+import { Reader, Writer } from '../../wire.js';
 
 export const GET_CONSUMER_OFFSET = { code: 120, operation: 2 } as const;
 export const STORE_CONSUMER_OFFSET = { code: 121, operation: 161 } as const;

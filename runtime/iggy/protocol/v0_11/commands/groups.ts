@@ -7,8 +7,8 @@
  *                  then members × [member_id u32][partitions_count u32][partition_id u32 × n]
  *   sync reply     [generation u64][partitions_count u32][partition_id u32 × n]; empty = not a member
  */
-import { type Identifier, readName, writeIdentifier, writeName } from '../primitives.js';
-import { Reader, Writer } from '../wire.js';
+import { type Identifier, readName, writeIdentifier, writeName } from '../../primitives.js';
+import { Reader, Writer } from '../../wire.js';
 
 export const CREATE_CONSUMER_GROUP = { code: 602, operation: 139 } as const;
 export const GET_CONSUMER_GROUP = { code: 600, operation: 2 } as const;

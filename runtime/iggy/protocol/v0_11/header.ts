@@ -11,7 +11,14 @@
  *            192 timestamp u64 | 200 request u64 | 208 operation u8 | 216 status u32 | 220..256 reserved
  *   Eviction 128 client u128 | 144 server_protocol_version u32 | 148 ..._min u32 | 255 reason u8
  */
-import { IggyDecodeError, Reader, Writer } from './wire.js';
+import { packVersion } from '../primitives.js';
+import type { DecodedFrame, RequestFrame } from '../version.js';
+import { IggyDecodeError, Reader, Writer } from '../wire.js';
+
+export type { DecodedFrame, RequestFrame };
+
+/** Protocol 0.11.0, packed: 11264. The server accepts any 0.11.x at login. */
+export const VERSION = packVersion(0, 11, 0);
 
 export const HEADER_SIZE = 256;
 export const MAX_FRAME_SIZE = 64 * 1024 * 1024;
@@ -19,16 +26,6 @@ export const MAX_FRAME_SIZE = 64 * 1024 * 1024;
 export const Command = { Request: 5, Reply: 8, Eviction: 13 } as const;
 
 export const Operation = { Register: 1, NonReplicated: 2, Logout: 3 } as const;
-
-export interface RequestFrame {
-  readonly client: bigint;
-  readonly request: bigint;
-  readonly operation: number;
-  readonly session: bigint;
-  /** The command code, written at 196 when the operation is NonReplicated. */
-  readonly code?: number;
-  readonly body?: Uint8Array;
-}
 
 export function encodeRequest(frame: RequestFrame): Uint8Array {
   if (frame.client === 0n) throw new RangeError('an Iggy client id must be non-zero');
@@ -42,24 +39,6 @@ export function encodeRequest(frame: RequestFrame): Uint8Array {
   w.bytes(body);
   return w.finish();
 }
-
-export type DecodedFrame =
-  | {
-      readonly kind: 'reply';
-      readonly request: bigint;
-      readonly operation: number;
-      readonly status: number;
-      readonly client: bigint;
-      readonly body: Uint8Array;
-    }
-  | {
-      readonly kind: 'eviction';
-      readonly client: bigint;
-      readonly reason: number;
-      readonly serverProtocolVersion: number;
-      readonly serverProtocolVersionMin: number;
-    }
-  | { readonly kind: 'request'; readonly frame: RequestFrame };
 
 /** Total frame length announced by a 256-byte header (validated). */
 export function frameSize(header: Uint8Array): number {

@@ -6,8 +6,9 @@
  *   reply    (result-framed) [user_id u32][session u64][server_protocol_version u32]
  *            [server_version_len u8][server_version]
  */
-import { PROTOCOL_VERSION, readName, unpackVersion, writeName } from '../primitives.js';
-import { Reader, Writer } from '../wire.js';
+import { readName, unpackVersion, writeName } from '../../primitives.js';
+import { Reader, Writer } from '../../wire.js';
+import { VERSION } from '../header.js';
 
 export const LOGIN_REGISTER = { code: 40, operation: 1 } as const;
 
@@ -22,7 +23,7 @@ export interface LoginRequest {
 
 export function encodeLoginRegister(request: LoginRequest): Uint8Array {
   const w = new Writer(64);
-  w.u32(request.protocolVersion ?? PROTOCOL_VERSION);
+  w.u32(request.protocolVersion ?? VERSION);
   writeName(w, request.sdkName, 'sdk name');
   writeName(w, request.sdkVersion, 'sdk version');
   writeName(w, request.username, 'username');

@@ -1,15 +1,17 @@
 /**
  * Turning a decoded reply frame into a payload or an error (fact sheet §1.4): an eviction
  * is terminal; a non-zero status is an error with an empty body; result-framed operations
- * (metadata ops 128..149 except 138, 161, 162, and Register with a body) start with
+ * (the internal band 64..127 — a CreateTopic is answered as CreateTopicWithAssignments, 64 —,
+ * metadata ops 128..149 except 138, 161, 162, and Register with a body) start with
  * `[count u32]{index u32, result u32}*`, where a non-empty section is a committed rejection.
  */
-import { describeEviction, IggyError } from './errors.js';
+import { describeEviction, IggyError } from '../errors.js';
+import { Reader } from '../wire.js';
 import type { DecodedFrame } from './header.js';
 import { Operation } from './header.js';
-import { Reader } from './wire.js';
 
 export function isResultFramed(operation: number, bodyLength: number): boolean {
+  if (operation >= 64 && operation < 128) return true;
   if (operation >= 128 && operation <= 149) return operation !== 138;
   if (operation === 161 || operation === 162) return true;
   return operation === Operation.Register && bodyLength > 0;

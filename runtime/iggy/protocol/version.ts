@@ -1,0 +1,117 @@
+/**
+ * What a generation of Iggy's binary protocol provides to the connection and the client.
+ *
+ * The building blocks every generation so far shares stay beside this file (the wire
+ * reader/writer, identifiers, TLVs, checksums, the status table); a generation's framing,
+ * login and command codecs live in a folder of their own (`v0_11/`). The connection and the
+ * client only see this interface, so a later generation is added as another folder plus an
+ * entry in `registry.ts`, and chosen with the client's `protocol` option.
+ *
+ * Frames and replies decode into the generation-independent shapes below; command replies
+ * decode into the client's result types (StreamInfo, TopicInfo, …), whatever their layout.
+ */
+
+import type { Consumer, Identifier, Partitioning, PollingStrategy, TlvValue } from './primitives.js';
+import type { GroupDetails, SyncReply } from './v0_11/commands/groups.js';
+import type { LoginReply, LoginRequest } from './v0_11/commands/login-register.js';
+import type { OutgoingMessage, PollReply, SendConfirmation } from './v0_11/commands/messages.js';
+import type { ConsumerOffsetInfo, OffsetTarget } from './v0_11/commands/offsets.js';
+import type { StreamInfo } from './v0_11/commands/streams.js';
+import type { TopicInfo } from './v0_11/commands/topics.js';
+
+/** A request as the connection builds it; the generation lays it out on the wire. */
+export interface RequestFrame {
+  readonly client: bigint;
+  readonly request: bigint;
+  readonly operation: number;
+  readonly session: bigint;
+  /** The command code (sent with non-replicated operations). */
+  readonly code?: number;
+  readonly body?: Uint8Array;
+}
+
+/** One frame from the peer. */
+export type DecodedFrame =
+  | {
+      readonly kind: 'reply';
+      readonly request: bigint;
+      readonly operation: number;
+      readonly status: number;
+      readonly client: bigint;
+      readonly body: Uint8Array;
+    }
+  | {
+      readonly kind: 'eviction';
+      readonly client: bigint;
+      readonly reason: number;
+      readonly serverProtocolVersion: number;
+      readonly serverProtocolVersionMin: number;
+    }
+  | { readonly kind: 'request'; readonly frame: RequestFrame };
+
+/** One command: its code and operation, a pure encoder of the request body and a decoder of the reply payload. */
+export interface CommandCodec<A extends readonly unknown[], R> {
+  /** Lower-case name used in errors ("get stream"). */
+  readonly name: string;
+  readonly code: number;
+  readonly operation: number;
+  encode(...args: A): Uint8Array;
+  decode(payload: Uint8Array): R;
+}
+
+export type TlvOptions = readonly (readonly [TlvValue, TlvValue])[];
+
+export interface PollRequest {
+  readonly consumer: Consumer;
+  readonly stream: Identifier;
+  readonly topic: Identifier;
+  readonly partition?: number;
+  readonly strategy: PollingStrategy;
+  readonly count: number;
+  readonly autoCommit: boolean;
+}
+
+export interface IggyCommands {
+  readonly ping: CommandCodec<[], void>;
+  readonly getStream: CommandCodec<[stream: Identifier], StreamInfo | undefined>;
+  readonly createStream: CommandCodec<[name: string, options?: TlvOptions], StreamInfo | undefined>;
+  readonly getTopic: CommandCodec<[stream: Identifier, topic: Identifier], TopicInfo | undefined>;
+  readonly createTopic: CommandCodec<[stream: Identifier, name: string, partitions: number, options?: TlvOptions], TopicInfo | undefined>;
+  readonly sendMessages: CommandCodec<
+    [stream: Identifier, topic: Identifier, partitioning: Partitioning, messages: readonly OutgoingMessage[]],
+    SendConfirmation[]
+  >;
+  readonly pollMessages: CommandCodec<[request: PollRequest], PollReply>;
+  readonly getConsumerOffset: CommandCodec<[target: OffsetTarget], ConsumerOffsetInfo | undefined>;
+  readonly storeConsumerOffset: CommandCodec<[target: OffsetTarget, offset: bigint], void>;
+  readonly deleteConsumerOffset: CommandCodec<[target: OffsetTarget], void>;
+  readonly createConsumerGroup: CommandCodec<[stream: Identifier, topic: Identifier, name: string], GroupDetails | undefined>;
+  readonly getConsumerGroup: CommandCodec<[stream: Identifier, topic: Identifier, group: Identifier], GroupDetails | undefined>;
+  readonly joinConsumerGroup: CommandCodec<[stream: Identifier, topic: Identifier, group: Identifier], void>;
+  readonly leaveConsumerGroup: CommandCodec<[stream: Identifier, topic: Identifier, group: Identifier], void>;
+  readonly syncConsumerGroup: CommandCodec<[stream: Identifier, topic: Identifier, group: Identifier], SyncReply | undefined>;
+}
+
+export interface IggyProtocol {
+  /** The packed version announced at login (`major << 20 | minor << 10 | patch`). */
+  readonly version: number;
+  /** "0.11". */
+  readonly label: string;
+  /** Whether a server announcing this packed version speaks this generation. */
+  accepts(serverVersion: number): boolean;
+  /** Bytes to read before {@link frameSize} can tell a frame's length. */
+  readonly headerSize: number;
+  frameSize(header: Uint8Array): number;
+  encodeRequest(frame: RequestFrame): Uint8Array;
+  decodeFrame(bytes: Uint8Array): DecodedFrame;
+  /** A reply's payload, or a thrown IggyError for evictions, statuses and rejections. */
+  payloadOf(frame: DecodedFrame, command: string): Uint8Array;
+  /** The request number an operation carries, given the session's counter (which it may advance). */
+  requestNumber(operation: number, counter: { value: bigint }): bigint;
+  /** The operation codes with a meaning for the connection itself. */
+  readonly operations: { readonly register: number; readonly nonReplicated: number };
+  /** The eviction reason a server sends to a client of another protocol version. */
+  readonly incompatibleVersionReason: number;
+  readonly login: CommandCodec<[request: LoginRequest], LoginReply>;
+  readonly commands: IggyCommands;
+}
