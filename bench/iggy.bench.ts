@@ -60,37 +60,70 @@ out(
 );
 
 // High-level publisher (background, batches of 100 × 1 KiB) against direct low-level sends of
-// the same batches, both through keiyaku's client, against the in-repo protocol double on
-// loopback (no real server here; with IGGY_TCP_ADDRESS set the same run targets that server).
+// the same batches, both through keiyaku's client: always against the in-repo protocol double
+// on loopback, and, with IGGY_TCP_ADDRESS set, against that iggy-server too, followed there by
+// an end-to-end read of everything sent through the high-level consumer.
 const { IggyClient } = await import('../runtime/iggy/client.js');
+const { IggyConsumerBuilder } = await import('../runtime/iggy/consumer.js');
 const { IggyPublisherBuilder } = await import('../runtime/iggy/publisher.js');
 const { IggyProtocolDouble } = await import('../test/iggy/protocol-double.js');
 const TOTAL = Number(process.env['BENCH_MESSAGES'] ?? 20_000);
+const kps = (count: number, ms: number): string => `${(count / ms).toFixed(1)}k msg/s`;
+
+async function sendBench(host: string, port: number, label: string, consume: boolean): Promise<void> {
+  const client = new IggyClient({
+    host,
+    port,
+    heartbeatMs: 0,
+    username: process.env['IGGY_USERNAME'] ?? 'iggy',
+    password: process.env['IGGY_PASSWORD'] ?? 'iggy',
+  });
+  await client.connect();
+  const streamName = `bench-${Date.now()}`;
+  await client.createStream(streamName);
+  await client.createTopic(streamName, 'low', 1);
+  const messages = Array.from({ length: 100 }, () => ({ originTimestamp: 1n, payload: frame }));
+  let t = performance.now();
+  for (let sent = 0; sent < TOTAL; sent += 100) await client.sendMessages(streamName, 'low', { kind: 'partition', id: 0 }, messages);
+  const low = performance.now() - t;
+  const publisher = IggyPublisherBuilder.create(client, streamName, 'high')
+    .createIfMissing({ partitions: 1 })
+    .withPartitioning({ kind: 'partition', id: 0 })
+    .withBackgroundSending({ batchSize: 100, lingerMs: 5 })
+    .build();
+  await publisher.init();
+  t = performance.now();
+  for (let sent = 0; sent < TOTAL; sent += 100) await publisher.sendMessages(messages.map((m) => ({ payload: m.payload })));
+  await publisher.waitUntilAllSends();
+  const high = performance.now() - t;
+  out(
+    `send ${TOTAL} × 1 KiB ${label}: low-level ${kps(TOTAL, low)}, high-level publisher ${kps(TOTAL, high)} → ${(low / high).toFixed(2)}x`,
+  );
+  if (consume) {
+    const consumer = IggyConsumerBuilder.create(client, streamName, 'high', { kind: 'consumer', id: 'bench' })
+      .withPollingStrategy({ kind: 'first' })
+      .withBatchSize(1_000)
+      .withAutoCommit('disabled')
+      .build();
+    await consumer.init();
+    t = performance.now();
+    let read = 0;
+    for await (const _ of consumer.receive()) if (++read === TOTAL) break;
+    const polled = performance.now() - t;
+    out(`consume ${TOTAL} × 1 KiB ${label} with the high-level consumer (batches of 1,000): ${kps(TOTAL, polled)}`);
+    out(`end to end ${label} (high-level send, then consume): ${kps(TOTAL, high + polled)}`);
+  }
+  await publisher.dispose();
+  await client.close();
+}
+
+const double = new IggyProtocolDouble();
+await sendBench('127.0.0.1', await double.start(), 'to the protocol double on loopback', false);
+await double.stop();
 const target = process.env['IGGY_TCP_ADDRESS'];
-const double = target ? undefined : new IggyProtocolDouble();
-const port = double ? await double.start() : Number(target!.split(':')[1]);
-const host = target ? target.split(':')[0]! : '127.0.0.1';
-const client = new IggyClient({ host, port, heartbeatMs: 0 });
-await client.connect();
-const streamName = `bench-${Date.now()}`;
-await client.createStream(streamName);
-await client.createTopic(streamName, 'low', 1);
-const messages = Array.from({ length: 100 }, () => ({ originTimestamp: 1n, payload: frame }));
-let t = performance.now();
-for (let sent = 0; sent < TOTAL; sent += 100) await client.sendMessages(streamName, 'low', { kind: 'partition', id: 0 }, messages);
-const low = performance.now() - t;
-const publisher = IggyPublisherBuilder.create(client, streamName, 'high')
-  .createIfMissing({ partitions: 1 })
-  .withPartitioning({ kind: 'partition', id: 0 })
-  .withBackgroundSending({ batchSize: 100, lingerMs: 5 })
-  .build();
-await publisher.init();
-t = performance.now();
-for (let sent = 0; sent < TOTAL; sent += 100) await publisher.sendMessages(messages.map((m) => ({ payload: m.payload })));
-await publisher.waitUntilAllSends();
-const high = performance.now() - t;
-out(
-  `send ${TOTAL} × 1 KiB ${target ? `to ${target}` : 'to the protocol double on loopback'}: low-level ${(((TOTAL / low) * 1000) / 1000).toFixed(1)}k msg/s, high-level publisher ${(((TOTAL / high) * 1000) / 1000).toFixed(1)}k msg/s → ${(low / high).toFixed(2)}x`,
-);
-await client.close();
-await double?.stop();
+if (target) {
+  const [host = '127.0.0.1', port = '8090'] = target.split(':');
+  await sendBench(host, Number(port), `to iggy-server at ${target}`, true);
+} else {
+  out('no IGGY_TCP_ADDRESS: end-to-end figures against a real iggy-server skipped');
+}
