@@ -7,14 +7,14 @@
 import { ClosedError } from '../core/errors.js';
 import { type ConnectionOptions, IggyConnection } from './connection.js';
 import { IggyError } from './protocol/errors.js';
-import type { Consumer, Identifier, Partitioning, PollingStrategy } from './protocol/primitives.js';
+import type { Identifier, Partitioning } from './protocol/primitives.js';
 import type { GroupDetails, SyncReply } from './protocol/v0_11/commands/groups.js';
 import type { LoginReply } from './protocol/v0_11/commands/login-register.js';
 import type { OutgoingMessage, PollReply, SendConfirmation } from './protocol/v0_11/commands/messages.js';
 import type { ConsumerOffsetInfo, OffsetTarget } from './protocol/v0_11/commands/offsets.js';
 import type { StreamInfo } from './protocol/v0_11/commands/streams.js';
 import type { TopicInfo } from './protocol/v0_11/commands/topics.js';
-import type { CommandCodec, IggyCommands, IggyProtocol, TlvOptions } from './protocol/version.js';
+import type { CommandCodec, IggyCommands, IggyProtocol, PollRequest, TlvOptions } from './protocol/version.js';
 
 /** How the client replaces a connection that died (the C# SDK's ReconnectionSettings). */
 export interface ReconnectionSettings {
@@ -175,15 +175,7 @@ export class IggyClient implements AsyncDisposable {
     });
   }
 
-  pollMessages(request: {
-    consumer: Consumer;
-    stream: Identifier;
-    topic: Identifier;
-    partition?: number;
-    strategy: PollingStrategy;
-    count: number;
-    autoCommit: boolean;
-  }): Promise<PollReply> {
+  pollMessages(request: PollRequest): Promise<PollReply> {
     const { stream, topic, partition } = request;
     return withContext(this.#call(this.#commands.pollMessages, request), {
       stream,

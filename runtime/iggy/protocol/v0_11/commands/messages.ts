@@ -16,16 +16,15 @@
 import { randomBytes } from 'node:crypto';
 import { xxh3_64 } from '../../checksum.js';
 import {
-  type Consumer,
   type Identifier,
   type Partitioning,
-  type PollingStrategy,
   writeConsumer,
   writeIdentifier,
   writeOptionalPartition,
   writePartitioning,
   writePollingStrategy,
 } from '../../primitives.js';
+import type { PollRequest } from '../../version.js';
 import { IggyDecodeError, Reader, Writer } from '../../wire.js';
 
 export const SEND_MESSAGES = { code: 101, operation: 160 } as const;
@@ -126,15 +125,7 @@ export function decodeSendReply(payload: Uint8Array): SendConfirmation[] {
   return Array.from({ length: count }, () => ({ streamId: r.u32(), topicId: r.u32(), partitionId: r.u32(), baseOffset: r.u64() }));
 }
 
-export function encodePollMessages(request: {
-  consumer: Consumer;
-  stream: Identifier;
-  topic: Identifier;
-  partition?: number;
-  strategy: PollingStrategy;
-  count: number;
-  autoCommit: boolean;
-}): Uint8Array {
+export function encodePollMessages(request: PollRequest): Uint8Array {
   const w = new Writer(64);
   writeConsumer(w, request.consumer);
   writeIdentifier(w, request.stream);
