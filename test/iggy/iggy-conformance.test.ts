@@ -1,5 +1,5 @@
 // The transport conformance suite on the Iggy transport, against the in-repo protocol test
-// double (not Iggy). The end-to-end run against a real iggy-server is not built yet.
+// double (not Iggy). test/iggy/e2e-conformance.test.ts runs the same suite against a real iggy-server.
 import { runTransportConformance } from 'keiyaku/testing';
 import { afterAll, beforeAll } from 'vitest';
 import { IggyTransport } from '../../runtime/iggy/transport.js';
