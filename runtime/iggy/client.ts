@@ -64,8 +64,9 @@ export class IggyClient implements AsyncDisposable {
   }
 
   /**
-   * How many times this client has logged in. Group membership belongs to a connection, so a
-   * consumer that joined at an older generation joins again before it polls.
+   * How many times this client has logged in. A consumer that joined its group at an older
+   * generation joins (and syncs) again before it polls: the server may have dropped the membership
+   * with the old connection.
    */
   get generation(): number {
     return this.#generation;
@@ -81,8 +82,9 @@ export class IggyClient implements AsyncDisposable {
 
   /**
    * Replaces the connection (after silence, an eviction or a closed socket): a new TCP
-   * connection, a new client id and a new login, retried with exponential backoff. Concurrent
-   * calls share one attempt. Group membership is per connection: see {@link generation}.
+   * connection and a new login under the same client id (a server that kept the session across
+   * its restart hands its group memberships back to it), retried with exponential backoff.
+   * Concurrent calls share one attempt. See {@link generation} for rejoining groups.
    */
   reconnect(options: { attempts?: number; initialDelayMs?: number; maxDelayMs?: number } = {}): Promise<LoginReply> {
     this.#reconnecting ??= this.#reconnect(options).finally(() => {
