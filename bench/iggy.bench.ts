@@ -1,9 +1,10 @@
 /**
- * Iggy client micro-benchmarks (no server needed):
+ * Iggy client benchmarks:
  * - XXH3-64 for message checksums: `@node-rs/xxhash` (native, what keiyaku uses) against
  *   `hash-wasm` (WASM) on 1 KiB frames — the reason for the choice.
  * - decoding poll replies (batches of 100 × 1 KiB) against a bare buffer walk of the same bytes.
- * The high-level publisher comparison comes with the publisher (not built yet).
+ * - the high-level publisher against direct low-level sends, on the protocol double and, with
+ *   IGGY_TCP_ADDRESS set, on that server (plus consume and end-to-end figures).
  */
 import { xxh3 } from '@node-rs/xxhash';
 import { createXXHash3 } from 'hash-wasm';

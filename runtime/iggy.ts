@@ -25,7 +25,6 @@ export type {
   MessageStatus,
   Serializer,
   TypedEntry,
-  TypedReceived,
 } from './iggy/typed.js';
 export {
   createConsumerBuilder,
@@ -35,5 +34,4 @@ export {
   IggyTypedPublisher,
   IggyTypedPublisherBuilder,
   JsonSerializer,
-  receiveTyped,
 } from './iggy/typed.js';

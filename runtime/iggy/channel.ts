@@ -9,9 +9,8 @@ import type { AnyChannel, AnyContractMessage, DecodeResult } from '../codegen-v1
 import type { IggyClient } from './client.js';
 import { messageIdFromUuid } from './client.js';
 import { type IggyConsumer, IggyConsumerBuilder, type ReceivedMessage } from './consumer.js';
+import { UserHeaders } from './kinds.js';
 import type { Consumer, Identifier } from './protocol/primitives.js';
-import { readTlv, tlv, writeTlv } from './protocol/primitives.js';
-import { Reader, Writer } from './protocol/wire.js';
 import { type IggyPublisher, IggyPublisherBuilder } from './publisher.js';
 
 export interface IggyPlacement {
@@ -28,24 +27,18 @@ export interface ChannelSerde<M extends AnyContractMessage> {
 }
 
 export function channelSerde<M extends AnyContractMessage>(channel: AnyChannel<M>): ChannelSerde<M> {
-  const decoder = new TextDecoder();
   return {
     serialize(message) {
       const eventId = randomUUID();
-      const headers = new Writer(128);
-      writeTlv(headers, [
-        [tlv.string('ce_type'), tlv.string(channel.typeOf(message))],
-        [tlv.string('ce_id'), tlv.string(eventId)],
-      ]);
-      return { payload: channel.encode(message), headers: headers.finish(), id: messageIdFromUuid(eventId) };
+      const headers = UserHeaders.encode({ ce_type: channel.typeOf(message), ce_id: eventId });
+      return { payload: channel.encode(message), headers, id: messageIdFromUuid(eventId) };
     },
     deserialize(payload, headers) {
       let type = '';
       try {
-        for (const [key, value] of readTlv(new Reader(headers), headers.length))
-          if (decoder.decode(key.value) === 'ce_type') type = decoder.decode(value.value);
+        type = UserHeaders.decode(headers)['ce_type'] ?? '';
       } catch {
-        type = '';
+        // Malformed headers: decode without a type, which reports the message as undecodable.
       }
       return channel.decode(payload, type);
     },

@@ -72,6 +72,11 @@ export class IggyClient implements AsyncDisposable {
     return this.#generation;
   }
 
+  /** Whether a command after the connection died reconnects first (`reconnection.enabled`, default true). */
+  get reconnects(): boolean {
+    return this.#options.reconnection?.enabled !== false;
+  }
+
   /** Connects and logs in with the configured credentials (default iggy/iggy). */
   async connect(): Promise<LoginReply> {
     await this.#connection.connect();
@@ -121,7 +126,7 @@ export class IggyClient implements AsyncDisposable {
    * pauses sending while it is not authenticated).
    */
   async #live(): Promise<IggyConnection> {
-    if (this.#connection.alive || this.#generation === 0 || this.#options.reconnection?.enabled === false) return this.#connection;
+    if (this.#connection.alive || this.#generation === 0 || !this.reconnects) return this.#connection;
     await this.reconnect();
     return this.#connection;
   }

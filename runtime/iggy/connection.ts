@@ -53,7 +53,10 @@ export class IggyConnection {
   readonly options: ConnectionOptions;
   readonly protocol: IggyProtocol;
   #socket: Socket | undefined;
-  #buffer: Buffer = Buffer.alloc(0);
+  /** Received bytes not yet framed, and how many a frame needs before it is worth looking again. */
+  #chunks: Buffer[] = [];
+  #buffered = 0;
+  #awaiting = 0;
   #queue: (() => void)[] = [];
   #pending: Pending | undefined;
   #client = 0n;
@@ -202,22 +205,35 @@ export class IggyConnection {
     if (start) start();
   }
 
+  /**
+   * Collects chunks until the awaited frame is complete, then concatenates once (not per chunk:
+   * a large poll reply arrives in many chunks). A frame that does not decode drops the connection.
+   */
   #onData(chunk: Buffer): void {
-    this.#buffer = this.#buffer.length === 0 ? chunk : Buffer.concat([this.#buffer, chunk]);
+    this.#chunks.push(chunk);
+    this.#buffered += chunk.length;
+    if (this.#buffered < this.#awaiting) return;
+    let buffer = this.#chunks.length === 1 ? this.#chunks[0]! : Buffer.concat(this.#chunks, this.#buffered);
     const { headerSize } = this.protocol;
-    while (this.#buffer.length >= headerSize) {
-      let size: number;
+    this.#awaiting = headerSize;
+    while (buffer.length >= headerSize) {
+      let frame: DecodedFrame;
       try {
-        size = this.protocol.frameSize(this.#buffer.subarray(0, headerSize));
+        const size = this.protocol.frameSize(buffer.subarray(0, headerSize));
+        if (buffer.length < size) {
+          this.#awaiting = size;
+          break;
+        }
+        frame = this.protocol.decodeFrame(new Uint8Array(buffer.subarray(0, size)));
+        buffer = buffer.subarray(size);
       } catch (error) {
         this.#fail(new TransportError('iggy', `bad frame from the server: ${(error as Error).message}`, { retriable: true }));
         return;
       }
-      if (this.#buffer.length < size) return;
-      const bytes = new Uint8Array(this.#buffer.subarray(0, size));
-      this.#buffer = this.#buffer.subarray(size);
-      this.#onFrame(this.protocol.decodeFrame(bytes));
+      this.#onFrame(frame);
     }
+    this.#chunks = buffer.length === 0 ? [] : [buffer];
+    this.#buffered = buffer.length;
   }
 
   #onFrame(frame: DecodedFrame): void {

@@ -21,6 +21,7 @@
  */
 import { KeiyakuError } from '../core/errors.js';
 import type { IggyClient } from './client.js';
+import { GroupMembership } from './group.js';
 import { IggyError, isRecoverable } from './protocol/errors.js';
 import type { Consumer, Identifier, PollingStrategy } from './protocol/primitives.js';
 import { type PolledMessage, RESYNC_SENTINEL } from './protocol/v0_11/commands/messages.js';
@@ -60,13 +61,13 @@ export interface IggyConsumerConfig {
 export class IggyConsumer implements AsyncDisposable {
   readonly config: IggyConsumerConfig;
   readonly #client: IggyClient;
-  #partitions: number[] = [];
+  #partitions: readonly number[] = [];
   /** Next offset to poll per partition; undefined = use the configured strategy. */
   readonly #cursors = new Map<number, bigint>();
   #initialized = false;
   #next = 0;
-  /** The client generation this consumer joined its group at. */
-  #joinedAt = 0;
+  /** For a group consumer: its membership (rejoined when the client logs in anew). */
+  #membership: GroupMembership | undefined;
 
   constructor(client: IggyClient, config: IggyConsumerConfig) {
     this.#client = client;
@@ -82,39 +83,21 @@ export class IggyConsumer implements AsyncDisposable {
     const info = await this.#client.getTopic(stream, topic);
     if (info === undefined) throw new IggyError(2010, 'consumer init', { stream: String(stream), topic: String(topic) });
     if (consumer.kind === 'group') {
-      const existing = await this.#client.getConsumerGroup(stream, topic, consumer.id);
-      if (existing === undefined) {
-        const name = typeof consumer.id === 'string' ? consumer.id : this.config.groupName;
-        if (!this.config.createGroup || name === undefined)
-          throw new IggyError(5000, 'consumer init', { stream: String(stream), topic: String(topic) });
-        await this.#client.createConsumerGroup(stream, topic, name).catch((error: unknown) => {
-          if (!(error instanceof IggyError && error.status === 5004)) throw error;
-        });
-      }
-      if (this.config.joinGroup) await this.#client.joinConsumerGroup(stream, topic, consumer.id);
-      this.#joinedAt = this.#client.generation;
-      await this.#sync();
+      const membership = new GroupMembership(this.#client, stream, topic, consumer.id, this.config.joinGroup);
+      await membership.ensure(this.config.createGroup, this.config.groupName, 'consumer init');
+      await membership.refresh();
+      this.#membership = membership;
+      this.#assign(membership.partitions);
     } else {
       this.#partitions = [...(this.config.partitions ?? info.partitions.map((p) => p.id))];
     }
     this.#initialized = true;
   }
 
-  async #sync(): Promise<void> {
-    const { stream, topic, consumer } = this.config;
-    const sync = await this.#client.syncConsumerGroup(stream, topic, consumer.id);
-    if (sync === undefined) {
-      // Not a member (evicted): join again, unless membership is managed elsewhere.
-      if (this.config.joinGroup) {
-        await this.#client.joinConsumerGroup(stream, topic, consumer.id);
-        this.#partitions = [...((await this.#client.syncConsumerGroup(stream, topic, consumer.id))?.partitions ?? [])];
-      } else {
-        this.#partitions = [];
-      }
-    } else {
-      this.#partitions = [...sync.partitions];
-    }
-    for (const p of [...this.#cursors.keys()]) if (!this.#partitions.includes(p)) this.#cursors.delete(p);
+  /** Takes a group assignment; cursors of partitions no longer assigned are dropped. */
+  #assign(partitions: readonly number[]): void {
+    this.#partitions = partitions;
+    for (const p of [...this.#cursors.keys()]) if (!partitions.includes(p)) this.#cursors.delete(p);
   }
 
   /** Messages of every partition this consumer reads, in order per partition, until `signal` aborts. */
@@ -148,11 +131,16 @@ export class IggyConsumer implements AsyncDisposable {
     }
   }
 
-  /** After an eviction or a dead connection: a new connection and login; the next poll rejoins the group. */
+  /**
+   * After a recoverable error (eviction, dead connection, transient status): the next poll joins
+   * the group again and resumes from stored offsets, after one poll interval. The client itself
+   * reconnects on that poll; with its reconnection disabled, a dead connection is final.
+   */
   async #recover(error: unknown): Promise<void> {
-    if (!isRecoverable(error)) throw error;
-    if (!this.#client.connection.alive) await this.#client.reconnect();
+    if (!isRecoverable(error) || (!this.#client.connection.alive && !this.#client.reconnects)) throw error;
+    this.#membership?.invalidate();
     this.#cursors.clear();
+    await new Promise((resolve) => setTimeout(resolve, this.config.pollIntervalMs));
   }
 
   /**
@@ -166,16 +154,13 @@ export class IggyConsumer implements AsyncDisposable {
 
   /** One poll of the next partition in turn. */
   async #pollOnce(): Promise<ReceivedMessage[]> {
-    const { consumer } = this.config;
-    if (consumer.kind === 'group' && this.#joinedAt !== this.#client.generation) {
-      // The client registered again since the join (here or elsewhere): join again (a no-op if the server kept the membership).
-      if (this.config.joinGroup) await this.#client.joinConsumerGroup(this.config.stream, this.config.topic, consumer.id);
-      this.#joinedAt = this.#client.generation;
+    const membership = this.#membership;
+    if (membership && (await membership.refresh())) {
       this.#cursors.clear();
-      await this.#sync();
+      this.#assign(membership.partitions);
     }
     if (this.#partitions.length === 0) {
-      if (this.config.consumer.kind === 'group') await this.#sync();
+      if (membership) this.#assign(await membership.sync());
       return [];
     }
     const partition = this.#partitions[this.#next++ % this.#partitions.length]!;
@@ -191,7 +176,7 @@ export class IggyConsumer implements AsyncDisposable {
       autoCommit: this.config.autoCommit === 'server-on-poll',
     });
     if (reply.partitionId === RESYNC_SENTINEL) {
-      await this.#sync();
+      if (membership) this.#assign(await membership.sync());
       return [];
     }
     const last = reply.messages.at(-1);
@@ -221,9 +206,7 @@ export class IggyConsumer implements AsyncDisposable {
 
   /** Leaves the consumer group if this consumer joined it; safe to call twice. */
   async dispose(): Promise<void> {
-    if (this.config.consumer.kind === 'group' && this.config.joinGroup && this.#initialized) {
-      await this.#client.leaveConsumerGroup(this.config.stream, this.config.topic, this.config.consumer.id).catch(() => undefined);
-    }
+    if (this.#initialized) await this.#membership?.leave();
     this.#initialized = false;
   }
 

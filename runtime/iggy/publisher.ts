@@ -19,8 +19,8 @@
  */
 import { ClosedError, KeiyakuError } from '../core/errors.js';
 import type { IggyClient } from './client.js';
+import { ensureTopic } from './group.js';
 import { xxh32Seed0 } from './protocol/checksum.js';
-import { IggyError } from './protocol/errors.js';
 import type { Identifier, Partitioning } from './protocol/primitives.js';
 import type { OutgoingMessage } from './protocol/v0_11/commands/messages.js';
 import type { RentedMessageBatch } from './rented.js';
@@ -51,12 +51,13 @@ export interface IggyPublisherConfig {
   };
 }
 
-export class IggyPublisherError extends Error {
+export class IggyPublisherError extends KeiyakuError {
   override readonly name = 'IggyPublisherError';
   readonly messages: number;
 
   constructor(messages: number, cause: unknown) {
     super(
+      'iggy_publish_failed',
       `a batch of ${messages} message${messages === 1 ? '' : 's'} could not be sent: ${cause instanceof Error ? cause.message : String(cause)}`,
       { cause },
     );
@@ -85,23 +86,15 @@ export class IggyPublisher implements AsyncDisposable {
 
   /** Validates (and, if configured, creates) the stream and topic. An "already exists" race counts as success. */
   async init(): Promise<void> {
-    const { stream, topic } = this.config;
-    if ((await this.#client.getStream(stream)) === undefined) {
-      if (!this.config.createStream || typeof stream !== 'string') throw new IggyError(1009, 'publisher init', { stream: String(stream) });
-      await this.#client.createStream(stream).catch((error: unknown) => {
-        if (!(error instanceof IggyError && error.status === 1012)) throw error;
-      });
-    }
-    let info = await this.#client.getTopic(stream, topic);
-    if (info === undefined) {
-      if (!this.config.createTopic || typeof topic !== 'string')
-        throw new IggyError(2010, 'publisher init', { stream: String(stream), topic: String(topic) });
-      await this.#client.createTopic(stream, topic, this.config.topicPartitions).catch((error: unknown) => {
-        if (!(error instanceof IggyError && error.status === 2013)) throw error;
-      });
-      info = await this.#client.getTopic(stream, topic);
-    }
-    this.#partitions = info?.partitionsCount ?? 0;
+    const { stream, topic, createStream, createTopic, topicPartitions } = this.config;
+    const info = await ensureTopic(
+      this.#client,
+      stream,
+      topic,
+      { stream: createStream, topic: createTopic, partitions: topicPartitions },
+      'publisher init',
+    );
+    this.#partitions = info.partitionsCount;
     this.#initialized = true;
   }
 

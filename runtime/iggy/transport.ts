@@ -13,7 +13,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { ChannelBindings } from '../codegen-v1.js';
-import { ClosedError } from '../core/errors.js';
+import { ClosedError, TransportError } from '../core/errors.js';
 import type {
   ConsumerOptions,
   IncomingRecord,
@@ -25,11 +25,12 @@ import type {
   TransportProducer,
 } from '../core/transport.js';
 import { IggyClient, type IggyClientOptions, messageIdFromUuid } from './client.js';
+import { ensureTopic, GroupMembership } from './group.js';
+import { UserHeaders } from './kinds.js';
 import { xxh32Seed0 } from './protocol/checksum.js';
-import { IggyError, isRecoverable } from './protocol/errors.js';
-import { readTlv, tlv, writeTlv } from './protocol/primitives.js';
+import { isRecoverable } from './protocol/errors.js';
 import { RESYNC_SENTINEL } from './protocol/v0_11/commands/messages.js';
-import { Reader, Writer } from './protocol/wire.js';
+import { utf8 } from './protocol/wire.js';
 
 export interface IggyTransportOptions extends IggyClientOptions {
   /** Stream of addresses without an `x-iggy` binding (default `keiyaku`). */
@@ -48,22 +49,11 @@ interface Placement {
 
 const KEY_HEADER = 'keiyaku_key';
 
+/** The record's headers (empty values left out) and its key, as Iggy user headers; undefined when there are none. */
 function encodeHeaders(headers: Readonly<Record<string, string>>, key: string | undefined): Uint8Array | undefined {
   const entries = Object.entries(headers).filter(([, v]) => v.length > 0);
   if (key !== undefined && key.length > 0) entries.push([KEY_HEADER, key]);
-  if (entries.length === 0) return undefined;
-  const w = new Writer(256);
-  writeTlv(
-    w,
-    entries.map(([k, v]) => [tlv.string(k), tlv.string(v)] as const),
-  );
-  return w.finish();
-}
-
-function decodeHeaders(bytes: Uint8Array): Record<string, string> {
-  if (bytes.length === 0) return {};
-  const decoder = new TextDecoder();
-  return Object.fromEntries(readTlv(new Reader(bytes), bytes.length).map(([k, v]) => [decoder.decode(k.value), decoder.decode(v.value)]));
+  return entries.length === 0 ? undefined : UserHeaders.encode(Object.fromEntries(entries));
 }
 
 export class IggyTransport implements Transport {
@@ -119,20 +109,14 @@ export class IggyTransport implements Transport {
     if (pending === undefined) {
       pending = (async () => {
         const placement = this.placement(address);
-        const client = await this.#adminClient();
-        if ((await client.getStream(placement.stream)) === undefined) {
-          await client.createStream(placement.stream).catch((e: unknown) => {
-            if (!(e instanceof IggyError && e.status === 1012)) throw e;
-          });
-        }
-        let topic = await client.getTopic(placement.stream, placement.topic);
-        if (topic === undefined) {
-          await client.createTopic(placement.stream, placement.topic, placement.partitions).catch((e: unknown) => {
-            if (!(e instanceof IggyError && e.status === 2013)) throw e;
-          });
-          topic = await client.getTopic(placement.stream, placement.topic);
-        }
-        placement.partitions = topic?.partitionsCount ?? placement.partitions;
+        const topic = await ensureTopic(
+          await this.#adminClient(),
+          placement.stream,
+          placement.topic,
+          { stream: true, topic: true, partitions: placement.partitions },
+          'provision',
+        );
+        placement.partitions = topic.partitionsCount;
         return placement;
       })();
       this.#ready.set(address, pending);
@@ -148,15 +132,15 @@ export class IggyTransport implements Transport {
     return {
       send: async (records: readonly OutgoingRecord[]) => {
         if (closed) throw new ClosedError('the Iggy producer');
+        const empty = records.find((r) => r.value.length === 0);
+        if (empty) throw new TransportError('iggy', 'Iggy cannot carry an empty payload', { address: empty.address, retriable: false });
         client ??= this.newClient();
         const connection = await client;
         const groups = new Map<string, { address: string; partition: number; records: OutgoingRecord[] }>();
         for (const record of records) {
           const placement = await this.ensure(record.address);
           const partition =
-            record.key === undefined
-              ? roundRobin++ % placement.partitions
-              : xxh32Seed0(new TextEncoder().encode(record.key)) % placement.partitions;
+            record.key === undefined ? roundRobin++ % placement.partitions : xxh32Seed0(utf8.encode(record.key)) % placement.partitions;
           const key = `${record.address}\u0000${partition}`;
           const group = groups.get(key) ?? { address: record.address, partition, records: [] };
           group.records.push(record);
@@ -165,23 +149,20 @@ export class IggyTransport implements Transport {
         const now = BigInt(Date.now()) * 1000n;
         for (const group of groups.values()) {
           const placement = this.placement(group.address);
-          await this.#sendOrReconnect(connection, () =>
-            connection.sendMessages(
-              placement.stream,
-              placement.topic,
-              { kind: 'partition', id: group.partition },
-              group.records.map((r) => {
-                const headers = encodeHeaders(r.headers, r.key);
-                let id: bigint;
-                try {
-                  id = messageIdFromUuid(r.headers['ce_id'] ?? randomUUID());
-                } catch {
-                  id = messageIdFromUuid(randomUUID());
-                }
-                if (r.value.length === 0) throw new IggyError(4025, 'send messages', { detail: 'Iggy cannot carry an empty payload' });
-                return { id, payload: r.value, ...(headers ? { headers } : {}), originTimestamp: now };
-              }),
-            ),
+          await connection.sendMessages(
+            placement.stream,
+            placement.topic,
+            { kind: 'partition', id: group.partition },
+            group.records.map((r) => {
+              const headers = encodeHeaders(r.headers, r.key);
+              let id: bigint;
+              try {
+                id = messageIdFromUuid(r.headers['ce_id'] ?? randomUUID());
+              } catch {
+                id = messageIdFromUuid(randomUUID());
+              }
+              return { id, payload: r.value, ...(headers ? { headers } : {}), originTimestamp: now };
+            }),
           );
         }
       },
@@ -193,19 +174,6 @@ export class IggyTransport implements Transport {
         }
       },
     };
-  }
-
-  /** A send on a dead connection reconnects it and fails, so the publisher's retry goes out on the new one. */
-  async #sendOrReconnect(client: IggyClient, send: () => Promise<unknown>): Promise<void> {
-    try {
-      await send();
-    } catch (error) {
-      const name = (error as { name?: unknown }).name;
-      if (name === 'ClosedError' || (name === 'IggyError' && (error as { status?: unknown }).status === 30) || name === 'TransportError') {
-        await client.reconnect().catch(() => undefined);
-      }
-      throw error;
-    }
   }
 
   consumer(options: ConsumerOptions): TransportConsumer {
@@ -225,40 +193,32 @@ class IggyTransportConsumer implements TransportConsumer {
   readonly #cursor = new Map<number, bigint>();
   readonly #high = new Map<number, bigint>();
   readonly #paused = new Set<number>();
-  #partitions: number[] = [];
+  #partitions: readonly number[] = [];
   #next = 0;
-  #client: Promise<IggyClient>;
+  /** The group membership on this consumer's own client (its connection reconnects by itself). */
+  #membership: Promise<GroupMembership>;
   #closed = false;
-  /** The client generation the group was joined at; a reconnect anywhere means joining again. */
-  #joinedAt = 0;
 
   constructor(transport: IggyTransport, options: ConsumerOptions) {
     this.#transport = transport;
     this.#options = options;
-    this.#client = this.#join();
-    this.#client.catch(() => undefined);
+    this.#membership = this.#join();
+    this.#membership.catch(() => undefined);
   }
 
-  async #join(): Promise<IggyClient> {
+  async #join(): Promise<GroupMembership> {
     const placement = await this.#transport.ensure(this.#options.address);
     const client = await this.#transport.newClient();
-    const group = this.#options.groupId;
-    if ((await client.getConsumerGroup(placement.stream, placement.topic, group)) === undefined) {
-      await client.createConsumerGroup(placement.stream, placement.topic, group).catch((e: unknown) => {
-        if (!(e instanceof IggyError && e.status === 5004)) throw e;
-      });
-    }
-    await client.joinConsumerGroup(placement.stream, placement.topic, group);
-    this.#joinedAt = client.generation;
-    await this.#sync(client);
-    return client;
+    const membership = new GroupMembership(client, placement.stream, placement.topic, this.#options.groupId);
+    await membership.ensure(true, undefined, 'subscribe');
+    await membership.refresh();
+    this.#assign(membership.partitions);
+    return membership;
   }
 
-  async #sync(client: IggyClient): Promise<void> {
-    const placement = this.#transport.placement(this.#options.address);
-    const sync = await client.syncConsumerGroup(placement.stream, placement.topic, this.#options.groupId);
-    this.#partitions = [...(sync?.partitions ?? [])];
-    for (const p of [...this.#cursor.keys()]) if (!this.#partitions.includes(p)) this.#cursor.delete(p);
+  #assign(partitions: readonly number[]): void {
+    this.#partitions = partitions;
+    for (const p of [...this.#cursor.keys()]) if (!partitions.includes(p)) this.#cursor.delete(p);
   }
 
   async poll(signal: AbortSignal): Promise<readonly IncomingRecord[]> {
@@ -267,32 +227,32 @@ class IggyTransportConsumer implements TransportConsumer {
       return await this.#poll(signal);
     } catch (error) {
       if (!isRecoverable(error) || this.#closed) throw error;
-      // The connection died or the member was evicted: reconnect, log in and rejoin; at least once holds
-      // because the group's stored offsets decide where polling resumes.
-      const old = await this.#client.catch(() => undefined);
+      // The connection died, the member was evicted or the server said "not now": join again on the next
+      // poll (the client reconnects by itself); at least once holds because the group's stored offsets
+      // decide where polling resumes. A join that never succeeded starts over.
+      const membership = await this.#membership.catch(() => undefined);
+      if (membership) membership.invalidate();
+      else {
+        this.#membership = this.#join();
+        this.#membership.catch(() => undefined);
+      }
       this.#cursor.clear();
-      this.#client = (async () => {
-        await old?.reconnect();
-        const client = old ?? (await this.#transport.newClient());
-        const placement = this.#transport.placement(this.#options.address);
-        await client.joinConsumerGroup(placement.stream, placement.topic, this.#options.groupId);
-        this.#joinedAt = client.generation;
-        await this.#sync(client);
-        return client;
-      })();
-      await this.#client.catch(() => undefined);
+      await this.#idle();
       return [];
     }
   }
 
+  #idle(): Promise<void> {
+    return new Promise((resolve) => setTimeout(resolve, this.#transport.options.idleWaitMs ?? 50));
+  }
+
   async #poll(signal: AbortSignal): Promise<readonly IncomingRecord[]> {
-    const client = await this.#client;
+    const membership = await this.#membership;
+    const { client } = membership;
     const placement = this.#transport.placement(this.#options.address);
-    if (this.#joinedAt !== client.generation) {
-      await client.joinConsumerGroup(placement.stream, placement.topic, this.#options.groupId);
-      this.#joinedAt = client.generation;
+    if (await membership.refresh()) {
       this.#cursor.clear();
-      await this.#sync(client);
+      this.#assign(membership.partitions);
     }
     const candidates = this.#partitions.filter((p) => !this.#paused.has(p));
     for (let tried = 0; tried < candidates.length && !signal.aborted; tried++) {
@@ -308,14 +268,14 @@ class IggyTransportConsumer implements TransportConsumer {
         autoCommit: false,
       });
       if (reply.partitionId === RESYNC_SENTINEL) {
-        await this.#sync(client);
+        this.#assign(await membership.sync());
         return [];
       }
       this.#high.set(partition, reply.currentOffset);
       if (reply.messages.length === 0) continue;
       this.#cursor.set(partition, reply.messages.at(-1)!.offset + 1n);
       return reply.messages.map((m) => {
-        const headers = decodeHeaders(m.headers);
+        const headers = UserHeaders.decode(m.headers);
         const key = headers[KEY_HEADER];
         delete headers[KEY_HEADER];
         return {
@@ -329,8 +289,8 @@ class IggyTransportConsumer implements TransportConsumer {
         };
       });
     }
-    if (this.#partitions.length === 0) await this.#sync(client);
-    await new Promise((resolve) => setTimeout(resolve, this.#transport.options.idleWaitMs ?? 50));
+    if (this.#partitions.length === 0) this.#assign(await membership.sync());
+    await this.#idle();
     return [];
   }
 
@@ -340,7 +300,7 @@ class IggyTransportConsumer implements TransportConsumer {
   }
 
   async commit(): Promise<void> {
-    const client = await this.#client;
+    const { client } = await this.#membership;
     const placement = this.#transport.placement(this.#options.address);
     for (const [partition, offset] of this.#acked) {
       if (!this.#partitions.includes(partition) || offset <= (this.#committed.get(partition) ?? -1n)) continue;
@@ -377,10 +337,9 @@ class IggyTransportConsumer implements TransportConsumer {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    const client = await this.#client.catch(() => undefined);
-    if (client === undefined) return;
-    const placement = this.#transport.placement(this.#options.address);
-    await client.leaveConsumerGroup(placement.stream, placement.topic, this.#options.groupId).catch(() => undefined);
-    await client.close();
+    const membership = await this.#membership.catch(() => undefined);
+    if (membership === undefined) return;
+    await membership.leave();
+    await membership.client.close();
   }
 }

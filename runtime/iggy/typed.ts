@@ -354,19 +354,3 @@ export function createConsumerBuilder<T>(
     ? IggyConsumerBuilder.create(client, stream, topic, consumer)
     : IggyTypedConsumerBuilder.create(client, stream, topic, consumer, deserializer);
 }
-
-export type TypedReceived<T> =
-  | { readonly ok: true; readonly value: T; readonly message: ReceivedMessage }
-  | { readonly ok: false; readonly error: Error; readonly message: ReceivedMessage };
-
-/** Every message of an untyped consumer with the outcome of deserializing it; a bad payload is a status, not a throw. */
-export async function* receiveTyped<T>(
-  consumer: IggyConsumer,
-  deserializer: Deserializer<T>,
-  signal?: AbortSignal,
-): AsyncGenerator<TypedReceived<T>> {
-  for await (const message of consumer.receive(signal)) {
-    const outcome = deserialized(message, deserializer);
-    yield outcome.status === 'success' ? { ok: true, value: outcome.data, message } : { ok: false, error: outcome.error, message };
-  }
-}

@@ -1,4 +1,5 @@
 // keiyaku's Iggy client connection against the in-repo protocol test double (not Iggy).
+import { createServer } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { IggyConnection } from '../../runtime/iggy/connection.js';
 import {
@@ -24,6 +25,8 @@ import {
   GET_STREAM,
 } from '../../runtime/iggy/protocol/v0_11/commands/streams.js';
 import { CREATE_TOPIC, decodeTopic, encodeCreateTopic } from '../../runtime/iggy/protocol/v0_11/commands/topics.js';
+import { encodeReply } from '../../runtime/iggy/protocol/v0_11/header.js';
+import { Reader } from '../../runtime/iggy/protocol/wire.js';
 import { IggyProtocolDouble } from './protocol-double.js';
 
 let server: IggyProtocolDouble;
@@ -184,5 +187,60 @@ describe('Iggy connection (against the protocol test double)', () => {
       ),
     );
     expect(results.map((r) => r?.name)).toEqual(['s', undefined, 's']);
+  });
+});
+
+describe('Iggy connection framing (against a raw socket server)', () => {
+  // A server that answers every request with the frames `reply` builds, written in the pieces given.
+  async function rawServer(reply: (request: Uint8Array) => Uint8Array[]): Promise<{ port: number; close(): Promise<void> }> {
+    const sockets = new Set<import('node:net').Socket>();
+    const server = createServer((socket) => {
+      sockets.add(socket);
+      socket.on('data', async (data) => {
+        for (const piece of reply(new Uint8Array(data))) {
+          socket.write(piece);
+          await new Promise((resolve) => setTimeout(resolve, 5));
+        }
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return {
+      port: (server.address() as { port: number }).port,
+      close: async () => {
+        for (const socket of sockets) socket.destroy();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      },
+    };
+  }
+
+  it('reassembles a reply that arrives in pieces', async () => {
+    const raw = await rawServer((request) => {
+      const frame = encodeReply({ client: new Reader(request, 128).u128(), request: 1n, operation: 2, status: 0 });
+      return [frame.subarray(0, 10), frame.subarray(10, 200), frame.subarray(200)];
+    });
+    const c = new IggyConnection({ host: '127.0.0.1', port: raw.port, requestTimeoutMs: 1_000, heartbeatMs: 0 });
+    await c.connect();
+    await expect(c.ping()).resolves.toBeUndefined();
+    await c.close();
+    await raw.close();
+  });
+
+  it('a frame that does not decode fails the request and drops the connection instead of throwing in the socket handler', async () => {
+    const raw = await rawServer(() => {
+      const frame = new Uint8Array(256);
+      new DataView(frame.buffer).setUint32(48, 256, true);
+      frame[60] = 99; // no such command
+      return [frame];
+    });
+    const c = new IggyConnection({ host: '127.0.0.1', port: raw.port, requestTimeoutMs: 1_000, heartbeatMs: 0 });
+    await c.connect();
+    await expect(c.ping()).rejects.toMatchObject({
+      name: 'TransportError',
+      retriable: true,
+      message: expect.stringContaining('bad frame from the server'),
+    });
+    expect(c.alive).toBe(false);
+    await c.close();
+    await raw.close();
   });
 });

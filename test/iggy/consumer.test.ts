@@ -91,7 +91,10 @@ describe('IggyConsumer (against the protocol test double)', () => {
     expect(await take(consumer.receive(), 3)).toEqual(['1:0:m1', '1:1:m3', '1:2:m5']);
     await consumer.storeOffset(0n, 1, true);
     expect(await take(consumer.receive(), 1)).toEqual(['1:1:m3']);
-    await consumer.deleteOffset(1).catch(() => undefined);
+    const target = { consumer: { kind: 'consumer', id: 'manual' } as const, stream: 'library', topic: 'books', partition: 1 };
+    expect((await c.getConsumerOffset(target))?.storedOffset).toBe(0n);
+    await consumer.deleteOffset(1);
+    expect(await c.getConsumerOffset(target)).toBeUndefined();
   });
 
   it('splits partitions between two members of a consumer group', async () => {

@@ -52,6 +52,8 @@ export class IggyProtocolDouble {
   silenceCode: number | undefined;
   /** The next this-many SEND_MESSAGES get status 58 (TransientNotAccepted, safe to re-send). */
   failSends = 0;
+  /** The next this-many POLL_MESSAGES get status 57 (TransientNotCommitted, retriable) on a live connection. */
+  failPolls = 0;
   /** Message count of every batch stored, with its partition. */
   readonly sentBatches: { partition: number; messages: number }[] = [];
   port = 0;
@@ -222,6 +224,10 @@ export class IggyProtocolDouble {
       case 606:
         return this.#group(request, r, request.operation === 2 ? (code ?? 0) : request.operation);
       case 100:
+        if (this.failPolls > 0) {
+          this.failPolls--;
+          return this.#reply(request, 57);
+        }
         return this.#poll(request, r);
       case 120:
       case 161:

@@ -92,3 +92,65 @@ describe('Iggy recovery', () => {
     await reconnectPublisher.close();
   });
 });
+
+describe('transient errors on a live connection', () => {
+  it('a group consumer waits a poll interval, joins again and goes on, on the same connection', async () => {
+    const client = new IggyClient({ host: '127.0.0.1', port: server.port, heartbeatMs: 0 });
+    await client.connect();
+    const publisher = IggyPublisherBuilder.create(client, 's', 't').createIfMissing({ partitions: 1 }).build();
+    await publisher.init();
+    await publisher.sendMessages(['a', 'b'].map((text) => ({ payload: new TextEncoder().encode(text) })));
+    const consumer = IggyConsumerBuilder.create(client, 's', 't', { kind: 'group', id: 'g' })
+      .withPollingStrategy({ kind: 'first' })
+      .withAutoCommit('disabled')
+      .withPollInterval(20)
+      .build();
+    await consumer.init();
+    const joinsBefore = server.seen.filter((request) => request.operation === 148).length;
+    server.failPolls = 3;
+    const started = Date.now();
+    const seen: string[] = [];
+    for await (const message of consumer.receive()) {
+      seen.push(new TextDecoder().decode(message.payload));
+      if (seen.length === 2) break;
+    }
+    expect(seen).toEqual(['a', 'b']);
+    expect(server.failPolls).toBe(0);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(55); // one poll interval per failure, no hot loop
+    expect(client.generation).toBe(1); // no reconnect: the connection was fine
+    expect(server.seen.filter((request) => request.operation === 148).length).toBe(joinsBefore + 3);
+    await client.close();
+  });
+
+  it('a keiyaku subscription on Iggy rides out transient poll errors without reconnecting', async () => {
+    const transport = new IggyTransport({ host: '127.0.0.1', port: server.port, requestTimeoutMs: 1_000, heartbeatMs: 0, idleWaitMs: 10 });
+    const host = createMessaging({ transport, deadLetters: new InMemoryDeadLetterStore() });
+    const seen = new Set<string>();
+    host.subscribe(BookIntegrationEvents, { groupId: 'inventory.book-availability', handle: (m) => void seen.add(m.copyId) });
+    await host.start();
+    const publisher = host.publisher(BookIntegrationEvents, { key: (m) => m.bookId });
+    await publisher.publishMany(['C-1', 'C-2'].map(borrowed));
+    await waitFor(() => seen.size === 2, 'the first two arrive');
+    const logins = server.seen.filter((request) => request.operation === 1).length;
+    server.failPolls = 5;
+    await publisher.publishMany(['C-3', 'C-4'].map(borrowed));
+    await waitFor(() => seen.size === 4, 'the rest arrive after the transient errors');
+    expect(server.failPolls).toBe(0);
+    expect(server.seen.filter((request) => request.operation === 1).length).toBe(logins);
+    await host.stop();
+  });
+
+  it('the transport refuses an empty payload before sending anything', async () => {
+    const transport = new IggyTransport({ host: '127.0.0.1', port: server.port, heartbeatMs: 0 });
+    const producer = transport.producer();
+    await expect(
+      producer.send([
+        { address: 'orders', headers: {}, value: new TextEncoder().encode('x') },
+        { address: 'orders', headers: {}, value: new Uint8Array(0) },
+      ]),
+    ).rejects.toMatchObject({ name: 'TransportError', retriable: false, address: 'orders' });
+    expect(server.sentBatches).toEqual([]);
+    await producer.close();
+    await transport.close();
+  });
+});

@@ -1,8 +1,7 @@
 // Typed publishing and consuming (JSON serializer, per-message decode status) over the protocol test double.
 import { IggyClient } from 'keiyaku/iggy';
 import { afterEach, beforeEach, describe, expect, expectTypeOf, it } from 'vitest';
-import { IggyConsumerBuilder } from '../../runtime/iggy/consumer.js';
-import { type IggyTypedPublisher, IggyTypedPublisherBuilder, JsonSerializer, receiveTyped } from '../../runtime/iggy/typed.js';
+import { IggyTypedConsumerBuilder, type IggyTypedPublisher, IggyTypedPublisherBuilder, JsonSerializer } from '../../runtime/iggy/typed.js';
 import { IggyProtocolDouble } from './protocol-double.js';
 
 interface Order {
@@ -41,17 +40,17 @@ describe('typed Iggy publisher and consumer', () => {
     await client.sendMessages('shop', 'orders', { kind: 'partition', id: 0 }, [
       { originTimestamp: 1n, payload: new Uint8Array([0x7b, 0xff]) },
     ]);
-    const consumer = IggyConsumerBuilder.create(client, 'shop', 'orders', { kind: 'consumer', id: 1 })
+    const consumer = IggyTypedConsumerBuilder.create(client, 'shop', 'orders', { kind: 'consumer', id: 1 }, new JsonSerializer<Order>())
       .withPollingStrategy({ kind: 'first' })
       .withPollInterval(5)
       .build();
     await consumer.init();
     const outcomes: string[] = [];
-    for await (const received of receiveTyped(consumer, new JsonSerializer<Order>())) {
-      if (received.ok) expectTypeOf(received.value).toEqualTypeOf<Order>();
+    for await (const received of consumer.receiveDeserialized()) {
+      if (received.status === 'success') expectTypeOf(received.data).toEqualTypeOf<Order>();
       outcomes.push(
-        received.ok
-          ? `${received.value.id}:${received.value.total}${received.message.id === 44n ? ':id44' : ''}`
+        received.status === 'success'
+          ? `${received.data.id}:${received.data.total}${received.message.id === 44n ? ':id44' : ''}`
           : `failed: ${received.error.name}`,
       );
       if (outcomes.length === 5) break;

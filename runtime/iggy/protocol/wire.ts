@@ -2,8 +2,15 @@
  * Little-endian byte writing and reading for Iggy's binary protocol. A `u128` is two LE
  * u64 halves, low half first. Readers throw {@link IggyDecodeError} on a short buffer.
  */
-export class IggyDecodeError extends Error {
+import { KeiyakuError } from '../../core/errors.js';
+
+export class IggyDecodeError extends KeiyakuError {
   override readonly name = 'IggyDecodeError';
+
+  constructor(message: string) {
+    // Not retriable: the same bytes decode the same way, and re-sending a request whose reply did not decode could apply it twice.
+    super('iggy_decode_failed', message, { retriable: false });
+  }
 }
 
 export class Writer {
@@ -67,8 +74,9 @@ export class Writer {
     return this.#length;
   }
 
+  /** The bytes written, as a view (no copy): a writer is not written to after it finished. */
   finish(): Uint8Array {
-    return this.#buffer.slice(0, this.#length);
+    return this.#buffer.subarray(0, this.#length);
   }
 }
 

@@ -74,7 +74,7 @@ export function encodeBatch(messages: readonly OutgoingMessage[]): Uint8Array {
       .u64(0n);
     w.bytes(message.payload).bytes(headers);
     const frame = w.finish();
-    new DataView(frame.buffer).setBigUint64(0, xxh3_64(frame.subarray(8)), true);
+    new DataView(frame.buffer, frame.byteOffset).setBigUint64(0, xxh3_64(frame.subarray(8)), true);
     return frame;
   });
   const length = BATCH_HEADER_SIZE + frames.reduce((n, f) => n + f.length, 0);
@@ -90,7 +90,7 @@ export function encodeBatch(messages: readonly OutgoingMessage[]): Uint8Array {
     .finish();
   const covered = new Writer(44 + 8 * frames.length).bytes(header.subarray(0, 40)).bytes(header.subarray(48, 52));
   for (const frame of frames) covered.bytes(frame.subarray(0, 8));
-  new DataView(header.buffer).setBigUint64(40, xxh3_64(covered.finish()), true);
+  new DataView(header.buffer, header.byteOffset).setBigUint64(40, xxh3_64(covered.finish()), true);
   const out = new Writer(length).bytes(header);
   for (const frame of frames) out.bytes(frame);
   return out.finish();

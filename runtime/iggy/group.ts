@@ -1,0 +1,104 @@
+/**
+ * What the high-level consumer, the publisher and the transport share: making sure a stream
+ * and topic exist, and holding a consumer-group membership across reconnects.
+ */
+import type { IggyClient } from './client.js';
+import { IggyError } from './protocol/errors.js';
+import type { Identifier } from './protocol/primitives.js';
+import type { TopicInfo } from './protocol/v0_11/commands/topics.js';
+
+/** Lets a creation that lost a race to another client pass ("already exists"). */
+function unlessExists(status: number): (error: unknown) => void {
+  return (error) => {
+    if (!(error instanceof IggyError && error.status === status)) throw error;
+  };
+}
+
+/**
+ * The topic, after creating the stream and topic where `create` allows it (only names can be
+ * created: a numeric identifier is the server's to assign). Missing and not creatable: 1009 / 2010.
+ */
+export async function ensureTopic(
+  client: IggyClient,
+  stream: Identifier,
+  topic: Identifier,
+  create: { readonly stream: boolean; readonly topic: boolean; readonly partitions: number },
+  command: string,
+): Promise<TopicInfo> {
+  if ((await client.getStream(stream)) === undefined) {
+    if (!create.stream || typeof stream !== 'string') throw new IggyError(1009, command, { stream: String(stream) });
+    await client.createStream(stream).catch(unlessExists(1012));
+  }
+  let info = await client.getTopic(stream, topic);
+  if (info === undefined) {
+    if (!create.topic || typeof topic !== 'string') throw new IggyError(2010, command, { stream: String(stream), topic: String(topic) });
+    await client.createTopic(stream, topic, create.partitions).catch(unlessExists(2013));
+    info = await client.getTopic(stream, topic);
+    if (info === undefined) throw new IggyError(2010, command, { stream: String(stream), topic: String(topic) });
+  }
+  return info;
+}
+
+/**
+ * One client's membership of a consumer group. The server ties membership to the client's
+ * login, so {@link refresh} joins (and syncs) again whenever the client logged in anew since the
+ * last join, or after {@link invalidate}; {@link sync} joins again when the server says this
+ * client is not a member (evicted). With `joins` false, membership is managed elsewhere and
+ * this only reads the assignment.
+ */
+export class GroupMembership {
+  readonly client: IggyClient;
+  readonly stream: Identifier;
+  readonly topic: Identifier;
+  readonly group: Identifier;
+  readonly joins: boolean;
+  /** The partitions the server assigned at the last sync. */
+  partitions: readonly number[] = [];
+  #joinedAt = -1;
+
+  constructor(client: IggyClient, stream: Identifier, topic: Identifier, group: Identifier, joins = true) {
+    this.client = client;
+    this.stream = stream;
+    this.topic = topic;
+    this.group = group;
+    this.joins = joins;
+  }
+
+  /** Creates the group when missing and `create` allows it (a group addressed by number needs `name`); missing otherwise: 5000. */
+  async ensure(create: boolean, name: string | undefined, command: string): Promise<void> {
+    if ((await this.client.getConsumerGroup(this.stream, this.topic, this.group)) !== undefined) return;
+    const groupName = typeof this.group === 'string' ? this.group : name;
+    if (!create || groupName === undefined) throw new IggyError(5000, command, { stream: String(this.stream), topic: String(this.topic) });
+    await this.client.createConsumerGroup(this.stream, this.topic, groupName).catch(unlessExists(5004));
+  }
+
+  /** Joins and syncs unless that was done at the client's current login; true when it did. */
+  async refresh(): Promise<boolean> {
+    if (this.#joinedAt === this.client.generation) return false;
+    if (this.joins) await this.client.joinConsumerGroup(this.stream, this.topic, this.group);
+    this.#joinedAt = this.client.generation;
+    await this.sync();
+    return true;
+  }
+
+  /** Reads the assignment; a client that is no longer a member joins again first. */
+  async sync(): Promise<readonly number[]> {
+    let reply = await this.client.syncConsumerGroup(this.stream, this.topic, this.group);
+    if (reply === undefined && this.joins) {
+      await this.client.joinConsumerGroup(this.stream, this.topic, this.group);
+      reply = await this.client.syncConsumerGroup(this.stream, this.topic, this.group);
+    }
+    this.partitions = [...(reply?.partitions ?? [])];
+    return this.partitions;
+  }
+
+  /** The next {@link refresh} joins and syncs again (after an error that may have cost the membership). */
+  invalidate(): void {
+    this.#joinedAt = -1;
+  }
+
+  /** Leaves the group if this membership joined it; errors are ignored (the connection may be gone). */
+  async leave(): Promise<void> {
+    if (this.joins) await this.client.leaveConsumerGroup(this.stream, this.topic, this.group).catch(() => undefined);
+  }
+}
