@@ -11,7 +11,9 @@
  * ```
  */
 import type { AnyChannel, AnyContractMessage, MessageHandler } from './codegen-v1.js';
+import { resolveAddress } from './core/address.js';
 import { type Clock, systemClock } from './core/clock.js';
+import { KeiyakuError } from './core/errors.js';
 import { type Logger, silentLogger } from './core/logger.js';
 import type { Transport, TransportProducer } from './core/transport.js';
 import { type DeadLetterStore, InMemoryDeadLetterStore } from './dead-letter/store.js';
@@ -75,10 +77,15 @@ export class Messaging implements AsyncDisposable {
     handler: MessageHandler<M>,
     options: SubscriptionOptions<M> = {},
   ): Subscription<M> {
+    const address = resolveAddress(channel, options.address);
     const duplicate = this.#subscriptions.find(
-      (s) => s.channel.id === channel.id && s.groupId === handler.groupId && s.address === (options.address ?? channel.address),
+      (s) => s.channel.id === channel.id && s.groupId === handler.groupId && s.address === address,
     );
-    if (duplicate) throw new TypeError(`group ${handler.groupId} already subscribes to ${channel.id}; each handler needs its own groupId`);
+    if (duplicate)
+      throw new KeiyakuError(
+        'duplicate_subscription',
+        `group ${handler.groupId} already subscribes to ${channel.id}; each handler needs its own groupId`,
+      );
     const subscription = new Subscription<M>(
       channel,
       handler,
@@ -113,8 +120,9 @@ export class Messaging implements AsyncDisposable {
   }
 
   /**
-   * Flushes publishers, then stops every subscription together within the shared budget.
-   * Failures are logged, never thrown.
+   * Stops every subscription together within the shared budget, then flushes and closes the
+   * publishers (so what in-flight handlers published still goes out), then closes the shared
+   * producer and the dead-letter store. Failures are logged, never thrown.
    */
   stop(): Promise<void> {
     this.#stopping ??= this.#shutdown();
@@ -124,18 +132,22 @@ export class Messaging implements AsyncDisposable {
   async #shutdown(): Promise<void> {
     const budget = this.#options.shutdownBudgetMs ?? 10_000;
     const deadline = AbortSignal.timeout(budget);
-    const started = Date.now();
+    const started = this.#clock.now();
     await Promise.allSettled(this.#subscriptions.map((s) => s.stop(deadline)));
     await Promise.allSettled(this.#publishers.map((p) => p.close()));
     try {
       await this.#producer?.close();
+    } catch (error) {
+      this.#logger.error('closing the producer failed', { error: String(error) });
+    }
+    try {
       await this.deadLetters.close?.();
     } catch (error) {
-      this.#logger.error('closing messaging failed', { error: String(error) });
+      this.#logger.error('closing the dead-letter store failed', { error: String(error) });
     }
     this.#logger.info('messaging stopped', {
       subscriptions: this.#subscriptions.length,
-      elapsedMs: Date.now() - started,
+      elapsedMs: this.#clock.now() - started,
       budgetMs: budget,
     });
   }

@@ -10,6 +10,7 @@
 import type { AnyContractMessage } from './codegen-v1.js';
 import { type Clock, systemClock } from './core/clock.js';
 import { type Logger, silentLogger } from './core/logger.js';
+import { type Waiter, waitForWake } from './core/wait.js';
 import type { Publisher } from './publisher.js';
 
 /** What a mapper knows about the stored event beside the event itself. */
@@ -73,7 +74,7 @@ export interface AppendOptions {
 /** An in-process event store: append-only, with subscriptions that catch up and then follow. */
 export class InMemoryEventStore<D> implements EventSource<D> {
   readonly #events: StoredEvent<D>[] = [];
-  readonly #waiters = new Set<() => void>();
+  readonly #waiters = new Set<Waiter>();
   readonly #clock: Clock;
   #nextId = 1;
 
@@ -118,15 +119,7 @@ export class InMemoryEventStore<D> implements EventSource<D> {
         yield this.#events[position]!;
         position++;
       }
-      await new Promise<void>((resolve) => {
-        const done = (): void => {
-          this.#waiters.delete(done);
-          signal.removeEventListener('abort', done);
-          resolve();
-        };
-        this.#waiters.add(done);
-        signal.addEventListener('abort', done, { once: true });
-      });
+      await waitForWake(this.#waiters, { signal });
     }
   }
 }

@@ -5,10 +5,11 @@
  * rejects the caller's promise and is announced on `onError`; nothing is dropped silently.
  */
 import type { AnyChannel, AnyContractMessage } from './codegen-v1.js';
+import { resolveAddress } from './core/address.js';
 import { type BackoffOptions, exponentialBackoff } from './core/backoff.js';
 import { type Clock, systemClock } from './core/clock.js';
 import { type EnvelopeOptions, encodeEnvelope } from './core/envelope.js';
-import { ClosedError, KeiyakuError, PublishError } from './core/errors.js';
+import { ClosedError, PublishError } from './core/errors.js';
 import { type Logger, silentLogger } from './core/logger.js';
 import type { OutgoingRecord, Transport, TransportProducer } from './core/transport.js';
 
@@ -66,13 +67,7 @@ export class Publisher<M extends AnyContractMessage> implements AsyncDisposable 
 
   constructor(channel: AnyChannel<M>, deps: PublisherDeps, options: PublisherOptions<M> = {}) {
     this.channel = channel;
-    const address = options.address ?? (typeof channel.address === 'string' ? channel.address : undefined);
-    if (address === undefined)
-      throw new KeiyakuError(
-        'address_required',
-        `channel ${channel.id} has parameters: pass options.address (e.g. ${channel.id}.address({...}))`,
-      );
-    this.address = address;
+    this.address = resolveAddress(channel, options.address);
     this.#producer = deps.producer;
     this.#transport = deps.transport;
     this.#clock = deps.clock ?? systemClock;
@@ -196,16 +191,33 @@ export class Publisher<M extends AnyContractMessage> implements AsyncDisposable 
             messages: batch.length,
             error: String(cause),
           });
-          for (const p of batch) {
+          // Settle every caller first: a listener that throws must not leave the rest of the batch pending.
+          const errors = batch.map((p) => {
             const error = new PublishError(this.channel.id, p.type, attempt, cause);
             p.reject(error);
-            for (const listener of this.#errorListeners) listener(error);
-          }
+            return error;
+          });
+          for (const error of errors) this.#announce(error);
           return;
         }
         const delay = backoff.delay(attempt);
         this.#logger.warn('publish failed; retrying', { channel: this.channel.id, attempt, delayMs: delay, error: String(cause) });
         await this.#clock.sleep(delay);
+      }
+    }
+  }
+
+  /** Tells every error listener; one that throws is logged and the others still hear it. */
+  #announce(error: PublishError): void {
+    for (const listener of [...this.#errorListeners]) {
+      try {
+        listener(error);
+      } catch (thrown) {
+        this.#logger.error('a publish error listener threw', {
+          channel: this.channel.id,
+          messageType: error.messageType,
+          error: String(thrown),
+        });
       }
     }
   }

@@ -1,5 +1,5 @@
 /**
- * A subscription is a conveyor belt: poll → decode → route → handle → ack → commit, for
+ * A subscription is a conveyor belt: poll → route → decode → handle → ack → commit, for
  * one handler and its consumer group.
  *
  * - Records of one partition are handled one at a time, in order (per-key order); other
@@ -10,11 +10,14 @@
  * - Under a {@link DeadLetterPolicy} the record is retried on the policy's schedule, then
  *   parked in the {@link DeadLetterStore} and the lane moves on.
  * - Bytes that cannot be decoded are a failure like any other. A record whose type is
- *   outside the handler's declared types is routing, not failure: it is skipped and acked.
+ *   outside the handler's declared types is routing, not failure: it is skipped and acked,
+ *   decided from its `ce_type` header before its payload is decoded. A record without a
+ *   type header cannot be routed: it is decoded, and fails.
  * - Offsets are acknowledged after success and committed every `batchSize` acks, when the
  *   belt goes idle, and on shutdown. Delivery is at least once: handlers must be idempotent.
  */
 import type { AnyChannel, AnyContractMessage, MessageContext, MessageHandler, MessageTypeOf } from './codegen-v1.js';
+import { resolveAddress } from './core/address.js';
 import {
   type Backoff,
   type BackoffOptions,
@@ -24,7 +27,7 @@ import {
   scheduleBackoff,
 } from './core/backoff.js';
 import { type Clock, systemClock } from './core/clock.js';
-import { openEnvelope } from './core/envelope.js';
+import { openEnvelope, recordType } from './core/envelope.js';
 import { type Logger, silentLogger } from './core/logger.js';
 import type { IncomingRecord, PartitionPosition, Transport, TransportConsumer } from './core/transport.js';
 import { type DeadLetterStore, errorForParking, InMemoryDeadLetterStore } from './dead-letter/store.js';
@@ -94,10 +97,12 @@ export class Subscription<M extends AnyContractMessage> {
   readonly address: string;
   readonly #deps: Required<Omit<SubscriptionDeps, 'random'>> & { random: () => number };
   readonly #batchSize: number;
-  readonly #accepts: ReadonlySet<string> | undefined;
-  readonly #retry: Backoff;
-  readonly #policy: DeadLetterPolicy | undefined;
-  readonly #deadLetterSchedule: Backoff;
+  /** Message types this subscription handles: the channel's, narrowed by `accepts`. */
+  readonly #wanted: ReadonlySet<string>;
+  /** Retries before parking, under a dead-letter policy; undefined = retry until it succeeds. */
+  readonly #maxRetries: number | undefined;
+  /** The policy's schedule under a dead-letter policy, else the blocking retry's exponential backoff. */
+  readonly #backoff: Backoff;
   readonly #lanes = new Map<number, Lane>();
   readonly #stop = new AbortController();
   readonly #abandon = new AbortController();
@@ -116,9 +121,7 @@ export class Subscription<M extends AnyContractMessage> {
   constructor(channel: AnyChannel<M>, handler: MessageHandler<M>, deps: SubscriptionDeps, options: SubscriptionOptions<M> = {}) {
     this.channel = channel;
     this.handler = handler;
-    const address = options.address ?? (typeof channel.address === 'string' ? channel.address : undefined);
-    if (address === undefined) throw new TypeError(`channel ${channel.id} has parameters: pass options.address`);
-    this.address = address;
+    this.address = resolveAddress(channel, options.address);
     this.#deps = {
       transport: deps.transport,
       deadLetters: deps.deadLetters ?? new InMemoryDeadLetterStore(),
@@ -127,11 +130,14 @@ export class Subscription<M extends AnyContractMessage> {
       random: deps.random ?? Math.random,
     };
     this.#batchSize = options.batchSize ?? 100;
-    const accepts = options.accepts ?? handler.accepts;
-    this.#accepts = accepts === undefined ? undefined : new Set<string>(accepts);
-    this.#retry = exponentialBackoff({ initialMs: 1_000, maxMs: 60_000, jitter: 0.2, ...options.retry }, this.#deps.random);
-    this.#policy = options.deadLetter;
-    this.#deadLetterSchedule = scheduleBackoff(options.deadLetter?.backoffSchedule ?? DEFAULT_DEAD_LETTER_SCHEDULE);
+    const accepts: readonly string[] | undefined = options.accepts ?? handler.accepts;
+    this.#wanted = new Set<string>(accepts === undefined ? channel.messageTypes : channel.messageTypes.filter((t) => accepts.includes(t)));
+    const policy: DeadLetterPolicy | undefined = options.deadLetter;
+    this.#maxRetries = policy?.maxRetries;
+    this.#backoff =
+      policy === undefined
+        ? exponentialBackoff({ initialMs: 1_000, maxMs: 60_000, jitter: 0.2, ...options.retry }, this.#deps.random)
+        : scheduleBackoff(policy.backoffSchedule ?? DEFAULT_DEAD_LETTER_SCHEDULE);
   }
 
   get groupId(): string {
@@ -291,19 +297,21 @@ export class Subscription<M extends AnyContractMessage> {
   /** Handles one record to the end (success, park or skip); false when stopping interrupted it. */
   async #process(record: IncomingRecord, lane: Lane): Promise<boolean> {
     const { clock, logger } = this.#deps;
-    const opened = openEnvelope(this.channel, record);
-    const known = this.channel.messageTypes.includes(opened.type as MessageTypeOf<M>);
-    if (opened.type !== '' && (!known || (this.#accepts !== undefined && !this.#accepts.has(opened.type)))) {
+    // Routing reads only the type header: a record of a type this subscription does not
+    // handle is skipped without decoding it. A record without a type is decoded (and fails).
+    const type = recordType(record);
+    if (type !== undefined && type !== '' && !this.#wanted.has(type)) {
       this.#skipped++;
       logger.debug('skipped: message type not wanted by this subscription', {
         channel: this.channel.id,
         groupId: this.groupId,
-        type: opened.type,
+        type,
         offset: record.offset,
       });
       await this.#ack(record);
       return true;
     }
+    const opened = openEnvelope(this.channel, record);
     let attempts = 0;
     let firstFailure: number | undefined;
     while (true) {
@@ -349,13 +357,13 @@ export class Subscription<M extends AnyContractMessage> {
           this.#consumer?.pause(record.partition);
           this.#notify();
         }
-        if (this.#policy !== undefined && attempts > this.#policy.maxRetries) {
+        if (this.#maxRetries !== undefined && attempts > this.#maxRetries) {
           await this.#park(record, opened.type, error, attempts, firstFailure, now);
           this.#recover(lane, attempts);
           await this.#ack(record);
           return true;
         }
-        const delay = this.#policy !== undefined ? this.#deadLetterSchedule.delay(attempts) : this.#retry.delay(attempts);
+        const delay = this.#backoff.delay(attempts);
         logger.warn('handler failed; the belt is stopped at this record and retries it', {
           channel: this.channel.id,
           groupId: this.groupId,

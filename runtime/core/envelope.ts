@@ -67,10 +67,15 @@ export interface OpenedEnvelope<M> {
   readonly decoded: DecodeResult<M>;
 }
 
+/** The message type `record` names in its `ce_type` header, without decoding it; undefined when it has none. */
+export function recordType(record: Pick<IncomingRecord, 'headers'>): string | undefined {
+  return record.headers[CE_HEADERS.type];
+}
+
 /** Reads the CloudEvents headers of `record` and decodes its payload. Never throws. */
 export function openEnvelope<M extends AnyContractMessage>(channel: AnyChannel<M>, record: IncomingRecord): OpenedEnvelope<M> {
   const h = record.headers;
-  const type = h[CE_HEADERS.type];
+  const type = recordType(record);
   const id = h[CE_HEADERS.id] ?? `${record.address}/${record.partition}/${record.offset}`;
   const rawTime = h[CE_HEADERS.time];
   const parsedTime = rawTime === undefined ? Number.NaN : Date.parse(rawTime);

@@ -2,7 +2,8 @@ import type { ChannelBindings } from '../codegen-v1.js';
 
 /**
  * The Transport interface that the memory, Kafka and Iggy transports implement. Shared
- * code never branches on a transport: it reads {@link TransportCapabilities}.
+ * code (publisher, subscription, messaging host) never branches on which transport it runs
+ * over; it relies only on this interface.
  */
 
 /** One record as it travels: bytes, a key, and string headers (CloudEvents binary mode). */
@@ -27,6 +28,10 @@ export interface IncomingRecord extends WireRecord {
   readonly timestamp: number;
 }
 
+/**
+ * What a transport guarantees, as each transport declares it for applications to inspect.
+ * Descriptive only: nothing in the runtime reads it to decide what to do.
+ */
 export interface TransportCapabilities {
   /** Records of one key keep their order within a partition. */
   readonly orderedPartitions: boolean;

@@ -71,8 +71,44 @@ function fromRow(row: Row): ParkedMessage {
   });
 }
 
+interface InsertParams {
+  id: string;
+  channel: string;
+  address: string;
+  groupId: string;
+  type: string;
+  payload: Buffer;
+  headers: string;
+  key: string | null;
+  partition: number | null;
+  offset: string | null;
+  errorName: string;
+  errorMessage: string;
+  errorStack: string | null;
+  attempts: number;
+  firstFailureAt: number;
+  lastFailureAt: number;
+  parkedAt: number;
+}
+
+interface FilterParams {
+  channel: string | null;
+  groupId: string | null;
+}
+
+const FILTER = '(@channel IS NULL OR channel = @channel) AND (@groupId IS NULL OR group_id = @groupId)';
+
+function filterParams(filter: DeadLetterFilter): FilterParams {
+  return { channel: filter.channel ?? null, groupId: filter.groupId ?? null };
+}
+
 export class SqliteDeadLetterStore implements DeadLetterStore {
   readonly #db: Database.Database;
+  readonly #insert: Database.Statement<[InsertParams]>;
+  readonly #list: Database.Statement<[FilterParams], Row>;
+  readonly #get: Database.Statement<[string], Row>;
+  readonly #remove: Database.Statement<[string]>;
+  readonly #count: Database.Statement<[FilterParams], { n: number }>;
 
   /** `path` is a file (created if missing) or `:memory:`. */
   constructor(path: string) {
@@ -80,64 +116,78 @@ export class SqliteDeadLetterStore implements DeadLetterStore {
     this.#db.pragma('journal_mode = WAL');
     this.#db.pragma('synchronous = NORMAL');
     this.#db.exec(SCHEMA);
+    this.#insert = this.#db.prepare(
+      `INSERT INTO keiyaku_dead_letters (id, channel, address, group_id, type, payload, headers, record_key, partition, record_offset,
+         error_name, error_message, error_stack, attempts, first_failure_at, last_failure_at, parked_at)
+       VALUES (@id, @channel, @address, @groupId, @type, @payload, @headers, @key, @partition, @offset,
+         @errorName, @errorMessage, @errorStack, @attempts, @firstFailureAt, @lastFailureAt, @parkedAt)`,
+    );
+    this.#list = this.#db.prepare(`SELECT * FROM keiyaku_dead_letters WHERE ${FILTER} ORDER BY seq`);
+    this.#get = this.#db.prepare('SELECT * FROM keiyaku_dead_letters WHERE id = ?');
+    this.#remove = this.#db.prepare('DELETE FROM keiyaku_dead_letters WHERE id = ?');
+    this.#count = this.#db.prepare(`SELECT count(*) AS n FROM keiyaku_dead_letters WHERE ${FILTER}`);
   }
 
+  /** Stores the record and returns it as {@link get} will read it back (frozen, copies of the request's values). */
   async park(request: ParkRequest, parkedAt: Date): Promise<ParkedMessage> {
     const id = randomUUID();
-    this.#db
-      .prepare(
-        `INSERT INTO keiyaku_dead_letters (id, channel, address, group_id, type, payload, headers, record_key, partition, record_offset,
-           error_name, error_message, error_stack, attempts, first_failure_at, last_failure_at, parked_at)
-         VALUES (@id, @channel, @address, @groupId, @type, @payload, @headers, @key, @partition, @offset,
-           @errorName, @errorMessage, @errorStack, @attempts, @firstFailureAt, @lastFailureAt, @parkedAt)`,
-      )
-      .run({
-        id,
-        channel: request.channel,
-        address: request.address,
-        groupId: request.groupId,
-        type: request.type,
-        payload: Buffer.from(request.payload),
-        headers: JSON.stringify(request.headers),
-        key: request.key ?? null,
-        partition: request.partition ?? null,
-        offset: request.offset ?? null,
-        errorName: request.error.name,
-        errorMessage: request.error.message,
-        errorStack: request.error.stack ?? null,
-        attempts: request.attempts,
-        firstFailureAt: request.firstFailureAt.getTime(),
-        lastFailureAt: request.lastFailureAt.getTime(),
-        parkedAt: parkedAt.getTime(),
-      });
-    return (await this.get(id))!;
+    this.#insert.run({
+      id,
+      channel: request.channel,
+      address: request.address,
+      groupId: request.groupId,
+      type: request.type,
+      payload: Buffer.from(request.payload),
+      headers: JSON.stringify(request.headers),
+      key: request.key ?? null,
+      partition: request.partition ?? null,
+      offset: request.offset ?? null,
+      errorName: request.error.name,
+      errorMessage: request.error.message,
+      errorStack: request.error.stack ?? null,
+      attempts: request.attempts,
+      firstFailureAt: request.firstFailureAt.getTime(),
+      lastFailureAt: request.lastFailureAt.getTime(),
+      parkedAt: parkedAt.getTime(),
+    });
+    return Object.freeze({
+      id,
+      channel: request.channel,
+      address: request.address,
+      groupId: request.groupId,
+      type: request.type,
+      payload: new Uint8Array(request.payload),
+      headers: { ...request.headers },
+      ...(request.key === undefined ? {} : { key: request.key }),
+      ...(request.partition === undefined ? {} : { partition: request.partition }),
+      ...(request.offset === undefined ? {} : { offset: request.offset }),
+      error: {
+        name: request.error.name,
+        message: request.error.message,
+        ...(request.error.stack === undefined ? {} : { stack: request.error.stack }),
+      },
+      attempts: request.attempts,
+      firstFailureAt: new Date(request.firstFailureAt.getTime()),
+      lastFailureAt: new Date(request.lastFailureAt.getTime()),
+      parkedAt: new Date(parkedAt.getTime()),
+    });
   }
 
   async list(filter: DeadLetterFilter = {}): Promise<readonly ParkedMessage[]> {
-    const rows = this.#db
-      .prepare(
-        'SELECT * FROM keiyaku_dead_letters WHERE (@channel IS NULL OR channel = @channel) AND (@groupId IS NULL OR group_id = @groupId) ORDER BY seq',
-      )
-      .all({ channel: filter.channel ?? null, groupId: filter.groupId ?? null }) as Row[];
-    return rows.map(fromRow);
+    return this.#list.all(filterParams(filter)).map(fromRow);
   }
 
   async get(id: string): Promise<ParkedMessage | undefined> {
-    const row = this.#db.prepare('SELECT * FROM keiyaku_dead_letters WHERE id = ?').get(id) as Row | undefined;
+    const row = this.#get.get(id);
     return row === undefined ? undefined : fromRow(row);
   }
 
   async remove(id: string): Promise<boolean> {
-    return this.#db.prepare('DELETE FROM keiyaku_dead_letters WHERE id = ?').run(id).changes > 0;
+    return this.#remove.run(id).changes > 0;
   }
 
   async count(filter: DeadLetterFilter = {}): Promise<number> {
-    const row = this.#db
-      .prepare(
-        'SELECT count(*) AS n FROM keiyaku_dead_letters WHERE (@channel IS NULL OR channel = @channel) AND (@groupId IS NULL OR group_id = @groupId)',
-      )
-      .get({ channel: filter.channel ?? null, groupId: filter.groupId ?? null }) as { n: number };
-    return row.n;
+    return this.#count.get(filterParams(filter))!.n;
   }
 
   async close(): Promise<void> {

@@ -30,7 +30,7 @@ import {
   type SASLOptions,
 } from 'kafkajs';
 import type { ChannelBindings } from '../codegen-v1.js';
-import { ClosedError, TransportError } from '../core/errors.js';
+import { ClosedError, KeiyakuError, TransportError } from '../core/errors.js';
 import { type Logger, silentLogger } from '../core/logger.js';
 import type {
   ConsumerOptions,
@@ -42,6 +42,7 @@ import type {
   TransportConsumer,
   TransportProducer,
 } from '../core/transport.js';
+import { type Waiter, waitForWake } from '../core/wait.js';
 
 export interface KafkaTransportOptions {
   /** Bootstrap servers, `host:port`. */
@@ -136,7 +137,7 @@ export class KafkaTransport implements Transport {
   #kafka: Kafka | undefined;
 
   constructor(options: KafkaTransportOptions) {
-    if (options.brokers.length === 0) throw new TypeError('KafkaTransport needs at least one broker');
+    if (options.brokers.length === 0) throw new KeiyakuError('brokers_required', 'KafkaTransport needs at least one broker');
     this.options = options;
     this.logger = options.logger ?? silentLogger;
   }
@@ -212,18 +213,6 @@ export class KafkaTransport implements Transport {
       }
     } catch (error) {
       throw toTransportError(error, topic);
-    } finally {
-      await admin.disconnect().catch(() => undefined);
-    }
-  }
-
-  /** Partitions of an existing topic, and its configured count (for reporting mismatches). */
-  async describe(address: string): Promise<{ readonly topic: string; readonly partitions: number }> {
-    const admin = this.client().admin();
-    try {
-      await admin.connect();
-      const metadata = await admin.fetchTopicMetadata({ topics: [this.topic(address)] });
-      return { topic: this.topic(address), partitions: metadata.topics[0]?.partitions.length ?? 0 };
     } finally {
       await admin.disconnect().catch(() => undefined);
     }
@@ -347,8 +336,6 @@ class KafkaTransportProducer implements TransportProducer {
   }
 }
 
-type Waiter = () => void;
-
 class KafkaTransportConsumer implements TransportConsumer {
   readonly #transport: KafkaTransport;
   readonly #options: ConsumerOptions;
@@ -389,17 +376,7 @@ class KafkaTransportConsumer implements TransportConsumer {
   }
 
   #wait(ms: number, signal?: AbortSignal): Promise<void> {
-    return new Promise((resolve) => {
-      const done = (): void => {
-        clearTimeout(timer);
-        this.#waiters.delete(done);
-        signal?.removeEventListener('abort', done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      this.#waiters.add(done);
-      signal?.addEventListener('abort', done, { once: true });
-    });
+    return waitForWake(this.#waiters, { timeoutMs: ms, signal });
   }
 
   async #start(): Promise<void> {
@@ -600,11 +577,6 @@ class KafkaTransportConsumer implements TransportConsumer {
         ...(high === undefined ? {} : { lag: Math.max(0, high - (committed ?? 0)) }),
       };
     });
-  }
-
-  /** How long this consumer has been cut off, if it is. */
-  get cutOffSince(): Date | undefined {
-    return this.#cutOff.since === undefined ? undefined : new Date(this.#cutOff.since);
   }
 
   #checkCutOff(): void {

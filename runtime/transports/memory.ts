@@ -9,6 +9,7 @@
  * stand-in for Kafka in keiyaku's own tests of Kafka.
  */
 import type { AnyChannel, AnyContractMessage, ChannelBindings } from '../codegen-v1.js';
+import { resolveAddress } from '../core/address.js';
 import { systemClock } from '../core/clock.js';
 import { openEnvelope } from '../core/envelope.js';
 import { ClosedError, KeiyakuError } from '../core/errors.js';
@@ -22,6 +23,7 @@ import type {
   TransportConsumer,
   TransportProducer,
 } from '../core/transport.js';
+import { type Waiter, waitForWake } from '../core/wait.js';
 
 export interface MemoryTransportOptions {
   /** Partitions of an address that was not provisioned (default 4). */
@@ -78,7 +80,7 @@ export class InMemoryTransport implements Transport {
   readonly capabilities: TransportCapabilities = Object.freeze({ orderedPartitions: true, durable: false, pausablePartitions: true });
   readonly #logs = new Map<string, Log>();
   readonly #groups = new Map<string, Group>();
-  readonly #waiters = new Set<() => void>();
+  readonly #waiters = new Set<Waiter>();
   readonly #defaultPartitions: number;
   readonly #idleWaitMs: number;
   readonly #now: () => number;
@@ -145,17 +147,7 @@ export class InMemoryTransport implements Transport {
 
   /** @internal */
   waitForRecords(signal: AbortSignal): Promise<void> {
-    return new Promise((resolve) => {
-      const done = (): void => {
-        clearTimeout(timer);
-        this.#waiters.delete(done);
-        signal.removeEventListener('abort', done);
-        resolve();
-      };
-      const timer = setTimeout(done, this.#idleWaitMs);
-      this.#waiters.add(done);
-      signal.addEventListener('abort', done, { once: true });
-    });
+    return waitForWake(this.#waiters, { timeoutMs: this.#idleWaitMs, signal });
   }
 
   /** @internal */
@@ -216,9 +208,7 @@ export class InMemoryTransport implements Transport {
   published(address: string): IncomingRecord[];
   published<M extends AnyContractMessage>(channel: AnyChannel<M> | string, address?: string): PublishedMessage<M>[] | IncomingRecord[] {
     if (typeof channel === 'string') return this.#records(channel);
-    const target = address ?? (typeof channel.address === 'string' ? channel.address : undefined);
-    if (target === undefined) throw new KeiyakuError('address_required', `channel ${channel.id} has parameters; pass the concrete address`);
-    return this.#records(target).map((record) => {
+    return this.#records(resolveAddress(channel, address)).map((record) => {
       const opened = openEnvelope(channel, record);
       if (!opened.decoded.ok) throw opened.decoded.error;
       return { message: opened.decoded.value, type: opened.type, record };

@@ -1,5 +1,6 @@
 // The Kafka transport against the real broker, checked from the outside with a raw kafkajs admin.
 import { Kafka, logLevel } from 'kafkajs';
+import { KafkaTransport } from 'keiyaku/kafka';
 import { createMessaging, type Logger, type Messaging } from 'keiyaku/runtime';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { BookBorrowed, BookIntegrationEvents, BookReturned } from '../../generated/index.js';
@@ -35,6 +36,14 @@ function recordingLogger(): Logger & { lines: string[] } {
   const push = (level: string) => (message: string) => lines.push(`${level} ${message}`);
   return { lines, debug: () => {}, info: push('info'), warn: push('warn'), error: push('error') };
 }
+
+describe('Kafka transport options', () => {
+  it('refuses an empty broker list with a typed error', () => {
+    expect(() => new KafkaTransport({ brokers: [] })).toThrow(
+      expect.objectContaining({ name: 'KeiyakuError', code: 'brokers_required', message: expect.stringContaining('at least one broker') }),
+    );
+  });
+});
 
 run(`Kafka transport on a real broker${kafkaSkipReason ? ` (${kafkaSkipReason})` : ''}`, () => {
   it('creates the topic from the contract binding (6 partitions) under the namespace, and reports a mismatch without altering it', async () => {
@@ -95,7 +104,18 @@ run(`Kafka transport on a real broker${kafkaSkipReason ? ` (${kafkaSkipReason})`
     const host = createMessaging({ transport });
     hosts.push(host);
     let handled = 0;
-    const subscription = host.subscribe(BookIntegrationEvents, { groupId: 'telemetry', handle: () => void handled++ }, { batchSize: 1 });
+    const received = new Set<number>();
+    const subscription = host.subscribe(
+      BookIntegrationEvents,
+      {
+        groupId: 'telemetry',
+        handle: (_message, context) => {
+          handled++;
+          received.add(context.partition!);
+        },
+      },
+      { batchSize: 1 },
+    );
     await host.start();
     await host.publisher(BookIntegrationEvents, { key: (m) => m.bookId }).publishMany(
       Array.from({ length: 12 }, (_, i) =>
@@ -117,6 +137,16 @@ run(`Kafka transport on a real broker${kafkaSkipReason ? ` (${kafkaSkipReason})`
     const positions = subscription.health().positions;
     expect(positions.map((p) => p.partition)).toEqual([0, 1, 2, 3, 4, 5]);
     expect(positions.reduce((n, p) => n + (p.lag ?? 0), 0)).toBe(0);
-    expect(positions.every((p) => p.highWatermark === p.committed || p.highWatermark === undefined)).toBe(true);
+    // Every partition that received records reports its high watermark, all of it committed.
+    expect(received.size).toBeGreaterThan(1);
+    const withRecords = positions.filter((p) => received.has(p.partition));
+    expect(withRecords.map((p) => p.partition)).toEqual([...received].sort((a, b) => a - b));
+    for (const p of withRecords) {
+      expect(p.highWatermark, `partition ${p.partition}`).toBeDefined();
+      expect(p.committed, `partition ${p.partition}`).toBeDefined();
+      expect(p.highWatermark, `partition ${p.partition}`).toBe(p.committed);
+      expect(p.lag, `partition ${p.partition}`).toBe(0);
+    }
+    expect(withRecords.reduce((n, p) => n + Number(p.committed), 0)).toBe(12);
   });
 });

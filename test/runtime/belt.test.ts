@@ -4,7 +4,13 @@ import type { MessageContext } from 'keiyaku/codegen-v1';
 import { InMemoryTransport } from 'keiyaku/memory';
 import { createMessaging, InMemoryDeadLetterStore, ManualClock, type Messaging } from 'keiyaku/runtime';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BookBorrowed, BookIntegrationEvents, type BookIntegrationEventsMessage, BookReturned } from '../../generated/index.js';
+import {
+  BookBorrowed,
+  BookIntegrationEvents,
+  type BookIntegrationEventsMessage,
+  BookReturned,
+  MemberNotifications,
+} from '../../generated/index.js';
 import { waitFor } from '../helpers.js';
 
 const borrowed = (copyId: string, bookId = '6f1c2b8e-3a4d-4e5f-9a0b-1c2d3e4f5a6b') =>
@@ -183,7 +189,97 @@ describe('the conveyor belt', () => {
     await publisher.publishMany([borrowed('C-1'), returned('C-1'), borrowed('C-2')]);
     await waitFor(() => subscription.health().skipped === 2 && handled.length === 1, 'routing');
     expect(handled).toEqual(['BookReturned:C-1']);
+    // One key, so all three are on one partition, at offsets 0, 1 and 2.
+    const partitions = new Set(transport.published(BookIntegrationEvents).map((p) => p.record.partition));
+    expect(partitions.size).toBe(1);
+    const [partition] = partitions;
+    await waitFor(
+      () => subscription.health().positions.find((p) => p.partition === partition)?.committed === '3',
+      'the committed offset passes the skipped records',
+    );
+    expect(subscription.health().positions.find((p) => p.partition === partition)).toEqual({
+      partition,
+      committed: '3',
+      acknowledged: '3',
+      highWatermark: '3',
+      lag: 0,
+    });
     await host.stop();
     expect(transport.published(BookIntegrationEvents)).toHaveLength(3);
+  });
+
+  it('routes on the type header alone: an unwanted type is skipped without decoding, a record without a type is a failure', async () => {
+    const { host, publisher, transport, deadLetters } = rig();
+    const handled: string[] = [];
+    // The channel as the subscription sees it, counting what it is asked to decode.
+    const decoded: string[] = [];
+    const channel: typeof BookIntegrationEvents = {
+      ...BookIntegrationEvents,
+      decode(bytes, type) {
+        decoded.push(type);
+        return BookIntegrationEvents.decode(bytes, type);
+      },
+    };
+    const subscription = host.subscribe(
+      channel,
+      {
+        groupId: 'notifications.returns',
+        accepts: ['BookReturned'],
+        handle(message: BookIntegrationEventsMessage, context: MessageContext) {
+          handled.push(`${context.type}:${message.copyId}`);
+        },
+      },
+      // Any failure is parked at once, so a record wrongly treated as one shows up in the store.
+      { deadLetter: { maxRetries: 0, backoffSchedule: [1] } },
+    );
+    await host.start();
+    const address = BookIntegrationEvents.address;
+    const garbage = new Uint8Array([0xff, 0xfe, 0x00]);
+    const headers = (id: string, type?: string) => ({
+      ce_specversion: '1.0',
+      ce_id: id,
+      ...(type === undefined ? {} : { ce_type: type }),
+    });
+    const producer = transport.producer();
+    // One key, so the three land on one partition, at offsets 0, 1 and 2.
+    const key = 'garbage';
+    await producer.send([
+      // A type of the channel this subscription does not accept, with bytes that cannot be decoded.
+      { address, key, value: garbage, headers: headers('unwanted-garbage', 'BookBorrowed') },
+      // A type the channel does not carry at all, with bytes that cannot be decoded.
+      { address, key, value: garbage, headers: headers('foreign-garbage', 'ShelfMoved') },
+      // No type header: undecodable, a failure like any other.
+      { address, key, value: garbage, headers: headers('untyped-garbage') },
+    ]);
+    await producer.close();
+    await publisher.publish(returned('C-9'));
+    await waitFor(() => handled.length === 1, 'the valid record after the broken ones is handled');
+    expect(handled).toEqual(['BookReturned:C-9']);
+    expect(subscription.health()).toMatchObject({ skipped: 2, parked: 1, processed: 1, stalls: [] });
+    expect(decoded).toEqual(['BookReturned']);
+    const parked = await deadLetters.list();
+    expect(parked).toHaveLength(1);
+    const garbagePartition = transport.published(address).find((r) => r.key === key)!.partition;
+    expect(parked[0]).toMatchObject({ type: '', key, partition: garbagePartition, offset: '2', error: { name: 'ContractDecodeError' } });
+    expect(parked[0]!.error.message).toContain('has no ce_type header');
+    expect(parked[0]!.headers).toEqual(headers('untyped-garbage'));
+  });
+
+  it('refuses a second subscription of one group and a channel with parameters without an address, with typed errors', () => {
+    const { host } = rig();
+    const handler = { groupId: 'inventory.book-availability', handle() {} };
+    host.subscribe(BookIntegrationEvents, handler);
+    expect(() => host.subscribe(BookIntegrationEvents, handler)).toThrow(
+      expect.objectContaining({
+        name: 'KeiyakuError',
+        code: 'duplicate_subscription',
+        message: expect.stringContaining('already subscribes'),
+      }),
+    );
+    expect(() => host.subscribe(MemberNotifications, { groupId: 'notifications.reminders', handle() {} })).toThrow(
+      expect.objectContaining({ name: 'KeiyakuError', code: 'address_required', message: expect.stringContaining('has parameters') }),
+    );
+    const address = MemberNotifications.address({ memberId: 'M-1001' });
+    expect(host.subscribe(MemberNotifications, { groupId: 'notifications.reminders', handle() {} }, { address }).address).toBe(address);
   });
 });

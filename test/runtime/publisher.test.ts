@@ -1,6 +1,6 @@
 // The publisher: batching by count, bytes and linger; retries; failures reach the caller
 // and the error listeners; flush and `await using`.
-import { type OutgoingRecord, PublishError, Publisher, TransportError, type TransportProducer } from 'keiyaku/runtime';
+import { type Logger, type OutgoingRecord, PublishError, Publisher, TransportError, type TransportProducer } from 'keiyaku/runtime';
 import { describe, expect, it } from 'vitest';
 import { BookBorrowed, BookIntegrationEvents, DueDateReminder, MemberNotifications } from '../../generated/index.js';
 
@@ -103,6 +103,44 @@ describe('Publisher', () => {
     unsubscribe();
     expect(batches).toEqual([]);
   });
+
+  it('rejects every message of a failed batch even when an error listener throws, and logs what it threw', async () => {
+    const sends: number[] = [];
+    const producer: TransportProducer = {
+      async send(records) {
+        sends.push(records.length);
+        throw new TransportError('test', 'topic authorization failed', { retriable: false });
+      },
+      async close() {},
+    };
+    const logged: { message: string; fields: Readonly<Record<string, unknown>> | undefined }[] = [];
+    const logger: Logger = {
+      debug() {},
+      info() {},
+      warn() {},
+      error: (message, fields) => void logged.push({ message, fields }),
+    };
+    const publisher = new Publisher(BookIntegrationEvents, { producer, logger }, { lingerMs: 5 });
+    publisher.onError(() => {
+      throw new Error('listener bug');
+    });
+    const heard: PublishError[] = [];
+    publisher.onError((e) => heard.push(e));
+    const outcomes = await Promise.allSettled([publisher.publish(message('C-1')), publisher.publish(message('C-2'))]);
+    expect(sends).toEqual([2]);
+    expect(outcomes).toEqual([
+      { status: 'rejected', reason: expect.any(PublishError) },
+      { status: 'rejected', reason: expect.any(PublishError) },
+    ]);
+    expect(outcomes.map((o) => (o.status === 'rejected' ? (o.reason as PublishError).attempts : undefined))).toEqual([1, 1]);
+    expect(heard).toHaveLength(2);
+    expect(heard.map((e) => e.cause)).toEqual([expect.any(TransportError), expect.any(TransportError)]);
+    const listenerFailures = logged.filter((l) => l.message === 'a publish error listener threw');
+    expect(listenerFailures).toHaveLength(2);
+    expect(listenerFailures.every((l) => String(l.fields?.['error']).includes('listener bug'))).toBe(true);
+    await publisher.flush();
+    expect(publisher.pending).toBe(0);
+  }, 5_000);
 
   it('does not retry an error that says it is not retriable', async () => {
     const { producer } = recordingProducer(1, false);

@@ -30,6 +30,12 @@ describe('SqliteDeadLetterStore', () => {
     const file = join(dir, 'dead-letters.db');
     const first = new SqliteDeadLetterStore(file);
     const parked = await Promise.all([1, 2, 3].map((n) => first.park(request(n), new Date(Date.UTC(2026, 10, 30, 10, 0, n)))));
+    // What park returns is what get reads back: same fields, same values, frozen.
+    for (const p of parked) {
+      expect(Object.isFrozen(p)).toBe(true);
+      expect(p).toStrictEqual(await first.get(p.id));
+    }
+    expect(parked[0]).toEqual({ ...request(1), id: parked[0]!.id, parkedAt: new Date(Date.UTC(2026, 10, 30, 10, 0, 1)) });
     await first.close();
 
     const second = new SqliteDeadLetterStore(file);
