@@ -6,9 +6,8 @@
  */
 import { createRequire } from 'node:module';
 import { BookBorrowed } from '../generated/index.js';
-import { canonicalJson } from '../generator/emit/manifest.js';
+import { toAjvSchema } from '../generator/emit/validators.js';
 import { compileContract } from '../generator/index.js';
-import { SCHEMA_REF_PREFIX } from '../generator/model/contract-model.js';
 
 const require = createRequire(import.meta.url);
 const Ajv2020 = (require('ajv/dist/2020') as { default: new (o: object) => { compile(s: object): (d: unknown) => boolean } }).default;
@@ -49,9 +48,7 @@ function opsPerSecond(fn: () => unknown): number {
 // The same schema as the generated validator, compiled by ajv at run time.
 const model = (await compileContract('asyncapi.yaml')).model!;
 const defs: Record<string, unknown> = {};
-for (const [name, named] of Object.entries(model.schemas)) {
-  defs[name] = JSON.parse(canonicalJson(named.schema).replaceAll(`"${SCHEMA_REF_PREFIX}`, '"#/$defs/'));
-}
+for (const [name, named] of Object.entries(model.schemas)) defs[name] = toAjvSchema(named.schema);
 const compileStart = performance.now();
 const ajv = new Ajv2020({ strict: false, allowUnionTypes: true, ownProperties: true });
 addFormats(ajv);

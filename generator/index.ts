@@ -51,7 +51,7 @@ export interface GenerateFromFileResult {
 }
 
 /** Load, model and emit. Files are empty when there are errors. Writes nothing. */
-export async function generateFromFile(spec: string, options: { cwd?: string; outDir?: string } = {}): Promise<GenerateFromFileResult> {
+export async function generateFromFile(spec: string, options: { cwd?: string } = {}): Promise<GenerateFromFileResult> {
   const cwd = options.cwd ?? process.cwd();
   const compiled = await compileContract(spec, { cwd });
   if (compiled.model === undefined) return { model: undefined, files: [], diagnostics: compiled.diagnostics, inputs: compiled.files };

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { KeiyakuError } from './errors.js';
 
 let cached: string | undefined;
 
@@ -19,7 +20,11 @@ export function packageRoot(): string {
       return dir;
     }
     const parent = dirname(dir);
-    if (parent === dir) throw new Error('keiyaku: cannot find the package root (templates/ next to package.json)');
+    if (parent === dir)
+      throw new KeiyakuError(
+        'package_root_not_found',
+        'cannot find the keiyaku package root (templates/ next to package.json); the installation is incomplete',
+      );
     dir = parent;
   }
 }

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { binPath, fixturesDir, keiyaku, repoRoot, run, scratch } from './helpers.js';
+import { binPath, fixturesDir, keiyaku, repoRoot, run, scratch, waitFor } from './helpers.js';
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -195,15 +195,9 @@ describe('keiyaku CLI', () => {
     child.stderr.on('data', (chunk: Buffer) => {
       stdout += chunk.toString();
     });
-    const waitFor = async (predicate: () => boolean, what: string): Promise<void> => {
-      const deadline = Date.now() + 20_000;
-      while (!predicate()) {
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; output so far:\n${stdout}`);
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    };
+    const soFar = (what: string) => (): string => `${what}; output so far:\n${stdout}`;
     try {
-      await waitFor(() => stdout.includes('watching'), 'the first run');
+      await waitFor(() => stdout.includes('watching'), soFar('the first run is done'), 20_000);
       expect(stdout).toMatch(/watching 4 files/);
       const schemas = join(dir, 'common', 'schemas.yaml');
       writeFileSync(schemas, readFileSync(schemas, 'utf8').replace('Light intensity measured in lumens.', 'Brightness in lumens.'));
@@ -215,7 +209,7 @@ describe('keiyaku CLI', () => {
           return false; // between the two renames of the atomic swap
         }
       };
-      await waitFor(regenerated, 'regeneration');
+      await waitFor(regenerated, soFar('types.ts is regenerated'), 20_000);
     } finally {
       child.kill('SIGINT');
     }

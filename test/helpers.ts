@@ -48,11 +48,15 @@ export function keiyaku(args: readonly string[], options: { cwd?: string } = {})
   return run(process.execPath, [binPath, ...args], options);
 }
 
-/** Polls `predicate` (real time) until it holds; fails with `what` after `timeoutMs`. */
-export async function waitFor(predicate: () => boolean | Promise<boolean>, what: string, timeoutMs = 5_000): Promise<void> {
+/** Polls `predicate` (real time) until it holds; fails with `what` (a function: read at the time of failure) after `timeoutMs`. */
+export async function waitFor(
+  predicate: () => boolean | Promise<boolean>,
+  what: string | (() => string),
+  timeoutMs = 5_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await predicate())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${typeof what === 'function' ? what() : what}`);
     await new Promise((resolve) => setTimeout(resolve, 2));
   }
 }

@@ -60,21 +60,22 @@ describe('hostile contract', () => {
   });
 
   it('never lets contract text end a comment or open a template', () => {
+    // Comments and quoted strings removed in one left-to-right pass, as a tokenizer would: a comment
+    // that contract text ended early leaves the rest of it, and its real `*/`, behind as code.
+    const code = (text: string): string =>
+      text.replace(/\/\*[\s\S]*?\*\/|\/\/.*$|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'/gm, (token) =>
+        token.startsWith('/') ? '' : token[0]!.repeat(2),
+      );
+    expect(code('const a = \'*/ /*\'; /* c */ f("//");')).toBe('const a = \'\';  f("");');
+    expect(code('/** a */ b */ x;')).toContain('*/');
     const expected = join(fixturesDir, 'hostile', 'expected');
     for (const file of ['types.ts', 'messages.ts', 'channels/class.ts', 'index.ts']) {
-      const text = readFileSync(join(expected, file), 'utf8');
-      for (const comment of text.match(/\/\*\*[\s\S]*?\*\//g) ?? []) {
-        expect(comment.slice(3, -2)).not.toContain('*/');
-      }
-      // Outside comments and quoted strings there is no template literal and no injected statement.
-      const code = text
-        .replace(/\/\*[\s\S]*?\*\//g, '')
-        .replace(/\/\/.*$/gm, '')
-        .replace(/"(?:[^"\\\n]|\\.)*"/g, '""')
-        .replace(/'(?:[^'\\\n]|\\.)*'/g, "''");
-      expect(code).not.toContain('`');
-      expect(code).not.toContain('process.exit');
-      expect(code).not.toContain('hacked');
+      const rest = code(readFileSync(join(expected, file), 'utf8'));
+      // Outside comments and quoted strings there is no comment end, template literal or injected statement.
+      expect(rest).not.toContain('*/');
+      expect(rest).not.toContain('`');
+      expect(rest).not.toContain('process.exit');
+      expect(rest).not.toContain('hacked');
     }
   });
 });

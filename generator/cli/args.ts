@@ -4,6 +4,9 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { MODES, type Mode, POLICIES } from '../compat/contract-diff.js';
+import { FORMATS, type Format } from '../compat/render.js';
+import type { Policy } from '../compat/schema-diff.js';
 import { OptionError } from '../errors.js';
 
 export type Command = 'generate' | 'validate' | 'scaffold' | 'check' | 'help' | 'version';
@@ -26,16 +29,16 @@ export interface CliOptions {
   readonly mapperFile?: string;
   /** `check`: the baseline, mode, policy, output format, history file and whether to record. */
   readonly against?: string;
-  readonly mode?: string;
-  readonly policy?: string;
-  readonly format?: string;
+  readonly mode?: Mode;
+  readonly policy?: Policy;
+  readonly format?: Format;
   readonly history?: string;
   readonly record?: boolean;
   /** Config file that was read, if any. */
   readonly config?: string;
 }
 
-export const DEFAULTS = { spec: 'asyncapi.yaml', out: 'generated', strict: false } as const;
+export const DEFAULTS = { spec: 'asyncapi.yaml', out: 'generated', format: 'text', history: 'contract.history.json' } as const;
 export const CONFIG_FILE = 'keiyaku.config.json';
 
 interface FlagSpec {
@@ -180,11 +183,7 @@ export function parseArgs(argv: readonly string[], cwd: string): CliOptions {
     }
   }
   if (command === 'check') {
-    const choices: Record<string, readonly string[]> = {
-      mode: ['backward', 'forward', 'full', 'backward-transitive', 'forward-transitive', 'full-transitive', 'none'],
-      policy: ['strict', 'lenient'],
-      format: ['text', 'json', 'github', 'junit'],
-    };
+    const choices: Record<string, readonly string[]> = { mode: MODES, policy: POLICIES, format: FORMATS };
     for (const [flag, allowed] of Object.entries(choices)) {
       const value = values[flag];
       if (typeof value === 'string' && !allowed.includes(value))
@@ -215,10 +214,10 @@ export function parseArgs(argv: readonly string[], cwd: string): CliOptions {
     command === 'check'
       ? {
           ...(typeof values['against'] === 'string' ? { against: values['against'] } : {}),
-          ...(typeof values['mode'] === 'string' ? { mode: values['mode'] } : {}),
-          ...(typeof values['policy'] === 'string' ? { policy: values['policy'] } : {}),
-          format: (values['format'] as string | undefined) ?? 'text',
-          history: (values['history'] as string | undefined) ?? 'contract.history.json',
+          ...(typeof values['mode'] === 'string' ? { mode: values['mode'] as Mode } : {}),
+          ...(typeof values['policy'] === 'string' ? { policy: values['policy'] as Policy } : {}),
+          format: (values['format'] as Format | undefined) ?? DEFAULTS.format,
+          history: (values['history'] as string | undefined) ?? DEFAULTS.history,
           record: values['record'] === true,
         }
       : {};

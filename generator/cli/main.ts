@@ -5,9 +5,8 @@
 import { type FSWatcher, mkdirSync, watch as watchFile, writeFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import { type Baseline, BaselineError, loadBaseline, readHistory, recordHistory } from '../compat/baseline.js';
-import { acknowledge, compareContracts, DEFAULT_MODE, DEFAULT_POLICY, MODES, type Mode, POLICIES } from '../compat/contract-diff.js';
-import { type Format, render as renderCheck } from '../compat/render.js';
-import type { Policy } from '../compat/schema-diff.js';
+import { acknowledge, compareContracts, DEFAULT_MODE, DEFAULT_POLICY } from '../compat/contract-diff.js';
+import { render as renderCheck } from '../compat/render.js';
 import { type Diagnostic, formatDiagnostic, hasErrors } from '../diagnostics.js';
 import { isKeiyakuError } from '../errors.js';
 import { compileContract, type GenerateFromFileResult, generateFromFile } from '../index.js';
@@ -149,31 +148,18 @@ async function runCheck(options: CliOptions, io: CliIo): Promise<number> {
       return EXIT.invalid;
     }
     const current = compiled.model;
-    const mode = (options.mode ?? current.compatibility?.mode ?? DEFAULT_MODE) as Mode;
-    const policy = (options.policy ?? current.compatibility?.policy ?? DEFAULT_POLICY) as Policy;
-    if (!(MODES as readonly string[]).includes(mode) || !(POLICIES as readonly string[]).includes(policy)) {
-      io.stderr(
-        `keiyaku: x-keiyaku in ${options.spec} names an unknown mode or policy (${mode}, ${policy}); modes: ${MODES.join(', ')}; policies: strict, lenient\n`,
-      );
-      return EXIT.invalid;
-    }
-    const historyFile = resolve(io.cwd, options.history ?? 'contract.history.json');
+    const mode = options.mode ?? current.compatibility?.mode ?? DEFAULT_MODE;
+    const policy = options.policy ?? current.compatibility?.policy ?? DEFAULT_POLICY;
+    const historyFile = resolve(io.cwd, options.history!);
     const baselines: Baseline[] = [];
     if (options.against !== undefined) baselines.push(await loadBaseline(options.against, options.spec, io.cwd));
     if (mode.endsWith('-transitive'))
       for (const entry of readHistory(historyFile))
         baselines.push({ label: `${relative(io.cwd, historyFile)}@${entry.version}`, model: entry.model });
-    const located = (f: ReturnType<typeof compareContracts>[number]): ReturnType<typeof compareContracts>[number] => {
-      // Point schema findings at the exact node in the working tree (file:line:column), through every $ref.
-      const documentPointer = f.message === undefined ? undefined : current.messages[f.message]?.documentPointer;
-      if (documentPointer === undefined || !f.pointer.startsWith('/') || compiled.locate === undefined) return f;
-      const location = compiled.locate(`${documentPointer}${f.pointer}`);
-      return location.line > 0 ? { ...f, location } : f;
-    };
-    const findings = baselines.flatMap((baseline) => compareContracts(baseline.model, current, { mode, policy })).map(located);
+    const findings = baselines.flatMap((baseline) => compareContracts(baseline.model, current, { mode, policy, locate: compiled.locate }));
     const result = acknowledge(findings, current);
     const against = baselines.map((b) => b.label).join(', ') || '(nothing)';
-    io.stdout(renderCheck(options.format as Format, result, { against, mode, policy }, options.verbose));
+    io.stdout(renderCheck(options.format!, result, { against, mode, policy }, options.verbose));
     if (options.record) {
       recordHistory(historyFile, current, new Date());
       if (!options.quiet) io.stderr(`keiyaku: recorded ${current.info.version} in ${relative(io.cwd, historyFile)}\n`);

@@ -7,10 +7,11 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, posix, relative, resolve } from 'node:path';
-import { isMap, isScalar, isSeq, parseDocument, type Node as YamlNode } from 'yaml';
+import { parseDocument, type Node as YamlNode } from 'yaml';
 import type { Diagnostic } from '../diagnostics.js';
 import { OptionError } from '../errors.js';
 import { compileContract } from '../index.js';
+import { fileRefs } from '../load/source-locator.js';
 import type { ContractModel } from '../model/contract-model.js';
 
 export interface Baseline {
@@ -29,21 +30,6 @@ export class BaselineError extends OptionError {
 
 function git(args: string[], cwd: string): string {
   return execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 * 1024 * 1024 });
-}
-
-function refsIn(text: string): string[] {
-  const out: string[] = [];
-  const walk = (node: YamlNode | null): void => {
-    if (isMap(node)) {
-      for (const pair of node.items) {
-        if (isScalar(pair.key) && pair.key.value === '$ref' && isScalar(pair.value) && typeof pair.value.value === 'string')
-          out.push(pair.value.value);
-        else walk(pair.value as YamlNode | null);
-      }
-    } else if (isSeq(node)) for (const item of node.items) walk(item as YamlNode | null);
-  };
-  walk(parseDocument(text, { strict: false, uniqueKeys: false }).contents as YamlNode | null);
-  return out;
 }
 
 async function compileOrThrow(spec: string, cwd: string, label: string): Promise<ContractModel> {
@@ -99,11 +85,8 @@ export async function loadBaseline(against: string, spec: string, cwd: string): 
       const target = join(temp, ...path.split('/'));
       mkdirSync(dirname(target), { recursive: true });
       writeFileSync(target, text);
-      for (const ref of refsIn(text)) {
-        const file = ref.split('#')[0] ?? '';
-        if (file === '' || /^[a-z][a-z0-9+.-]*:/i.test(file)) continue;
+      for (const file of fileRefs(parseDocument(text, { strict: false, uniqueKeys: false }).contents as YamlNode | null))
         fetch(posix.normalize(posix.join(posix.dirname(path), file)), false);
-      }
     };
     fetch(specInRepo, true);
     return { label: `${against}:${specInRepo}`, model: await compileOrThrow(join(temp, ...specInRepo.split('/')), temp, against) };

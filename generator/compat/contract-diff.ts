@@ -7,14 +7,14 @@
  * - forward: consumers still on the old contract can read what producers on the new one write.
  * - full: both. The `-transitive` variants check against every recorded earlier version.
  */
-import type { SourceLocation } from '../diagnostics.js';
+import { formatLocation, type SourceLocation } from '../diagnostics.js';
 import type { ChannelModel, ContractModel, MessageModel } from '../model/contract-model.js';
 import { type CompatSeverity, type Direction, type Finding, findingId } from './findings.js';
 import { diffNodes, diffSchemas, type Policy } from './schema-diff.js';
 
 export const MODES = ['backward', 'forward', 'full', 'backward-transitive', 'forward-transitive', 'full-transitive', 'none'] as const;
 export type Mode = (typeof MODES)[number];
-export const POLICIES = ['strict', 'lenient'] as const;
+export const POLICIES = ['strict', 'lenient'] as const satisfies readonly Policy[];
 
 /**
  * Defaults for integration events: consumers upgrade first (backward), and keiyaku's decoders
@@ -37,6 +37,17 @@ export function directions(mode: Mode): Direction[] {
   return base === 'none' ? [] : base === 'full' ? ['backward', 'forward'] : [base as Direction];
 }
 
+export interface CompareOptions {
+  readonly mode: Mode;
+  readonly policy: Policy;
+  /**
+   * File, line and column of a node of the new (`after`) contract's resolved document, by JSON
+   * pointer (`CompiledContract.locate`). With it, findings point at the exact node, through every
+   * `$ref`; without it, at the message or the schema that holds the change.
+   */
+  readonly locate?: ((pointer: string) => SourceLocation) | undefined;
+}
+
 type Emit = (finding: Omit<Finding, 'id' | 'direction'> & { direction?: Direction }) => void;
 
 function parametersKey(channel: ChannelModel): string {
@@ -46,99 +57,89 @@ function parametersKey(channel: ChannelModel): string {
 function compareChannel(before: ChannelModel, after: ChannelModel, emit: Emit): void {
   const channel = before.id;
   const where = after.location;
-  if (before.address !== after.address) {
+  /** A channel-level finding: no schema pointer, located at the channel. */
+  const flag = ({ code, severity, message, ...rest }: Omit<Finding, 'id' | 'direction' | 'channel' | 'pointer' | 'location'>): void =>
     emit({
+      code,
+      severity,
+      channel,
+      ...(message === undefined ? {} : { message }),
+      pointer: '',
+      ...rest,
+      ...(where ? { location: where } : {}),
+    });
+  if (before.address !== after.address) {
+    flag({
       code: 'channel_address_changed',
       severity: 'breaking',
-      channel,
-      pointer: '',
       before: before.address,
       after: after.address,
       detail: `address ${before.address} → ${after.address}: producers and consumers would meet at different topics`,
       hint: 'keep the address; add a new channel and migrate',
-      ...(where ? { location: where } : {}),
     });
   }
   if (parametersKey(before) !== parametersKey(after)) {
-    emit({
+    flag({
       code: 'channel_parameters_changed',
       severity: 'breaking',
-      channel,
-      pointer: '',
       before: parametersKey(before),
       after: parametersKey(after),
       detail: 'channel parameters changed',
       hint: 'keep parameter names and allowed values',
-      ...(where ? { location: where } : {}),
     });
   }
   const pb = before.bindings.kafka?.partitions;
   const pa = after.bindings.kafka?.partitions;
   if (pb !== undefined && pa !== undefined && pa < pb) {
-    emit({
+    flag({
       code: 'partition_count_reduced',
       severity: 'breaking',
-      channel,
-      pointer: '',
       before: pb,
       after: pa,
       detail: `Kafka partitions ${pb} → ${pa}: Kafka cannot remove partitions and key order would break`,
       hint: 'partitions can only grow',
-      ...(where ? { location: where } : {}),
     });
   } else if (pb !== undefined && pa !== undefined && pa > pb) {
-    emit({
+    flag({
       code: 'partition_count_increased',
       severity: 'compatible',
-      channel,
-      pointer: '',
       before: pb,
       after: pa,
       detail: `Kafka partitions ${pb} → ${pa}: keys move to new partitions, so per-key order across the change is not kept`,
       hint: 'drain consumers before adding partitions if order matters',
-      ...(where ? { location: where } : {}),
     });
   }
   const ib = before.bindings.iggy?.partitions;
   const ia = after.bindings.iggy?.partitions;
   if (ib !== undefined && ia !== undefined && ia < ib) {
-    emit({
+    flag({
       code: 'iggy_partition_count_reduced',
       severity: 'breaking',
-      channel,
-      pointer: '',
       before: ib,
       after: ia,
       detail: `Iggy partitions ${ib} → ${ia}`,
       hint: 'partitions can only grow',
-      ...(where ? { location: where } : {}),
     });
   }
   for (const type of before.messages) {
     if (!after.messages.includes(type)) {
-      emit({
+      flag({
         code: 'message_removed',
         severity: 'breaking',
-        channel,
         message: type,
-        pointer: '',
         detail: `message type ${type} no longer travels on ${channel}`,
         hint: 'keep the type (deprecate it) until every consumer has moved on',
-        ...(where ? { location: where } : {}),
       });
     }
   }
   for (const type of after.messages) {
     if (!before.messages.includes(type)) {
-      emit({
+      flag({
         code: 'message_added',
         severity: 'compatible',
-        channel,
         message: type,
-        pointer: '',
         detail: `new message type ${type}: consumers that declare the types they accept skip it, others must tolerate it`,
         hint: '',
-        ...(where ? { location: where } : {}),
       });
     }
   }
@@ -150,11 +151,19 @@ function compareMessage(
   after: ContractModel,
   mb: MessageModel,
   ma: MessageModel,
-  policy: Policy,
+  options: { readonly policy: Policy; readonly wanted: readonly Direction[]; readonly locate?: CompareOptions['locate'] },
   emit: Emit,
-  wanted: Direction[],
 ): void {
+  const { policy, wanted, locate } = options;
   const where = ma.location;
+  /** Where the node at `pointer` (into the message) was written: found through `locate`, else `fallback`. */
+  const at = (pointer: string, fallback: SourceLocation | undefined): { location?: SourceLocation } => {
+    if (locate !== undefined && ma.documentPointer !== undefined) {
+      const found = locate(`${ma.documentPointer}${pointer}`);
+      if (found.line > 0) return { location: found };
+    }
+    return fallback ? { location: fallback } : {};
+  };
   if (mb.contentType !== ma.contentType) {
     emit({
       code: 'content_type_changed',
@@ -182,7 +191,7 @@ function compareMessage(
         after: ka,
         detail: 'a Kafka key schema was added: keys of old messages may not match it',
         hint: 'add the key schema together with a new message type',
-        ...(where ? { location: where } : {}),
+        ...at('/bindings/kafka/key', where),
       });
     } else if (ka === undefined) {
       emit({
@@ -194,21 +203,22 @@ function compareMessage(
         before: kb,
         detail: 'the Kafka key schema was removed',
         hint: '',
-        ...(where ? { location: where } : {}),
+        ...at('/bindings/kafka/key', where),
       });
     } else {
       for (const direction of wanted) {
         const changes = direction === 'backward' ? diffNodes(before, kb, after, ka, policy) : diffNodes(after, ka, before, kb, policy);
         for (const change of changes) {
+          const pointer = `/bindings/kafka/key${change.pointer}`;
           emit({
             ...change,
             code: `key_${change.code}`,
             direction,
             channel,
             message: ma.type,
-            pointer: `/bindings/kafka/key${change.pointer}`,
+            pointer,
             detail: `Kafka key: ${change.detail}`,
-            ...(where ? { location: where } : {}),
+            ...at(pointer, where),
           });
         }
       }
@@ -230,21 +240,22 @@ function compareMessage(
         pointer: `/${part}`,
         detail: `${part} schema ${added ? 'added' : 'removed'}`,
         hint: added ? 'old messages carry no such headers' : '',
-        ...(where ? { location: where } : {}),
+        ...at(`/${part}`, where),
       });
       continue;
     }
     for (const direction of wanted) {
       const changes = direction === 'backward' ? diffSchemas(before, b, after, a, policy) : diffSchemas(after, a, before, b, policy);
-      const location = after.schemas[a]?.location;
+      const schema = after.schemas[a]?.location;
       for (const change of changes) {
+        const pointer = `/${part}${change.pointer}`;
         emit({
           ...change,
           direction,
           channel,
           message: ma.type,
-          pointer: `/${part}${change.pointer}`,
-          ...(location ? { location: { ...location, pointer: `${location.pointer}${change.pointer}` } } : {}),
+          pointer,
+          ...at(pointer, schema),
         });
       }
     }
@@ -252,8 +263,7 @@ function compareMessage(
 }
 
 /** Every finding between `before` and `after` in the directions of `mode`. */
-export function compareContracts(before: ContractModel, after: ContractModel, options: { mode: Mode; policy: Policy }): Finding[] {
-  const wanted = directions(options.mode);
+export function compareContracts(before: ContractModel, after: ContractModel, options: CompareOptions): Finding[] {
   const out: Finding[] = [];
   const seen = new Set<string>();
   const emit: Emit = (finding) => {
@@ -264,30 +274,34 @@ export function compareContracts(before: ContractModel, after: ContractModel, op
     seen.add(key);
     out.push({ ...finding, direction, id });
   };
-  if (wanted.length === 0) return out;
+  // A channel or message whose mode (its own, else the run's) is `none` has no gate at all.
+  const gated = (channel: ChannelModel): boolean => directions(channel.compatibility ?? options.mode).length > 0;
   for (const cb of before.channels) {
     const ca = after.channels.find((c) => c.id === cb.id);
     if (ca === undefined) {
-      emit({
-        code: 'channel_removed',
-        severity: 'breaking',
-        channel: cb.id,
-        pointer: '',
-        detail: `channel ${cb.id} (${cb.address}) was removed`,
-        hint: 'keep the channel until every producer and consumer has moved on',
-      });
+      if (gated(cb))
+        emit({
+          code: 'channel_removed',
+          severity: 'breaking',
+          channel: cb.id,
+          pointer: '',
+          detail: `channel ${cb.id} (${cb.address}) was removed`,
+          hint: 'keep the channel until every producer and consumer has moved on',
+        });
       continue;
     }
-    compareChannel(cb, ca, emit);
+    if (gated(ca)) compareChannel(cb, ca, emit);
     for (const type of cb.messages) {
       if (!ca.messages.includes(type)) continue;
       const mb = before.messages[type];
       const ma = after.messages[type];
-      if (mb && ma) compareMessage(cb.id, before, after, mb, ma, options.policy, emit, modeFor(ca, ma, options.mode));
+      const wanted = ma === undefined ? [] : modeFor(ca, ma, options.mode);
+      if (mb && ma && wanted.length > 0)
+        compareMessage(cb.id, before, after, mb, ma, { policy: options.policy, wanted, locate: options.locate }, emit);
     }
   }
   for (const ca of after.channels) {
-    if (!before.channels.some((c) => c.id === ca.id))
+    if (!before.channels.some((c) => c.id === ca.id) && gated(ca))
       emit({
         code: 'channel_added',
         severity: 'compatible',
@@ -302,8 +316,7 @@ export function compareContracts(before: ContractModel, after: ContractModel, op
 
 /** A channel or message can set its own mode with `x-keiyaku: { compatibility: … }`. */
 function modeFor(channel: ChannelModel, message: MessageModel, fallback: Mode): Direction[] {
-  const own = (message.compatibility ?? channel.compatibility) as Mode | undefined;
-  return directions(own !== undefined && (MODES as readonly string[]).includes(own) ? own : fallback);
+  return directions(message.compatibility ?? channel.compatibility ?? fallback);
 }
 
 /** Applies the contract's acknowledgments: a matching breaking finding passes, showing its reason; an unused one is reported. */
@@ -343,7 +356,8 @@ export function acknowledge(findings: readonly Finding[], after: ContractModel):
   };
 }
 
+/** `file:line:col (#pointer)` of a finding; empty when it has no location. */
 export function locationText(location: SourceLocation | undefined): string {
   if (location === undefined) return '';
-  return `${location.file}${location.line > 0 ? `:${location.line}:${location.column}` : ''}${location.pointer ? ` (#${location.pointer})` : ''}`;
+  return `${formatLocation(location)}${location.pointer ? ` (#${location.pointer})` : ''}`;
 }

@@ -7,7 +7,8 @@
  *
  * @see https://docs.confluent.io/platform/current/schema-registry/fundamentals/serdes-develop/serdes-json.html
  */
-import { type ContractModel, refName, type SchemaNode } from '../model/contract-model.js';
+import { escapeToken as esc } from '../load/source-locator.js';
+import { type ContractModel, refName, SCHEMA_REF_PREFIX, type SchemaNode } from '../model/contract-model.js';
 import type { CompatSeverity } from './findings.js';
 
 export type Policy = 'strict' | 'lenient';
@@ -37,10 +38,6 @@ const METADATA = ['title', 'description', 'examples', 'default', 'deprecated', '
 
 function isObject(value: unknown): value is Schema {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function esc(token: string): string {
-  return token.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
 /** Follows `#/schemas/<Name>` references (and chains of them) in `model`. */
@@ -417,7 +414,7 @@ function compareObjects(ctx: Context, before: Schema, after: Schema, pointer: st
   const modelAfter = contentModel(after);
   for (const [name, schema] of Object.entries(pb)) {
     const p = `${pointer}/properties/${esc(name)}`;
-    if (name in pa) {
+    if (Object.hasOwn(pa, name)) {
       compareSchema(ctx, schema, pa[name]!, p);
       continue;
     }
@@ -459,7 +456,7 @@ function compareObjects(ctx: Context, before: Schema, after: Schema, pointer: st
     }
   }
   for (const [name, schema] of Object.entries(pa)) {
-    if (name in pb) continue;
+    if (Object.hasOwn(pb, name)) continue;
     const p = `${pointer}/properties/${esc(name)}`;
     const required = ra.has(name);
     const hasDefault = isObject(schema) && 'default' in schema;
@@ -511,7 +508,7 @@ function compareObjects(ctx: Context, before: Schema, after: Schema, pointer: st
     }
   }
   for (const name of ra) {
-    if (rb.has(name) || !(name in pb)) continue;
+    if (rb.has(name) || !Object.hasOwn(pb, name)) continue;
     const schema = pa[name];
     const hasDefault = isObject(schema) && 'default' in schema;
     add(ctx, {
@@ -524,7 +521,7 @@ function compareObjects(ctx: Context, before: Schema, after: Schema, pointer: st
     });
   }
   for (const name of rb) {
-    if (!ra.has(name) && name in pa)
+    if (!ra.has(name) && Object.hasOwn(pa, name))
       add(ctx, {
         code: 'required_attribute_removed',
         severity: 'compatible',
@@ -560,7 +557,7 @@ function compareObjects(ctx: Context, before: Schema, after: Schema, pointer: st
   const patternsAfter = isObject(after['patternProperties']) ? (after['patternProperties'] as Record<string, SchemaNode>) : {};
   for (const [pattern, schema] of Object.entries(patternsBefore)) {
     const p = `${pointer}/patternProperties/${esc(pattern)}`;
-    if (pattern in patternsAfter) compareSchema(ctx, schema, patternsAfter[pattern]!, p);
+    if (Object.hasOwn(patternsAfter, pattern)) compareSchema(ctx, schema, patternsAfter[pattern]!, p);
     else if (modelAfter === 'closed')
       add(ctx, {
         code: 'pattern_property_removed',
@@ -573,7 +570,7 @@ function compareObjects(ctx: Context, before: Schema, after: Schema, pointer: st
   const depsBefore = isObject(before['dependentRequired']) ? (before['dependentRequired'] as Record<string, string[]>) : {};
   const depsAfter = isObject(after['dependentRequired']) ? (after['dependentRequired'] as Record<string, string[]>) : {};
   for (const [name, list] of Object.entries(depsAfter)) {
-    const old = new Set(depsBefore[name] ?? []);
+    const old = new Set(Object.hasOwn(depsBefore, name) ? depsBefore[name] : []);
     const added = list.filter((d) => !old.has(d));
     if (added.length > 0)
       add(ctx, {
@@ -586,7 +583,7 @@ function compareObjects(ctx: Context, before: Schema, after: Schema, pointer: st
       });
   }
   for (const [name, list] of Object.entries(depsBefore)) {
-    const now = new Set(depsAfter[name] ?? []);
+    const now = new Set(Object.hasOwn(depsAfter, name) ? depsAfter[name] : []);
     const removed = list.filter((d) => !now.has(d));
     if (removed.length > 0)
       add(ctx, {
@@ -702,7 +699,7 @@ export function diffSchemas(
   policy: Policy,
 ): SchemaChange[] {
   const ctx: Context = { before, after, policy, seen: new Set(), out: [] };
-  compareSchema(ctx, { $ref: `#/schemas/${beforeName}` }, { $ref: `#/schemas/${afterName}` }, '');
+  compareSchema(ctx, { $ref: `${SCHEMA_REF_PREFIX}${beforeName}` }, { $ref: `${SCHEMA_REF_PREFIX}${afterName}` }, '');
   return ctx.out;
 }
 

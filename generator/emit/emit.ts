@@ -22,8 +22,6 @@ export interface GeneratedFile {
 export interface GenerateOptions {
   /** The contract path as it should appear in headers and `@generated from` notes (relative, `/`). */
   readonly source: string;
-  /** Format with prettier (default true). */
-  readonly format?: boolean;
 }
 
 export interface GenerateResult {
@@ -35,7 +33,6 @@ interface Context {
   readonly model: ContractModel;
   readonly source: string;
   readonly header: string;
-  readonly types: SchemaTypeWriter;
   readonly templates: Templates;
 }
 
@@ -59,13 +56,9 @@ export async function generate(model: ContractModel, options: GenerateOptions): 
   const templates = loadTemplates();
   const source = options.source.replace(/\\/g, '/');
   const diagnostics: Diagnostic[] = [];
-  const make = (file: string): Context => ({
-    model,
-    source,
-    header: fileHeader(model, source, file),
-    types: new SchemaTypeWriter(),
-    templates,
-  });
+  const make = (file: string): Context => ({ model, source, header: fileHeader(model, source, file), templates });
+  // Payload schema hash per message type: messages.ts and manifest.json carry the same value.
+  const hashes = new Map(Object.values(model.messages).map((m) => [m.type, schemaHash(model, m.payload)]));
 
   const roots = Object.values(model.messages).flatMap((m) => (m.headers ? [m.payload, m.headers] : [m.payload]));
   const validators = buildValidators(model, roots);
@@ -73,12 +66,12 @@ export async function generate(model: ContractModel, options: GenerateOptions): 
   if (validators.diagnostics.some((d) => d.severity === 'error')) return { files: [], diagnostics };
 
   const files: GeneratedFile[] = [];
-  files.push({ path: 'types.ts', content: typesFile(make('types.ts')) });
+  files.push({ path: 'types.ts', content: typesFile(make('types.ts'), new SchemaTypeWriter()) });
   files.push({
     path: 'validators.ts',
     content: validators.code,
   });
-  files.push({ path: 'messages.ts', content: messagesFile(make('messages.ts'), validators.exports) });
+  files.push({ path: 'messages.ts', content: messagesFile(make('messages.ts'), validators.exports, hashes) });
   const fileNames = new NameAllocator(['index', 'types', 'messages', 'validators', 'manifest', 'iggy']);
   const channelFiles: { file: string; identifier: string }[] = [];
   for (const channel of model.channels) {
@@ -94,19 +87,16 @@ export async function generate(model: ContractModel, options: GenerateOptions): 
       channelList: channelFiles.map((c) => c.identifier).join(', '),
     }),
   });
-  files.push({ path: 'manifest.json', content: buildManifest(model, source) });
+  files.push({ path: 'manifest.json', content: buildManifest(model, source, hashes) });
   files.push({ path: 'iggy.ts', content: iggyFile(make('iggy.ts'), channelFiles) });
 
-  const format = options.format ?? true;
-  const formatted = format
-    ? await Promise.all(
-        files.map(async (f) => ({
-          path: f.path,
-          content:
-            f.path === 'validators.ts' ? validatorsFile(model, source, indentStatements(f.content)) : await formatSource(f.path, f.content),
-        })),
-      )
-    : files.map((f) => (f.path === 'validators.ts' ? { path: f.path, content: validatorsFile(model, source, f.content) } : f));
+  const formatted = await Promise.all(
+    files.map(async (f) => ({
+      path: f.path,
+      content:
+        f.path === 'validators.ts' ? validatorsFile(model, source, indentStatements(f.content)) : await formatSource(f.path, f.content),
+    })),
+  );
   return { files: formatted.sort((a, b) => a.path.localeCompare(b.path)), diagnostics };
 }
 
@@ -136,7 +126,7 @@ function validatorsFile(model: ContractModel, source: string, code: string): str
   return `${fileHeader(model, source, 'validators.ts')}\n// @ts-nocheck -- ajv output is plain JavaScript; the typed surface is in messages.ts\n${code}`;
 }
 
-function typesFile(ctx: Context): string {
+function typesFile(ctx: Context, types: SchemaTypeWriter): string {
   const referencedBy = new Map<string, string[]>();
   for (const message of Object.values(ctx.model.messages)) {
     referencedBy.set(message.payload, [...(referencedBy.get(message.payload) ?? []), `Payload of message ${message.type}.`]);
@@ -144,7 +134,7 @@ function typesFile(ctx: Context): string {
       referencedBy.set(message.headers, [...(referencedBy.get(message.headers) ?? []), `Headers of message ${message.type}.`]);
   }
   const declarations = Object.values(ctx.model.schemas).map((named) =>
-    ctx.types.declaration(
+    types.declaration(
       named,
       [...(referencedBy.get(named.name) ?? []), origin(ctx, named.location)].filter((l): l is string => l !== undefined),
     ),
@@ -161,14 +151,14 @@ function messageDoc(ctx: Context, message: MessageModel): string {
   ]);
 }
 
-function messagesFile(ctx: Context, validatorExports: ReadonlyMap<string, string>): string {
+function messagesFile(ctx: Context, validatorExports: ReadonlyMap<string, string>, hashes: ReadonlyMap<string, string>): string {
   const messages = Object.values(ctx.model.messages).map((message) => ({
     identifier: message.identifier,
     doc: messageDoc(ctx, message),
     typeLiteral: stringLiteral(message.type),
     idLiteral: stringLiteral(message.id),
     contentTypeLiteral: stringLiteral(message.contentType),
-    hashLiteral: stringLiteral(schemaHash(ctx.model, message.payload)),
+    hashLiteral: stringLiteral(hashes.get(message.type)!),
     payloadType: message.payload,
     validator: validatorExports.get(message.payload)!,
     boxed: message.boxed,

@@ -43,7 +43,8 @@ export function schemaHash(model: ContractModel, name: string): string {
     .digest('hex')}`;
 }
 
-export function buildManifest(model: ContractModel, source: string): string {
+/** The manifest; `hashes` holds {@link schemaHash} of each message's payload, by message type. */
+export function buildManifest(model: ContractModel, source: string, hashes: ReadonlyMap<string, string>): string {
   const manifest = {
     $schema: 'keiyaku-manifest/v1',
     generator: 'keiyaku',
@@ -63,7 +64,7 @@ export function buildManifest(model: ContractModel, source: string): string {
       contentType: m.contentType,
       payload: m.payload,
       ...(m.headers ? { headers: m.headers } : {}),
-      schemaHash: schemaHash(model, m.payload),
+      schemaHash: hashes.get(m.type)!,
     })),
     operations: model.operations,
   };

@@ -204,7 +204,7 @@ export class SchemaTypeWriter {
     }
     // Required names without a property schema still exist on valid values.
     for (const name of required) {
-      if (!(name in properties)) {
+      if (!Object.hasOwn(properties, name)) {
         members.push(`readonly ${propertyKey(name)}: unknown;`);
         propertyTypes.push('unknown');
       }

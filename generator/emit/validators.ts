@@ -6,6 +6,7 @@
  */
 import { createRequire } from 'node:module';
 import type { Diagnostic } from '../diagnostics.js';
+import { KeiyakuError } from '../errors.js';
 import { type ContractModel, SCHEMA_REF_PREFIX, type SchemaNode } from '../model/contract-model.js';
 
 const require = createRequire(import.meta.url);
@@ -22,7 +23,7 @@ interface AjvInstance {
 const CONTRACT_ID = 'keiyaku:contract';
 
 /** Rewrites `#/schemas/<Name>` into `#/$defs/<Name>` of the combined contract schema. */
-function toAjvSchema(node: SchemaNode): unknown {
+export function toAjvSchema(node: SchemaNode): unknown {
   return JSON.parse(
     JSON.stringify(node, (key, value) =>
       key === '$ref' && typeof value === 'string' && value.startsWith(SCHEMA_REF_PREFIX)
@@ -118,7 +119,11 @@ function rewriteRuntimeImports(code: string): string {
     .replace(/require\("ajv\/dist\/runtime\/(\w+)"\)\.default/g, (_m, name: string) => `ajvRuntime.${name}`)
     .replace(/\/\*# sourceURL=[^*]*\*\/;?/g, '');
   const leftover = /require\("([^"]+)"\)/.exec(rewritten);
-  if (leftover) throw new Error(`ajv standalone code needs ${leftover[1]}, which keiyaku/codegen-v1 does not provide`);
+  if (leftover)
+    throw new KeiyakuError(
+      'generator_bug',
+      `ajv standalone code needs ${leftover[1]}, which keiyaku/codegen-v1 does not provide; please report it`,
+    );
   return `import { ajvRuntime } from "keiyaku/codegen-v1";\n\n${rewritten}`;
 }
 

@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import type { AsyncAPIDocumentInterface } from '@asyncapi/parser';
 import type { Diagnostic, Severity } from '../diagnostics.js';
-import { SourceLocator } from './source-locator.js';
+import { pointerFromTokens, SourceLocator } from './source-locator.js';
 
 const require = createRequire(import.meta.url);
 // The parser's ESM build does not load under Node's resolver; its CommonJS build does.
@@ -20,8 +20,6 @@ export interface LoadedContract {
   readonly document: AsyncAPIDocumentInterface | undefined;
   readonly diagnostics: readonly Diagnostic[];
   readonly locator: SourceLocator;
-  /** The contract file, as given. */
-  readonly source: string;
 }
 
 interface ParserDiagnostic {
@@ -72,7 +70,6 @@ export async function loadContract(specPath: string, options: { cwd?: string } =
   const failed = (diagnostic: Diagnostic): LoadedContract => ({
     document: undefined,
     locator,
-    source: specPath,
     diagnostics: [diagnostic],
   });
   const display = locator.displayPath(absolute);
@@ -116,7 +113,7 @@ export async function loadContract(specPath: string, options: { cwd?: string } =
             file: locator.displayPath(file),
             line: d.range.start.line + 1,
             column: d.range.start.character + 1,
-            pointer: path.map((t) => `/${String(t).replace(/~/g, '~0').replace(/\//g, '~1')}`).join(''),
+            pointer: pointerFromTokens(path),
           }
         : locator.locateInFile(file, path);
     const hint = hintFor(code, d.message);
@@ -125,7 +122,7 @@ export async function loadContract(specPath: string, options: { cwd?: string } =
     const message = missing ? `referenced file ${locator.displayPath(missing[1]!)} does not exist` : d.message;
     return { severity, code, message, ...(hint ? { hint } : {}), location };
   });
-  return { document: result.document ?? undefined, diagnostics: sortDiagnostics(diagnostics), locator, source: specPath };
+  return { document: result.document ?? undefined, diagnostics: sortDiagnostics(diagnostics), locator };
 }
 
 export function sortDiagnostics(diagnostics: readonly Diagnostic[]): Diagnostic[] {

@@ -16,8 +16,14 @@ interface ParsedFile {
   readonly lines: LineCounter;
 }
 
-function escapeToken(token: string): string {
+/** One JSON pointer reference token, escaped (`~` → `~0`, `/` → `~1`; RFC 6901). */
+export function escapeToken(token: string): string {
   return token.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+/** The inverse of {@link escapeToken}. */
+export function unescapeToken(token: string): string {
+  return token.replace(/~1/g, '/').replace(/~0/g, '~');
 }
 
 export function pointerFromTokens(tokens: readonly (string | number)[]): string {
@@ -30,7 +36,7 @@ export function tokensFromPointer(pointer: string): string[] {
     .replace(/^#/, '')
     .slice(1)
     .split('/')
-    .map((t) => decodeURIComponent(t).replace(/~1/g, '/').replace(/~0/g, '~'));
+    .map((t) => unescapeToken(decodeURIComponent(t)));
 }
 
 export class SourceLocator {
@@ -59,12 +65,7 @@ export class SourceLocator {
       seen.add(file);
       const parsed = this.#parse(file);
       if (parsed === null) return;
-      const refs: string[] = [];
-      collectRefs(parsed.root, refs);
-      for (const ref of refs) {
-        const target = ref.split('#')[0] ?? '';
-        if (target !== '' && !/^[a-z][a-z0-9+.-]*:/i.test(target)) visit(resolve(dirname(file), target));
-      }
+      for (const target of fileRefs(parsed.root)) visit(resolve(dirname(file), target));
     };
     visit(this.#rootFile);
     return [...seen].filter((f) => this.#files.get(f) !== null).sort();
@@ -120,6 +121,16 @@ export class SourceLocator {
     const pos = parsed.lines.linePos(offset);
     return { file: this.displayPath(file), line: pos.line, column: pos.col, pointer: pointerFromTokens(consumed) };
   }
+}
+
+/**
+ * The files that the `$ref`s under `root` point at, as written (relative to the file that holds
+ * them): references within the same file (`#/…`) and URLs (`https://…`) are left out.
+ */
+export function fileRefs(root: YamlNode | null): string[] {
+  const refs: string[] = [];
+  collectRefs(root, refs);
+  return refs.map((ref) => ref.split('#')[0] ?? '').filter((target) => target !== '' && !/^[a-z][a-z0-9+.-]*:/i.test(target));
 }
 
 function collectRefs(node: YamlNode | null, out: string[]): void {

@@ -7,6 +7,7 @@
  * @see https://www.asyncapi.com/docs/reference/specification/v3.0.0#messageObject
  */
 import type { AsyncAPIDocumentInterface, ChannelInterface, MessageInterface } from '@asyncapi/parser';
+import { MODES, type Mode, POLICIES } from '../compat/contract-diff.js';
 import type { Diagnostic, SourceLocation } from '../diagnostics.js';
 import type { SourceLocator } from '../load/source-locator.js';
 import { tokensFromPointer } from '../load/source-locator.js';
@@ -101,11 +102,12 @@ export function buildModel(document: AsyncAPIDocumentInterface, locator: SourceL
         previous.message.json() !== message.json() &&
         previous.message.payload()?.json() !== message.payload()?.json()
       ) {
+        const other = locate(previous.pointer);
         diagnostics.push({
           severity: 'error',
           code: 'message-name-conflict',
           message: `two different messages are named "${type}"`,
-          hint: `rename one of them; the other is at ${locate(previous.pointer).file}:${locate(previous.pointer).line}`,
+          hint: `rename one of them; the other is at ${other.file}:${other.line}`,
           location: locate(pointer),
         });
         continue;
@@ -183,7 +185,12 @@ export function buildModel(document: AsyncAPIDocumentInterface, locator: SourceL
         .map((e) => ({ ...optional('name', e.name()), ...optional('payload', e.payload()), ...optional('headers', e.headers()) })),
       ...optional('kafkaKey', kafkaKey === undefined ? undefined : stripParserKeys(kafkaKey)),
       deprecated: json['deprecated'] === true,
-      ...optional('compatibility', compatibilityOf(message.extensions().get('x-keiyaku')?.value())),
+      ...optional(
+        'compatibility',
+        ownCompatibility(message.extensions().get('x-keiyaku')?.value(), `message "${type}"`, diagnostics, (...path) =>
+          locate(pointer, ['x-keiyaku', ...path]),
+        ),
+      ),
       ...optional('documentPointer', pointer),
       location: locate(pointer),
     } as MessageModel;
@@ -240,6 +247,12 @@ export function buildModel(document: AsyncAPIDocumentInterface, locator: SourceL
         parameters,
         messages: channelMessages.get(channel.id()) ?? [],
         bindings: channelBindings(channel, diagnostics, locate(pointer)),
+        ...optional(
+          'compatibility',
+          ownCompatibility(channel.extensions().get('x-keiyaku')?.value(), `channel "${channel.id()}"`, diagnostics, (...path) =>
+            locate(pointer, ['x-keiyaku', ...path]),
+          ),
+        ),
         location: locate(pointer),
       } as ChannelModel;
     });
@@ -259,6 +272,9 @@ export function buildModel(document: AsyncAPIDocumentInterface, locator: SourceL
       ...optional('summary', op.summary()),
     }));
 
+  const compatibility = rootCompatibility(document.extensions().get('x-keiyaku')?.value(), diagnostics, (...path) =>
+    locate('', ['x-keiyaku', ...path]),
+  );
   diagnostics.push(...registry.diagnostics);
   const schemas = registry.entries();
   if (diagnostics.some((d) => d.severity === 'error')) return { model: undefined, diagnostics };
@@ -271,10 +287,7 @@ export function buildModel(document: AsyncAPIDocumentInterface, locator: SourceL
     messages,
     operations,
     schemas,
-    ...optional(
-      'compatibility',
-      rootCompatibility(document.extensions().get('x-keiyaku')?.value(), diagnostics, locate('', ['x-keiyaku'])),
-    ),
+    ...optional('compatibility', compatibility),
   };
   return { model: deepFreeze(model), diagnostics };
 }
@@ -291,16 +304,50 @@ function allocateFamily(allocator: NameAllocator, base: string, suffixes: readon
   }
 }
 
-/** A payload that can never be a JSON object or array (a string heartbeat, a number): carried boxed as `{ value }`. */
-function compatibilityOf(value: unknown): string | undefined {
-  if (typeof value !== 'object' || value === null) return undefined;
-  const mode = (value as { compatibility?: unknown }).compatibility;
-  return typeof mode === 'string' ? mode : undefined;
+/** Where a key of an `x-keiyaku` extension was written (no path: the extension itself). */
+type ExtensionLocator = (...path: string[]) => SourceLocation;
+
+/** `value` when it is one of `allowed`; else an error diagnostic at `location` (absent: undefined, no diagnostic). */
+function choice<T extends string>(
+  value: unknown,
+  allowed: readonly T[],
+  what: string,
+  diagnostics: Diagnostic[],
+  location: SourceLocation,
+): T | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value === 'string' && (allowed as readonly string[]).includes(value)) return value as T;
+  diagnostics.push({
+    severity: 'error',
+    code: 'keiyaku-extension-invalid',
+    message: `${what} is ${JSON.stringify(value)}, which is not one of ${allowed.join(', ')}`,
+    hint: `write one of ${allowed.join(', ')}`,
+    location,
+  });
+  return undefined;
 }
 
-function rootCompatibility(value: unknown, diagnostics: Diagnostic[], location: SourceLocation): ContractModel['compatibility'] {
+/** `x-keiyaku` of a channel or message: its own compatibility mode. */
+function ownCompatibility(value: unknown, owner: string, diagnostics: Diagnostic[], at: ExtensionLocator): Mode | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== 'object' || value === null) {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    diagnostics.push({
+      severity: 'error',
+      code: 'keiyaku-extension-invalid',
+      message: `x-keiyaku of ${owner} must be an object`,
+      hint: 'write `x-keiyaku: { compatibility: <mode> }`',
+      location: at(),
+    });
+    return undefined;
+  }
+  const mode = (value as { compatibility?: unknown }).compatibility;
+  return choice(mode, MODES, `x-keiyaku.compatibility of ${owner}`, diagnostics, at('compatibility'));
+}
+
+function rootCompatibility(value: unknown, diagnostics: Diagnostic[], at: ExtensionLocator): ContractModel['compatibility'] {
+  if (value === undefined) return undefined;
+  const location = at();
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     diagnostics.push({
       severity: 'error',
       code: 'keiyaku-extension-invalid',
@@ -344,12 +391,13 @@ function rootCompatibility(value: unknown, diagnostics: Diagnostic[], location: 
     }
   }
   return {
-    ...optional('mode', typeof raw.compatibility === 'string' ? raw.compatibility : undefined),
-    ...optional('policy', typeof raw.policy === 'string' ? raw.policy : undefined),
+    ...optional('mode', choice(raw.compatibility, MODES, 'x-keiyaku.compatibility', diagnostics, at('compatibility'))),
+    ...optional('policy', choice(raw.policy, POLICIES, 'x-keiyaku.policy', diagnostics, at('policy'))),
     ...(acknowledge.length > 0 ? { acknowledge } : {}),
   };
 }
 
+/** A payload that can never be a JSON object or array (a string heartbeat, a number): carried boxed as `{ value }`. */
 function isPrimitiveRoot(schema: unknown): boolean {
   if (typeof schema !== 'object' || schema === null) return false;
   const { type, enum: values, const: constant } = schema as { type?: unknown; enum?: unknown; const?: unknown };

@@ -4,6 +4,8 @@
  *
  * @see https://www.asyncapi.com/docs/reference/specification/v3.0.0
  */
+import type { Mode } from '../compat/contract-diff.js';
+import type { Policy } from '../compat/schema-diff.js';
 import type { SourceLocation } from '../diagnostics.js';
 
 /**
@@ -76,7 +78,7 @@ export interface MessageModel {
   readonly kafkaKey?: SchemaNode;
   readonly deprecated: boolean;
   /** `x-keiyaku.compatibility` of the message: its own compatibility mode. */
-  readonly compatibility?: string;
+  readonly compatibility?: Mode;
   /** JSON pointer of the message in the resolved document (follows `$ref`s to find lines of nested nodes). */
   readonly documentPointer?: string;
   readonly location?: SourceLocation;
@@ -94,8 +96,8 @@ export interface ChannelModel {
   /** Types of the messages the channel carries, in document order. */
   readonly messages: readonly string[];
   readonly bindings: ChannelBindings;
-  /** `x-keiyaku.compatibility` of the channel: its own compatibility mode. */
-  readonly compatibility?: string;
+  /** `x-keiyaku.compatibility` of the channel: its mode for the messages it carries (a message's own mode wins). */
+  readonly compatibility?: Mode;
   readonly location?: SourceLocation;
 }
 
@@ -109,8 +111,8 @@ export interface OperationModel {
 
 /** Compatibility settings and acknowledged breaks, from the contract's `x-keiyaku` extensions. */
 export interface CompatibilitySettings {
-  readonly mode?: string;
-  readonly policy?: string;
+  readonly mode?: Mode;
+  readonly policy?: Policy;
   /** Intentional breaks, reviewed in the pull request that makes them. */
   readonly acknowledge?: readonly { readonly id: string; readonly reason: string; readonly version: string }[];
 }

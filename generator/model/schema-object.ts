@@ -11,6 +11,7 @@
  * @see https://www.asyncapi.com/docs/reference/specification/v3.0.0#schemaObject
  */
 import type { Diagnostic, SourceLocation } from '../diagnostics.js';
+import { unescapeToken } from '../load/source-locator.js';
 import { type NamedSchema, SCHEMA_REF_PREFIX, type SchemaNode } from './contract-model.js';
 import { type NameAllocator, pascalCase, safeIdentifier } from './identifiers.js';
 
@@ -203,7 +204,7 @@ export class SchemaRegistry {
     // Where the node was written tells whether it is a definition (`…#/$defs/BookId`) or a whole file.
     const written = this.#locate(tokens);
     const definition = /\/(?:\$defs|definitions)\/([^/]+)$/.exec(written.pointer);
-    if (definition) info.definitionKey = definition[1]!.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (definition) info.definitionKey = unescapeToken(definition[1]!);
     else if (written.pointer === '' && written.line > 0) info.fileName = written.file.replace(/^.*[\\/]/, '').replace(/\.[^.]*$/, '');
     this.#info.set(node, info);
     stack.add(node);

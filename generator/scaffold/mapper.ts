@@ -146,8 +146,8 @@ export const ${name}: Mapper<${options.eventType}, ${target}> = {
 `;
 }
 
-function findSwitch(project: Project, file: string, discriminant: string): SwitchStatement | undefined {
-  const source = project.addSourceFileAtPath(file);
+function findSwitch(project: Project, file: string, text: string, discriminant: string): SwitchStatement | undefined {
+  const source = project.createSourceFile(file, text, { overwrite: true });
   return source.getDescendantsOfKind(SyntaxKind.SwitchStatement).find((s) => {
     const expression = s.getExpression();
     return Node.isPropertyAccessExpression(expression) && expression.getName() === discriminant;
@@ -169,7 +169,7 @@ export function scaffoldMapper(options: MapperScaffoldOptions): MapperScaffoldRe
   }
   const original = readFileSync(outFile, 'utf8');
   const project = new Project({ skipAddingFilesFromTsConfig: true });
-  const statement = findSwitch(project, outFile, union.discriminant);
+  const statement = findSwitch(project, outFile, original, union.discriminant);
   if (statement === undefined) {
     throw new ScaffoldError(
       outFile,

@@ -97,6 +97,11 @@ const cases: [string, SchemaNode, string][] = [
     { type: 'object', properties: { constructor: { type: 'string' } } },
     '{ readonly constructor?: string | Object["constructor"] }',
   ],
+  [
+    'required name like an Object member without a property schema',
+    { type: 'object', properties: { a: { type: 'string' } }, required: ['constructor'] },
+    '{ readonly a?: string; readonly constructor: unknown }',
+  ],
 ];
 
 describe('JSON Schema → TypeScript type', () => {
