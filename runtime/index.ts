@@ -12,6 +12,7 @@ export { ManualClock, settle, systemClock } from './core/clock.js';
 export type { EnvelopeOptions, OpenedEnvelope } from './core/envelope.js';
 export { CE_HEADERS, encodeEnvelope, openEnvelope } from './core/envelope.js';
 export { ClosedError, isKeiyakuError, KeiyakuError, PublishError, TransportError } from './core/errors.js';
+export type { HostedComponent, HostedComponentHealth } from './core/hosted.js';
 export type { Logger } from './core/logger.js';
 export { silentLogger } from './core/logger.js';
 export type {

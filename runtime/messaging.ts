@@ -14,6 +14,7 @@ import type { AnyChannel, AnyContractMessage, MessageHandler } from './codegen-v
 import { resolveAddress } from './core/address.js';
 import { type Clock, systemClock } from './core/clock.js';
 import { KeiyakuError } from './core/errors.js';
+import type { HostedComponent, HostedComponentHealth } from './core/hosted.js';
 import { type Logger, silentLogger } from './core/logger.js';
 import type { Transport, TransportProducer } from './core/transport.js';
 import { type DeadLetterStore, InMemoryDeadLetterStore } from './dead-letter/store.js';
@@ -37,6 +38,8 @@ export interface MessagingHealth {
   /** Every subscription is running and none is stalled. */
   readonly ready: boolean;
   readonly subscriptions: readonly SubscriptionHealth[];
+  /** Hosted background components (outbox dispatchers, producers), in the order they were added. */
+  readonly components: readonly HostedComponentHealth[];
 }
 
 export class Messaging implements AsyncDisposable {
@@ -47,6 +50,7 @@ export class Messaging implements AsyncDisposable {
   readonly #logger: Logger;
   readonly #subscriptions: Subscription<AnyContractMessage>[] = [];
   readonly #publishers: Publisher<AnyContractMessage>[] = [];
+  readonly #components: HostedComponent[] = [];
   #producer: TransportProducer | undefined;
   #started = false;
   #stopping: Promise<void> | undefined;
@@ -108,15 +112,36 @@ export class Messaging implements AsyncDisposable {
     return subscription;
   }
 
+  /**
+   * Hosts a background component: it starts with `start()` (or now, if started), stops inside
+   * the shared shutdown budget before the publishers close, and shows in `health()`.
+   */
+  host<C extends HostedComponent>(component: C): C {
+    if (this.#components.some((c) => c.kind === component.kind && c.name === component.name))
+      throw new KeiyakuError('duplicate_component', `a ${component.kind} named ${component.name} is already hosted`);
+    this.#components.push(component);
+    if (this.#started)
+      void component
+        .start()
+        .catch((error: unknown) =>
+          this.#logger.error('hosted component failed to start', { kind: component.kind, name: component.name, error: String(error) }),
+        );
+    return component;
+  }
+
   /** Provisions addresses the transport can create and starts every subscription. Rejects if one cannot start. */
   async start(): Promise<void> {
     this.#started = true;
-    await Promise.all(this.#subscriptions.map((subscription) => subscription.start()));
+    await Promise.all([
+      ...this.#subscriptions.map((subscription) => subscription.start()),
+      ...this.#components.map((component) => component.start()),
+    ]);
   }
 
   health(): MessagingHealth {
     const subscriptions = this.#subscriptions.map((s) => s.health());
-    return { ready: subscriptions.every((s) => s.ready), subscriptions };
+    const components = this.#components.map((c) => c.health());
+    return { ready: subscriptions.every((s) => s.ready) && components.every((c) => c.ready), subscriptions, components };
   }
 
   /**
@@ -133,7 +158,7 @@ export class Messaging implements AsyncDisposable {
     const budget = this.#options.shutdownBudgetMs ?? 10_000;
     const deadline = AbortSignal.timeout(budget);
     const started = this.#clock.now();
-    await Promise.allSettled(this.#subscriptions.map((s) => s.stop(deadline)));
+    await Promise.allSettled([...this.#subscriptions.map((s) => s.stop(deadline)), ...this.#components.map((c) => c.stop(deadline))]);
     await Promise.allSettled(this.#publishers.map((p) => p.close()));
     try {
       await this.#producer?.close();
