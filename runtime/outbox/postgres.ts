@@ -79,8 +79,9 @@ CREATE TABLE IF NOT EXISTS keiyaku_outbox (
   finished_at bigint
 );
 CREATE INDEX IF NOT EXISTS keiyaku_outbox_pending ON keiyaku_outbox (lane, seq) WHERE state = 'pending';
-CREATE INDEX IF NOT EXISTS keiyaku_outbox_retry ON keiyaku_outbox (next_attempt_at) WHERE state = 'pending';
-CREATE INDEX IF NOT EXISTS keiyaku_outbox_state ON keiyaku_outbox (state, seq);
+CREATE INDEX IF NOT EXISTS keiyaku_outbox_retry ON keiyaku_outbox (next_attempt_at) WHERE state = 'pending' AND next_attempt_at > 0;
+CREATE INDEX IF NOT EXISTS keiyaku_outbox_dead ON keiyaku_outbox (seq) WHERE state = 'dead';
+CREATE INDEX IF NOT EXISTS keiyaku_outbox_published ON keiyaku_outbox (finished_at) WHERE state = 'published';
 CREATE TABLE IF NOT EXISTS keiyaku_outbox_lanes (
   lane smallint PRIMARY KEY,
   owner text,
@@ -99,7 +100,7 @@ CREATE OR REPLACE TRIGGER keiyaku_outbox_notify AFTER INSERT ON keiyaku_outbox
 
 /** What a writer needs of the caller's connection: `pg`'s `Client` and `PoolClient` have it. */
 export interface PgQueryable {
-  query(text: string, values?: unknown[]): Promise<unknown>;
+  query(config: { readonly name?: string; readonly text: string; readonly values?: unknown[] }): Promise<unknown>;
 }
 
 interface Row {
@@ -345,7 +346,7 @@ export class PostgresOutbox implements OutboxDispatchStore {
        WHERE o.state = 'pending' AND o.lane = ANY($1::smallint[]) AND o.next_attempt_at <= $2
          AND (o.partition_key IS NULL OR o.partition_key NOT IN (
            SELECT b.partition_key FROM keiyaku_outbox b
-           WHERE b.state = 'pending' AND b.next_attempt_at > $2 AND b.partition_key IS NOT NULL))
+           WHERE b.state = 'pending' AND b.next_attempt_at > 0 AND b.next_attempt_at > $2 AND b.partition_key IS NOT NULL))
        ORDER BY o.seq LIMIT $3`,
       [lanes.rows.map((r) => r.lane), now, limit],
     );
@@ -487,21 +488,24 @@ export class PostgresOutboxChannel<M extends AnyContractMessage> {
     const buffer = (r: OutboxRecord): Buffer => Buffer.from(r.payload.buffer, r.payload.byteOffset, r.payload.byteLength);
     if (records.length === 1) {
       const r = records[0]!;
+      // A named statement: parsed and planned once per connection.
       await tx
-        .query(
-          `INSERT INTO keiyaku_outbox (message_id, channel, address, partition_key, lane, type, payload, headers, created_at)
+        .query({
+          name: 'keiyaku_outbox_insert_v1',
+          text: `INSERT INTO keiyaku_outbox (message_id, channel, address, partition_key, lane, type, payload, headers, created_at)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-          [r.messageId, r.channel, r.address, r.key ?? null, outboxLane(r.key), r.type, buffer(r), JSON.stringify(r.headers), r.createdAt],
-        )
+          values: [r.messageId, r.channel, r.address, r.key ?? null, outboxLane(r.key), r.type, buffer(r), JSON.stringify(r.headers), r.createdAt],
+        })
         .catch(notMigrated);
       return 1;
     }
     await tx
-      .query(
-        `INSERT INTO keiyaku_outbox (message_id, channel, address, partition_key, lane, type, payload, headers, created_at)
+      .query({
+        name: 'keiyaku_outbox_insert_many_v1',
+        text: `INSERT INTO keiyaku_outbox (message_id, channel, address, partition_key, lane, type, payload, headers, created_at)
          SELECT message_id, channel, address, partition_key, lane, type, payload, headers, created_at FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::smallint[], $6::text[], $7::bytea[], $8::jsonb[], $9::bigint[])
          WITH ORDINALITY AS t(message_id, channel, address, partition_key, lane, type, payload, headers, created_at, n) ORDER BY n`,
-        [
+        values: [
           records.map((r) => r.messageId),
           records.map((r) => r.channel),
           records.map((r) => r.address),
@@ -512,7 +516,7 @@ export class PostgresOutboxChannel<M extends AnyContractMessage> {
           records.map((r) => JSON.stringify(r.headers)),
           records.map((r) => r.createdAt),
         ],
-      )
+      })
       .catch(notMigrated);
     return records.length;
   }

@@ -67,8 +67,10 @@ CREATE TABLE IF NOT EXISTS keiyaku_outbox (
   last_error TEXT,
   finished_at INTEGER
 );
-CREATE INDEX IF NOT EXISTS keiyaku_outbox_state ON keiyaku_outbox (state, seq);
-CREATE INDEX IF NOT EXISTS keiyaku_outbox_retry ON keiyaku_outbox (next_attempt_at) WHERE state = 'pending';
+CREATE INDEX IF NOT EXISTS keiyaku_outbox_pending ON keiyaku_outbox (seq) WHERE state = 'pending';
+CREATE INDEX IF NOT EXISTS keiyaku_outbox_retry ON keiyaku_outbox (next_attempt_at) WHERE state = 'pending' AND next_attempt_at > 0;
+CREATE INDEX IF NOT EXISTS keiyaku_outbox_dead ON keiyaku_outbox (seq) WHERE state = 'dead';
+CREATE INDEX IF NOT EXISTS keiyaku_outbox_published ON keiyaku_outbox (finished_at) WHERE state = 'published';
 CREATE TABLE IF NOT EXISTS keiyaku_outbox_lock (
   id INTEGER PRIMARY KEY CHECK (id = 1),
   owner TEXT NOT NULL,
@@ -253,7 +255,7 @@ export class SqliteOutbox implements OutboxDispatchStore {
          WHERE o.state = 'pending' AND o.next_attempt_at <= @now
            AND (o.partition_key IS NULL OR o.partition_key NOT IN (
              SELECT b.partition_key FROM keiyaku_outbox b
-             WHERE b.state = 'pending' AND b.next_attempt_at > @now AND b.partition_key IS NOT NULL))
+             WHERE b.state = 'pending' AND b.next_attempt_at > 0 AND b.next_attempt_at > @now AND b.partition_key IS NOT NULL))
          ORDER BY o.seq LIMIT @limit`,
       ),
       remove: db.prepare<[number]>('DELETE FROM keiyaku_outbox WHERE seq = ?'),

@@ -1,0 +1,144 @@
+/**
+ * `npm run bench:outbox`: what the transactional outbox costs, on a real PostgreSQL, in one run.
+ *
+ * 1. Write path: ROWS domain transactions (BEGIN; INSERT the loan; COMMIT) from CONCURRENCY
+ *    clients, against the same transactions that also write their BookBorrowed into the outbox
+ *    (validated, encoded, one row each, NOTIFY at commit). Throughput ratio (goal ≥ 0.8×).
+ * 2. Dispatch: the hosted dispatcher publishing those ROWS rows to the memory transport until
+ *    the outbox is empty, against publishing the same messages directly with a publisher on the
+ *    memory transport. Throughput ratio (goal ≥ 0.8×).
+ *
+ * POSTGRES_URL, else scripts/postgres start on POSTGRES_PORT (default 55492), stopped after.
+ * A fresh database per run, dropped after. OUTBOX_BENCH_ROWS (default 20 000), OUTBOX_BENCH_CONCURRENCY (default 4).
+ */
+import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import pg from 'pg';
+import { BookBorrowed, BookIntegrationEvents } from '../generated/index.js';
+import { createMessaging } from '../runtime/index.js';
+import { InMemoryTransport } from '../runtime/memory.js';
+import { PostgresOutbox } from '../runtime/postgres.js';
+
+const ROWS = Number(process.env['OUTBOX_BENCH_ROWS'] ?? 20_000);
+const CONCURRENCY = Number(process.env['OUTBOX_BENCH_CONCURRENCY'] ?? 4);
+const root = join(import.meta.dirname, '..');
+const out = (line: string): void => {
+  process.stdout.write(`${line}\n`);
+};
+
+let serverUrl = process.env['POSTGRES_URL'];
+const env = { ...process.env, POSTGRES_PORT: process.env['POSTGRES_PORT'] ?? '55492' };
+const startedServer = !serverUrl;
+if (!serverUrl) serverUrl = execFileSync(join(root, 'scripts', 'postgres'), ['start'], { env, encoding: 'utf8' }).trim().split('\n').pop()!;
+
+const name = `keiyaku_outbox_bench_${randomUUID().replaceAll('-', '').slice(0, 10)}`;
+const admin = new pg.Client({ connectionString: serverUrl });
+await admin.connect();
+await admin.query(`CREATE DATABASE ${name}`);
+await admin.end();
+const url = new URL(serverUrl);
+url.pathname = `/${name}`;
+const pool = new pg.Pool({ connectionString: url.toString(), max: CONCURRENCY + 2 });
+
+const bookId = (i: number): string => `6f1c2b8e-3a4d-4e5f-9a0b-${String(i % 500).padStart(12, '0')}`;
+const borrowed = (i: number) =>
+  BookBorrowed.create({
+    bookId: bookId(i),
+    copyId: `C-${i}`,
+    borrower: { memberId: 'M-1001', displayName: 'Ada Lovelace' },
+    borrowedAt: '2026-11-02T10:15:00Z',
+    dueAt: '2026-11-23T10:15:00Z',
+    channel: 'desk',
+  });
+
+try {
+  await pool.query(
+    'CREATE TABLE loans (copy_id text PRIMARY KEY, book_id text NOT NULL, member_id text NOT NULL, borrowed_at timestamptz NOT NULL)',
+  );
+  const outbox = new PostgresOutbox(pool);
+  await outbox.migrate();
+  const books = outbox.channel(BookIntegrationEvents, { key: (m) => m.bookId });
+
+  /** Runs `count` transactions numbered from `from` on CONCURRENCY clients; returns transactions per second. */
+  async function transactions(from: number, count: number, withOutbox: boolean): Promise<number> {
+    let next = from;
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        const client = await pool.connect();
+        try {
+          while (next < from + count) {
+            const i = next++;
+            await client.query('BEGIN');
+            await client.query('INSERT INTO loans (copy_id, book_id, member_id, borrowed_at) VALUES ($1, $2, $3, $4)', [
+              `C-${i}`,
+              bookId(i),
+              'M-1001',
+              '2026-11-02T10:15:00Z',
+            ]);
+            if (withOutbox) await books.write(client, borrowed(i));
+            await client.query('COMMIT');
+          }
+        } finally {
+          client.release();
+        }
+      }),
+    );
+    return count / ((performance.now() - started) / 1000);
+  }
+
+  // Warm-up of both paths (connections, plans, JIT), then the measured runs.
+  await transactions(10_000_000, 500, false);
+  await transactions(20_000_000, 500, true);
+  await pool.query("DELETE FROM keiyaku_outbox; DELETE FROM loans WHERE copy_id LIKE 'C-_0%'");
+  // Four alternating rounds of each, so a noisy neighbour on the machine hits both alike.
+  const ROUNDS = 4;
+  let plainSeconds = 0;
+  let outboxSeconds = 0;
+  for (let round = 0; round < ROUNDS; round++) {
+    const from = Math.floor((ROWS * round) / ROUNDS);
+    const count = Math.floor((ROWS * (round + 1)) / ROUNDS) - from;
+    plainSeconds += count / (await transactions(30_000_000 + from, count, false));
+    outboxSeconds += count / (await transactions(from, count, true));
+  }
+  const plainRate = (ROWS / plainSeconds) | 0;
+  const outboxRate = (ROWS / outboxSeconds) | 0;
+  const pending = (await outbox.counts()).pending;
+  out(`outbox write: ${ROWS} domain transactions on ${CONCURRENCY} clients, PostgreSQL`);
+  out(`  without outbox: ${plainRate} tx/s; with one outbox row each: ${outboxRate} tx/s; ratio ${(outboxRate / plainRate).toFixed(2)}x (goal >= 0.8x)`);
+
+  // Dispatch: drain the ROWS pending rows to the memory transport.
+  const dispatchMessaging = createMessaging({ transport: new InMemoryTransport() });
+  const dispatcher = dispatchMessaging.host(outbox.dispatcher({ transport: dispatchMessaging.transport }, { pollIntervalMs: 50, healthIntervalMs: 60_000 }));
+  const dispatchStart = performance.now();
+  await dispatchMessaging.start();
+  while ((await outbox.counts()).pending > 0) await new Promise((resolve) => setTimeout(resolve, 5));
+  const dispatchSeconds = (performance.now() - dispatchStart) / 1000;
+  const dispatched = dispatcher.status().published;
+  await dispatchMessaging.stop();
+
+  // Direct: the same messages through a publisher on the memory transport.
+  const messages = Array.from({ length: ROWS }, (_, i) => borrowed(i));
+  const directMessaging = createMessaging({ transport: new InMemoryTransport() });
+  const publisher = directMessaging.publisher(BookIntegrationEvents, { key: (m) => m.bookId });
+  await publisher.publishMany(messages.slice(0, 500));
+  const directStart = performance.now();
+  await publisher.publishMany(messages);
+  const directSeconds = (performance.now() - directStart) / 1000;
+  await directMessaging.stop();
+
+  const dispatchRate = (dispatched / dispatchSeconds) | 0;
+  const directRate = (ROWS / directSeconds) | 0;
+  out(`outbox dispatch: ${pending} pending rows to the memory transport (batches of 500)`);
+  out(
+    `  publishing directly: ${directRate} msg/s; dispatching from the outbox: ${dispatchRate} msg/s (${dispatched} published); ratio ${(dispatchRate / directRate).toFixed(2)}x (goal >= 0.8x)`,
+  );
+} finally {
+  await pool.end();
+  const drop = new pg.Client({ connectionString: serverUrl });
+  await drop.connect();
+  await drop.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await drop.end();
+  if (startedServer) execFileSync(join(root, 'scripts', 'postgres'), ['stop'], { env, stdio: 'ignore' });
+}
