@@ -30,7 +30,11 @@ const out = (line: string): void => {
 let serverUrl = process.env['POSTGRES_URL'];
 const env = { ...process.env, POSTGRES_PORT: process.env['POSTGRES_PORT'] ?? '55492' };
 const startedServer = !serverUrl;
-if (!serverUrl) serverUrl = execFileSync(join(root, 'scripts', 'postgres'), ['start'], { env, encoding: 'utf8' }).trim().split('\n').pop()!;
+if (!serverUrl)
+  serverUrl = execFileSync(join(root, 'scripts', 'postgres'), ['start'], { env, encoding: 'utf8' })
+    .trim()
+    .split('\n')
+    .pop()!;
 
 const name = `keiyaku_outbox_bench_${randomUUID().replaceAll('-', '').slice(0, 10)}`;
 const admin = new pg.Client({ connectionString: serverUrl });
@@ -106,11 +110,15 @@ try {
   const outboxRate = (ROWS / outboxSeconds) | 0;
   const pending = (await outbox.counts()).pending;
   out(`outbox write: ${ROWS} domain transactions on ${CONCURRENCY} clients, PostgreSQL`);
-  out(`  without outbox: ${plainRate} tx/s; with one outbox row each: ${outboxRate} tx/s; ratio ${(outboxRate / plainRate).toFixed(2)}x (goal >= 0.8x)`);
+  out(
+    `  without outbox: ${plainRate} tx/s; with one outbox row each: ${outboxRate} tx/s; ratio ${(outboxRate / plainRate).toFixed(2)}x (goal >= 0.8x)`,
+  );
 
   // Dispatch: drain the ROWS pending rows to the memory transport.
   const dispatchMessaging = createMessaging({ transport: new InMemoryTransport() });
-  const dispatcher = dispatchMessaging.host(outbox.dispatcher({ transport: dispatchMessaging.transport }, { pollIntervalMs: 50, healthIntervalMs: 60_000 }));
+  const dispatcher = dispatchMessaging.host(
+    outbox.dispatcher({ transport: dispatchMessaging.transport }, { pollIntervalMs: 50, healthIntervalMs: 60_000 }),
+  );
   const dispatchStart = performance.now();
   await dispatchMessaging.start();
   while ((await outbox.counts()).pending > 0) await new Promise((resolve) => setTimeout(resolve, 5));

@@ -87,7 +87,7 @@ async function sqliteLibrary(file: string): Promise<LibraryDatabase> {
     outbox,
     async record(events, expectedVersion, correlationId, rule) {
       db.transaction(() => {
-        events.forEach((e, i) => append.run(bookId, expectedVersion + i + 1, e.type, JSON.stringify(e)));
+        for (const [i, e] of events.entries()) append.run(bookId, expectedVersion + i + 1, e.type, JSON.stringify(e));
         books.writeEvents(db, bookMapper, events, { aggregateId: bookId, correlationId });
         rule?.();
       })();

@@ -494,7 +494,17 @@ export class PostgresOutboxChannel<M extends AnyContractMessage> {
           name: 'keiyaku_outbox_insert_v1',
           text: `INSERT INTO keiyaku_outbox (message_id, channel, address, partition_key, lane, type, payload, headers, created_at)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-          values: [r.messageId, r.channel, r.address, r.key ?? null, outboxLane(r.key), r.type, buffer(r), JSON.stringify(r.headers), r.createdAt],
+          values: [
+            r.messageId,
+            r.channel,
+            r.address,
+            r.key ?? null,
+            outboxLane(r.key),
+            r.type,
+            buffer(r),
+            JSON.stringify(r.headers),
+            r.createdAt,
+          ],
         })
         .catch(notMigrated);
       return 1;
