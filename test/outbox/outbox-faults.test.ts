@@ -20,7 +20,7 @@ import { runOutboxKillFault } from '../../bench/outbox-fault.js';
 import { BookBorrowed, BookIntegrationEvents } from '../../generated/index.js';
 import { repoRoot, waitFor } from '../helpers.js';
 import { kafkaBrokers, kafkaSkipReason } from '../kafka/kafka-env.js';
-import { freshDatabase, postgresSkipReason, postgresUrl } from '../postgres/postgres-env.js';
+import { postgresSkipReason, postgresUrl } from '../postgres/postgres-env.js';
 
 const borrowed = (i: number) =>
   BookBorrowed.create({
@@ -164,14 +164,37 @@ describe(`outbox while Kafka is halted${kafkaSkipReason ? ` (${kafkaSkipReason})
   );
 });
 
-// The PostgreSQL test restarts the server on OUTBOX_POSTGRES_PORT (default: the test server's port).
+// The PostgreSQL test restarts a server of its own on OUTBOX_POSTGRES_PORT (default 55492), never
+// the one the other test files share: it starts it (unless running), restarts it, and stops it if it started it.
+const postgresPort = process.env['OUTBOX_POSTGRES_PORT'] ?? '55492';
+const postgresScript = (command: string): string =>
+  execFileSync(join(repoRoot, 'scripts', 'postgres'), [command], {
+    env: { ...process.env, POSTGRES_PORT: postgresPort },
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  }).trim();
+
 describe(`outbox while PostgreSQL restarts${postgresSkipReason ? ` (${postgresSkipReason})` : ''}`, () => {
   (postgresUrl === '' ? it.skip : it)(
     'the dispatcher reconnects and resumes; every committed row is published',
     async () => {
-      const port = process.env['OUTBOX_POSTGRES_PORT'] ?? new URL(postgresUrl).port;
-      const database = await freshDatabase('outbox_restart');
-      const pool = new pg.Pool({ connectionString: database.url, max: 4 });
+      const wasRunning = (() => {
+        try {
+          postgresScript('status');
+          return true;
+        } catch {
+          return false;
+        }
+      })();
+      const serverUrl = postgresScript('start').split('\n').pop()!;
+      const admin = new pg.Client({ connectionString: serverUrl });
+      await admin.connect();
+      const name = `keiyaku_outbox_restart_${randomUUID().replaceAll('-', '').slice(0, 10)}`;
+      await admin.query(`CREATE DATABASE ${name}`);
+      await admin.end();
+      const databaseUrl = new URL(serverUrl);
+      databaseUrl.pathname = `/${name}`;
+      const pool = new pg.Pool({ connectionString: databaseUrl.toString(), max: 4 });
       pool.on('error', () => {});
       const sent: OutgoingRecord[] = [];
       const memory = new InMemoryTransport();
@@ -217,10 +240,10 @@ describe(`outbox while PostgreSQL restarts${postgresSkipReason ? ` (${postgresSk
         await dispatcher.start();
         for (let i = 0; i < 200; i++) await write(i);
         await waitFor(() => sent.length >= 100, 'the dispatcher is flowing', 30_000);
-        execFileSync(join(repoRoot, 'scripts', 'postgres'), ['halt'], { env: { ...process.env, POSTGRES_PORT: port }, stdio: 'ignore' });
+        postgresScript('halt');
         for (let i = 200; i < 220; i++) await write(i); // fail: the server is down
         await new Promise((resolve) => setTimeout(resolve, 1_000));
-        execFileSync(join(repoRoot, 'scripts', 'postgres'), ['start'], { env: { ...process.env, POSTGRES_PORT: port }, stdio: 'ignore' });
+        postgresScript('start');
         for (let i = 220; i < 400; i++) await write(i);
         expect(failedCommits).toBe(20);
         await waitFor(
@@ -237,11 +260,15 @@ describe(`outbox while PostgreSQL restarts${postgresSkipReason ? ` (${postgresSk
         expect(lines.some((l) => l.startsWith('warn outbox dispatcher: database step failed; retrying'))).toBe(true);
         await waitFor(async () => (await dispatcher.refresh()).backlog === 0, 'the backlog is 0', 30_000);
       } finally {
-        // Whatever happened above, leave the server running for the other tests.
-        execFileSync(join(repoRoot, 'scripts', 'postgres'), ['start'], { env: { ...process.env, POSTGRES_PORT: port }, stdio: 'ignore' });
+        postgresScript('start');
         await dispatcher.stop(AbortSignal.timeout(10_000));
         await pool.end();
-        await database.drop();
+        if (wasRunning) {
+          const drop = new pg.Client({ connectionString: serverUrl });
+          await drop.connect();
+          await drop.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+          await drop.end();
+        } else postgresScript('stop');
       }
     },
     180_000,
