@@ -121,7 +121,7 @@ try {
   );
   const dispatchStart = performance.now();
   await dispatchMessaging.start();
-  while ((await outbox.counts()).pending > 0) await new Promise((resolve) => setTimeout(resolve, 5));
+  while (dispatcher.status().published < pending) await new Promise((resolve) => setTimeout(resolve, 5));
   const dispatchSeconds = (performance.now() - dispatchStart) / 1000;
   const dispatched = dispatcher.status().published;
   await dispatchMessaging.stop();

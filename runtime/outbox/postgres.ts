@@ -325,30 +325,32 @@ export class PostgresOutbox implements OutboxDispatchStore {
   }
 
   async claim(owner: string, limit: number, now: number): Promise<readonly OutboxRow[]> {
-    // Lanes from the previous claim go back first, so other dispatchers get their turn.
-    await this.pool.query('UPDATE keiyaku_outbox_lanes SET owner = NULL, lease_until = NULL WHERE owner = $1', [owner]);
-    const lanes = await this.pool.query<{ lane: number }>(
+    // One statement: take free lanes with due rows (or keep ours), give back the lanes of the
+    // previous claim that are not taken again (so other dispatchers get their turn), and read
+    // the due rows of the lanes taken, oldest first, skipping keys whose head waits for a retry.
+    const { rows } = await this.pool.query<Row>(
       `WITH free AS (
          SELECT l.lane FROM keiyaku_outbox_lanes l
-         WHERE (l.lease_until IS NULL OR l.lease_until < now())
+         WHERE (l.lease_until IS NULL OR l.lease_until < now() OR l.owner = $1)
            AND EXISTS (SELECT 1 FROM keiyaku_outbox o WHERE o.lane = l.lane AND o.state = 'pending' AND o.next_attempt_at <= $2)
          ORDER BY random()
          LIMIT $3
-         FOR UPDATE SKIP LOCKED)
-       UPDATE keiyaku_outbox_lanes l SET owner = $1, lease_until = now() + $4 * interval '1 millisecond'
-       FROM free WHERE l.lane = free.lane
-       RETURNING l.lane`,
-      [owner, now, this.#lanesPerClaim, this.#leaseMs],
-    );
-    if (lanes.rows.length === 0) return [];
-    const { rows } = await this.pool.query<Row>(
-      `SELECT ${COLUMNS} FROM keiyaku_outbox o
-       WHERE o.state = 'pending' AND o.lane = ANY($1::smallint[]) AND o.next_attempt_at <= $2
+         FOR UPDATE SKIP LOCKED),
+       claimed AS (
+         UPDATE keiyaku_outbox_lanes l SET owner = $1, lease_until = now() + $4 * interval '1 millisecond'
+         FROM free WHERE l.lane = free.lane
+         RETURNING l.lane),
+       released AS (
+         UPDATE keiyaku_outbox_lanes SET owner = NULL, lease_until = NULL
+         WHERE owner = $1 AND lane NOT IN (SELECT lane FROM free)
+         RETURNING lane)
+       SELECT ${COLUMNS} FROM keiyaku_outbox o
+       WHERE o.state = 'pending' AND o.lane IN (SELECT lane FROM claimed) AND o.next_attempt_at <= $2
          AND (o.partition_key IS NULL OR o.partition_key NOT IN (
            SELECT b.partition_key FROM keiyaku_outbox b
            WHERE b.state = 'pending' AND b.next_attempt_at > 0 AND b.next_attempt_at > $2 AND b.partition_key IS NOT NULL))
-       ORDER BY o.seq LIMIT $3`,
-      [lanes.rows.map((r) => r.lane), now, limit],
+       ORDER BY o.seq LIMIT $5`,
+      [owner, now, this.#lanesPerClaim, this.#leaseMs, limit],
     );
     return rows.map(fromRow);
   }
