@@ -1,4 +1,16 @@
-/** `keiyaku/testing`: the transport conformance suite (needs vitest) and a manual clock. */
+/** `keiyaku/testing`: the transport and store conformance suites (need vitest) and a manual clock. */
 export { ManualClock, settle } from './core/clock.js';
 export type { ConformanceCase, ConformanceTarget } from './testing/conformance.js';
 export { CONFORMANCE_CASES, runTransportConformance } from './testing/conformance.js';
+export type {
+  CheckpointStoreTarget,
+  ConformanceEvent,
+  DeadLetterStoreTarget,
+  EventStoreTarget,
+} from './testing/stores.js';
+export {
+  runCheckpointStoreConformance,
+  runDeadLetterStoreConformance,
+  runEventStoreConformance,
+  sampleParkRequest,
+} from './testing/stores.js';
