@@ -13,6 +13,11 @@ export async function withClient<T>(db: PostgresQueryable, fn: (client: pg.PoolC
   if (!isPool(db)) return fn(db);
   const client = await db.connect();
   let broken: Error | undefined;
+  // A server that goes away between two queries makes the client emit 'error'; the next query fails instead.
+  const onError = (error: Error): void => {
+    broken = error;
+  };
+  client.on('error', onError);
   try {
     return await fn(client);
   } catch (error) {
@@ -21,6 +26,8 @@ export async function withClient<T>(db: PostgresQueryable, fn: (client: pg.PoolC
     throw error;
   } finally {
     client.release(broken);
+    // A destroyed client keeps the listener, so a late error on it is not unhandled.
+    if (broken === undefined) client.off('error', onError);
   }
 }
 

@@ -224,8 +224,8 @@ export class PostgresEventStore<D> implements EventStore<D> {
         listener.off('notification', wake);
         const broken = lost instanceof Error ? lost : undefined;
         if (broken === undefined) await listener.query(`UNLISTEN ${EVENTS_CHANNEL}`).catch(() => {});
+        // Destroyed rather than pooled; its error listener stays, so a late error is not unhandled.
         listener.release(broken ?? true);
-        listener.off('error', onError);
       }
     }
   }
