@@ -3,6 +3,10 @@
  * its `BEGIN … COMMIT` (a `pg` `PoolClient`/`Client`, or the client Kysely and Drizzle hand
  * out in a transaction); an `AFTER INSERT` statement trigger NOTIFYs the dispatchers at commit.
  *
+ * The trigger NOTIFYs only while a dispatcher is idle (it marks itself in
+ * `keiyaku_outbox_listeners` before it sleeps): a NOTIFY serializes committing transactions, so
+ * a busy dispatcher, which claims again at once anyway, is not notified.
+ *
  * Several processes may run dispatchers against one database. Keys are hashed into 64 lanes;
  * a dispatcher claims whole lanes (`FOR UPDATE SKIP LOCKED` on the lane rows, with a lease that
  * expires if its holder dies), so one key is only ever dispatched by one dispatcher at a time
@@ -88,9 +92,15 @@ CREATE TABLE IF NOT EXISTS keiyaku_outbox_lanes (
   lease_until timestamptz
 );
 INSERT INTO keiyaku_outbox_lanes (lane) SELECT generate_series(0, 63) ON CONFLICT (lane) DO NOTHING;
+CREATE TABLE IF NOT EXISTS keiyaku_outbox_listeners (
+  owner text PRIMARY KEY,
+  idle_until timestamptz NOT NULL
+);
 CREATE OR REPLACE FUNCTION keiyaku_outbox_notify() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  PERFORM pg_notify('keiyaku_outbox', '');
+  IF EXISTS (SELECT 1 FROM keiyaku_outbox_listeners WHERE idle_until > now()) THEN
+    PERFORM pg_notify('keiyaku_outbox', '');
+  END IF;
   RETURN NULL;
 END
 $$;
@@ -191,6 +201,7 @@ export class PostgresOutbox implements OutboxDispatchStore {
   readonly #waiters = new Set<Waiter>();
   readonly #channels: AnyChannel[] = [];
   #listener: pg.Client | undefined;
+  #owner: string | undefined;
   #listening: Promise<void> | undefined;
   #closed = false;
 
@@ -271,8 +282,9 @@ export class PostgresOutbox implements OutboxDispatchStore {
     );
   }
 
-  async open(_owner: string): Promise<void> {
+  async open(owner: string): Promise<void> {
     this.#closed = false;
+    this.#owner = owner;
     await this.#checkVersion();
     await this.#listen().catch((error: unknown) =>
       this.#logger.warn('outbox: LISTEN failed; polling until it works', { error: String(error) }),
@@ -377,6 +389,7 @@ export class PostgresOutbox implements OutboxDispatchStore {
 
   async release(owner: string): Promise<void> {
     await this.pool.query('UPDATE keiyaku_outbox_lanes SET owner = NULL, lease_until = NULL WHERE owner = $1', [owner]);
+    await this.pool.query('DELETE FROM keiyaku_outbox_listeners WHERE owner = $1', [owner]);
   }
 
   async prune(before: number): Promise<number> {
@@ -386,7 +399,18 @@ export class PostgresOutbox implements OutboxDispatchStore {
 
   async wait(ms: number, signal: AbortSignal): Promise<void> {
     if (this.#listener === undefined) void this.#listen().catch(() => undefined);
+    const owner = this.#owner;
+    // Ask for a NOTIFY while asleep. A transaction that inserted just before this mark and commits
+    // just after the last claim is not notified: it waits at most `ms` (the polling interval).
+    if (owner !== undefined)
+      await this.pool.query(
+        `INSERT INTO keiyaku_outbox_listeners (owner, idle_until) VALUES ($1, now() + $2 * interval '1 millisecond')
+         ON CONFLICT (owner) DO UPDATE SET idle_until = excluded.idle_until`,
+        [owner, ms + 1_000],
+      );
     await waitForWake(this.#waiters, { timeoutMs: ms, signal });
+    if (owner !== undefined && !this.#closed)
+      await this.pool.query("UPDATE keiyaku_outbox_listeners SET idle_until = '-infinity' WHERE owner = $1", [owner]);
   }
 
   async counts(): Promise<OutboxCounts> {

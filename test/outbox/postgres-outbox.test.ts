@@ -69,7 +69,12 @@ const run = postgresUrl !== '';
       const { rows } = await db.pool.query<{ tablename: string }>(
         "SELECT tablename FROM pg_tables WHERE tablename LIKE 'keiyaku_outbox%' ORDER BY tablename",
       );
-      expect(rows.map((r) => r.tablename)).toEqual(['keiyaku_outbox', 'keiyaku_outbox_lanes', 'keiyaku_outbox_schema']);
+      expect(rows.map((r) => r.tablename)).toEqual([
+        'keiyaku_outbox',
+        'keiyaku_outbox_lanes',
+        'keiyaku_outbox_listeners',
+        'keiyaku_outbox_schema',
+      ]);
       const lanes = await db.pool.query<{ n: string }>('SELECT count(*) AS n FROM keiyaku_outbox_lanes');
       expect(lanes.rows[0]!.n).toBe('64');
       await db.pool.query(POSTGRES_OUTBOX_SCHEMA);
@@ -90,11 +95,14 @@ const run = postgresUrl !== '';
       expect(fresh.pool.totalCount).toBe(0);
     });
 
-    it('a NOTIFY at commit wakes the dispatcher well before its polling interval', async () => {
+    it('a NOTIFY at commit wakes an idle dispatcher well before its polling interval; a busy one is not notified', async () => {
       const outbox = new PostgresOutbox(db.pool);
       await outbox.migrate();
       await outbox.open('test');
       const waiting = outbox.wait(30_000, AbortSignal.timeout(30_000));
+      // The trigger notifies only while a dispatcher has marked itself idle.
+      while ((await db.pool.query("SELECT 1 FROM keiyaku_outbox_listeners WHERE owner = 'test' AND idle_until > now()")).rows.length === 0)
+        await new Promise((resolve) => setTimeout(resolve, 10));
       const started = Date.now();
       const client = await db.pool.connect();
       await client.query('BEGIN');
@@ -103,6 +111,19 @@ const run = postgresUrl !== '';
       client.release();
       await waiting;
       expect(Date.now() - started).toBeLessThan(5_000);
+      // Busy (not marked idle), the trigger does not notify: nothing wakes the dispatcher before its timeout.
+      const busyWait = outbox.wait(1_500, AbortSignal.timeout(30_000));
+      while ((await db.pool.query("SELECT 1 FROM keiyaku_outbox_listeners WHERE owner = 'test' AND idle_until > now()")).rows.length === 0)
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      await db.pool.query("UPDATE keiyaku_outbox_listeners SET idle_until = '-infinity'");
+      const busyStarted = Date.now();
+      const busyClient = await db.pool.connect();
+      await busyClient.query('BEGIN');
+      await outbox.channel(outboxConformanceChannel('notify')).write(busyClient, OutboxPing.create({ seq: 2, key: 'k' }));
+      await busyClient.query('COMMIT');
+      busyClient.release();
+      await busyWait;
+      expect(Date.now() - busyStarted).toBeGreaterThan(1_000);
       await outbox.close();
     });
   });
