@@ -81,6 +81,8 @@ Commands:
   scaffold mapper   write (or complete) a mapper from a domain event union to a channel:
                     --events <file> --type <Union> --channel <channel id> --out <mapper file>
                     [--generated <dir>]; adds missing cases, never rewrites your code
+  dead-letters      list|show|redrive|remove parked messages and dead outbox rows:
+                    --store <sqlite file | postgres url> (see keiyaku dead-letters --help)
 
 Options:
   -s, --spec <file>   contract file (default: asyncapi.yaml, or "spec" in ${CONFIG_FILE})
@@ -147,7 +149,7 @@ export function parseArgs(argv: readonly string[], cwd: string): CliOptions {
       }
       if (command !== undefined) throw new OptionError(arg, `unexpected argument "${arg}"; pass the contract with --spec ${arg}`);
       if (arg !== 'generate' && arg !== 'validate' && arg !== 'scaffold' && arg !== 'check') {
-        throw new OptionError(arg, `unknown command "${arg}" (commands: generate, validate, check, scaffold)`);
+        throw new OptionError(arg, `unknown command "${arg}" (commands: generate, validate, check, scaffold, dead-letters)`);
       }
       command = arg;
       continue;

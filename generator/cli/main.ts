@@ -21,11 +21,14 @@ export interface CliIo {
   readonly stderr: (text: string) => void;
   /** Resolves when watch mode should stop (Ctrl-C). */
   readonly stopSignal?: Promise<void>;
+  /** Asks a question (`keiyaku dead-letters` confirmations); resolves with the answer, undefined without input. */
+  readonly prompt?: (question: string) => Promise<string | undefined>;
 }
 
 export const EXIT = { ok: 0, stale: 1, invalid: 2 } as const;
 
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
+  if (argv[0] === 'dead-letters') return (await import('./dead-letters.js')).runDeadLetters(argv.slice(1), io);
   let options: CliOptions;
   try {
     options = parseArgs(argv, io.cwd);

@@ -1,17 +1,41 @@
 /** Process entry of the `keiyaku` binary. */
-import { main } from './main.js';
+import { createInterface } from 'node:readline';
+
+/** One line from stdin (a terminal or a pipe); undefined when stdin ends first. */
+function prompt(question: string): Promise<string | undefined> {
+  process.stderr.write(question);
+  return new Promise((resolve) => {
+    const lines = createInterface({ input: process.stdin, terminal: false });
+    let answered = false;
+    lines.once('line', (line) => {
+      answered = true;
+      lines.close();
+      resolve(line);
+    });
+    lines.once('close', () => {
+      if (!answered) resolve(undefined);
+    });
+  });
+}
 
 const stop = new Promise<void>((resolve) => {
   process.once('SIGINT', () => resolve());
   process.once('SIGTERM', () => resolve());
 });
 
-main(process.argv.slice(2), {
+const argv = process.argv.slice(2);
+const io = {
   cwd: process.cwd(),
-  stdout: (text) => process.stdout.write(text),
-  stderr: (text) => process.stderr.write(text),
+  stdout: (text: string) => process.stdout.write(text),
+  stderr: (text: string) => process.stderr.write(text),
   stopSignal: stop,
-}).then(
+  prompt,
+};
+// `dead-letters` loads only the stores (not the generator), so operating on a store starts fast.
+(argv[0] === 'dead-letters'
+  ? import('./dead-letters.js').then((m) => m.runDeadLetters(argv.slice(1), io))
+  : import('./main.js').then((m) => m.main(argv, io))
+).then(
   (code) => {
     // Let pending writes to a pipe drain; process.exit() here could cut them off.
     process.exitCode = code;

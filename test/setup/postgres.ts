@@ -27,6 +27,8 @@ export default function setup(project: TestProject): (() => void) | undefined {
     return undefined;
   }
   const env = { ...process.env, POSTGRES_PORT: process.env['POSTGRES_PORT'] ?? '55432' };
+  // A server the script already runs on this port (started by hand) is used and left running.
+  const alreadyRunning = spawnSync(script, ['status'], { env, stdio: 'ignore' }).status === 0;
   const started = spawnSync(script, ['start'], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   if (started.status !== 0) {
     const detail = (started.stderr || started.error?.message || '').trim().split('\n').pop() ?? '';
@@ -39,6 +41,7 @@ export default function setup(project: TestProject): (() => void) | undefined {
   }
   project.provide('postgresUrl', started.stdout.trim().split('\n').pop()!);
   project.provide('postgresSkipReason', '');
+  if (alreadyRunning) return undefined;
   return () => {
     execFileSync(script, ['stop'], { env, stdio: 'ignore' });
   };

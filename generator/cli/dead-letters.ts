@@ -1,0 +1,615 @@
+/**
+ * `keiyaku dead-letters list|show|redrive|remove`: operates on what a service set aside —
+ * messages its subscriptions parked (the dead-letter store) and outbox rows that went dead
+ * (the transactional outbox) — in a SQLite file or a PostgreSQL database.
+ *
+ * Every source of set-aside items implements {@link DeadSource}; ids carry their source
+ * (`outbox:<row>` for outbox rows, the parked message's id otherwise), so one listing covers
+ * both. Nothing is changed unless the action succeeds: redrive validates before it sends and
+ * removes the parked record only after the broker acknowledged the republish.
+ */
+import { existsSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { resolve } from 'node:path';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { isKeiyakuError, KeiyakuError } from '../../runtime/core/errors.js';
+import { SqliteDeadLetterStore } from '../../runtime/dead-letter/sqlite.js';
+import { type DeadLetterStore, type ParkedMessage, payloadText } from '../../runtime/dead-letter/store.js';
+import type { OutboxAdmin, OutboxRow } from '../../runtime/outbox/outbox.js';
+import { PostgresOutbox } from '../../runtime/outbox/postgres.js';
+import { SqliteOutbox } from '../../runtime/outbox/sqlite.js';
+import { PostgresDeadLetterStore } from '../../runtime/postgres/dead-letters.js';
+import type { ContractModel } from '../model/contract-model.js';
+
+export interface DeadLettersIo {
+  readonly cwd: string;
+  readonly stdout: (text: string) => void;
+  readonly stderr: (text: string) => void;
+  /** Asks a question on the terminal; resolves with the answer, or undefined when there is no input. */
+  readonly prompt?: (question: string) => Promise<string | undefined>;
+}
+
+export const DEAD_LETTERS_USAGE = `Usage: keiyaku dead-letters <action> [id] --store <sqlite file | postgres url> [options]
+
+Parked messages (a subscription's dead-letter store) and dead outbox rows, in one place.
+
+Actions:
+  list              the parked messages and dead outbox rows, oldest first
+  show <id>         one of them in full (headers, payload, error)
+  redrive <id>      a parked message: validate its payload against the contract again, republish
+                    it to its address over Kafka, then remove it; an outbox row (outbox:<n>): put
+                    it back to pending so the dispatcher publishes it again
+  remove <id>       delete it for good
+
+Options:
+  --store <s>       a SQLite database file, or a postgres://… URL (required)
+  --channel <id>    only this channel
+  --group <id>      only parked messages of this consumer group (outbox rows have none)
+  --json            print a machine-readable result on stdout
+  --yes             do not ask for confirmation (redrive, remove)
+  --spec <file>     redrive: the contract (default asyncapi.yaml)
+  --brokers <list>  redrive: Kafka bootstrap servers, host:port[,…] (default: env KAFKA_BROKERS)
+  --namespace <ns>  redrive: the Kafka namespace the service runs with (topic prefix), if any
+
+Exit codes: 0 success, 1 not confirmed (nothing changed), 2 bad arguments, unreachable store, unknown id
+or a payload the contract rejects (nothing changed).`;
+
+/** A usage, store or contract problem: printed as one line, exit 2, nothing changed. */
+export class DeadLettersError extends KeiyakuError {
+  override readonly name = 'DeadLettersError';
+  constructor(message: string, cause?: unknown) {
+    super('dead_letters_failed', message, cause === undefined ? {} : { cause });
+  }
+}
+
+type Action = 'list' | 'show' | 'redrive' | 'remove';
+
+interface Options {
+  readonly action: Action;
+  readonly id?: string;
+  readonly store: string;
+  readonly channel?: string;
+  readonly group?: string;
+  readonly json: boolean;
+  readonly yes: boolean;
+  readonly spec: string;
+  readonly brokers?: string;
+  readonly namespace?: string;
+}
+
+const VALUE_FLAGS = new Set(['store', 'channel', 'group', 'spec', 'brokers', 'namespace']);
+const BOOLEAN_FLAGS = new Set(['json', 'yes']);
+const ACTIONS: readonly Action[] = ['list', 'show', 'redrive', 'remove'];
+
+function parse(argv: readonly string[]): Options | 'help' {
+  const values: Record<string, string | boolean> = {};
+  const positionals: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '-h' || arg === '--help') return 'help';
+    if (!arg.startsWith('--')) {
+      positionals.push(arg);
+      continue;
+    }
+    const [name, inline] = arg.slice(2).split(/=(.*)/s, 2) as [string, string | undefined];
+    if (BOOLEAN_FLAGS.has(name)) {
+      if (inline !== undefined) throw new DeadLettersError(`option --${name} takes no value`);
+      values[name] = true;
+    } else if (VALUE_FLAGS.has(name)) {
+      const value = inline ?? argv[++i];
+      if (value === undefined || (inline === undefined && value.startsWith('--')))
+        throw new DeadLettersError(`option --${name} needs a value`);
+      values[name] = value;
+    } else {
+      throw new DeadLettersError(
+        `unknown option "${arg}" for keiyaku dead-letters (options: ${[...VALUE_FLAGS, ...BOOLEAN_FLAGS].map((f) => `--${f}`).join(', ')})`,
+      );
+    }
+  }
+  const [action, id, ...rest] = positionals;
+  if (action === undefined) throw new DeadLettersError(`say what to do: keiyaku dead-letters ${ACTIONS.join('|')} --store …`);
+  if (!ACTIONS.includes(action as Action)) throw new DeadLettersError(`unknown action "${action}" (actions: ${ACTIONS.join(', ')})`);
+  if (action === 'list' && id !== undefined) throw new DeadLettersError(`unexpected argument "${id}": list takes no id`);
+  if (action !== 'list' && id === undefined)
+    throw new DeadLettersError(`keiyaku dead-letters ${action} needs the id of a message (see keiyaku dead-letters list)`);
+  if (rest.length > 0) throw new DeadLettersError(`unexpected argument "${rest[0]}"`);
+  if (typeof values['store'] !== 'string')
+    throw new DeadLettersError('keiyaku dead-letters needs --store <sqlite file | postgres://user:password@host:port/database>');
+  if (action !== 'redrive')
+    for (const flag of ['spec', 'brokers', 'namespace'])
+      if (values[flag] !== undefined) throw new DeadLettersError(`option --${flag} applies to redrive only`);
+  return {
+    action: action as Action,
+    ...(id === undefined ? {} : { id }),
+    store: values['store'],
+    ...(typeof values['channel'] === 'string' ? { channel: values['channel'] } : {}),
+    ...(typeof values['group'] === 'string' ? { group: values['group'] } : {}),
+    json: values['json'] === true,
+    yes: values['yes'] === true,
+    spec: typeof values['spec'] === 'string' ? values['spec'] : 'asyncapi.yaml',
+    ...(typeof values['brokers'] === 'string' ? { brokers: values['brokers'] } : {}),
+    ...(typeof values['namespace'] === 'string' ? { namespace: values['namespace'] } : {}),
+  };
+}
+
+/** One set-aside item, whatever its source. */
+export interface DeadItem {
+  /** `outbox:<row>` for an outbox row, else the parked message's id. */
+  readonly id: string;
+  readonly kind: 'parked' | 'outbox';
+  readonly channel: string;
+  readonly address: string;
+  readonly groupId?: string;
+  readonly type: string;
+  readonly key?: string;
+  readonly attempts: number;
+  readonly error: string;
+  /** When it was parked, or when the outbox row went dead. */
+  readonly at: Date;
+  readonly payload: Uint8Array;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly details: Readonly<Record<string, unknown>>;
+}
+
+export interface DeadFilter {
+  readonly channel?: string;
+  readonly groupId?: string;
+}
+
+/** Where set-aside items live: the dead-letter store, the outbox, … */
+export interface DeadSource {
+  readonly kind: DeadItem['kind'];
+  list(filter: DeadFilter): Promise<readonly DeadItem[]>;
+  /** `id` as listed (with its prefix); undefined when this source does not have it. */
+  get(id: string): Promise<DeadItem | undefined>;
+  remove(item: DeadItem): Promise<boolean>;
+}
+
+function fromParked(p: ParkedMessage): DeadItem {
+  return {
+    id: p.id,
+    kind: 'parked',
+    channel: p.channel,
+    address: p.address,
+    groupId: p.groupId,
+    type: p.type,
+    ...(p.key === undefined ? {} : { key: p.key }),
+    attempts: p.attempts,
+    error: `${p.error.name}: ${p.error.message}`,
+    at: p.parkedAt,
+    payload: p.payload,
+    headers: p.headers,
+    details: {
+      ...(p.partition === undefined ? {} : { partition: p.partition }),
+      ...(p.offset === undefined ? {} : { offset: p.offset }),
+      firstFailureAt: p.firstFailureAt.toISOString(),
+      lastFailureAt: p.lastFailureAt.toISOString(),
+      ...(p.error.stack === undefined ? {} : { stack: p.error.stack }),
+    },
+  };
+}
+
+class ParkedSource implements DeadSource {
+  readonly kind = 'parked';
+  constructor(readonly store: DeadLetterStore) {}
+  async list(filter: DeadFilter): Promise<readonly DeadItem[]> {
+    return (await this.store.list(filter)).map(fromParked);
+  }
+  async get(id: string): Promise<DeadItem | undefined> {
+    if (id.startsWith('outbox:')) return undefined;
+    const parked = await this.store.get(id);
+    return parked === undefined ? undefined : fromParked(parked);
+  }
+  remove(item: DeadItem): Promise<boolean> {
+    return this.store.remove(item.id);
+  }
+}
+
+const OUTBOX_PREFIX = 'outbox:';
+
+function fromOutbox(row: OutboxRow): DeadItem {
+  return {
+    id: `${OUTBOX_PREFIX}${row.id}`,
+    kind: 'outbox',
+    channel: row.channel,
+    address: row.address,
+    type: row.type,
+    ...(row.key === undefined ? {} : { key: row.key }),
+    attempts: row.attempts,
+    error: row.lastError ?? '',
+    at: new Date(row.finishedAt ?? row.createdAt),
+    payload: row.payload,
+    headers: row.headers,
+    details: { messageId: row.messageId, state: row.state, createdAt: new Date(row.createdAt).toISOString() },
+  };
+}
+
+class OutboxSource implements DeadSource {
+  readonly kind = 'outbox';
+  constructor(readonly outbox: OutboxAdmin) {}
+  async list(filter: DeadFilter): Promise<readonly DeadItem[]> {
+    // Outbox rows belong to no consumer group: a group filter leaves them out.
+    if (filter.groupId !== undefined) return [];
+    const rows = await this.outbox.list({
+      state: 'dead',
+      ...(filter.channel === undefined ? {} : { channel: filter.channel }),
+      limit: 100_000,
+    });
+    return rows.map(fromOutbox);
+  }
+  async get(id: string): Promise<DeadItem | undefined> {
+    if (!id.startsWith(OUTBOX_PREFIX)) return undefined;
+    const local = id.slice(OUTBOX_PREFIX.length);
+    if (!/^\d+$/.test(local)) return undefined;
+    const row = await this.outbox.get(local);
+    return row === undefined || row.state !== 'dead' ? undefined : fromOutbox(row);
+  }
+  remove(item: DeadItem): Promise<boolean> {
+    return this.outbox.remove(item.id.slice(OUTBOX_PREFIX.length));
+  }
+  reset(item: DeadItem): Promise<boolean> {
+    return this.outbox.reset(item.id.slice(OUTBOX_PREFIX.length));
+  }
+}
+
+interface OpenedStore {
+  readonly description: string;
+  readonly sources: readonly DeadSource[];
+  close(): Promise<void>;
+}
+
+/** `postgres://user:secret@host/db` → `postgres://user@host/db`, for messages. */
+function redact(url: string): string {
+  try {
+    const parsed = new URL(url);
+    parsed.password = '';
+    return parsed.toString();
+  } catch {
+    return url;
+  }
+}
+
+const reason = (error: unknown): string => (error instanceof Error ? error.message || error.name : String(error));
+
+async function openStore(store: string, cwd: string): Promise<OpenedStore> {
+  if (/^postgres(ql)?:\/\//.test(store)) return openPostgres(store);
+  return openSqliteFile(resolve(cwd, store), store);
+}
+
+async function openPostgres(url: string): Promise<OpenedStore> {
+  const shown = redact(url);
+  const pool = new pg.Pool({ connectionString: url, max: 2, connectionTimeoutMillis: 5_000 });
+  pool.on('error', () => {});
+  let tables: { dead: boolean; outbox: boolean };
+  try {
+    const { rows } = await pool.query<{ dead: boolean; outbox: boolean }>(
+      "SELECT to_regclass('keiyaku_dead_letters') IS NOT NULL AS dead, to_regclass('keiyaku_outbox_schema') IS NOT NULL AS outbox",
+    );
+    tables = rows[0]!;
+  } catch (error) {
+    await pool.end().catch(() => {});
+    throw new DeadLettersError(`cannot reach PostgreSQL at ${shown}: ${reason(error)}`, error);
+  }
+  const sources: DeadSource[] = [];
+  let outbox: PostgresOutbox | undefined;
+  if (tables.dead) sources.push(new ParkedSource(new PostgresDeadLetterStore(pool)));
+  if (tables.outbox) {
+    outbox = new PostgresOutbox(pool);
+    sources.push(new OutboxSource(outbox));
+  }
+  if (sources.length === 0) {
+    await pool.end();
+    throw new DeadLettersError(
+      `${shown} has no keiyaku dead-letter or outbox tables (keiyaku_dead_letters, keiyaku_outbox); is this the service's database?`,
+    );
+  }
+  return {
+    description: shown,
+    sources,
+    async close() {
+      await outbox?.close().catch(() => {});
+      await pool.end();
+    },
+  };
+}
+
+async function openSqliteFile(path: string, shown: string): Promise<OpenedStore> {
+  if (!existsSync(path)) throw new DeadLettersError(`no SQLite database at ${shown} (for PostgreSQL pass a postgres://… URL)`);
+  if (!statSync(path).isFile()) throw new DeadLettersError(`${shown} is not a file`);
+  let db: Database.Database;
+  let tables: Set<string>;
+  try {
+    db = new Database(path, { fileMustExist: true });
+    db.pragma('busy_timeout = 5000');
+    tables = new Set(
+      db
+        .prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'keiyaku_%'")
+        .all()
+        .map((r) => r.name),
+    );
+  } catch (error) {
+    throw new DeadLettersError(`cannot read ${shown} as a SQLite database: ${reason(error)}`, error);
+  }
+  const sources: DeadSource[] = [];
+  let outbox: SqliteOutbox | undefined;
+  if (tables.has('keiyaku_dead_letters')) sources.push(new ParkedSource(new SqliteDeadLetterStore(db)));
+  if (tables.has('keiyaku_outbox_schema')) {
+    outbox = new SqliteOutbox(db);
+    sources.push(new OutboxSource(outbox));
+  }
+  if (sources.length === 0) {
+    db.close();
+    throw new DeadLettersError(
+      `${shown} has no keiyaku dead-letter or outbox tables (keiyaku_dead_letters, keiyaku_outbox); is this the service's database?`,
+    );
+  }
+  return {
+    description: shown,
+    sources,
+    async close() {
+      if (db.open) db.close();
+    },
+  };
+}
+
+async function find(opened: OpenedStore, id: string): Promise<{ item: DeadItem; source: DeadSource }> {
+  for (const source of opened.sources) {
+    const item = await source.get(id);
+    if (item !== undefined) return { item, source };
+  }
+  throw new DeadLettersError(
+    `no parked message or dead outbox row with id ${id} in ${opened.description} (see keiyaku dead-letters list --store …)`,
+  );
+}
+
+function describeItem(item: DeadItem): string {
+  return `${item.kind === 'parked' ? 'parked message' : 'dead outbox row'} ${item.id} (${item.type || 'no type'} on ${item.channel}${item.groupId ? `, group ${item.groupId}` : ''})`;
+}
+
+function payloadForJson(item: DeadItem): { payload?: string; payloadBase64?: string } {
+  const text = payloadText(item);
+  return text === undefined ? { payloadBase64: Buffer.from(item.payload).toString('base64') } : { payload: text };
+}
+
+function toJson(item: DeadItem, full: boolean): Record<string, unknown> {
+  return {
+    id: item.id,
+    kind: item.kind,
+    channel: item.channel,
+    address: item.address,
+    ...(item.groupId === undefined ? {} : { groupId: item.groupId }),
+    type: item.type,
+    ...(item.key === undefined ? {} : { key: item.key }),
+    attempts: item.attempts,
+    error: item.error,
+    at: item.at.toISOString(),
+    ...(full ? { headers: item.headers, ...payloadForJson(item), ...item.details } : {}),
+  };
+}
+
+function table(rows: readonly (readonly string[])[]): string {
+  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
+  return rows.map((r) => r.map((cell, c) => (c === r.length - 1 ? cell : cell.padEnd(widths[c]!))).join('  ')).join('\n');
+}
+
+const oneLine = (text: string, max = 80): string => {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+};
+
+async function confirm(io: DeadLettersIo, options: Options, question: string): Promise<boolean> {
+  if (options.yes) return true;
+  const answer = await io.prompt?.(`${question} [y/N] `);
+  return answer !== undefined && /^(y|yes)$/i.test(answer.trim());
+}
+
+// ---- redrive of a parked message: the contract's codec again, then the broker ----
+// (the generator, ajv and kafkajs load only for a redrive, so list/show/remove start fast)
+
+const require = createRequire(import.meta.url);
+interface ValidateFunction {
+  (data: unknown): boolean;
+  errors?: readonly { instancePath: string; message?: string }[] | null;
+}
+
+/** Checks the parked payload is a valid `item.type` of its channel in the contract. */
+async function validateAgainstContract(model: ContractModel, spec: string, item: DeadItem): Promise<void> {
+  const { toAjvSchema } = await import('../emit/validators.js');
+  const Ajv2020 = (
+    require('ajv/dist/2020') as { default: new (options: object) => { addSchema(s: object): void; compile(s: object): ValidateFunction } }
+  ).default;
+  const addFormats = require('ajv-formats') as (ajv: object) => void;
+  const channel = model.channels.find((c) => c.id === item.channel || c.identifier === item.channel);
+  if (channel === undefined)
+    throw new DeadLettersError(
+      `${spec} has no channel ${item.channel} (channels: ${model.channels.map((c) => c.id).join(', ')}); pass the contract the service runs with --spec`,
+    );
+  const message = model.messages[item.type];
+  if (message === undefined || !channel.messages.includes(item.type))
+    throw new DeadLettersError(
+      `channel ${channel.id} of ${spec} carries no message ${item.type || '(no ce_type)'} (messages: ${channel.messages.join(', ')}); it cannot be redriven — remove it instead`,
+    );
+  let data: unknown;
+  const text = payloadText(item);
+  try {
+    if (text === undefined) throw new Error('it is not UTF-8');
+    data = JSON.parse(text);
+  } catch (error) {
+    throw new DeadLettersError(`the payload of ${item.id} is not JSON (${reason(error)}); it cannot be redriven — remove it instead`);
+  }
+  const defs: Record<string, unknown> = {};
+  for (const [name, named] of Object.entries(model.schemas)) defs[name] = toAjvSchema(named.schema);
+  const ajv = new Ajv2020({
+    strict: false,
+    allErrors: true,
+    logger: false,
+    allowUnionTypes: true,
+    validateFormats: true,
+    ownProperties: true,
+  });
+  addFormats(ajv);
+  ajv.addSchema({ $id: 'keiyaku:redrive', $defs: defs });
+  const validate = ajv.compile({ $ref: `keiyaku:redrive#/$defs/${message.payload}` });
+  if (!validate(data)) {
+    const problems = (validate.errors ?? []).map((e) => `$${e.instancePath.replaceAll('/', '.')} ${e.message ?? 'is invalid'}`);
+    throw new DeadLettersError(
+      `${item.type} ${item.id} is not valid against ${spec}: ${problems.join('; ')}; fix the contract or the consumer, or remove the message`,
+    );
+  }
+}
+
+async function republish(options: Options, item: DeadItem): Promise<string> {
+  const brokers = options.brokers ?? process.env['KAFKA_BROKERS'];
+  if (!brokers)
+    throw new DeadLettersError('redrive republishes to Kafka: pass --brokers host:port[,…] or set KAFKA_BROKERS (nothing changed)');
+  const { KafkaTransport } = await import('../../runtime/transports/kafka.js');
+  const transport = new KafkaTransport({
+    brokers: brokers.split(',').map((b) => b.trim()),
+    clientId: 'keiyaku-dead-letters',
+    ...(options.namespace === undefined ? {} : { namespace: options.namespace }),
+    retry: { retries: 2, initialRetryTime: 200, maxRetryTime: 1_000 },
+    client: { connectionTimeout: 3_000, requestTimeout: 10_000 },
+  });
+  const producer = transport.producer();
+  try {
+    await producer.send([
+      { address: item.address, ...(item.key === undefined ? {} : { key: item.key }), value: item.payload, headers: item.headers },
+    ]);
+  } catch (error) {
+    throw new DeadLettersError(
+      `republishing ${item.id} to ${transport.topic(item.address)} on ${brokers} failed: ${reason(error)} (nothing changed)`,
+      error,
+    );
+  } finally {
+    await producer.close().catch(() => {});
+    await transport.close().catch(() => {});
+  }
+  return transport.topic(item.address);
+}
+
+export async function runDeadLetters(argv: readonly string[], io: DeadLettersIo): Promise<number> {
+  let options: Options | 'help';
+  try {
+    options = parse(argv);
+  } catch (error) {
+    io.stderr(`keiyaku: ${reason(error)}\n`);
+    return 2;
+  }
+  if (options === 'help') {
+    io.stdout(`${DEAD_LETTERS_USAGE}\n`);
+    return 0;
+  }
+  const o = options;
+  let opened: OpenedStore | undefined;
+  const fail = (error: unknown): number => {
+    if (o.json)
+      io.stdout(
+        `${JSON.stringify({ ok: false, error: { code: (error as { code?: string }).code ?? 'failed', message: reason(error) } }, null, 2)}\n`,
+      );
+    else io.stderr(`keiyaku: ${reason(error)}\n`);
+    return 2;
+  };
+  try {
+    opened = await openStore(o.store, io.cwd);
+    const filter: DeadFilter = {
+      ...(o.channel === undefined ? {} : { channel: o.channel }),
+      ...(o.group === undefined ? {} : { groupId: o.group }),
+    };
+    if (o.action === 'list') {
+      const items = (await Promise.all(opened.sources.map((s) => s.list(filter)))).flat().sort((a, b) => a.at.getTime() - b.at.getTime());
+      if (o.json) {
+        io.stdout(
+          `${JSON.stringify({ ok: true, store: opened.description, count: items.length, items: items.map((i) => toJson(i, false)) }, null, 2)}\n`,
+        );
+      } else if (items.length === 0) {
+        io.stdout(`keiyaku: nothing parked or dead in ${opened.description}${o.channel || o.group ? ' matching the filter' : ''}\n`);
+      } else {
+        const rows = [
+          ['ID', 'KIND', 'CHANNEL', 'GROUP', 'TYPE', 'ATTEMPTS', 'AT', 'ERROR'],
+          ...items.map((i) => [
+            i.id,
+            i.kind,
+            i.channel,
+            i.groupId ?? '-',
+            i.type || '-',
+            String(i.attempts),
+            i.at.toISOString(),
+            oneLine(i.error),
+          ]),
+        ];
+        io.stdout(`${table(rows)}\n${items.length} item${items.length === 1 ? '' : 's'} in ${opened.description}\n`);
+      }
+      return 0;
+    }
+    const { item, source } = await find(opened, o.id!);
+    if (o.action === 'show') {
+      if (o.json) io.stdout(`${JSON.stringify({ ok: true, item: toJson(item, true) }, null, 2)}\n`);
+      else {
+        const json = toJson(item, true);
+        const lines = Object.entries(json)
+          .filter(([k]) => k !== 'headers' && k !== 'payload' && k !== 'payloadBase64' && k !== 'stack')
+          .map(([k, v]) => `${k}: ${String(v)}`);
+        lines.push('headers:', ...Object.entries(item.headers).map(([k, v]) => `  ${k}: ${v}`));
+        const text = payloadText(item);
+        lines.push(
+          text === undefined ? `payload (base64, not UTF-8): ${Buffer.from(item.payload).toString('base64')}` : `payload: ${text}`,
+        );
+        if (typeof json['stack'] === 'string') lines.push('stack:', json['stack']);
+        io.stdout(`${lines.join('\n')}\n`);
+      }
+      return 0;
+    }
+    if (o.action === 'remove') {
+      if (!(await confirm(io, o, `remove ${describeItem(item)} for good?`))) {
+        io.stderr('keiyaku: not confirmed; nothing changed\n');
+        return 1;
+      }
+      const removed = await source.remove(item);
+      if (!removed) throw new DeadLettersError(`${item.id} was removed by someone else meanwhile; nothing changed`);
+      if (o.json) io.stdout(`${JSON.stringify({ ok: true, removed: item.id }, null, 2)}\n`);
+      else io.stdout(`keiyaku: removed ${describeItem(item)}\n`);
+      return 0;
+    }
+    // redrive
+    if (source instanceof OutboxSource) {
+      if (!(await confirm(io, o, `put ${describeItem(item)} back to pending, so the dispatcher publishes it again?`))) {
+        io.stderr('keiyaku: not confirmed; nothing changed\n');
+        return 1;
+      }
+      if (!(await source.reset(item))) throw new DeadLettersError(`${item.id} is no longer dead (changed meanwhile); nothing changed`);
+      if (o.json) io.stdout(`${JSON.stringify({ ok: true, redriven: item.id, how: 'reset to pending' }, null, 2)}\n`);
+      else io.stdout(`keiyaku: ${item.id} is pending again; the outbox dispatcher will publish it\n`);
+      return 0;
+    }
+    const { compileContract } = await import('../index.js');
+    const compiled = await compileContract(o.spec, { cwd: io.cwd });
+    if (compiled.model === undefined) {
+      const first = compiled.diagnostics.find((d) => d.severity === 'error');
+      throw new DeadLettersError(`${o.spec} is not a valid contract${first ? `: ${first.message}` : ''}; nothing changed`);
+    }
+    await validateAgainstContract(compiled.model, o.spec, item);
+    const brokers = o.brokers ?? process.env['KAFKA_BROKERS'];
+    if (!brokers)
+      throw new DeadLettersError('redrive republishes to Kafka: pass --brokers host:port[,…] or set KAFKA_BROKERS (nothing changed)');
+    if (!(await confirm(io, o, `republish ${describeItem(item)} to Kafka at ${brokers}, then remove it?`))) {
+      io.stderr('keiyaku: not confirmed; nothing changed\n');
+      return 1;
+    }
+    const topic = await republish(o, item);
+    const removed = await source.remove(item);
+    if (o.json) io.stdout(`${JSON.stringify({ ok: true, redriven: item.id, topic, removed }, null, 2)}\n`);
+    else
+      io.stdout(
+        `keiyaku: republished ${describeItem(item)} to ${topic}${removed ? ' and removed it' : '; it was already removed by someone else'}\n`,
+      );
+    return 0;
+  } catch (error) {
+    // Store and driver errors are the operator's to read; anything else is a bug (internal error).
+    if (isKeiyakuError(error) || error instanceof pg.DatabaseError || (error as { name?: unknown }).name === 'SqliteError')
+      return fail(error);
+    throw error;
+  } finally {
+    await opened?.close();
+  }
+}

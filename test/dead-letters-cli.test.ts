@@ -1,0 +1,352 @@
+// `keiyaku dead-letters` run as the real binary against real SQLite files, a real PostgreSQL and
+// a real Kafka broker: list, show, remove and redrive parked messages and dead outbox rows;
+// bad arguments, unreachable stores and unknown ids exit non-zero and change nothing.
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { Kafka, logLevel } from 'kafkajs';
+import { InMemoryTransport } from 'keiyaku/memory';
+import { migratePostgres, PostgresDeadLetterStore, PostgresOutbox } from 'keiyaku/postgres';
+import { createMessaging, type DeadLetterStore, type ParkRequest } from 'keiyaku/runtime';
+import { migrateSqlite, SqliteDeadLetterStore, SqliteOutbox } from 'keiyaku/sqlite';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BookBorrowed, BookIntegrationEvents } from '../generated/index.js';
+import { binPath, repoRoot, scratch } from './helpers.js';
+import { kafkaBrokers, kafkaSkipReason } from './kafka/kafka-env.js';
+import { type FreshDatabase, freshDatabase, postgresSkipNote, postgresUrl } from './postgres/postgres-env.js';
+
+interface Result {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+/** Runs `keiyaku dead-letters …`, writing `input` to its stdin (the confirmation answer). */
+function cli(args: readonly string[], input = ''): Promise<Result> {
+  return new Promise((resolve) => {
+    const child = execFile(
+      process.execPath,
+      [binPath, 'dead-letters', ...args],
+      { cwd: repoRoot, env: { ...process.env, KAFKA_BROKERS: '' }, timeout: 60_000 },
+      (error, stdout, stderr) => resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : 1, stdout, stderr }),
+    );
+    child.stdin!.end(input);
+  });
+}
+const json = (r: Result) => JSON.parse(r.stdout) as Record<string, unknown> & { items: { id: string; kind: string; type: string }[] };
+
+const dir = scratch('dead-letters-cli');
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** A valid BookBorrowed exactly as it went over the wire: payload bytes and headers from the real publisher. */
+const bookBorrowed = (copyId: string) =>
+  BookBorrowed.create({
+    bookId: '6f1c2b8e-3a4d-4e5f-9a0b-1c2d3e4f5a6b',
+    copyId,
+    borrower: { memberId: 'M-1001' },
+    borrowedAt: '2026-11-02T10:15:00.000Z',
+    dueAt: '2026-11-23T10:15:00.000Z',
+    channel: 'self-service',
+  });
+async function wireBookBorrowed(copyId: string): Promise<{ payload: Uint8Array; headers: Record<string, string> }> {
+  const transport = new InMemoryTransport();
+  const host = createMessaging({ transport });
+  await host.publisher(BookIntegrationEvents).publish(bookBorrowed(copyId));
+  const [sent] = transport.published(BookIntegrationEvents);
+  await host.stop();
+  return { payload: sent!.record.value, headers: { ...sent!.record.headers } };
+}
+
+function parkRequest(overrides: Partial<ParkRequest> = {}): ParkRequest {
+  return {
+    channel: 'bookIntegrationEvents',
+    address: 'library.book-integration-events',
+    groupId: 'inventory.book-availability',
+    type: 'BookBorrowed',
+    payload: new TextEncoder().encode('{"copyId":"C-1"}'),
+    headers: { ce_type: 'BookBorrowed', ce_id: 'id-1' },
+    key: 'book-1',
+    error: { name: 'Error', message: 'inventory database unavailable' },
+    attempts: 3,
+    firstFailureAt: new Date(Date.UTC(2026, 10, 30, 8)),
+    lastFailureAt: new Date(Date.UTC(2026, 10, 30, 9)),
+    ...overrides,
+  };
+}
+
+describe('keiyaku dead-letters on SQLite', () => {
+  const file = join(dir, 'service.db');
+  let db: Database.Database;
+  let store: DeadLetterStore;
+  let outbox: SqliteOutbox;
+  const ids: string[] = [];
+  beforeAll(async () => {
+    db = new Database(file);
+    migrateSqlite(db);
+    store = new SqliteDeadLetterStore(db);
+    ids.push((await store.park(parkRequest(), new Date(Date.UTC(2026, 10, 30, 10)))).id);
+    ids.push(
+      (
+        await store.park(
+          parkRequest({ groupId: 'notifications.late-fees', payload: new Uint8Array([0xff, 0x00]), type: '' }),
+          new Date(Date.UTC(2026, 10, 30, 11)),
+        )
+      ).id,
+    );
+    ids.push((await store.park(parkRequest({ channel: 'otherChannel' }), new Date(Date.UTC(2026, 10, 30, 12)))).id);
+    outbox = new SqliteOutbox(db);
+    outbox.migrate();
+  });
+  afterAll(() => db?.close());
+
+  it('lists parked messages oldest first, as a table or JSON, filtered by channel and group', async () => {
+    const text = await cli(['list', '--store', file]);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/^ID\s+KIND\s+CHANNEL\s+GROUP\s+TYPE\s+ATTEMPTS\s+AT\s+ERROR/);
+    expect(text.stdout).toContain('3 items in');
+    const all = await cli(['list', '--store', file, '--json']);
+    expect(json(all).items.map((i) => i.id)).toEqual(ids);
+    const group = await cli(['list', '--store', file, '--json', '--group', 'notifications.late-fees']);
+    expect(json(group).items.map((i) => i.id)).toEqual([ids[1]]);
+    const channel = await cli(['list', '--store', file, '--json', '--channel', 'otherChannel']);
+    expect(json(channel).items.map((i) => i.id)).toEqual([ids[2]]);
+    const none = await cli(['list', '--store', file, '--channel', 'nothingHere']);
+    expect(none).toMatchObject({ code: 0 });
+    expect(none.stdout).toMatch(/nothing parked or dead in .* matching the filter/);
+  });
+
+  it('shows one in full; a payload that is not UTF-8 comes as base64', async () => {
+    const shown = await cli(['show', ids[0]!, '--store', file]);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toContain('payload: {"copyId":"C-1"}');
+    expect(shown.stdout).toContain('  ce_id: id-1');
+    expect(shown.stdout).toContain('error: Error: inventory database unavailable');
+    const binary = JSON.parse((await cli(['show', ids[1]!, '--store', file, '--json'])).stdout);
+    expect(binary.item).toMatchObject({ id: ids[1], payloadBase64: Buffer.from([0xff, 0x00]).toString('base64') });
+  });
+
+  it('removes only after confirmation: "n" or no answer changes nothing, "y" or --yes removes', async () => {
+    const victim = (await store.park(parkRequest({ channel: 'removal' }), new Date())).id;
+    const declined = await cli(['remove', victim, '--store', file], 'n\n');
+    expect(declined.code).toBe(1);
+    expect(declined.stderr).toMatch(/remove parked message .* for good\? \[y\/N\] keiyaku: not confirmed; nothing changed/);
+    expect(await store.get(victim)).toBeDefined();
+    expect((await cli(['remove', victim, '--store', file], '')).code).toBe(1);
+    expect(await store.get(victim)).toBeDefined();
+    const confirmed = await cli(['remove', victim, '--store', file], 'y\n');
+    expect(confirmed).toMatchObject({ code: 0 });
+    expect(confirmed.stdout).toContain(`removed parked message ${victim}`);
+    expect(await store.get(victim)).toBeUndefined();
+    const second = (await store.park(parkRequest({ channel: 'removal' }), new Date())).id;
+    expect(JSON.parse((await cli(['remove', second, '--store', file, '--yes', '--json'])).stdout)).toEqual({ ok: true, removed: second });
+    expect(await store.count({ channel: 'removal' })).toBe(0);
+  });
+
+  it('an unknown id is a clear error, exit 2, and nothing changes', async () => {
+    const before = await store.count();
+    for (const action of ['show', 'remove', 'redrive']) {
+      const result = await cli([action, 'no-such-id', '--store', file, '--yes']);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(/no parked message or dead outbox row with id no-such-id in .*service\.db/);
+    }
+    expect((await cli(['show', 'outbox:999', '--store', file])).code).toBe(2);
+    expect(await store.count()).toBe(before);
+  });
+
+  it('bad arguments are clear errors with exit 2', async () => {
+    const cases: [string[], RegExp][] = [
+      [['list'], /needs --store/],
+      [['purge', '--store', file], /unknown action "purge" \(actions: list, show, redrive, remove\)/],
+      [['list', '--store', file, '--force'], /unknown option "--force"/],
+      [['list', 'abc', '--store', file], /list takes no id/],
+      [['show', '--store', file], /show needs the id/],
+      [['list', '--store', file, '--brokers', 'x:1'], /--brokers applies to redrive only/],
+      [['list', '--store'], /--store needs a value/],
+      [[], /say what to do/],
+    ];
+    for (const [args, message] of cases) {
+      const result = await cli(args);
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stderr).toMatch(message);
+    }
+    const help = await cli(['--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('Usage: keiyaku dead-letters <action>');
+  });
+
+  it('a missing file, a directory, a non-database and a database without keiyaku tables are errors, and nothing is created', async () => {
+    const missing = join(dir, 'missing.db');
+    const gone = await cli(['list', '--store', missing]);
+    expect(gone.code).toBe(2);
+    expect(gone.stderr).toMatch(/no SQLite database at .*missing\.db/);
+    expect(existsSync(missing)).toBe(false);
+    expect((await cli(['list', '--store', dir])).stderr).toMatch(/is not a file/);
+    const text = join(dir, 'notes.txt');
+    writeFileSync(text, 'this is not a database, just some text that is long enough to have a header');
+    expect((await cli(['list', '--store', text])).stderr).toMatch(/cannot read .*notes\.txt as a SQLite database: file is not a database/);
+    const empty = join(dir, 'empty.db');
+    new Database(empty).close();
+    const bare = await cli(['list', '--store', empty]);
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toMatch(/has no keiyaku dead-letter or outbox tables/);
+  });
+
+  it('redrive validates against the contract first: an invalid payload or no broker changes nothing', async () => {
+    const invalid = await cli(['redrive', ids[0]!, '--store', file, '--yes']);
+    expect(invalid.code).toBe(2);
+    expect(invalid.stderr).toMatch(/BookBorrowed .* is not valid against asyncapi\.yaml: \$ must have required property 'bookId'/);
+    const untyped = await cli(['redrive', ids[1]!, '--store', file, '--yes']);
+    expect(untyped.stderr).toMatch(/carries no message \(no ce_type\)/);
+    const { payload, headers } = await wireBookBorrowed('C-valid');
+    const valid = (await store.park(parkRequest({ payload, headers }), new Date())).id;
+    const noBroker = await cli(['redrive', valid, '--store', file, '--yes']);
+    expect(noBroker.code).toBe(2);
+    expect(noBroker.stderr).toMatch(/pass --brokers host:port\[,…\] or set KAFKA_BROKERS \(nothing changed\)/);
+    const badSpec = await cli(['redrive', valid, '--store', file, '--yes', '--spec', 'missing.yaml']);
+    expect(badSpec.code).toBe(2);
+    expect(await store.get(ids[0]!)).toBeDefined();
+    expect(await store.get(valid)).toBeDefined();
+    await store.remove(valid);
+  });
+
+  it('lists dead outbox rows beside parked messages; redrive puts one back to pending, remove deletes it', async () => {
+    const writer = outbox.channel(BookIntegrationEvents);
+    db.transaction(() => {
+      writer.write(db, bookBorrowed('C-outbox'));
+    })();
+    const [row] = await outbox.list({ state: 'pending' });
+    await outbox.failed(row!.id, { attempts: 10, error: 'broker refused: record too large', next: 'dead', now: Date.now() });
+    const listed = json(await cli(['list', '--store', file, '--json']));
+    const item = listed.items.find((i) => i.kind === 'outbox')!;
+    expect(item).toMatchObject({ id: `outbox:${row!.id}`, type: 'BookBorrowed' });
+    expect(
+      json(await cli(['list', '--store', file, '--json', '--group', 'inventory.book-availability'])).items.some((i) => i.kind === 'outbox'),
+    ).toBe(false);
+    const shown = await cli(['show', item.id, '--store', file]);
+    expect(shown.stdout).toContain('error: broker refused: record too large');
+    const declined = await cli(['redrive', item.id, '--store', file], 'no\n');
+    expect(declined.code).toBe(1);
+    expect((await outbox.get(row!.id))!.state).toBe('dead');
+    const redriven = await cli(['redrive', item.id, '--store', file, '--yes']);
+    expect(redriven).toMatchObject({ code: 0 });
+    expect(redriven.stdout).toContain(`${item.id} is pending again`);
+    expect(await outbox.get(row!.id)).toMatchObject({ state: 'pending', attempts: 0 });
+    // Not dead any more: not listed, not found.
+    expect((await cli(['show', item.id, '--store', file])).code).toBe(2);
+    await outbox.failed(row!.id, { attempts: 10, error: 'again', next: 'dead', now: Date.now() });
+    expect((await cli(['remove', item.id, '--store', file, '--yes'])).code).toBe(0);
+    expect(await outbox.get(row!.id)).toBeUndefined();
+  });
+});
+
+(postgresUrl === '' ? describe.skip : describe)(`keiyaku dead-letters on PostgreSQL${postgresSkipNote}`, () => {
+  let database: FreshDatabase;
+  let store: PostgresDeadLetterStore;
+  beforeAll(async () => {
+    database = await freshDatabase('dead_letters_cli');
+    await migratePostgres(database.pool);
+    store = new PostgresDeadLetterStore(database.pool);
+  });
+  afterAll(async () => {
+    await database?.drop();
+  });
+
+  it('lists, shows and removes parked messages; an unknown id or an unreachable server changes nothing', async () => {
+    const a = await store.park(parkRequest(), new Date(Date.UTC(2026, 10, 30, 10)));
+    const b = await store.park(parkRequest({ groupId: 'notifications.late-fees' }), new Date(Date.UTC(2026, 10, 30, 11)));
+    const listed = json(await cli(['list', '--store', database.url, '--json']));
+    expect(listed.items.map((i) => i.id)).toEqual([a.id, b.id]);
+    expect(String(listed['store'])).not.toContain(':keiyaku@');
+    expect(
+      json(await cli(['list', '--store', database.url, '--json', '--group', 'notifications.late-fees'])).items.map((i) => i.id),
+    ).toEqual([b.id]);
+    expect((await cli(['show', a.id, '--store', database.url])).stdout).toContain('payload: {"copyId":"C-1"}');
+    const unknown = await cli(['remove', randomUUID(), '--store', database.url, '--yes']);
+    expect(unknown.code).toBe(2);
+    expect(await store.count()).toBe(2);
+    expect((await cli(['remove', a.id, '--store', database.url, '--yes'])).code).toBe(0);
+    expect(await store.get(a.id)).toBeUndefined();
+    const down = await cli(['list', '--store', 'postgres://keiyaku:secret@127.0.0.1:1/keiyaku']);
+    expect(down.code).toBe(2);
+    expect(down.stderr).toMatch(/cannot reach PostgreSQL at postgres:\/\/keiyaku@127\.0\.0\.1:1\/keiyaku: .*ECONNREFUSED/);
+    expect(down.stderr).not.toContain('secret');
+    const wrongDb = new URL(database.url);
+    wrongDb.pathname = '/no_such_database';
+    expect((await cli(['list', '--store', wrongDb.toString()])).stderr).toMatch(/database "no_such_database" does not exist/);
+    expect(await store.count()).toBe(1);
+  });
+
+  it('redrives a dead outbox row back to pending', async () => {
+    const outbox = new PostgresOutbox(database.pool);
+    await outbox.migrate();
+    const writer = outbox.channel(BookIntegrationEvents);
+    await writer.write(database.pool, bookBorrowed('C-pg-outbox'));
+    const [row] = await outbox.list({ state: 'pending' });
+    await outbox.failed(row!.id, { attempts: 10, error: 'poison', next: 'dead', now: Date.now() });
+    const item = json(await cli(['list', '--store', database.url, '--json'])).items.find((i) => i.kind === 'outbox')!;
+    expect(item.id).toBe(`outbox:${row!.id}`);
+    expect((await cli(['redrive', item.id, '--store', database.url, '--yes'])).code).toBe(0);
+    expect(await outbox.get(row!.id)).toMatchObject({ state: 'pending', attempts: 0 });
+    await outbox.close();
+  });
+});
+
+(kafkaBrokers === '' ? describe.skip : describe)(
+  `keiyaku dead-letters redrive over Kafka${kafkaSkipReason ? ` (${kafkaSkipReason})` : ''}`,
+  () => {
+    it('republishes a valid parked message to its topic (namespace honoured), then removes it; a missing topic changes nothing', async () => {
+      const file = join(dir, 'redrive.db');
+      const db = new Database(file);
+      migrateSqlite(db);
+      const store = new SqliteDeadLetterStore(db);
+      const namespace = `cli${randomUUID().slice(0, 8)}`;
+      const topic = `${namespace}.library.book-integration-events`;
+      const kafka = new Kafka({ brokers: kafkaBrokers.split(','), clientId: 'keiyaku-tests-cli', logLevel: logLevel.NOTHING });
+      const admin = kafka.admin();
+      await admin.connect();
+      try {
+        const { payload, headers } = await wireBookBorrowed('C-redrive');
+        const parked = await store.park(parkRequest({ payload, headers, key: '6f1c2b8e-3a4d-4e5f-9a0b-1c2d3e4f5a6b' }), new Date());
+        // No topic yet (the broker does not create topics on demand): the republish fails, the record stays.
+        const failed = await cli(['redrive', parked.id, '--store', file, '--brokers', kafkaBrokers, '--namespace', namespace, '--yes']);
+        expect(failed.code).toBe(2);
+        expect(failed.stderr).toMatch(/republishing .* failed: .*\(nothing changed\)/);
+        expect(await store.get(parked.id)).toBeDefined();
+
+        await admin.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true });
+        const declined = await cli(['redrive', parked.id, '--store', file, '--brokers', kafkaBrokers, '--namespace', namespace], 'n\n');
+        expect(declined.code).toBe(1);
+        const done = await cli(['redrive', parked.id, '--store', file, '--brokers', kafkaBrokers, '--namespace', namespace], 'y\n');
+        expect(done.stderr).toMatch(/republish parked message .* to Kafka at .*, then remove it\? \[y\/N\]/);
+        expect(done.code).toBe(0);
+        expect(done.stdout).toContain(`to ${topic} and removed it`);
+        expect(await store.get(parked.id)).toBeUndefined();
+
+        const offsets = await admin.fetchTopicOffsets(topic);
+        expect(offsets.map((o) => o.high)).toEqual(['1']);
+        const consumer = kafka.consumer({ groupId: `${namespace}.check`, sessionTimeout: 6_000, heartbeatInterval: 500 });
+        await consumer.connect();
+        await consumer.subscribe({ topic, fromBeginning: true });
+        const received = await new Promise<{ value: string; headers: Record<string, string>; key: string }>((resolve) => {
+          void consumer.run({
+            eachMessage: async ({ message }) =>
+              resolve({
+                value: message.value!.toString('utf8'),
+                key: message.key!.toString('utf8'),
+                headers: Object.fromEntries(Object.entries(message.headers ?? {}).map(([k, v]) => [k, String(v)])),
+              }),
+          });
+        });
+        await consumer.disconnect();
+        expect(received.value).toBe(new TextDecoder().decode(payload));
+        expect(received.key).toBe('6f1c2b8e-3a4d-4e5f-9a0b-1c2d3e4f5a6b');
+        expect(received.headers).toMatchObject({ ce_type: 'BookBorrowed', ce_id: headers['ce_id'] });
+      } finally {
+        await admin.deleteTopics({ topics: [topic] }).catch(() => {});
+        await admin.disconnect();
+        db.close();
+      }
+    }, 120_000);
+  },
+);

@@ -1,0 +1,18 @@
+// docs/stores.md shows the migration SQL for teams that run their own migrations: it must be
+// exactly what migratePostgres / migrateSqlite create.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { postgresMigrationSql } from 'keiyaku/postgres';
+import { sqliteMigrationSql } from 'keiyaku/sqlite';
+import { describe, expect, it } from 'vitest';
+import { repoRoot } from '../helpers.js';
+
+describe('docs/stores.md', () => {
+  const doc = readFileSync(join(repoRoot, 'docs', 'stores.md'), 'utf8');
+  it('shows the PostgreSQL migration SQL exactly', () => {
+    expect(doc).toContain(`\`\`\`sql\n${postgresMigrationSql().trimEnd()}\n\`\`\``);
+  });
+  it('shows the SQLite migration SQL exactly', () => {
+    expect(doc).toContain(`\`\`\`sql\n${sqliteMigrationSql().trimEnd()}\n\`\`\``);
+  });
+});
