@@ -17,11 +17,12 @@ export type Mode = (typeof MODES)[number];
 export const POLICIES = ['strict', 'lenient'] as const satisfies readonly Policy[];
 
 /**
- * Defaults for integration events: consumers upgrade first (backward), and keiyaku's decoders
- * ignore unknown fields of open objects (lenient), so adding an optional field is compatible.
- * Lenient never softens changes to closed objects: those decoders reject undeclared fields.
+ * The default policy: keiyaku's decoders ignore unknown fields of open objects (lenient), so
+ * adding an optional field is compatible. Lenient never softens changes to closed objects:
+ * those decoders reject undeclared fields. There is no default mode: without `--mode` or a
+ * contract-wide `x-keiyaku.compatibility`, each channel is checked in the direction its
+ * operations imply ({@link impliedMode}).
  */
-export const DEFAULT_MODE: Mode = 'backward';
 export const DEFAULT_POLICY: Policy = 'lenient';
 
 export interface CheckResult {
@@ -30,6 +31,8 @@ export interface CheckResult {
   readonly acknowledged: number;
   readonly compatible: number;
   readonly info: number;
+  /** Acknowledgments that apply to nothing, or use an earlier id spelling. */
+  readonly warnings: number;
 }
 
 export function directions(mode: Mode): Direction[] {
@@ -38,7 +41,13 @@ export function directions(mode: Mode): Direction[] {
 }
 
 export interface CompareOptions {
-  readonly mode: Mode;
+  /**
+   * The run's mode (`--mode`, else the contract's `x-keiyaku.compatibility`). Absent: each
+   * channel is checked in the direction its operations imply (see {@link impliedMode}).
+   */
+  readonly mode?: Mode | undefined;
+  /** Where the run's mode was set, for the reason shown with it (`--mode`, `x-keiyaku.compatibility`). */
+  readonly modeFrom?: string | undefined;
   readonly policy: Policy;
   /**
    * File, line and column of a node of the new (`after`) contract's resolved document, by JSON
@@ -49,6 +58,63 @@ export interface CompareOptions {
 }
 
 type Emit = (finding: Omit<Finding, 'id' | 'direction'> & { direction?: Direction }) => void;
+
+/** The mode a channel is checked in, and why. */
+export interface ChannelPlan {
+  readonly channel: string;
+  readonly mode: Mode;
+  readonly reason: string;
+}
+
+function listOps(roles: readonly { operation: string }[]): string {
+  return roles.map((r) => r.operation).join(', ');
+}
+
+/**
+ * The direction a channel's operations imply. `send`: this application writes, others read;
+ * consumers still on the old contract must read what the new one writes (forward). `receive`:
+ * this application reads what others write; the new code must read messages written under the
+ * old contract and still retained in the topic (backward). Both, or no operation: full.
+ */
+export function impliedMode(channel: ChannelModel): { mode: Mode; reason: string } {
+  const roles = channel.roles ?? [];
+  const sends = roles.filter((r) => r.action === 'send');
+  const receives = roles.filter((r) => r.action === 'receive');
+  if (sends.length > 0 && receives.length === 0)
+    return {
+      mode: 'forward',
+      reason: `this application sends on it (${listOps(sends)}): consumers still on the old contract must read the new messages`,
+    };
+  if (receives.length > 0 && sends.length === 0)
+    return {
+      mode: 'backward',
+      reason: `this application receives from it (${listOps(receives)}): the new code must read messages written under the old contract, still in the topic`,
+    };
+  if (sends.length > 0)
+    return {
+      mode: 'full',
+      reason: `this application both sends (${listOps(sends)}) and receives (${listOps(receives)}): old readers meet new messages and new readers old ones`,
+    };
+  return {
+    mode: 'full',
+    reason: 'no operation says who writes or reads it: readers and writers may be on either version',
+  };
+}
+
+/** The mode of a channel: its own `x-keiyaku`, else the run's, else the one its operations imply. */
+export function planChannel(channel: ChannelModel, options: Pick<CompareOptions, 'mode' | 'modeFrom'>): ChannelPlan {
+  if (channel.compatibility !== undefined)
+    return { channel: channel.id, mode: channel.compatibility, reason: 'set by the channel (x-keiyaku.compatibility)' };
+  if (options.mode !== undefined) return { channel: channel.id, mode: options.mode, reason: `set by ${options.modeFrom ?? '--mode'}` };
+  return { channel: channel.id, ...impliedMode(channel) };
+}
+
+/** The plan of every channel of the new contract, and of channels only the old one has. */
+export function planChannels(before: ContractModel, after: ContractModel, options: CompareOptions): ChannelPlan[] {
+  const plans = after.channels.map((c) => planChannel(c, options));
+  for (const c of before.channels) if (!after.channels.some((a) => a.id === c.id)) plans.push(planChannel(c, options));
+  return plans;
+}
 
 function parametersKey(channel: ChannelModel): string {
   return channel.parameters.map((p) => `${p.name}${p.enum ? `:${p.enum.join('|')}` : ''}`).join(',');
@@ -274,8 +340,8 @@ export function compareContracts(before: ContractModel, after: ContractModel, op
     seen.add(key);
     out.push({ ...finding, direction, id });
   };
-  // A channel or message whose mode (its own, else the run's) is `none` has no gate at all.
-  const gated = (channel: ChannelModel): boolean => directions(channel.compatibility ?? options.mode).length > 0;
+  // A channel or message whose mode (its own, else the run's, else its operations') is `none` has no gate at all.
+  const gated = (channel: ChannelModel): boolean => directions(planChannel(channel, options).mode).length > 0;
   for (const cb of before.channels) {
     const ca = after.channels.find((c) => c.id === cb.id);
     if (ca === undefined) {
@@ -295,7 +361,7 @@ export function compareContracts(before: ContractModel, after: ContractModel, op
       if (!ca.messages.includes(type)) continue;
       const mb = before.messages[type];
       const ma = after.messages[type];
-      const wanted = ma === undefined ? [] : modeFor(ca, ma, options.mode);
+      const wanted = ma === undefined ? [] : directions(ma.compatibility ?? planChannel(ca, options).mode);
       if (mb && ma && wanted.length > 0)
         compareMessage(cb.id, before, after, mb, ma, { policy: options.policy, wanted, locate: options.locate }, emit);
     }
@@ -314,34 +380,55 @@ export function compareContracts(before: ContractModel, after: ContractModel, op
   return out;
 }
 
-/** A channel or message can set its own mode with `x-keiyaku: { compatibility: … }`. */
-function modeFor(channel: ChannelModel, message: MessageModel, fallback: Mode): Direction[] {
-  return directions(message.compatibility ?? channel.compatibility ?? fallback);
-}
-
-/** Applies the contract's acknowledgments: a matching breaking finding passes, showing its reason; an unused one is reported. */
+/**
+ * Applies the contract's acknowledgments: a matching breaking finding passes, showing its reason.
+ * An acknowledgment that applies to nothing is a warning naming the fix (bump `info.version`, or
+ * remove the entry); one that matches through an earlier spelling of the id passes with a warning
+ * giving the current id.
+ */
 export function acknowledge(findings: readonly Finding[], after: ContractModel): CheckResult {
   const acks = after.compatibility?.acknowledge ?? [];
   const used = new Set<number>();
+  const warnings: Finding[] = [];
   const result: (Finding & { acknowledged?: { reason: string; version: string } })[] = findings.map((finding) => {
     if (finding.severity !== 'breaking') return finding;
-    const index = acks.findIndex((a) => a.id === finding.id && a.version === after.info.version);
+    const current = after.info.version;
+    let index = acks.findIndex((a) => a.id === finding.id && a.version === current);
+    if (index === -1) {
+      index = acks.findIndex((a) => a.version === current && (finding.legacyIds ?? []).includes(a.id));
+      if (index !== -1 && !used.has(index))
+        warnings.push({
+          code: 'acknowledgment_id_deprecated',
+          severity: 'warning',
+          direction: finding.direction,
+          pointer: '',
+          detail: `acknowledgment ${acks[index]!.id} uses an earlier spelling of the finding's id`,
+          hint: `replace its id with ${finding.id}; the old spelling is accepted for now`,
+          id: `*/*/acknowledgment_id_deprecated/${acks[index]!.id}`,
+        });
+    }
     if (index === -1) return finding;
     used.add(index);
     return { ...finding, acknowledged: { reason: acks[index]!.reason, version: acks[index]!.version } };
   });
+  result.push(...warnings);
   acks.forEach((ack, index) => {
     if (used.has(index)) return;
     const stale = ack.version !== after.info.version;
+    const matches = findings.some((f) => f.severity === 'breaking' && (f.id === ack.id || (f.legacyIds ?? []).includes(ack.id)));
     result.push({
       code: 'acknowledgment_unused',
-      severity: 'info',
+      severity: 'warning',
       direction: 'backward',
       pointer: '',
       detail: stale
         ? `acknowledgment of ${ack.id} is for version ${ack.version}, the contract is ${after.info.version}`
-        : `acknowledgment of ${ack.id} matches no finding`,
-      hint: 'remove it from x-keiyaku.acknowledge',
+        : `acknowledgment of ${ack.id} matches no breaking finding`,
+      hint: stale
+        ? matches
+          ? `bump info.version to ${ack.version}, the version this break ships in (or correct the acknowledgment's version)`
+          : `remove it from x-keiyaku.acknowledge: it was for ${ack.version} and matches no breaking finding now`
+        : 'remove it from x-keiyaku.acknowledge, or correct its id (copy it from the finding)',
       id: `*/*/acknowledgment_unused/${ack.id}`,
     });
   });
@@ -353,6 +440,7 @@ export function acknowledge(findings: readonly Finding[], after: ContractModel):
     acknowledged: count('breaking', true),
     compatible: count('compatible'),
     info: count('info'),
+    warnings: count('warning'),
   };
 }
 
