@@ -94,7 +94,9 @@ export function renderGithub(result: CheckResult, ctx: RenderContext): string {
       ]
         .filter(Boolean)
         .join(',');
-      const where = f.usages?.length ? `${groupOf(f)} (${f.usages.map((u) => `${u.channel}/${u.message}`).join(', ')})` : `${f.channel ?? ''}${f.message ? `/${f.message}` : ''}`;
+      const where = f.usages?.length
+        ? `${groupOf(f)} (${f.usages.map((u) => `${u.channel}/${u.message}`).join(', ')})`
+        : `${f.channel ?? ''}${f.message ? `/${f.message}` : ''}`;
       return `::${level} ${props}::${escapeGithub(`${where} ${f.detail}${f.hint && f.severity !== 'compatible' ? ` — ${f.hint}` : ''}`.trim())}`;
     });
   for (const notice of ctx.notices ?? []) lines.unshift(`::notice title=keiyaku check::${escapeGithub(notice)}`);
