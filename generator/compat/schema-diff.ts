@@ -1257,7 +1257,8 @@ function compareObjects(ctx: Context, writer: Schema, reader: Schema, pointer: s
     );
   }
   for (const name of rr) {
-    if (rw.has(name) || !Object.hasOwn(pw, name) || !Object.hasOwn(pr, name)) continue;
+    // Newly required (a property the reader alone declares is judged above, as an added property).
+    if (rw.has(name) || (Object.hasOwn(pr, name) && !Object.hasOwn(pw, name))) continue;
     const schema = pr[name];
     const hasDefault = isObject(schema) && 'default' in schema;
     record(
