@@ -317,14 +317,17 @@ function covers(ctx: Context, writer: SchemaNode, reader: SchemaNode): boolean {
 export function compareSchema(ctx: Context, rawWriter: SchemaNode, rawReader: SchemaNode, pointer: string): void {
   const w = resolve(ctx.writer, rawWriter);
   const r = resolve(ctx.reader, rawReader);
-  if (w.name !== undefined && r.name !== undefined) {
-    const key = `${w.name}\u0000${r.name}`;
-    if (ctx.seen.has(key)) return; // recursion: compared once
+  // A pair of named schemas already being compared further up is a cycle: compared once. (Only
+  // the path counts: a definition used in two places is compared, and reported, at both.)
+  const key = w.name !== undefined && r.name !== undefined ? `${w.name}\u0000${r.name}` : undefined;
+  if (key !== undefined) {
+    if (ctx.seen.has(key)) return;
     ctx.seen.add(key);
   }
   const newName = ctx.forward ? w.name : r.name;
   const scoped: Context = newName !== undefined && !newName.startsWith('#') ? { ...ctx, anchor: { name: newName, base: pointer } } : ctx;
   compareResolved(scoped, view(ctx.writer, w.node), view(ctx.reader, r.node), pointer);
+  if (key !== undefined) ctx.seen.delete(key);
 }
 
 function compareResolved(ctx: Context, writer: SchemaNode, reader: SchemaNode, pointer: string): void {
