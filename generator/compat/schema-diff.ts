@@ -246,16 +246,18 @@ function record<T>(
   severity: CompatSeverity,
   describe: (old: T, neu: T) => Edit,
   hint: string,
-  values: { before?: unknown; after?: unknown } = {},
+  values: { before?: unknown; after?: unknown; legacy?: string } = {},
 ): void {
   const [old, neu] = ctx.forward ? [reader, writer] : [writer, reader];
   const edit = describe(old, neu);
-  const legacy = ctx.forward ? describe(writer, reader).code : edit.code;
+  // The code earlier versions gave this finding: given for kinds they judged by another rule, else the reverse reading (forward).
+  const { legacy: given, ...shown } = values;
+  const legacy = severity === 'breaking' && given !== undefined ? given : ctx.forward ? describe(writer, reader).code : edit.code;
   ctx.out.push({
     code: edit.code,
     severity,
     pointer,
-    ...values,
+    ...shown,
     detail: severity === 'breaking' && !edit.detail.includes('reject') ? `${edit.detail}: ${rejecter(ctx)}` : edit.detail,
     hint: severity === 'breaking' ? hint : '',
     ...(legacy === edit.code ? {} : { legacyCode: legacy }),
@@ -1044,6 +1046,7 @@ function compareArrays(ctx: Context, writer: Schema, reader: Schema, pointer: st
         'keep the tuple item, or let the rest of the tuple accept its values',
         'keep the tuple item until every consumer reads the new contract',
       ),
+      { legacy: 'schema_restricted' },
     );
   }
   if ('items' in writer || 'items' in reader) {
@@ -1061,6 +1064,7 @@ function compareArrays(ctx: Context, writer: Schema, reader: Schema, pointer: st
               ? { code: 'items_added', detail: 'array items gained a schema' }
               : { code: 'items_removed', detail: 'array items lost their schema' },
           fix(ctx, 'items valid before may not match the new schema', 'consumers on the old contract check the item schema: keep it'),
+          { legacy: 'schema_restricted' },
         );
     } else if (!isEmpty(restW))
       record(
@@ -1368,6 +1372,7 @@ function compareCatchAll(ctx: Context, writer: Schema, reader: Schema, pointer: 
           'keep additionalProperties open (no schema)',
           'consumers on the old contract check undeclared properties against their schema: keep it',
         ),
+        { legacy: 'schema_restricted' },
       );
     } else compareSchema(ctx, catchW as SchemaNode, catchR, `${pointer}/${keyword(reader)}`);
   } else if (isObject(catchW) && !isEmpty(catchW) && mr === 'open') {
@@ -1459,6 +1464,7 @@ function compareDependencies(ctx: Context, writer: Schema, reader: Schema, point
         'old values with the property but not its dependents are rejected: drop the new dependency',
         `consumers on the old contract require ${demanded.join(', ')} with ${name}: keep sending them`,
       ),
+      { legacy: 'dependent_required_added' },
     );
   }
   const schemas = (s: Schema): Record<string, SchemaNode> =>
@@ -1752,7 +1758,10 @@ function compareNot(ctx: Context, writer: Schema, reader: Schema, pointer: strin
         : e;
     },
     fix(ctx, 'values valid before may now be excluded', 'consumers on the old contract exclude more values: keep the old `not`'),
-    ctx.forward ? { before: nr, after: nw } : { before: nw, after: nr },
+    {
+      ...(ctx.forward ? { before: nr, after: nw } : { before: nw, after: nr }),
+      ...(nw !== undefined && nr !== undefined ? { legacy: 'not_changed' } : {}),
+    },
   );
 }
 
