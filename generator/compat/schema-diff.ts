@@ -303,6 +303,23 @@ function bound(
   );
 }
 
+const serialized = new WeakMap<object, string>();
+
+/** The JSON of a (frozen) schema node, computed once per node. */
+function serialize(node: object): string {
+  let text = serialized.get(node);
+  if (text === undefined) {
+    text = JSON.stringify(node);
+    serialized.set(node, text);
+  }
+  return text;
+}
+
+function sameWithoutRefs(a: object, b: object): boolean {
+  const text = serialize(a);
+  return !text.includes('"$ref"') && text === serialize(b);
+}
+
 /** Runs `fn` on a throw-away context and says whether it found nothing breaking. */
 function probe(ctx: Context, fn: (probe: Context) => void): boolean {
   const p: Context = { ...ctx, seen: new Set(ctx.seen), out: [] };
@@ -325,6 +342,11 @@ export function compareSchema(ctx: Context, rawWriter: SchemaNode, rawReader: Sc
   if (key !== undefined) {
     if (ctx.seen.has(key)) return;
     ctx.seen.add(key);
+  }
+  // Equal subtrees without references change nothing (with references, the targets may differ).
+  if (typeof w.node === 'boolean' ? w.node === r.node : typeof r.node === 'object' && sameWithoutRefs(w.node, r.node)) {
+    if (key !== undefined) ctx.seen.delete(key);
+    return;
   }
   const newName = ctx.forward ? w.name : r.name;
   const scoped: Context = newName !== undefined && !newName.startsWith('#') ? { ...ctx, anchor: { name: newName, base: pointer } } : ctx;

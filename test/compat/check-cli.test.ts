@@ -259,7 +259,7 @@ describe('keiyaku check', () => {
     expect(transitive.stdout).toContain('maxLength_narrowed');
     const onDisk = await keiyaku(['check', '--against', join(repoRoot, 'asyncapi.yaml')], { cwd: dir });
     expect(onDisk.code).toBe(1);
-  });
+  }, 120_000);
 
   it.each([
     [['check'], 'keiyaku check needs --against'],
