@@ -77,7 +77,9 @@ Commands:
   validate          load the contract and report problems; writes nothing
   check             compare the contract with an earlier one; exit 1 on a breaking change:
                     --against <git ref | file | folder> [--mode backward|forward|full|…-transitive|none]
-                    [--policy strict|lenient] [--format text|json|github|junit] [--record] [--history file]
+                    [--policy strict|lenient] [--format text|json|github|junit] [--record] [--history file];
+                    without --mode, each channel in the direction its operations imply
+                    (send: forward, receive: backward, both or none: full)
   scaffold mapper   write (or complete) a mapper from a domain event union to a channel:
                     --events <file> --type <Union> --channel <channel id> --out <mapper file>
                     [--generated <dir>]; adds missing cases, never rewrites your code

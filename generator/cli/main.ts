@@ -5,7 +5,7 @@
 import { type FSWatcher, mkdirSync, watch as watchFile, writeFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import { type Baseline, BaselineError, loadBaseline, readHistory, recordHistory } from '../compat/baseline.js';
-import { acknowledge, compareContracts, DEFAULT_MODE, DEFAULT_POLICY } from '../compat/contract-diff.js';
+import { acknowledge, compareAll, DEFAULT_POLICY, planChannels } from '../compat/contract-diff.js';
 import { render as renderCheck } from '../compat/render.js';
 import { type Diagnostic, formatDiagnostic, hasErrors } from '../diagnostics.js';
 import { isKeiyakuError } from '../errors.js';
@@ -151,18 +151,36 @@ async function runCheck(options: CliOptions, io: CliIo): Promise<number> {
       return EXIT.invalid;
     }
     const current = compiled.model;
-    const mode = options.mode ?? current.compatibility?.mode ?? DEFAULT_MODE;
+    // No --mode and no contract-wide x-keiyaku mode: each channel in the direction its operations imply.
+    const mode = options.mode ?? current.compatibility?.mode;
+    const modeFrom = options.mode !== undefined ? '--mode' : mode !== undefined ? 'x-keiyaku.compatibility of the contract' : undefined;
     const policy = options.policy ?? current.compatibility?.policy ?? DEFAULT_POLICY;
     const historyFile = resolve(io.cwd, options.history!);
     const baselines: Baseline[] = [];
-    if (options.against !== undefined) baselines.push(await loadBaseline(options.against, options.spec, io.cwd));
-    if (mode.endsWith('-transitive'))
-      for (const entry of readHistory(historyFile))
-        baselines.push({ label: `${relative(io.cwd, historyFile)}@${entry.version}`, model: entry.model });
-    const findings = baselines.flatMap((baseline) => compareContracts(baseline.model, current, { mode, policy, locate: compiled.locate }));
+    const notices: string[] = [];
+    const labels: string[] = [];
+    if (options.against !== undefined) {
+      const loaded = await loadBaseline(options.against, options.spec, io.cwd);
+      labels.push(loaded.label);
+      if ('first' in loaded) notices.push(loaded.notice);
+      else baselines.push(loaded);
+    }
+    if (mode?.endsWith('-transitive'))
+      for (const entry of readHistory(historyFile)) {
+        const label = `${relative(io.cwd, historyFile)}@${entry.version}`;
+        labels.push(label);
+        baselines.push({ label, model: entry.model });
+      }
+    const compareOptions = { mode, modeFrom, policy, locate: compiled.locate };
+    const findings = compareAll(
+      baselines.map((b) => b.model),
+      current,
+      compareOptions,
+    );
     const result = acknowledge(findings, current);
-    const against = baselines.map((b) => b.label).join(', ') || '(nothing)';
-    io.stdout(renderCheck(options.format!, result, { against, mode, policy }, options.verbose));
+    const against = labels.join(', ') || '(nothing)';
+    const plan = planChannels(baselines[0]?.model ?? current, current, compareOptions);
+    io.stdout(renderCheck(options.format!, result, { against, mode: mode ?? 'per channel', policy, plan, notices }, options.verbose));
     if (options.record) {
       recordHistory(historyFile, current, new Date());
       if (!options.quiet) io.stderr(`keiyaku: recorded ${current.info.version} in ${relative(io.cwd, historyFile)}\n`);

@@ -19,6 +19,14 @@ export interface Baseline {
   readonly model: ContractModel;
 }
 
+/** `--against` a git ref where the contract does not exist yet: nothing can break. */
+export interface FirstContract {
+  readonly label: string;
+  readonly first: true;
+  /** Why there is nothing to compare with, for the notice the CLI shows. */
+  readonly notice: string;
+}
+
 export class BaselineError extends OptionError {
   readonly diagnostics: readonly Diagnostic[];
 
@@ -43,8 +51,12 @@ async function compileOrThrow(spec: string, cwd: string, label: string): Promise
   return compiled.model;
 }
 
-/** Loads `against` (path or git ref) for the contract `spec` of the working directory `cwd`. */
-export async function loadBaseline(against: string, spec: string, cwd: string): Promise<Baseline> {
+/**
+ * Loads `against` (path or git ref) for the contract `spec` of the working directory `cwd`.
+ * When `against` is a git ref at which the contract file does not exist yet (the pull request
+ * that adds the contract), there is nothing to break: a {@link FirstContract}.
+ */
+export async function loadBaseline(against: string, spec: string, cwd: string): Promise<Baseline | FirstContract> {
   const onDisk = resolve(cwd, against);
   if (existsSync(onDisk)) {
     let file = onDisk;
@@ -69,6 +81,15 @@ export async function loadBaseline(against: string, spec: string, cwd: string): 
     );
   }
   const specInRepo = relative(root, resolve(cwd, spec)).split('\\').join('/');
+  try {
+    git(['cat-file', '-e', `${against}:${specInRepo}`], root);
+  } catch {
+    return {
+      label: `${against}:${specInRepo}`,
+      first: true,
+      notice: `${specInRepo} does not exist at ${against}: this is the first version of the contract, so nothing can break`,
+    };
+  }
   const temp = mkdtempSync(join(tmpdir(), 'keiyaku-baseline-'));
   try {
     const fetched = new Set<string>();

@@ -17,11 +17,12 @@ export type Mode = (typeof MODES)[number];
 export const POLICIES = ['strict', 'lenient'] as const satisfies readonly Policy[];
 
 /**
- * Defaults for integration events: consumers upgrade first (backward), and keiyaku's decoders
- * ignore unknown fields of open objects (lenient), so adding an optional field is compatible.
- * Lenient never softens changes to closed objects: those decoders reject undeclared fields.
+ * The default policy: keiyaku's decoders ignore unknown fields of open objects (lenient), so
+ * adding an optional field is compatible. Lenient never softens changes to closed objects:
+ * those decoders reject undeclared fields. There is no default mode: without `--mode` or a
+ * contract-wide `x-keiyaku.compatibility`, each channel is checked in the direction its
+ * operations imply ({@link impliedMode}).
  */
-export const DEFAULT_MODE: Mode = 'backward';
 export const DEFAULT_POLICY: Policy = 'lenient';
 
 export interface CheckResult {
@@ -30,6 +31,8 @@ export interface CheckResult {
   readonly acknowledged: number;
   readonly compatible: number;
   readonly info: number;
+  /** Acknowledgments that apply to nothing, or use an earlier id spelling. */
+  readonly warnings: number;
 }
 
 export function directions(mode: Mode): Direction[] {
@@ -38,7 +41,13 @@ export function directions(mode: Mode): Direction[] {
 }
 
 export interface CompareOptions {
-  readonly mode: Mode;
+  /**
+   * The run's mode (`--mode`, else the contract's `x-keiyaku.compatibility`). Absent: each
+   * channel is checked in the direction its operations imply (see {@link impliedMode}).
+   */
+  readonly mode?: Mode | undefined;
+  /** Where the run's mode was set, for the reason shown with it (`--mode`, `x-keiyaku.compatibility`). */
+  readonly modeFrom?: string | undefined;
   readonly policy: Policy;
   /**
    * File, line and column of a node of the new (`after`) contract's resolved document, by JSON
@@ -48,13 +57,159 @@ export interface CompareOptions {
   readonly locate?: ((pointer: string) => SourceLocation) | undefined;
 }
 
-type Emit = (finding: Omit<Finding, 'id' | 'direction'> & { direction?: Direction }) => void;
+/** A finding as rules emit it: the id is made from its parts; a schema change says which named schema it is in. */
+type Emitted = Omit<Finding, 'id' | 'direction'> & {
+  direction?: Direction;
+  legacyCode?: string;
+  schema?: { readonly name: string; readonly pointer: string };
+};
+type Emit = (finding: Emitted) => void;
+
+/** The mode a channel is checked in, and why. */
+export interface ChannelPlan {
+  readonly channel: string;
+  readonly mode: Mode;
+  readonly reason: string;
+}
+
+function listOps(roles: readonly { operation: string }[]): string {
+  return roles.map((r) => r.operation).join(', ');
+}
+
+/**
+ * The direction a channel's operations imply. `send`: this application writes, others read;
+ * consumers still on the old contract must read what the new one writes (forward). `receive`:
+ * this application reads what others write; the new code must read messages written under the
+ * old contract and still retained in the topic (backward). Both, or no operation: full.
+ */
+export function impliedMode(channel: ChannelModel): { mode: Mode; reason: string } {
+  const roles = channel.roles ?? [];
+  const sends = roles.filter((r) => r.action === 'send');
+  const receives = roles.filter((r) => r.action === 'receive');
+  if (sends.length > 0 && receives.length === 0)
+    return {
+      mode: 'forward',
+      reason: `this application sends on it (${listOps(sends)}): consumers still on the old contract must read the new messages`,
+    };
+  if (receives.length > 0 && sends.length === 0)
+    return {
+      mode: 'backward',
+      reason: `this application receives from it (${listOps(receives)}): the new code must read messages written under the old contract, still in the topic`,
+    };
+  if (sends.length > 0)
+    return {
+      mode: 'full',
+      reason: `this application both sends (${listOps(sends)}) and receives (${listOps(receives)}): old readers meet new messages and new readers old ones`,
+    };
+  return {
+    mode: 'full',
+    reason: 'no operation says who writes or reads it: readers and writers may be on either version',
+  };
+}
+
+/** The mode of a channel: its own `x-keiyaku`, else the run's, else the one its operations imply. */
+export function planChannel(channel: ChannelModel, options: Pick<CompareOptions, 'mode' | 'modeFrom'>): ChannelPlan {
+  if (channel.compatibility !== undefined)
+    return { channel: channel.id, mode: channel.compatibility, reason: 'set by the channel (x-keiyaku.compatibility)' };
+  if (options.mode !== undefined) return { channel: channel.id, mode: options.mode, reason: `set by ${options.modeFrom ?? '--mode'}` };
+  return { channel: channel.id, ...impliedMode(channel) };
+}
+
+/** The plan of every channel of the new contract, and of channels only the old one has. */
+export function planChannels(before: ContractModel, after: ContractModel, options: CompareOptions): ChannelPlan[] {
+  const plans = after.channels.map((c) => planChannel(c, options));
+  for (const c of before.channels) if (!after.channels.some((a) => a.id === c.id)) plans.push(planChannel(c, options));
+  return plans;
+}
+
+/**
+ * Channel parameters, one finding per parameter naming what changed. A parameter added, removed
+ * or renamed moves the address: breaking both ways. An allowed value removed: consumers on the
+ * new contract no longer read the addresses old messages went to (backward); a value added:
+ * consumers on the old contract do not read the new addresses (forward).
+ */
+function compareParameters(
+  before: ChannelModel,
+  after: ChannelModel,
+  wanted: readonly Direction[],
+  emit: Emit,
+  where: SourceLocation | undefined,
+): void {
+  const channel = before.id;
+  const legacyIds = [findingId({ channel, code: 'channel_parameters_changed', pointer: '' })];
+  const base = { channel, ...(where ? { location: where } : {}), legacyIds };
+  for (const p of before.parameters) {
+    const now = after.parameters.find((q) => q.name === p.name);
+    const pointer = `/parameters/${p.name}`;
+    if (now === undefined) {
+      emit({
+        ...base,
+        code: 'channel_parameters_changed',
+        severity: 'breaking',
+        pointer,
+        before: p.name,
+        detail: `parameter \`${p.name}\` removed: the address ${before.address} → ${after.address}`,
+        hint: `keep the parameter \`${p.name}\`; add a new channel and migrate`,
+      });
+      continue;
+    }
+    const lost = (p.enum ?? []).filter((v) => now.enum !== undefined && !now.enum.includes(v));
+    const gained = (now.enum ?? []).filter((v) => p.enum !== undefined && !p.enum.includes(v));
+    const restricted = p.enum === undefined && now.enum !== undefined;
+    const freed = p.enum !== undefined && now.enum === undefined;
+    for (const direction of wanted) {
+      const narrowing = lost.length > 0 || restricted;
+      const widening = gained.length > 0 || freed;
+      if (!narrowing && !widening) continue;
+      const breaking = direction === 'backward' ? narrowing : widening;
+      const what = [
+        lost.length > 0 ? `enum lost ${lost.map((v) => `\`${v}\``).join(', ')}` : '',
+        gained.length > 0 ? `enum gained ${gained.map((v) => `\`${v}\``).join(', ')}` : '',
+        restricted ? `now restricted to ${now.enum!.map((v) => `\`${v}\``).join(', ')}` : '',
+        freed ? 'no longer restricted to a list' : '',
+      ]
+        .filter(Boolean)
+        .join('; ');
+      const reader =
+        direction === 'backward'
+          ? 'consumers on the new contract no longer read the addresses old messages went to'
+          : 'consumers on the old contract do not read the new addresses';
+      emit({
+        ...base,
+        code: 'channel_parameters_changed',
+        severity: breaking ? 'breaking' : 'compatible',
+        direction,
+        pointer,
+        before: p.enum,
+        after: now.enum,
+        detail: `\`${p.name}\`: ${what}${breaking ? `: ${reader}` : ''}`,
+        hint: breaking
+          ? direction === 'backward'
+            ? `keep the values of \`${p.name}\` until no retained message uses them`
+            : `use the new values of \`${p.name}\` only once every consumer reads the new contract`
+          : '',
+      });
+    }
+  }
+  for (const q of after.parameters) {
+    if (before.parameters.some((p) => p.name === q.name)) continue;
+    emit({
+      ...base,
+      code: 'channel_parameters_changed',
+      severity: 'breaking',
+      pointer: `/parameters/${q.name}`,
+      after: q.name,
+      detail: `parameter \`${q.name}\` added: the address ${before.address} → ${after.address}`,
+      hint: `a new parameter moves the address; add a new channel and migrate`,
+    });
+  }
+}
 
 function parametersKey(channel: ChannelModel): string {
   return channel.parameters.map((p) => `${p.name}${p.enum ? `:${p.enum.join('|')}` : ''}`).join(',');
 }
 
-function compareChannel(before: ChannelModel, after: ChannelModel, emit: Emit): void {
+function compareChannel(before: ChannelModel, after: ChannelModel, wanted: readonly Direction[], emit: Emit): void {
   const channel = before.id;
   const where = after.location;
   /** A channel-level finding: no schema pointer, located at the channel. */
@@ -78,16 +233,7 @@ function compareChannel(before: ChannelModel, after: ChannelModel, emit: Emit): 
       hint: 'keep the address; add a new channel and migrate',
     });
   }
-  if (parametersKey(before) !== parametersKey(after)) {
-    flag({
-      code: 'channel_parameters_changed',
-      severity: 'breaking',
-      before: parametersKey(before),
-      after: parametersKey(after),
-      detail: 'channel parameters changed',
-      hint: 'keep parameter names and allowed values',
-    });
-  }
+  if (parametersKey(before) !== parametersKey(after)) compareParameters(before, after, wanted, emit, where);
   const pb = before.bindings.kafka?.partitions;
   const pa = after.bindings.kafka?.partitions;
   if (pb !== undefined && pa !== undefined && pa < pb) {
@@ -181,38 +327,39 @@ function compareMessage(
   const kb = mb.kafkaKey;
   const ka = ma.kafkaKey;
   if (kb !== undefined || ka !== undefined) {
-    if (kb === undefined) {
-      emit({
-        code: 'key_schema_added',
-        severity: 'breaking',
-        channel,
-        message: ma.type,
-        pointer: '/bindings/kafka/key',
-        after: ka,
-        detail: 'a Kafka key schema was added: keys of old messages may not match it',
-        hint: 'add the key schema together with a new message type',
-        ...at('/bindings/kafka/key', where),
-      });
-    } else if (ka === undefined) {
-      emit({
-        code: 'key_schema_removed',
-        severity: 'compatible',
-        channel,
-        message: ma.type,
-        pointer: '/bindings/kafka/key',
-        before: kb,
-        detail: 'the Kafka key schema was removed',
-        hint: '',
-        ...at('/bindings/kafka/key', where),
-      });
+    if (kb === undefined || ka === undefined) {
+      // A key schema on one side only: the side without one accepts any key.
+      const added = kb === undefined;
+      for (const direction of wanted) {
+        const breaking = added === (direction === 'backward');
+        emit({
+          code: added ? 'key_schema_added' : 'key_schema_removed',
+          severity: breaking ? 'breaking' : 'compatible',
+          direction,
+          channel,
+          message: ma.type,
+          pointer: '/bindings/kafka/key',
+          ...(added ? { after: ka } : { before: kb }),
+          detail: added
+            ? `a Kafka key schema was added${breaking ? ': keys of old messages may not match it' : ''}`
+            : `the Kafka key schema was removed${breaking ? ': consumers on the old contract check keys against it' : ''}`,
+          hint: breaking
+            ? added
+              ? 'add the key schema together with a new message type'
+              : 'keep the key schema until every consumer reads the new contract'
+            : '',
+          ...at('/bindings/kafka/key', where),
+        });
+      }
     } else {
       for (const direction of wanted) {
-        const changes = direction === 'backward' ? diffNodes(before, kb, after, ka, policy) : diffNodes(after, ka, before, kb, policy);
-        for (const change of changes) {
+        for (const change of diffNodes(before, kb, after, ka, policy, direction)) {
           const pointer = `/bindings/kafka/key${change.pointer}`;
+          const { schema: _schema, legacyCode, ...rest } = change;
           emit({
-            ...change,
+            ...rest,
             code: `key_${change.code}`,
+            ...(legacyCode === undefined ? {} : { legacyCode: `key_${legacyCode}` }),
             direction,
             channel,
             message: ma.type,
@@ -231,21 +378,30 @@ function compareMessage(
   for (const [part, b, a] of parts) {
     if (b === undefined && a === undefined) continue;
     if (b === undefined || a === undefined) {
+      // A schema on one side only: the side without one accepts anything.
       const added = b === undefined;
-      emit({
-        code: `${part}_schema_${added ? 'added' : 'removed'}`,
-        severity: added ? 'breaking' : 'compatible',
-        channel,
-        message: ma.type,
-        pointer: `/${part}`,
-        detail: `${part} schema ${added ? 'added' : 'removed'}`,
-        hint: added ? 'old messages carry no such headers' : '',
-        ...at(`/${part}`, where),
-      });
+      for (const direction of wanted) {
+        const breaking = added === (direction === 'backward');
+        emit({
+          code: `${part}_schema_${added ? 'added' : 'removed'}`,
+          severity: breaking ? 'breaking' : 'compatible',
+          direction,
+          channel,
+          message: ma.type,
+          pointer: `/${part}`,
+          detail: `${part} schema ${added ? 'added' : 'removed'}${breaking ? (added ? ': messages written under the old contract were not held to it' : ': consumers on the old contract still check it') : ''}`,
+          hint: breaking
+            ? added
+              ? `old messages carry no such ${part}; add the schema with a new message type`
+              : `keep the ${part} schema until every consumer reads the new contract`
+            : '',
+          ...at(`/${part}`, where),
+        });
+      }
       continue;
     }
     for (const direction of wanted) {
-      const changes = direction === 'backward' ? diffSchemas(before, b, after, a, policy) : diffSchemas(after, a, before, b, policy);
+      const changes = diffSchemas(before, b, after, a, policy, direction);
       const schema = after.schemas[a]?.location;
       for (const change of changes) {
         const pointer = `/${part}${change.pointer}`;
@@ -262,20 +418,17 @@ function compareMessage(
   }
 }
 
-/** Every finding between `before` and `after` in the directions of `mode`. */
+/**
+ * Every finding between `before` and `after`, each channel in the directions of its mode. A
+ * change inside a schema that several messages (or places) share is one finding listing them.
+ */
 export function compareContracts(before: ContractModel, after: ContractModel, options: CompareOptions): Finding[] {
-  const out: Finding[] = [];
-  const seen = new Set<string>();
+  const raw: Emitted[] = [];
   const emit: Emit = (finding) => {
-    const direction = finding.direction ?? 'backward';
-    const id = findingId(finding);
-    const key = `${direction}|${id}|${finding.severity}`;
-    if (seen.has(key)) return;
-    seen.add(key);
-    out.push({ ...finding, direction, id });
+    raw.push(finding);
   };
-  // A channel or message whose mode (its own, else the run's) is `none` has no gate at all.
-  const gated = (channel: ChannelModel): boolean => directions(channel.compatibility ?? options.mode).length > 0;
+  // A channel or message whose mode (its own, else the run's, else its operations') is `none` has no gate at all.
+  const gated = (channel: ChannelModel): boolean => directions(planChannel(channel, options).mode).length > 0;
   for (const cb of before.channels) {
     const ca = after.channels.find((c) => c.id === cb.id);
     if (ca === undefined) {
@@ -290,12 +443,12 @@ export function compareContracts(before: ContractModel, after: ContractModel, op
         });
       continue;
     }
-    if (gated(ca)) compareChannel(cb, ca, emit);
+    if (gated(ca)) compareChannel(cb, ca, directions(planChannel(ca, options).mode), emit);
     for (const type of cb.messages) {
       if (!ca.messages.includes(type)) continue;
       const mb = before.messages[type];
       const ma = after.messages[type];
-      const wanted = ma === undefined ? [] : modeFor(ca, ma, options.mode);
+      const wanted = ma === undefined ? [] : directions(ma.compatibility ?? planChannel(ca, options).mode);
       if (mb && ma && wanted.length > 0)
         compareMessage(cb.id, before, after, mb, ma, { policy: options.policy, wanted, locate: options.locate }, emit);
     }
@@ -311,37 +464,133 @@ export function compareContracts(before: ContractModel, after: ContractModel, op
         hint: '',
       });
   }
+  return merge(raw);
+}
+
+/** Places one shared-schema change shows up in, by (direction, schema, code, pointer inside it, severity). */
+function merge(raw: readonly Emitted[]): Finding[] {
+  const groups = new Map<string, Emitted[]>();
+  for (const f of raw) {
+    if (f.schema === undefined) continue;
+    const key = `${f.direction ?? 'backward'}|${f.schema.name}|${f.code}|${f.schema.pointer}|${f.severity}`;
+    groups.set(key, [...(groups.get(key) ?? []), f]);
+  }
+  const out: Finding[] = [];
+  const seen = new Set<string>();
+  const push = (finding: Finding): void => {
+    const key = `${finding.direction}|${finding.id}|${finding.severity}`;
+    if (seen.has(key)) return;
+    seen.add(key);
+    out.push(finding);
+  };
+  const own = (f: Emitted): Finding => {
+    const { legacyCode, schema: _schema, ...rest } = f;
+    const direction = f.direction ?? 'backward';
+    const id = findingId(f);
+    const legacy = [...(f.legacyIds ?? []), ...(legacyCode === undefined ? [] : [findingId({ ...f, code: legacyCode })])].filter(
+      (l) => l !== id,
+    );
+    return { ...rest, direction, id, ...(legacy.length === 0 ? {} : { legacyIds: legacy }) };
+  };
+  for (const f of raw) {
+    const group =
+      f.schema === undefined
+        ? undefined
+        : groups.get(`${f.direction ?? 'backward'}|${f.schema.name}|${f.code}|${f.schema.pointer}|${f.severity}`);
+    const places = new Set((group ?? []).map((g) => `${g.channel}/${g.message}${g.pointer}`));
+    if (group === undefined || places.size < 2) {
+      push(own(f));
+      continue;
+    }
+    if (group[0] !== f) continue;
+    const members = group.map(own);
+    const first = members[0]!;
+    const name = f.schema!.name;
+    const usages = [
+      ...new Map(
+        members.map((m) => [`${m.channel}/${m.message}${m.pointer}`, { channel: m.channel!, message: m.message!, pointer: m.pointer }]),
+      ).values(),
+    ];
+    const { channel: _channel, message: _message, ...shared } = first;
+    push({
+      ...shared,
+      pointer: f.schema!.pointer,
+      id: `schemas/${name}/${f.code}${f.schema!.pointer}`,
+      legacyIds: [...new Set(members.flatMap((m) => [m.id, ...(m.legacyIds ?? [])]))],
+      usages,
+      detail: `${first.detail} (in shared schema ${name}, used by ${usages
+        .map((u) => `${u.channel}/${u.message}`)
+        .filter((v, i, a) => a.indexOf(v) === i)
+        .join(', ')})`,
+    });
+  }
   return out;
 }
 
-/** A channel or message can set its own mode with `x-keiyaku: { compatibility: … }`. */
-function modeFor(channel: ChannelModel, message: MessageModel, fallback: Mode): Direction[] {
-  return directions(message.compatibility ?? channel.compatibility ?? fallback);
+/** Compares `current` with each earlier contract; a finding several of them share is reported once. */
+export function compareAll(earlier: readonly ContractModel[], current: ContractModel, options: CompareOptions): Finding[] {
+  const out: Finding[] = [];
+  const seen = new Set<string>();
+  for (const model of earlier) {
+    for (const finding of compareContracts(model, current, options)) {
+      const key = `${finding.direction}|${finding.id}|${finding.severity}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      out.push(finding);
+    }
+  }
+  return out;
 }
 
-/** Applies the contract's acknowledgments: a matching breaking finding passes, showing its reason; an unused one is reported. */
+/**
+ * Applies the contract's acknowledgments: a matching breaking finding passes, showing its reason.
+ * An acknowledgment that applies to nothing is a warning naming the fix (bump `info.version`, or
+ * remove the entry); one that matches through an earlier spelling of the id passes with a warning
+ * giving the current id.
+ */
 export function acknowledge(findings: readonly Finding[], after: ContractModel): CheckResult {
   const acks = after.compatibility?.acknowledge ?? [];
   const used = new Set<number>();
+  const warnings: Finding[] = [];
   const result: (Finding & { acknowledged?: { reason: string; version: string } })[] = findings.map((finding) => {
     if (finding.severity !== 'breaking') return finding;
-    const index = acks.findIndex((a) => a.id === finding.id && a.version === after.info.version);
+    const current = after.info.version;
+    let index = acks.findIndex((a) => a.id === finding.id && a.version === current);
+    if (index === -1) {
+      index = acks.findIndex((a) => a.version === current && (finding.legacyIds ?? []).includes(a.id));
+      if (index !== -1 && !used.has(index))
+        warnings.push({
+          code: 'acknowledgment_id_deprecated',
+          severity: 'warning',
+          direction: finding.direction,
+          pointer: '',
+          detail: `acknowledgment ${acks[index]!.id} uses an earlier spelling of the finding's id`,
+          hint: `replace its id with ${finding.id}; the old spelling is accepted for now`,
+          id: `*/*/acknowledgment_id_deprecated/${acks[index]!.id}`,
+        });
+    }
     if (index === -1) return finding;
     used.add(index);
     return { ...finding, acknowledged: { reason: acks[index]!.reason, version: acks[index]!.version } };
   });
+  result.push(...warnings);
   acks.forEach((ack, index) => {
     if (used.has(index)) return;
     const stale = ack.version !== after.info.version;
+    const matches = findings.some((f) => f.severity === 'breaking' && (f.id === ack.id || (f.legacyIds ?? []).includes(ack.id)));
     result.push({
       code: 'acknowledgment_unused',
-      severity: 'info',
+      severity: 'warning',
       direction: 'backward',
       pointer: '',
       detail: stale
         ? `acknowledgment of ${ack.id} is for version ${ack.version}, the contract is ${after.info.version}`
-        : `acknowledgment of ${ack.id} matches no finding`,
-      hint: 'remove it from x-keiyaku.acknowledge',
+        : `acknowledgment of ${ack.id} matches no breaking finding`,
+      hint: stale
+        ? matches
+          ? `bump info.version to ${ack.version}, the version this break ships in (or correct the acknowledgment's version)`
+          : `remove it from x-keiyaku.acknowledge: it was for ${ack.version} and matches no breaking finding now`
+        : 'remove it from x-keiyaku.acknowledge, or correct its id (copy it from the finding)',
       id: `*/*/acknowledgment_unused/${ack.id}`,
     });
   });
@@ -353,6 +602,7 @@ export function acknowledge(findings: readonly Finding[], after: ContractModel):
     acknowledged: count('breaking', true),
     compatible: count('compatible'),
     info: count('info'),
+    warnings: count('warning'),
   };
 }
 

@@ -4,7 +4,8 @@
  */
 import type { SourceLocation } from '../diagnostics.js';
 
-export type CompatSeverity = 'breaking' | 'compatible' | 'info';
+/** `warning`: not a change, but something in the contract's settings to fix (an acknowledgment that applies to nothing). */
+export type CompatSeverity = 'breaking' | 'compatible' | 'info' | 'warning';
 export type Direction = 'backward' | 'forward';
 
 export interface Finding {
@@ -24,8 +25,20 @@ export interface Finding {
   /** How to keep compatibility, in one line. */
   readonly hint: string;
   readonly location?: SourceLocation;
-  /** Stable id used to acknowledge an intentional break: `<channel>/<message>/<code><pointer>`. */
+  /**
+   * Stable id used to acknowledge an intentional break: `<channel>/<message>/<code><pointer>`;
+   * for a change inside a schema several messages share, `schemas/<Name>/<code><pointer>`
+   * (the pointer inside that schema).
+   */
   readonly id: string;
+  /**
+   * Earlier spellings of this finding's id that acknowledgments may still use: the per-message
+   * ids of a shared-schema finding, and the codes of forward findings before they were named
+   * after the edit (`enum_value_removed` for a value that was added). Accepted with a warning.
+   */
+  readonly legacyIds?: readonly string[];
+  /** Every place a change in a shared schema shows up (`channel`, `message`, `pointer` into it). */
+  readonly usages?: readonly { readonly channel: string; readonly message: string; readonly pointer: string }[];
 }
 
 export function findingId(parts: { channel?: string | undefined; message?: string | undefined; code: string; pointer: string }): string {

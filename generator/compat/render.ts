@@ -1,5 +1,5 @@
 /** Renderers of `keiyaku check` results: text, JSON, GitHub annotations and JUnit XML. */
-import { type CheckResult, locationText } from './contract-diff.js';
+import { type ChannelPlan, type CheckResult, locationText } from './contract-diff.js';
 import type { Finding } from './findings.js';
 
 export const FORMATS = ['text', 'json', 'github', 'junit'] as const;
@@ -7,38 +7,58 @@ export type Format = (typeof FORMATS)[number];
 
 export interface RenderContext {
   readonly against: string;
+  /** The run's mode, or `per channel` when each channel is checked in the direction its operations imply. */
   readonly mode: string;
   readonly policy: string;
+  /** The mode of each channel and why. */
+  readonly plan?: readonly ChannelPlan[];
+  /** Things to know that are not findings (the first version of a contract). */
+  readonly notices?: readonly string[];
 }
 
 type Shown = CheckResult['findings'][number];
 
 function label(f: Shown): string {
   if (f.acknowledged) return 'ACKNOWLEDGED';
-  return f.severity === 'breaking' ? 'BREAKING' : f.severity === 'compatible' ? 'compatible' : 'info';
+  return f.severity === 'breaking' ? 'BREAKING' : f.severity === 'warning' ? 'WARNING' : f.severity;
 }
 
 export function summaryLine(result: CheckResult, ctx: RenderContext): string {
-  return `keiyaku check: ${result.breaking} breaking, ${result.acknowledged} acknowledged, ${result.compatible} compatible, ${result.info} info against ${ctx.against} (mode ${ctx.mode}, policy ${ctx.policy})`;
+  const warnings = result.warnings > 0 ? `, ${result.warnings} warning${result.warnings === 1 ? '' : 's'}` : '';
+  return `keiyaku check: ${result.breaking} breaking, ${result.acknowledged} acknowledged, ${result.compatible} compatible, ${result.info} info${warnings} against ${ctx.against} (mode ${ctx.mode}, policy ${ctx.policy})`;
+}
+
+/** `where` of a finding: the channel and message, or the schema its usages share. */
+function groupOf(f: Shown): string {
+  if (f.usages !== undefined && f.usages.length > 0) return `shared schema ${f.id.split('/')[1]}`;
+  return f.channel === undefined ? '(contract)' : f.message === undefined ? f.channel : `${f.channel} / ${f.message}`;
 }
 
 export function renderText(result: CheckResult, ctx: RenderContext, verbose = false): string {
+  const lines: string[] = [];
+  for (const notice of ctx.notices ?? []) lines.push(`notice: ${notice}`);
+  if (ctx.plan !== undefined && ctx.plan.length > 0) {
+    lines.push('directions:');
+    for (const p of ctx.plan) lines.push(`  ${p.channel}: ${p.mode} — ${p.reason}`);
+  }
   const groups = new Map<string, Shown[]>();
   for (const f of result.findings) {
     if (!verbose && f.severity === 'info') continue;
-    const key = f.channel === undefined ? '(contract)' : f.message === undefined ? f.channel : `${f.channel} / ${f.message}`;
+    const key = groupOf(f);
     groups.set(key, [...(groups.get(key) ?? []), f]);
   }
-  const lines: string[] = [];
   for (const [group, findings] of groups) {
     lines.push(group);
     for (const f of findings) {
       lines.push(`  ${label(f)} ${f.code} (${f.direction}): ${f.detail}`);
       const where = locationText(f.location);
-      lines.push(`    at ${f.pointer || '/'}${where ? ` — ${where}` : ''}`);
+      if (f.pointer !== '' || where) lines.push(`    at ${f.pointer || '/'}${where ? ` — ${where}` : ''}`);
+      if (f.usages !== undefined && f.usages.length > 0)
+        lines.push(`    used by ${f.usages.length} messages: ${f.usages.map((u) => `${u.channel}/${u.message} ${u.pointer}`).join(', ')}`);
       if (f.acknowledged) lines.push(`    acknowledged for ${f.acknowledged.version}: ${f.acknowledged.reason}`);
       else if (f.severity === 'breaking' && f.hint)
         lines.push(`    fix: ${f.hint}; or acknowledge it: { id: '${f.id}', reason: …, version: … }`);
+      else if (f.severity === 'warning' && f.hint) lines.push(`    fix: ${f.hint}`);
     }
   }
   lines.push(summaryLine(result, ctx));
@@ -46,7 +66,14 @@ export function renderText(result: CheckResult, ctx: RenderContext, verbose = fa
 }
 
 export function renderJson(result: CheckResult, ctx: RenderContext): string {
-  return `${JSON.stringify({ ...ctx, ok: result.breaking === 0, summary: { breaking: result.breaking, acknowledged: result.acknowledged, compatible: result.compatible, info: result.info }, findings: result.findings }, null, 2)}\n`;
+  const summary = {
+    breaking: result.breaking,
+    acknowledged: result.acknowledged,
+    compatible: result.compatible,
+    info: result.info,
+    warnings: result.warnings,
+  };
+  return `${JSON.stringify({ ...ctx, ok: result.breaking === 0, summary, findings: result.findings }, null, 2)}\n`;
 }
 
 function escapeGithub(value: string, property = false): string {
@@ -57,7 +84,7 @@ function escapeGithub(value: string, property = false): string {
 
 export function renderGithub(result: CheckResult, ctx: RenderContext): string {
   const lines = result.findings
-    .filter((f) => f.severity !== 'info' || f.code === 'acknowledgment_unused')
+    .filter((f) => f.severity !== 'info')
     .map((f: Shown) => {
       const level = f.acknowledged ? 'notice' : f.severity === 'breaking' ? 'error' : f.severity === 'compatible' ? 'notice' : 'warning';
       const props = [
@@ -67,8 +94,12 @@ export function renderGithub(result: CheckResult, ctx: RenderContext): string {
       ]
         .filter(Boolean)
         .join(',');
-      return `::${level} ${props}::${escapeGithub(`${f.channel ?? ''}${f.message ? `/${f.message}` : ''} ${f.detail}${f.hint && f.severity === 'breaking' ? ` — ${f.hint}` : ''}`.trim())}`;
+      const where = f.usages?.length
+        ? `${groupOf(f)} (${f.usages.map((u) => `${u.channel}/${u.message}`).join(', ')})`
+        : `${f.channel ?? ''}${f.message ? `/${f.message}` : ''}`;
+      return `::${level} ${props}::${escapeGithub(`${where} ${f.detail}${f.hint && f.severity !== 'compatible' ? ` — ${f.hint}` : ''}`.trim())}`;
     });
+  for (const notice of ctx.notices ?? []) lines.unshift(`::notice title=keiyaku check::${escapeGithub(notice)}`);
   lines.push(summaryLine(result, ctx));
   return `${lines.join('\n')}\n`;
 }

@@ -1,15 +1,21 @@
 /**
- * JSON Schema compatibility: is every value valid under the old schema still valid under
- * the new one? (The backward question; the forward one is the same question with the
- * schemas swapped.) Rules follow Confluent Schema Registry's JSON Schema catalogue, with
- * the content model of each object (open, closed, partially open) deciding property
- * additions and removals, and a `strict` / `lenient` policy for undeclared properties.
+ * JSON Schema compatibility: can a reader on one schema accept every value a writer on the
+ * other can produce? Backward asks it of the new schema reading old values; forward of the old
+ * schema reading new values. The verdict comes from what a change does to the set of accepted
+ * values — unions, intersections, negation, catch-alls and references are reasoned about as
+ * sets — falling back to Confluent Schema Registry's structural rules where that cannot decide
+ * (`oneOf` exclusivity, patterns). The content model of each object (open, closed, partially
+ * open) decides property additions and removals; a `strict` / `lenient` policy says whether
+ * undeclared properties of an open object are significant.
+ *
+ * Findings are named after the edit (old → new) whatever the direction, so one change has one
+ * id in backward, forward and full mode; the detail says which reader breaks.
  *
  * @see https://docs.confluent.io/platform/current/schema-registry/fundamentals/serdes-develop/serdes-json.html
  */
 import { escapeToken as esc } from '../load/source-locator.js';
 import { type ContractModel, refName, SCHEMA_REF_PREFIX, type SchemaNode } from '../model/contract-model.js';
-import type { CompatSeverity } from './findings.js';
+import type { CompatSeverity, Direction } from './findings.js';
 
 export type Policy = 'strict' | 'lenient';
 
@@ -22,37 +28,142 @@ export interface SchemaChange {
   readonly after?: unknown;
   readonly detail: string;
   readonly hint: string;
+  /** The code this finding had before findings were named after the edit (forward findings only). */
+  readonly legacyCode?: string;
+  /** The innermost named schema of the new contract the change is in, and the pointer inside it. */
+  readonly schema?: { readonly name: string; readonly pointer: string };
 }
 
 type Schema = { readonly [keyword: string]: unknown };
 
+interface Side {
+  readonly model: ContractModel;
+  /** The raw root schema, for local `#/$defs/…` / `#/definitions/…` references of schemas not normalized by keiyaku. */
+  readonly root: SchemaNode;
+}
+
 interface Context {
-  readonly before: ContractModel;
-  readonly after: ContractModel;
+  /** The side whose values must be accepted. */
+  readonly writer: Side;
+  /** The side that must accept them. */
+  readonly reader: Side;
   readonly policy: Policy;
+  /** True when the writer is the new contract (forward): names then read reader → writer as old → new. */
+  readonly forward: boolean;
   readonly seen: Set<string>;
   readonly out: SchemaChange[];
+  /** The innermost named schema of the new side being compared, and where it starts. */
+  readonly anchor?: { readonly name: string; readonly base: string };
 }
 
 const METADATA = ['title', 'description', 'examples', 'default', 'deprecated', '$comment', 'readOnly', 'writeOnly'];
+/** Keywords that only identify or annotate, and the raw-schema containers keiyaku removes on load. */
+const IGNORED = new Set([
+  ...METADATA,
+  '$id',
+  '$schema',
+  '$anchor',
+  '$defs',
+  'definitions',
+  'example',
+  'x-discriminator',
+  'discriminator',
+  'externalDocs',
+  'xml',
+  'contentEncoding',
+  'contentMediaType',
+]);
 
 function isObject(value: unknown): value is Schema {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Follows `#/schemas/<Name>` references (and chains of them) in `model`. */
-function resolve(model: ContractModel, node: SchemaNode): { node: SchemaNode; name?: string } {
+function valueKey(value: unknown): string {
+  return JSON.stringify(value);
+}
+
+/** Follows a JSON pointer (`#/$defs/Money`) inside `root`. */
+function pointerInto(root: SchemaNode, ref: string): SchemaNode | undefined {
+  if (!ref.startsWith('#')) return undefined;
+  let node: unknown = root;
+  for (const raw of ref.slice(1).split('/').slice(1)) {
+    const token = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+    if (node === null || typeof node !== 'object') return undefined;
+    node = (node as Record<string, unknown>)[token];
+  }
+  return typeof node === 'boolean' || isObject(node) ? (node as SchemaNode) : undefined;
+}
+
+/** Follows references (`#/schemas/<Name>` of `side.model`, or local pointers) and chains of them. */
+function resolve(side: Side, node: SchemaNode): { node: SchemaNode; name?: string } {
   let current = node;
   let name: string | undefined;
   for (let hops = 0; hops < 32 && isObject(current) && typeof current['$ref'] === 'string'; hops++) {
-    const target = refName(current['$ref'] as string);
-    const named = target === undefined ? undefined : model.schemas[target];
+    const ref = current['$ref'] as string;
+    const target = refName(ref);
+    const named = target === undefined ? pointerInto(side.root, ref) : side.model.schemas[target]?.schema;
     if (named === undefined) break;
-    name = target;
+    name = target ?? ref;
     const { $ref: _ref, ...siblings } = current;
-    current = Object.keys(siblings).length === 0 ? named.schema : { allOf: [named.schema, siblings] };
+    current = Object.keys(siblings).filter((k) => !IGNORED.has(k)).length === 0 ? named : { allOf: [named, siblings] };
   }
   return name === undefined ? { node: current } : { node: current, name };
+}
+
+/**
+ * The schema in one spelling: draft-07 `dependencies` as `dependentRequired`/`dependentSchemas`,
+ * array `items` + `additionalItems` as `prefixItems` + `items`, draft-04 boolean exclusive bounds
+ * as numbers, duplicate branches of a combinator collapsed, and `{ allOf: [X] }` (or a
+ * one-branch `anyOf`/`oneOf`) with nothing beside it as X.
+ */
+function view(side: Side, input: SchemaNode): SchemaNode {
+  const node = resolve(side, input).node;
+  if (!isObject(node)) return node;
+  const out: Record<string, unknown> = { ...node };
+  if (Array.isArray(node['items'])) {
+    out['prefixItems'] = node['items'];
+    delete out['items'];
+    if (node['additionalItems'] !== undefined) out['items'] = node['additionalItems'];
+    delete out['additionalItems'];
+  }
+  if (isObject(node['dependencies'])) {
+    for (const [name, dep] of Object.entries(node['dependencies'])) {
+      if (Array.isArray(dep)) out['dependentRequired'] = { ...(out['dependentRequired'] as object | undefined), [name]: dep };
+      else out['dependentSchemas'] = { ...(out['dependentSchemas'] as object | undefined), [name]: dep };
+    }
+    delete out['dependencies'];
+  }
+  for (const [exclusive, bound] of [
+    ['exclusiveMinimum', 'minimum'],
+    ['exclusiveMaximum', 'maximum'],
+  ] as const) {
+    if (typeof node[exclusive] === 'boolean') {
+      if (node[exclusive] === true && typeof node[bound] === 'number') {
+        out[exclusive] = node[bound];
+        delete out[bound];
+      } else delete out[exclusive];
+    }
+  }
+  for (const keyword of ['allOf', 'anyOf', 'oneOf'] as const) {
+    if (Array.isArray(node[keyword])) out[keyword] = uniqueBranches(side, node[keyword] as SchemaNode[]);
+  }
+  return out;
+}
+
+function uniqueBranches(side: Side, list: readonly SchemaNode[]): SchemaNode[] {
+  const seen = new Set<string>();
+  return list.filter((branch) => {
+    const key = valueKey(strip(resolve(side, branch).node));
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/** The schema without annotations, for comparing branches by meaning. */
+function strip(node: SchemaNode): SchemaNode {
+  if (!isObject(node)) return node;
+  return Object.fromEntries(Object.entries(node).filter(([k]) => !IGNORED.has(k)));
 }
 
 function types(schema: Schema): Set<string> | undefined {
@@ -66,12 +177,12 @@ function accepts(types: Set<string>, type: string): boolean {
   return types.has(type) || (type === 'integer' && types.has('number'));
 }
 
-function add(ctx: Context, change: SchemaChange): void {
-  ctx.out.push(change);
+function isEmpty(schema: SchemaNode): boolean {
+  return schema === true || (isObject(schema) && Object.keys(schema).filter((k) => !IGNORED.has(k)).length === 0);
 }
 
-function isEmpty(schema: SchemaNode): boolean {
-  return schema === true || (isObject(schema) && Object.keys(schema).filter((k) => !METADATA.includes(k)).length === 0);
+function hasCombinator(schema: SchemaNode): boolean {
+  return isObject(schema) && ['allOf', 'anyOf', 'oneOf', 'not'].some((k) => schema[k] !== undefined);
 }
 
 type ContentModel = 'open' | 'closed' | 'partial';
@@ -81,303 +192,959 @@ function contentModel(schema: Schema): ContentModel {
   const unevaluated = schema['unevaluatedProperties'];
   const patterns = isObject(schema['patternProperties']) && Object.keys(schema['patternProperties']).length > 0;
   if (additional === false || (additional === undefined && unevaluated === false && !patterns)) return 'closed';
-  if (patterns || isObject(additional) || (additional === undefined && isObject(unevaluated))) return 'partial';
+  if (
+    patterns ||
+    (isObject(additional) && !isEmpty(additional)) ||
+    (additional === undefined && isObject(unevaluated) && !isEmpty(unevaluated))
+  )
+    return 'partial';
   return 'open';
+}
+
+/** What an object accepts for a property `name` it does not declare: matching patterns, else its catch-all, else anything. */
+function undeclared(schema: Schema, name: string): SchemaNode {
+  const patterns = isObject(schema['patternProperties']) ? (schema['patternProperties'] as Record<string, SchemaNode>) : {};
+  const matching = Object.entries(patterns)
+    .filter(([pattern]) => {
+      try {
+        return new RegExp(pattern, 'u').test(name);
+      } catch {
+        return false;
+      }
+    })
+    .map(([, s]) => s);
+  if (matching.length === 1) return matching[0]!;
+  if (matching.length > 1) return { allOf: matching };
+  const additional = schema['additionalProperties'];
+  if (additional !== undefined) return additional as SchemaNode;
+  const unevaluated = schema['unevaluatedProperties'];
+  return unevaluated === undefined ? true : (unevaluated as SchemaNode);
+}
+
+/** Who rejects what, in the words of the direction being checked. */
+function rejecter(ctx: Context): string {
+  return ctx.forward
+    ? 'consumers on the old contract reject new messages'
+    : 'consumers on the new contract reject messages written under the old one';
+}
+
+interface Edit {
+  readonly code: string;
+  readonly detail: string;
+}
+
+/**
+ * Records a finding. `describe` names the edit from (old, new); it is called with the sides in
+ * their old → new order, and once more in writer → reader order for the code earlier versions
+ * gave forward findings.
+ */
+function record<T>(
+  ctx: Context,
+  pointer: string,
+  writer: T,
+  reader: T,
+  severity: CompatSeverity,
+  describe: (old: T, neu: T) => Edit,
+  hint: string,
+  values: { before?: unknown; after?: unknown; legacy?: string } = {},
+): void {
+  const [old, neu] = ctx.forward ? [reader, writer] : [writer, reader];
+  const edit = describe(old, neu);
+  // The code earlier versions gave this finding: given for kinds they judged by another rule, else the reverse reading (forward).
+  const { legacy: given, ...shown } = values;
+  const legacy = severity === 'breaking' && given !== undefined ? given : ctx.forward ? describe(writer, reader).code : edit.code;
+  ctx.out.push({
+    code: edit.code,
+    severity,
+    pointer,
+    ...shown,
+    detail: severity === 'breaking' && !edit.detail.includes('reject') ? `${edit.detail}: ${rejecter(ctx)}` : edit.detail,
+    hint: severity === 'breaking' ? hint : '',
+    ...(legacy === edit.code ? {} : { legacyCode: legacy }),
+    ...(ctx.anchor === undefined ? {} : { schema: { name: ctx.anchor.name, pointer: pointer.slice(ctx.anchor.base.length) } }),
+  });
+}
+
+/** A fix in the words of the direction: the reader that breaks is new (backward) or old (forward). */
+function fix(ctx: Context, backward: string, forward: string): string {
+  return ctx.forward ? forward : backward;
 }
 
 function bound(
   ctx: Context,
   pointer: string,
   keyword: string,
-  before: unknown,
-  after: unknown,
+  w: unknown,
+  r: unknown,
   tighterWhen: 'lower' | 'higher',
   what: string,
 ): void {
-  if (before === after) return;
-  const p = `${pointer}/${keyword}`;
-  if (typeof after !== 'number') {
-    add(ctx, {
-      code: `${keyword}_removed`,
-      severity: 'compatible',
-      pointer: p,
-      before,
-      detail: `${what} ${keyword} ${String(before)} removed`,
-      hint: '',
-    });
-    return;
-  }
-  if (typeof before !== 'number') {
-    add(ctx, {
-      code: `${keyword}_added`,
-      severity: 'breaking',
-      pointer: p,
-      after,
-      detail: `${what} gained ${keyword} ${after}`,
-      hint: `values valid before may now be rejected; drop ${keyword} or add it in a new message type`,
-    });
-    return;
-  }
-  const tighter = tighterWhen === 'lower' ? after < before : after > before;
-  add(ctx, {
-    code: `${keyword}_${tighter ? 'narrowed' : 'widened'}`,
-    severity: tighter ? 'breaking' : 'compatible',
-    pointer: p,
-    before,
-    after,
-    detail: `${what} ${keyword} ${before} → ${after}`,
-    hint: tighter ? `keep ${keyword} at ${before} or looser` : '',
-  });
+  if (w === r || (typeof w !== 'number' && typeof r !== 'number')) return;
+  const tighter = (from: number, to: number): boolean => (tighterWhen === 'lower' ? to < from : to > from);
+  // Breaking when the reader is tighter than the writer.
+  const breaking = typeof r === 'number' && (typeof w !== 'number' || tighter(w, r));
+  record(
+    ctx,
+    `${pointer}/${keyword}`,
+    w,
+    r,
+    breaking ? 'breaking' : 'compatible',
+    (o, n) => {
+      if (typeof n !== 'number') return { code: `${keyword}_removed`, detail: `${what} ${keyword} ${String(o)} removed` };
+      if (typeof o !== 'number') return { code: `${keyword}_added`, detail: `${what} gained ${keyword} ${n}` };
+      return { code: `${keyword}_${tighter(o, n) ? 'narrowed' : 'widened'}`, detail: `${what} ${keyword} ${o} → ${n}` };
+    },
+    fix(
+      ctx,
+      typeof w === 'number' ? `keep ${keyword} at ${w} or looser` : `drop ${keyword}, or add it in a new message type`,
+      `keep ${keyword} ${typeof r === 'number' ? `at ${r}` : ''} until every consumer reads the new contract, or widen it in a new message type`,
+    ),
+    ctx.forward ? { before: r, after: w } : { before: w, after: r },
+  );
 }
 
-function valueKey(value: unknown): string {
-  return JSON.stringify(value);
+const serialized = new WeakMap<object, string>();
+
+/** The JSON of a (frozen) schema node, computed once per node. */
+function serialize(node: object): string {
+  let text = serialized.get(node);
+  if (text === undefined) {
+    text = JSON.stringify(node);
+    serialized.set(node, text);
+  }
+  return text;
 }
 
-/** Compares `before` → `after` at `pointer` (backward: can readers of `after` read every `before` value?). */
-export function compareSchema(ctx: Context, rawBefore: SchemaNode, rawAfter: SchemaNode, pointer: string): void {
-  const b = resolve(ctx.before, rawBefore);
-  const a = resolve(ctx.after, rawAfter);
-  if (b.name !== undefined && a.name !== undefined) {
-    const key = `${b.name}\u0000${a.name}`;
-    if (ctx.seen.has(key)) return; // recursion: compared once
+function sameWithoutRefs(a: object, b: object): boolean {
+  const text = serialize(a);
+  return !text.includes('"$ref"') && text === serialize(b);
+}
+
+/** Runs `fn` on a throw-away context and says whether it found nothing breaking. */
+function probe(ctx: Context, fn: (probe: Context) => void): boolean {
+  const p: Context = { ...ctx, seen: new Set(ctx.seen), out: [] };
+  fn(p);
+  return !p.out.some((c) => c.severity === 'breaking');
+}
+
+/** True when `reader` accepts every value `writer` accepts (within what the rules can tell). */
+function covers(ctx: Context, writer: SchemaNode, reader: SchemaNode): boolean {
+  return probe(ctx, (p) => compareSchema(p, writer, reader, ''));
+}
+
+/** Compares at `pointer`: can the reader's schema accept every value of the writer's? */
+export function compareSchema(ctx: Context, rawWriter: SchemaNode, rawReader: SchemaNode, pointer: string): void {
+  const w = resolve(ctx.writer, rawWriter);
+  const r = resolve(ctx.reader, rawReader);
+  // A pair of named schemas already being compared further up is a cycle: compared once. (Only
+  // the path counts: a definition used in two places is compared, and reported, at both.)
+  const key = w.name !== undefined && r.name !== undefined ? `${w.name}\u0000${r.name}` : undefined;
+  if (key !== undefined) {
+    if (ctx.seen.has(key)) return;
     ctx.seen.add(key);
   }
-  const before = b.node;
-  const after = a.node;
-  if (isEmpty(after)) {
-    if (!isEmpty(before))
-      add(ctx, { code: 'schema_opened', severity: 'compatible', pointer, detail: 'the schema now accepts anything', hint: '' });
+  // Equal subtrees without references change nothing (with references, the targets may differ).
+  if (typeof w.node === 'boolean' ? w.node === r.node : typeof r.node === 'object' && sameWithoutRefs(w.node, r.node)) {
+    if (key !== undefined) ctx.seen.delete(key);
     return;
   }
-  if (after === false || before === true || isEmpty(before)) {
-    if (before !== false)
-      add(ctx, {
-        code: 'schema_restricted',
-        severity: 'breaking',
-        pointer,
-        detail: 'a schema that accepted anything now has constraints',
-        hint: 'keep accepting every value, or introduce a new message type',
-      });
-    return;
-  }
-  if (before === false || !isObject(before) || !isObject(after)) return;
-
-  for (const keyword of METADATA) {
-    if (valueKey(before[keyword]) !== valueKey(after[keyword]) && (before[keyword] !== undefined || after[keyword] !== undefined)) {
-      add(ctx, {
-        code: `${keyword.replace(/^\$/, '')}_changed`,
-        severity: 'info',
-        pointer: `${pointer}/${esc(keyword)}`,
-        before: before[keyword],
-        after: after[keyword],
-        detail: `${keyword} edited`,
-        hint: '',
-      });
-    }
-  }
-
-  // Types
-  const tb = types(before);
-  const ta = types(after);
-  if (ta !== undefined) {
-    if (tb === undefined) {
-      add(ctx, {
-        code: 'type_added',
-        severity: 'breaking',
-        pointer: `${pointer}/type`,
-        after: after['type'],
-        detail: `type restricted to ${[...ta].join(', ')}`,
-        hint: 'values of other types valid before are now rejected',
-      });
-    } else {
-      const lost = [...tb].filter((t) => !accepts(ta, t));
-      const gained = [...ta].filter((t) => !accepts(tb, t));
-      if (lost.length > 0) {
-        const narrowed = lost.every((t) => t === 'number') && ta.has('integer');
-        add(ctx, {
-          code: narrowed ? 'type_narrowed' : tb.size > 1 || ta.size > 1 ? 'type_union_narrowed' : 'type_changed',
-          severity: 'breaking',
-          pointer: `${pointer}/type`,
-          before: before['type'],
-          after: after['type'],
-          detail: `type ${[...tb].join('|')} → ${[...ta].join('|')}`,
-          hint: `keep accepting ${lost.join(', ')}`,
-        });
-      } else if (gained.length > 0 || (tb.has('integer') && !ta.has('integer') && ta.has('number'))) {
-        add(ctx, {
-          code: 'type_widened',
-          severity: 'compatible',
-          pointer: `${pointer}/type`,
-          before: before['type'],
-          after: after['type'],
-          detail: `type ${[...tb].join('|')} → ${[...ta].join('|')}`,
-          hint: '',
-        });
-      }
-    }
-  }
-
-  // const / enum
-  if ('const' in after && (!('const' in before) || valueKey(before['const']) !== valueKey(after['const']))) {
-    const sameAsEnum =
-      Array.isArray(before['enum']) && before['enum'].length === 1 && valueKey(before['enum'][0]) === valueKey(after['const']);
-    if (!sameAsEnum)
-      add(ctx, {
-        code: 'const' in before ? 'const_changed' : 'const_added',
-        severity: 'breaking',
-        pointer: `${pointer}/const`,
-        before: before['const'],
-        after: after['const'],
-        detail: `const ${valueKey(before['const'])} → ${valueKey(after['const'])}`,
-        hint: 'a fixed value cannot change without a new message type',
-      });
-  } else if ('const' in before && !('const' in after)) {
-    add(ctx, {
-      code: 'const_removed',
-      severity: 'compatible',
-      pointer: `${pointer}/const`,
-      before: before['const'],
-      detail: 'const removed',
-      hint: '',
-    });
-  }
-  const eb = Array.isArray(before['enum']) ? (before['enum'] as unknown[]) : 'const' in before ? [before['const']] : undefined;
-  const ea = Array.isArray(after['enum']) ? (after['enum'] as unknown[]) : undefined;
-  if (ea !== undefined) {
-    if (eb === undefined) {
-      add(ctx, {
-        code: 'enum_added',
-        severity: 'breaking',
-        pointer: `${pointer}/enum`,
-        after: ea,
-        detail: `values restricted to ${ea.map(valueKey).join(', ')}`,
-        hint: 'values outside the new list were valid before',
-      });
-    } else {
-      const keys = new Set(ea.map(valueKey));
-      const removed = eb.filter((v) => !keys.has(valueKey(v)));
-      const oldKeys = new Set(eb.map(valueKey));
-      const added = ea.filter((v) => !oldKeys.has(valueKey(v)));
-      if (removed.length > 0)
-        add(ctx, {
-          code: 'enum_value_removed',
-          severity: 'breaking',
-          pointer: `${pointer}/enum`,
-          before: removed,
-          detail: `enum lost ${removed.map(valueKey).join(', ')}`,
-          hint: 'keep the value; mark it deprecated in the description instead',
-        });
-      if (added.length > 0)
-        add(ctx, {
-          code: 'enum_value_added',
-          severity: 'compatible',
-          pointer: `${pointer}/enum`,
-          after: added,
-          detail: `enum gained ${added.map(valueKey).join(', ')}`,
-          hint: 'readers written against the old list must tolerate new values',
-        });
-    }
-  } else if (Array.isArray(before['enum'])) {
-    add(ctx, { code: 'enum_removed', severity: 'compatible', pointer: `${pointer}/enum`, detail: 'enum removed', hint: '' });
-  }
-
-  // String, number, array, object constraints
-  bound(ctx, pointer, 'maxLength', before['maxLength'], after['maxLength'], 'lower', 'string');
-  bound(ctx, pointer, 'minLength', before['minLength'], after['minLength'], 'higher', 'string');
-  bound(ctx, pointer, 'maximum', before['maximum'], after['maximum'], 'lower', 'number');
-  bound(ctx, pointer, 'minimum', before['minimum'], after['minimum'], 'higher', 'number');
-  bound(ctx, pointer, 'exclusiveMaximum', before['exclusiveMaximum'], after['exclusiveMaximum'], 'lower', 'number');
-  bound(ctx, pointer, 'exclusiveMinimum', before['exclusiveMinimum'], after['exclusiveMinimum'], 'higher', 'number');
-  bound(ctx, pointer, 'maxItems', before['maxItems'], after['maxItems'], 'lower', 'array');
-  bound(ctx, pointer, 'minItems', before['minItems'], after['minItems'], 'higher', 'array');
-  bound(ctx, pointer, 'maxProperties', before['maxProperties'], after['maxProperties'], 'lower', 'object');
-  bound(ctx, pointer, 'minProperties', before['minProperties'], after['minProperties'], 'higher', 'object');
-  for (const keyword of ['pattern', 'format'] as const) {
-    if (before[keyword] === after[keyword]) continue;
-    const p = `${pointer}/${keyword}`;
-    if (after[keyword] === undefined)
-      add(ctx, {
-        code: `${keyword}_removed`,
-        severity: 'compatible',
-        pointer: p,
-        before: before[keyword],
-        detail: `${keyword} removed`,
-        hint: '',
-      });
-    else
-      add(ctx, {
-        code: before[keyword] === undefined ? `${keyword}_added` : `${keyword}_changed`,
-        severity: 'breaking',
-        pointer: p,
-        before: before[keyword],
-        after: after[keyword],
-        detail: `${keyword} ${String(before[keyword] ?? '(none)')} → ${String(after[keyword])}`,
-        hint: `strings valid before may not match the new ${keyword}`,
-      });
-  }
-  if (before['multipleOf'] !== after['multipleOf']) {
-    const mb = before['multipleOf'];
-    const ma = after['multipleOf'];
-    const p = `${pointer}/multipleOf`;
-    if (typeof ma !== 'number')
-      add(ctx, { code: 'multipleOf_removed', severity: 'compatible', pointer: p, before: mb, detail: 'multipleOf removed', hint: '' });
-    else if (typeof mb !== 'number')
-      add(ctx, {
-        code: 'multipleOf_added',
-        severity: 'breaking',
-        pointer: p,
-        after: ma,
-        detail: `multipleOf ${ma} added`,
-        hint: 'numbers valid before may not be multiples',
-      });
-    else {
-      const divides = Number.isInteger(mb / ma) || Math.abs(mb / ma - Math.round(mb / ma)) < 1e-9;
-      add(ctx, {
-        code: divides ? 'multipleOf_reduced' : 'multipleOf_changed',
-        severity: divides ? 'compatible' : 'breaking',
-        pointer: p,
-        before: mb,
-        after: ma,
-        detail: `multipleOf ${mb} → ${ma}`,
-        hint: divides ? '' : 'the new multipleOf must divide the old one',
-      });
-    }
-  }
-  if (before['uniqueItems'] !== true && after['uniqueItems'] === true)
-    add(ctx, {
-      code: 'uniqueItems_added',
-      severity: 'breaking',
-      pointer: `${pointer}/uniqueItems`,
-      detail: 'array items must now be unique',
-      hint: 'arrays with repeated items were valid before',
-    });
-  else if (before['uniqueItems'] === true && after['uniqueItems'] !== true)
-    add(ctx, {
-      code: 'uniqueItems_removed',
-      severity: 'compatible',
-      pointer: `${pointer}/uniqueItems`,
-      detail: 'uniqueItems removed',
-      hint: '',
-    });
-
-  compareArrays(ctx, before, after, pointer);
-  compareObjects(ctx, before, after, pointer);
-  compareCombinators(ctx, before, after, pointer);
+  const newName = ctx.forward ? w.name : r.name;
+  const scoped: Context = newName !== undefined && !newName.startsWith('#') ? { ...ctx, anchor: { name: newName, base: pointer } } : ctx;
+  compareResolved(scoped, view(ctx.writer, w.node), view(ctx.reader, r.node), pointer);
+  if (key !== undefined) ctx.seen.delete(key);
 }
 
-function compareArrays(ctx: Context, before: Schema, after: Schema, pointer: string): void {
-  const pb = Array.isArray(before['prefixItems']) ? (before['prefixItems'] as SchemaNode[]) : [];
-  const pa = Array.isArray(after['prefixItems']) ? (after['prefixItems'] as SchemaNode[]) : [];
-  const restBefore = (before['items'] as SchemaNode | undefined) ?? true;
-  const restAfter = (after['items'] as SchemaNode | undefined) ?? true;
-  const length = Math.max(pb.length, pa.length);
-  for (let i = 0; i < length; i++) {
-    const itemBefore = pb[i] ?? restBefore;
-    const itemAfter = pa[i] ?? restAfter;
-    compareSchema(ctx, itemBefore, itemAfter, `${pointer}/prefixItems/${i}`);
+function compareResolved(ctx: Context, writer: SchemaNode, reader: SchemaNode, pointer: string): void {
+  if (isEmpty(reader)) {
+    if (!isEmpty(writer) && writer !== false)
+      record(
+        ctx,
+        pointer,
+        writer,
+        reader,
+        'compatible',
+        (_o, n) =>
+          isEmpty(n)
+            ? { code: 'schema_opened', detail: 'the schema now accepts anything' }
+            : { code: 'schema_restricted', detail: 'a schema that accepted anything now has constraints' },
+        '',
+      );
+    return;
   }
-  if ('items' in before || 'items' in after) compareSchema(ctx, restBefore, restAfter, `${pointer}/items`);
+  if (writer === false) return; // the writer produces nothing
+  if (reader === false || isEmpty(writer)) {
+    record(
+      ctx,
+      pointer,
+      writer,
+      reader,
+      'breaking',
+      (_o, n) =>
+        isEmpty(n)
+          ? { code: 'schema_opened', detail: 'the schema now accepts anything' }
+          : n === false
+            ? { code: 'schema_forbidden', detail: 'the schema now accepts nothing' }
+            : { code: 'schema_restricted', detail: 'a schema that accepted anything now has constraints' },
+      fix(
+        ctx,
+        'keep accepting every value, or introduce a new message type',
+        'keep the constraints until every consumer reads the new contract',
+      ),
+    );
+    return;
+  }
+  if (!isObject(writer) || !isObject(reader)) return;
+
+  // `{ allOf: [X] }` (or a one-branch anyOf/oneOf) is X, unless the other side has the same combinator to pair it with.
+  const ws = singleton(writer);
+  const rs = singleton(reader);
+  if (ws !== undefined && (rs === undefined || rs.keyword !== ws.keyword) && !Array.isArray(reader[ws.keyword])) {
+    compareResolved(ctx, view(ctx.writer, ws.branch), reader, pointer);
+    return;
+  }
+  if (rs !== undefined && !Array.isArray(writer[rs.keyword])) {
+    compareResolved(ctx, writer, view(ctx.reader, rs.branch), pointer);
+    return;
+  }
+  // allOf on one side only: fold it into one schema when it can be, and compare that.
+  if ((writer['allOf'] !== undefined) !== (reader['allOf'] !== undefined)) {
+    const fw = flatten(ctx.writer, writer);
+    const fr = flatten(ctx.reader, reader);
+    if (isObject(fw) && isObject(fr) && fw['allOf'] === undefined && fr['allOf'] === undefined) {
+      compareResolved(ctx, fw, fr, pointer);
+      return;
+    }
+    if (fw === false || fr === false) {
+      compareResolved(ctx, fw, fr, pointer);
+      return;
+    }
+  }
+
+  // A union on one side only: each branch of a writer union must be read; a writer must fit a branch of a reader union.
+  const wu = unionKeyword(writer);
+  const ru = unionKeyword(reader);
+  if (wu !== undefined && ru === undefined && reader['allOf'] === undefined && reader['not'] === undefined) {
+    unionToPlain(ctx, writer, reader, pointer, wu);
+    return;
+  }
+  if (ru !== undefined && wu === undefined && writer['allOf'] === undefined && writer['not'] === undefined) {
+    plainToUnion(ctx, writer, reader, pointer, ru);
+    return;
+  }
+
+  // Set reasoning first where combinators are involved: the structural comparison below pairs
+  // keywords and branches, which can call a change breaking that accepts every old value.
+  if (hasCombinator(writer) || hasCombinator(reader)) {
+    const structural: Context = { ...ctx, out: [] };
+    compareKeywords(structural, writer, reader, pointer);
+    if (structural.out.some((c) => c.severity === 'breaking') && setCovers(ctx, writer, reader) === true) {
+      ctx.out.push(...structural.out.filter((c) => c.severity !== 'breaking'));
+      record(ctx, pointer, writer, reader, 'compatible', () => combinedDescription(ctx, writer, reader), '');
+      return;
+    }
+    ctx.out.push(...structural.out);
+    return;
+  }
+  compareKeywords(ctx, writer, reader, pointer);
+}
+
+function unionKeyword(schema: Schema): 'anyOf' | 'oneOf' | undefined {
+  return Array.isArray(schema['oneOf']) ? 'oneOf' : Array.isArray(schema['anyOf']) ? 'anyOf' : undefined;
+}
+
+const unionEdit =
+  (keyword: 'anyOf' | 'oneOf', compatibleDetail: string, breakingDetail: string, ok: boolean) =>
+  (o: Schema): Edit =>
+    o[keyword] === undefined
+      ? {
+          code: `${keyword}_added`,
+          detail: ok ? `the schema became a ${keyword}; ${compatibleDetail}` : `${keyword} added; ${breakingDetail}`,
+        }
+      : {
+          code: `${keyword}_removed`,
+          detail: ok ? `${keyword} replaced by one schema; ${compatibleDetail}` : `${keyword} removed; ${breakingDetail}`,
+        };
+
+/** The writer is a union, the reader is not: every branch must be read. */
+function unionToPlain(ctx: Context, writer: Schema, reader: Schema, pointer: string, keyword: 'anyOf' | 'oneOf'): void {
+  const own = without(writer, keyword);
+  const branches = writer[keyword] as SchemaNode[];
+  const unread: number[] = [];
+  branches.forEach((branch, i) => {
+    const sub: Context = { ...ctx, out: [] };
+    compareSchema(sub, conjoin(own, view(ctx.writer, branch)) ?? { allOf: [own, branch] }, reader, `${pointer}/${keyword}/${i}`);
+    if (sub.out.some((c) => c.severity === 'breaking')) unread.push(i);
+  });
+  const ok = unread.length === 0;
+  record(
+    ctx,
+    `${pointer}/${keyword}`,
+    writer,
+    reader,
+    ok ? 'compatible' : 'breaking',
+    unionEdit(keyword, 'it accepts every value of every branch', `branch ${unread.join(', ')} is not accepted`, ok),
+    fix(
+      ctx,
+      `keep accepting every value of branch ${unread.join(', ')}`,
+      'send only values the old schema accepts until every consumer reads the new contract',
+    ),
+  );
+}
+
+/** The reader is a union, the writer is not: the writer must fit one branch (for oneOf, exactly one). */
+function plainToUnion(ctx: Context, writer: Schema, reader: Schema, pointer: string, keyword: 'anyOf' | 'oneOf'): void {
+  const own = without(reader, keyword);
+  const branches = reader[keyword] as SchemaNode[];
+  const candidates = branches.map((branch) => conjoin(own, view(ctx.reader, branch)) ?? { allOf: [own, branch] });
+  const fits = candidates.map((candidate) => covers(ctx, writer, candidate));
+  const j = fits.indexOf(true);
+  // Every value fits two branches of a oneOf: each is rejected.
+  const twice = keyword === 'oneOf' && fits.filter(Boolean).length > 1;
+  const ok = j !== -1 && !twice;
+  if (ok) compareSchema(ctx, writer, candidates[j]!, `${pointer}/${keyword}/${j}`);
+  record(
+    ctx,
+    `${pointer}/${keyword}`,
+    writer,
+    reader,
+    ok ? 'compatible' : 'breaking',
+    unionEdit(
+      keyword,
+      `branch ${j} accepts every value of the old schema`,
+      twice ? 'values match more than one branch, which oneOf rejects' : 'values valid before may match no branch',
+      ok,
+    ),
+    fix(
+      ctx,
+      'keep a branch that accepts every old value (and, for oneOf, only one)',
+      'consumers on the old contract accept only the old branches: keep them',
+    ),
+  );
+}
+
+/** The one branch of a schema that is only `allOf`/`anyOf`/`oneOf` with one distinct branch. */
+function singleton(schema: Schema): { keyword: 'allOf' | 'anyOf' | 'oneOf'; branch: SchemaNode } | undefined {
+  const significant = Object.keys(schema).filter((k) => !IGNORED.has(k));
+  if (significant.length !== 1) return undefined;
+  const keyword = significant[0] as 'allOf' | 'anyOf' | 'oneOf';
+  if (!['allOf', 'anyOf', 'oneOf'].includes(keyword)) return undefined;
+  const list = schema[keyword];
+  return Array.isArray(list) && list.length === 1 ? { keyword, branch: list[0] as SchemaNode } : undefined;
+}
+
+function combinatorOf(schema: Schema): string {
+  return ['oneOf', 'anyOf', 'allOf', 'not'].find((k) => schema[k] !== undefined) ?? 'plain';
+}
+
+function combinedDescription(ctx: Context, writer: Schema, reader: Schema): Edit {
+  const [o, n] = ctx.forward ? [reader, writer] : [writer, reader];
+  const from = combinatorOf(o);
+  const to = combinatorOf(n);
+  return {
+    code: from === to ? `${to === 'plain' ? 'schema' : to}_rearranged` : `combined_type_changed_${from}_to_${to}`,
+    detail: `${from === to ? `${from} branches rearranged` : `${from} → ${to}`}; the ${ctx.forward ? 'old' : 'new'} schema still accepts every value of the ${ctx.forward ? 'new' : 'old'} one`,
+  };
+}
+
+/** `a ∧ b` as one schema, when that can be written without `allOf`; undefined when not. */
+function conjoin(a: SchemaNode, b: SchemaNode): SchemaNode | undefined {
+  if (isEmpty(a)) return b;
+  if (isEmpty(b)) return a;
+  if (a === false || b === false) return false;
+  if (!isObject(a) || !isObject(b)) return undefined;
+  const out: Record<string, unknown> = { ...a };
+  const declares = (s: Schema): Set<string> => new Set(Object.keys(isObject(s['properties']) ? s['properties'] : {}));
+  for (const side of [a, b]) {
+    const other = side === a ? b : a;
+    // A catch-all judges the properties its own schema declares; it cannot absorb the other side's.
+    if (side['additionalProperties'] !== undefined && side['additionalProperties'] !== true) {
+      const mine = declares(side);
+      if ([...declares(other)].some((p) => !mine.has(p)) || other['patternProperties'] !== undefined) return undefined;
+    }
+    if (side['unevaluatedProperties'] !== undefined || side['unevaluatedItems'] !== undefined) return undefined;
+  }
+  for (const [key, value] of Object.entries(b)) {
+    if (IGNORED.has(key)) continue;
+    const mine = out[key];
+    if (mine === undefined) {
+      out[key] = value;
+      continue;
+    }
+    if (valueKey(mine) === valueKey(value)) continue;
+    switch (key) {
+      case 'type': {
+        const ta = types(a)!;
+        const tb = types(b)!;
+        const both = [...ta].filter((t) => accepts(tb, t)).concat([...tb].filter((t) => t === 'integer' && ta.has('number')));
+        const unique = [...new Set(both)];
+        if (unique.length === 0) return false;
+        out[key] = unique.length === 1 ? unique[0] : unique;
+        break;
+      }
+      case 'required':
+        out[key] = [...new Set([...(mine as string[]), ...(value as string[])])];
+        break;
+      case 'properties': {
+        const merged: Record<string, unknown> = { ...(mine as object) };
+        for (const [p, s] of Object.entries(value as Record<string, SchemaNode>)) {
+          const existing = merged[p] as SchemaNode | undefined;
+          merged[p] = existing === undefined ? s : (conjoin(existing, s) ?? { allOf: [existing, s] });
+        }
+        out[key] = merged;
+        break;
+      }
+      case 'minimum':
+      case 'exclusiveMinimum':
+      case 'minLength':
+      case 'minItems':
+      case 'minProperties':
+      case 'minContains':
+        out[key] = Math.max(mine as number, value as number);
+        break;
+      case 'maximum':
+      case 'exclusiveMaximum':
+      case 'maxLength':
+      case 'maxItems':
+      case 'maxProperties':
+      case 'maxContains':
+        out[key] = Math.min(mine as number, value as number);
+        break;
+      case 'enum': {
+        const keys = new Set((value as unknown[]).map(valueKey));
+        out[key] = (mine as unknown[]).filter((v) => keys.has(valueKey(v)));
+        break;
+      }
+      case 'allOf':
+        out[key] = [...(mine as unknown[]), ...(value as unknown[])];
+        break;
+      default:
+        return undefined;
+    }
+  }
+  return out;
+}
+
+/** A schema's `allOf` folded into it, when every branch can be; the schema itself otherwise. */
+function flatten(side: Side, schema: Schema): SchemaNode {
+  const branches = Array.isArray(schema['allOf']) ? (schema['allOf'] as SchemaNode[]) : [];
+  if (branches.length === 0) return schema;
+  const { allOf: _allOf, ...own } = schema;
+  let result: SchemaNode | undefined = own;
+  for (const branch of branches) {
+    const b = view(side, branch);
+    result = conjoin(result, isObject(b) ? flatten(side, b) : b);
+    if (result === undefined) return schema;
+  }
+  return isObject(result) && result['allOf'] !== undefined && valueKey(result['allOf']) === valueKey(branches) ? schema : result;
+}
+
+/** Two schemas that share no value, as far as types, `const`/`enum` and a required property's `const`/`enum` tell. */
+function disjoint(side: Side, x: SchemaNode, y: SchemaNode): boolean {
+  const a = view(side, x);
+  const b = view(side, y);
+  if (a === false || b === false) return true;
+  if (!isObject(a) || !isObject(b)) return false;
+  const ta = types(a);
+  const tb = types(b);
+  if (ta && tb && ![...ta].some((t) => accepts(tb, t) || (t === 'number' && tb.has('integer')))) return true;
+  const values = (s: Schema): string[] | undefined =>
+    'const' in s ? [valueKey(s['const'])] : Array.isArray(s['enum']) ? (s['enum'] as unknown[]).map(valueKey) : undefined;
+  const va = values(a);
+  const vb = values(b);
+  if (va && vb && !va.some((v) => vb.includes(v))) return true;
+  const pa = isObject(a['properties']) ? (a['properties'] as Record<string, SchemaNode>) : {};
+  const pb = isObject(b['properties']) ? (b['properties'] as Record<string, SchemaNode>) : {};
+  const ra = new Set(Array.isArray(a['required']) ? (a['required'] as string[]) : []);
+  const rb = new Set(Array.isArray(b['required']) ? (b['required'] as string[]) : []);
+  for (const name of Object.keys(pa)) {
+    if (!Object.hasOwn(pb, name) || !ra.has(name) || !rb.has(name)) continue;
+    if (disjoint(side, pa[name]!, pb[name]!)) return true;
+  }
+  return false;
+}
+
+function branchesOf(schema: Schema, keyword: 'anyOf' | 'oneOf' | 'allOf'): SchemaNode[] | undefined {
+  return Array.isArray(schema[keyword]) ? (schema[keyword] as SchemaNode[]) : undefined;
+}
+
+function without(schema: Schema, ...keywords: string[]): Schema {
+  return Object.fromEntries(Object.entries(schema).filter(([k]) => !keywords.includes(k)));
+}
+
+/**
+ * Does the reader accept every value of the writer, reasoning about combinators as sets?
+ * True and false are decided; undefined leaves the verdict to the structural rules.
+ */
+function setCovers(ctx: Context, writerIn: SchemaNode, readerIn: SchemaNode, depth = 0): boolean | undefined {
+  if (depth > 12) return undefined;
+  const writer = view(ctx.writer, writerIn);
+  const reader = view(ctx.reader, readerIn);
+  if (isEmpty(reader) || writer === false) return true;
+  if (!isObject(writer) || !isObject(reader)) return covers(ctx, writer, reader);
+  // A union writes one of its branches: each must be read.
+  const wu = branchesOf(writer, 'anyOf') ?? branchesOf(writer, 'oneOf');
+  if (wu !== undefined) {
+    const own = without(writer, 'anyOf', 'oneOf');
+    let all = true;
+    for (const branch of wu) {
+      const verdict = setCovers(ctx, conjoin(own, view(ctx.writer, branch)) ?? { allOf: [own, branch] }, reader, depth + 1);
+      if (verdict === false) return false;
+      if (verdict === undefined) all = false;
+    }
+    return all ? true : undefined;
+  }
+  // An intersection writes values that satisfy every branch: fold it, or find one branch that is read.
+  if (branchesOf(writer, 'allOf') !== undefined) {
+    const parts = [without(writer, 'allOf'), ...branchesOf(writer, 'allOf')!];
+    if (parts.some((p) => !isEmpty(p) && setCovers(ctx, p, reader, depth + 1) === true)) return true;
+    const flat = flatten(ctx.writer, writer);
+    if (!isObject(flat) || flat['allOf'] === undefined) return setCovers(ctx, flat, reader, depth + 1);
+    return undefined;
+  }
+  // A reader intersection reads what every branch reads.
+  if (branchesOf(reader, 'allOf') !== undefined) {
+    const flat = flatten(ctx.reader, reader);
+    if (!isObject(flat) || flat['allOf'] === undefined) return setCovers(ctx, writer, flat, depth + 1);
+    const parts = [without(reader, 'allOf'), ...branchesOf(reader, 'allOf')!];
+    let all = true;
+    for (const part of parts) {
+      const verdict = setCovers(ctx, writer, part, depth + 1);
+      if (verdict === false) return false;
+      if (verdict === undefined) all = false;
+    }
+    return all ? true : undefined;
+  }
+  // A reader union reads a value one of its branches reads (for oneOf: exactly one).
+  const ru = branchesOf(reader, 'anyOf') ?? branchesOf(reader, 'oneOf');
+  if (ru !== undefined) {
+    const own = without(reader, 'anyOf', 'oneOf');
+    const exclusive = reader['oneOf'] !== undefined && ru.length > 1;
+    for (const [j, branch] of ru.entries()) {
+      const candidate = conjoin(own, view(ctx.reader, branch)) ?? { allOf: [own, branch] };
+      if (setCovers(ctx, writer, candidate, depth + 1) !== true) continue;
+      if (!exclusive || ru.every((other, k) => k === j || disjoint(ctx.reader, other, branch) || disjoint(ctx.reader, other, writer)))
+        return true;
+      return undefined; // read by one branch, but maybe by another too: oneOf would reject it
+    }
+    return undefined;
+  }
+  if (reader['not'] !== undefined || writer['not'] !== undefined) return undefined;
+  return covers(ctx, writer, reader);
+}
+
+/** The keyword-by-keyword comparison (the registry's structural rules). */
+function compareKeywords(ctx: Context, writer: Schema, reader: Schema, pointer: string): void {
+  for (const keyword of METADATA) {
+    if (valueKey(writer[keyword]) !== valueKey(reader[keyword]) && (writer[keyword] !== undefined || reader[keyword] !== undefined)) {
+      record(
+        ctx,
+        `${pointer}/${esc(keyword)}`,
+        writer[keyword],
+        reader[keyword],
+        'info',
+        () => ({
+          code: `${keyword.replace(/^\$/, '')}_changed`,
+          detail: `${keyword} edited`,
+        }),
+        '',
+        ctx.forward ? { before: reader[keyword], after: writer[keyword] } : { before: writer[keyword], after: reader[keyword] },
+      );
+    }
+  }
+  compareTypes(ctx, writer, reader, pointer);
+  compareValues(ctx, writer, reader, pointer);
+
+  bound(ctx, pointer, 'maxLength', writer['maxLength'], reader['maxLength'], 'lower', 'string');
+  bound(ctx, pointer, 'minLength', writer['minLength'], reader['minLength'], 'higher', 'string');
+  bound(ctx, pointer, 'maximum', writer['maximum'], reader['maximum'], 'lower', 'number');
+  bound(ctx, pointer, 'minimum', writer['minimum'], reader['minimum'], 'higher', 'number');
+  bound(ctx, pointer, 'exclusiveMaximum', writer['exclusiveMaximum'], reader['exclusiveMaximum'], 'lower', 'number');
+  bound(ctx, pointer, 'exclusiveMinimum', writer['exclusiveMinimum'], reader['exclusiveMinimum'], 'higher', 'number');
+  bound(ctx, pointer, 'maxItems', writer['maxItems'], reader['maxItems'], 'lower', 'array');
+  bound(ctx, pointer, 'minItems', writer['minItems'], reader['minItems'], 'higher', 'array');
+  bound(ctx, pointer, 'maxProperties', writer['maxProperties'], reader['maxProperties'], 'lower', 'object');
+  bound(ctx, pointer, 'minProperties', writer['minProperties'], reader['minProperties'], 'higher', 'object');
+  bound(ctx, pointer, 'maxContains', writer['maxContains'], reader['maxContains'], 'lower', 'array');
+  bound(ctx, pointer, 'minContains', writer['minContains'], reader['minContains'], 'higher', 'array');
+  for (const keyword of ['pattern', 'format'] as const) {
+    if (writer[keyword] === reader[keyword]) continue;
+    const breaking = reader[keyword] !== undefined;
+    record(
+      ctx,
+      `${pointer}/${keyword}`,
+      writer[keyword],
+      reader[keyword],
+      breaking ? 'breaking' : 'compatible',
+      (o, n) =>
+        n === undefined
+          ? { code: `${keyword}_removed`, detail: `${keyword} ${String(o)} removed` }
+          : {
+              code: o === undefined ? `${keyword}_added` : `${keyword}_changed`,
+              detail: `${keyword} ${String(o ?? '(none)')} → ${String(n)}`,
+            },
+      fix(
+        ctx,
+        `strings valid before may not match the new ${keyword}: keep ${writer[keyword] === undefined ? 'no' : `the old`} ${keyword}`,
+        `consumers on the old contract check ${keyword} ${String(reader[keyword])}: keep it until they have moved to the new contract`,
+      ),
+      ctx.forward ? { before: reader[keyword], after: writer[keyword] } : { before: writer[keyword], after: reader[keyword] },
+    );
+  }
+  compareMultipleOf(ctx, writer, reader, pointer);
+  if (writer['uniqueItems'] !== true && reader['uniqueItems'] === true)
+    record(
+      ctx,
+      `${pointer}/uniqueItems`,
+      writer,
+      reader,
+      'breaking',
+      (o) =>
+        o['uniqueItems'] === true
+          ? { code: 'uniqueItems_removed', detail: 'uniqueItems removed: repeated items are allowed' }
+          : { code: 'uniqueItems_added', detail: 'array items must now be unique' },
+      fix(
+        ctx,
+        'arrays with repeated items were valid before: drop uniqueItems',
+        'consumers on the old contract require unique items: keep uniqueItems',
+      ),
+    );
+  else if (writer['uniqueItems'] === true && reader['uniqueItems'] !== true)
+    record(
+      ctx,
+      `${pointer}/uniqueItems`,
+      writer,
+      reader,
+      'compatible',
+      (o) =>
+        o['uniqueItems'] === true
+          ? { code: 'uniqueItems_removed', detail: 'uniqueItems removed' }
+          : { code: 'uniqueItems_added', detail: 'array items must now be unique' },
+      '',
+    );
+
+  compareArrays(ctx, writer, reader, pointer);
+  compareObjects(ctx, writer, reader, pointer);
+  compareCombinators(ctx, writer, reader, pointer);
+  compareOthers(ctx, writer, reader, pointer);
+}
+
+function compareTypes(ctx: Context, writer: Schema, reader: Schema, pointer: string): void {
+  const tw = types(writer);
+  const tr = types(reader);
+  if (tr === undefined && tw === undefined) return;
+  const describe = (o: Schema, n: Schema): Edit => {
+    const to = types(o);
+    const tn = types(n);
+    if (tn === undefined) return { code: 'type_removed', detail: `type ${[...to!].join('|')} no longer restricted` };
+    if (to === undefined) return { code: 'type_added', detail: `type restricted to ${[...tn].join(', ')}` };
+    const lost = [...to].filter((t) => !accepts(tn, t));
+    const gained = [...tn].filter((t) => !accepts(to, t));
+    const text = `type ${[...to].join('|')} → ${[...tn].join('|')}`;
+    if (lost.length > 0) {
+      if (lost.every((t) => t === 'number') && tn.has('integer')) return { code: 'type_narrowed', detail: text };
+      if (gained.length > 0 && to.size === 1 && tn.size === 1) return { code: 'type_changed', detail: text };
+      return { code: to.size > 1 || tn.size > 1 ? 'type_union_narrowed' : 'type_changed', detail: text };
+    }
+    return { code: 'type_widened', detail: text };
+  };
+  if (tr === undefined) {
+    record(ctx, `${pointer}/type`, writer, reader, 'compatible', describe, '', typePair(ctx, writer, reader));
+    return;
+  }
+  if (tw === undefined) {
+    record(
+      ctx,
+      `${pointer}/type`,
+      writer,
+      reader,
+      'breaking',
+      describe,
+      fix(
+        ctx,
+        'values of other types valid before are now rejected: drop the type',
+        'consumers on the old contract check the type: keep it',
+      ),
+      typePair(ctx, writer, reader),
+    );
+    return;
+  }
+  const lost = [...tw].filter((t) => !accepts(tr, t));
+  const widened = [...tr].filter((t) => !accepts(tw, t)).length > 0 || (tw.has('integer') && !tr.has('integer') && tr.has('number'));
+  if (lost.length > 0)
+    record(
+      ctx,
+      `${pointer}/type`,
+      writer,
+      reader,
+      'breaking',
+      describe,
+      fix(
+        ctx,
+        `keep accepting ${lost.join(', ')}`,
+        `consumers on the old contract accept only ${[...tr].join(', ')}: keep the type, or add a new message type`,
+      ),
+      typePair(ctx, writer, reader),
+    );
+  else if (widened) record(ctx, `${pointer}/type`, writer, reader, 'compatible', describe, '', typePair(ctx, writer, reader));
+}
+
+function typePair(ctx: Context, writer: Schema, reader: Schema): { before?: unknown; after?: unknown } {
+  return ctx.forward ? { before: reader['type'], after: writer['type'] } : { before: writer['type'], after: reader['type'] };
+}
+
+function compareValues(ctx: Context, writer: Schema, reader: Schema, pointer: string): void {
+  const allowed = (s: Schema): unknown[] | undefined =>
+    'const' in s ? [s['const']] : Array.isArray(s['enum']) ? (s['enum'] as unknown[]) : undefined;
+  const vw = allowed(writer);
+  const vr = allowed(reader);
+  if (vw === undefined && vr === undefined) return;
+  if (vw !== undefined && vr !== undefined && valueKey(vw.map(valueKey).sort()) === valueKey(vr.map(valueKey).sort())) return;
+  const keyword = (s: Schema): 'const' | 'enum' => ('const' in s ? 'const' : 'enum');
+  const at = `${pointer}/${keyword(reader)}`;
+  if (vr === undefined) {
+    record(
+      ctx,
+      `${pointer}/${keyword(writer)}`,
+      writer,
+      reader,
+      'compatible',
+      (o, n) =>
+        allowed(n) === undefined
+          ? { code: `${keyword(o)}_removed`, detail: `${keyword(o)} removed: any value of the type is allowed` }
+          : { code: `${keyword(n)}_added`, detail: `values restricted to ${allowed(n)!.map(valueKey).join(', ')}` },
+      '',
+    );
+    return;
+  }
+  if (vw === undefined) {
+    record(
+      ctx,
+      at,
+      writer,
+      reader,
+      'breaking',
+      (o, n) =>
+        allowed(n) === undefined
+          ? { code: `${keyword(o)}_removed`, detail: `${keyword(o)} removed: any value of the type is allowed` }
+          : { code: `${keyword(n)}_added`, detail: `values restricted to ${allowed(n)!.map(valueKey).join(', ')}` },
+      fix(
+        ctx,
+        'values outside the new list were valid before',
+        `consumers on the old contract accept only ${vr.map(valueKey).join(', ')}: keep the list until they have moved on`,
+      ),
+      { after: vr },
+    );
+    return;
+  }
+  const readerKeys = new Set(vr.map(valueKey));
+  const writerKeys = new Set(vw.map(valueKey));
+  const unread = vw.filter((v) => !readerKeys.has(valueKey(v)));
+  const extra = vr.filter((v) => !writerKeys.has(valueKey(v)));
+  const isConst = 'const' in writer && 'const' in reader;
+  if (isConst) {
+    record(
+      ctx,
+      `${pointer}/const`,
+      writer,
+      reader,
+      'breaking',
+      (o, n) => ({ code: 'const_changed', detail: `const ${valueKey(o['const'])} → ${valueKey(n['const'])}` }),
+      'a fixed value cannot change without a new message type',
+      ctx.forward ? { before: reader['const'], after: writer['const'] } : { before: writer['const'], after: reader['const'] },
+    );
+    return;
+  }
+  // The values the old side allowed that the new one does not (removed), and the new ones (added).
+  const [removed, added] = ctx.forward ? [extra, unread] : [unread, extra];
+  if (unread.length > 0)
+    record(
+      ctx,
+      `${pointer}/enum`,
+      writer,
+      reader,
+      'breaking',
+      (o) =>
+        o !== writer
+          ? {
+              code: 'enum_value_added',
+              detail: `enum gained ${added.map(valueKey).join(', ')}: consumers on the old contract reject messages with ${added.length === 1 ? 'it' : 'them'}`,
+            }
+          : { code: 'enum_value_removed', detail: `enum lost ${removed.map(valueKey).join(', ')}` },
+      fix(
+        ctx,
+        'keep the value; mark it deprecated in the description instead',
+        `send ${added.map(valueKey).join(', ')} only once every consumer reads the new contract (add the value to the contract first, use it in a later release)`,
+      ),
+      ctx.forward ? { after: added } : { before: removed },
+    );
+  if (extra.length > 0)
+    record(
+      ctx,
+      `${pointer}/enum`,
+      writer,
+      reader,
+      'compatible',
+      (o) =>
+        o !== writer
+          ? {
+              code: 'enum_value_removed',
+              detail: `enum lost ${removed.map(valueKey).join(', ')}: new messages no longer carry ${removed.length === 1 ? 'it' : 'them'}`,
+            }
+          : { code: 'enum_value_added', detail: `enum gained ${added.map(valueKey).join(', ')}` },
+      '',
+      ctx.forward ? { before: removed } : { after: added },
+    );
+}
+
+function compareMultipleOf(ctx: Context, writer: Schema, reader: Schema, pointer: string): void {
+  const mw = writer['multipleOf'];
+  const mr = reader['multipleOf'];
+  if (mw === mr || (typeof mw !== 'number' && typeof mr !== 'number')) return;
+  const divides = (big: number, small: number): boolean => Math.abs(big / small - Math.round(big / small)) < 1e-9;
+  const ok = typeof mr !== 'number' || (typeof mw === 'number' && divides(mw, mr));
+  record(
+    ctx,
+    `${pointer}/multipleOf`,
+    mw,
+    mr,
+    ok ? 'compatible' : 'breaking',
+    (o, n) => {
+      if (typeof n !== 'number') return { code: 'multipleOf_removed', detail: 'multipleOf removed' };
+      if (typeof o !== 'number') return { code: 'multipleOf_added', detail: `multipleOf ${n} added` };
+      return {
+        code: divides(o, n) ? 'multipleOf_reduced' : divides(n, o) ? 'multipleOf_expanded' : 'multipleOf_changed',
+        detail: `multipleOf ${o} → ${n}`,
+      };
+    },
+    fix(
+      ctx,
+      'the new multipleOf must divide the old one',
+      'consumers on the old contract check the old multipleOf: the new one must be a multiple of it',
+    ),
+    ctx.forward ? { before: mr, after: mw } : { before: mw, after: mr },
+  );
+}
+
+function compareArrays(ctx: Context, writer: Schema, reader: Schema, pointer: string): void {
+  const pw = Array.isArray(writer['prefixItems']) ? (writer['prefixItems'] as SchemaNode[]) : [];
+  const pr = Array.isArray(reader['prefixItems']) ? (reader['prefixItems'] as SchemaNode[]) : [];
+  const rest = (s: Schema): SchemaNode =>
+    (s['items'] as SchemaNode | undefined) ?? (s['unevaluatedItems'] as SchemaNode | undefined) ?? true;
+  const restW = rest(writer);
+  const restR = rest(reader);
+  const length = Math.max(pw.length, pr.length);
+  for (let i = 0; i < length; i++) {
+    const itemW = pw[i] ?? restW;
+    const itemR = pr[i] ?? restR;
+    const p = `${pointer}/prefixItems/${i}`;
+    if (pw[i] !== undefined && pr[i] !== undefined) {
+      compareSchema(ctx, itemW, itemR, p);
+      continue;
+    }
+    // An item on one side only: judged by the rest (items) of the side that lacks it.
+    const writerHas = pw[i] !== undefined;
+    const ok = covers(ctx, itemW, itemR);
+    const lacking = writerHas ? restR : restW;
+    const kind = lacking === false ? 'closed' : isEmpty(lacking) ? 'open' : 'partial';
+    record(
+      ctx,
+      p,
+      writerHas,
+      !writerHas,
+      ok ? 'compatible' : 'breaking',
+      (oldHas) => {
+        const change = oldHas ? 'removed' : 'added';
+        const model =
+          kind === 'partial'
+            ? `${ok ? 'is_covered_by' : 'not_covered_by'}_partially_open_model`
+            : `${oldHas ? 'from' : 'to'}_${kind}_model`;
+        return {
+          code: `item_${change}_${model}`,
+          detail: `tuple item ${i} ${change}${ok ? '' : `; the ${kind === 'closed' ? 'closed tuple' : 'rest of the tuple'} does not accept its values`}`,
+        };
+      },
+      fix(
+        ctx,
+        'keep the tuple item, or let the rest of the tuple accept its values',
+        'keep the tuple item until every consumer reads the new contract',
+      ),
+      { legacy: 'schema_restricted' },
+    );
+  }
+  if ('items' in writer || 'items' in reader) {
+    if (writer['items'] !== undefined && reader['items'] !== undefined) compareSchema(ctx, restW, restR, `${pointer}/items`);
+    else if (reader['items'] !== undefined && writer['items'] === undefined) {
+      if (!covers(ctx, restW, restR))
+        record(
+          ctx,
+          `${pointer}/items`,
+          writer,
+          reader,
+          'breaking',
+          (o) =>
+            o['items'] === undefined
+              ? { code: 'items_added', detail: 'array items gained a schema' }
+              : { code: 'items_removed', detail: 'array items lost their schema' },
+          fix(ctx, 'items valid before may not match the new schema', 'consumers on the old contract check the item schema: keep it'),
+          { legacy: 'schema_restricted' },
+        );
+    } else if (!isEmpty(restW))
+      record(
+        ctx,
+        `${pointer}/items`,
+        writer,
+        reader,
+        covers(ctx, restW, restR) ? 'compatible' : 'breaking',
+        (o) =>
+          o['items'] === undefined
+            ? { code: 'items_added', detail: 'array items gained a schema' }
+            : { code: 'items_removed', detail: 'array items lost their schema' },
+        fix(ctx, 'keep the item schema', 'consumers on the old contract check the item schema: keep it'),
+      );
+  }
+  if (writer['unevaluatedItems'] !== undefined || reader['unevaluatedItems'] !== undefined) {
+    if (
+      writer['items'] === undefined &&
+      reader['items'] === undefined &&
+      writer['unevaluatedItems'] !== undefined &&
+      reader['unevaluatedItems'] !== undefined
+    )
+      compareSchema(ctx, writer['unevaluatedItems'] as SchemaNode, reader['unevaluatedItems'] as SchemaNode, `${pointer}/unevaluatedItems`);
+  }
+  // contains: each array the writer produces must have an item the reader's `contains` accepts.
+  const cw = writer['contains'] as SchemaNode | undefined;
+  const cr = reader['contains'] as SchemaNode | undefined;
+  if (cw !== undefined || cr !== undefined) {
+    if (cr === undefined)
+      record(
+        ctx,
+        `${pointer}/contains`,
+        cw,
+        cr,
+        'compatible',
+        (o) =>
+          o === undefined ? { code: 'contains_added', detail: 'contains added' } : { code: 'contains_removed', detail: 'contains removed' },
+        '',
+      );
+    else if (cw === undefined)
+      record(
+        ctx,
+        `${pointer}/contains`,
+        cw,
+        cr,
+        'breaking',
+        (o) =>
+          o === undefined
+            ? { code: 'contains_added', detail: 'arrays must now contain a matching item' }
+            : { code: 'contains_removed', detail: 'contains removed' },
+        fix(
+          ctx,
+          'arrays valid before may have no such item: drop contains',
+          'consumers on the old contract require a matching item: keep contains',
+        ),
+      );
+    else compareSchema(ctx, cw, cr, `${pointer}/contains`);
+  }
 }
 
 function propertiesOf(schema: Schema): Record<string, SchemaNode> {
@@ -390,316 +1157,697 @@ function requiredOf(schema: Schema): Set<string> {
   );
 }
 
-/** What the catch-all of a partially open object accepts for an undeclared property (additionalProperties, else unevaluated, else anything). */
-function catchAll(schema: Schema): SchemaNode {
-  const additional = schema['additionalProperties'];
-  if (additional !== undefined) return additional as SchemaNode;
-  const unevaluated = schema['unevaluatedProperties'];
-  return unevaluated === undefined ? true : (unevaluated as SchemaNode);
+const MODEL_WORDS: Record<ContentModel, string> = { open: 'open', closed: 'closed', partial: 'partially open' };
+
+/** The code of a property removed from `neu` (judged by the new content model), as earlier versions named it. */
+function removedCode(name: string, old: Schema, neu: Schema, covered: boolean): Edit {
+  const model = contentModel(neu);
+  const wasRequired = requiredOf(old).has(name);
+  const label = `${wasRequired ? 'required ' : ''}property ${name}`;
+  if (propertiesOf(old)[name] === false)
+    return { code: 'property_with_false_removed', detail: `property ${name} (which was forbidden) removed` };
+  if (model === 'partial') {
+    const ok = covered;
+    return {
+      code: ok ? 'property_removed_is_covered_by_partially_open_model' : 'property_removed_not_covered_by_partially_open_model',
+      detail: `${label} removed; the catch-all schema ${ok ? 'accepts' : 'does not accept'} its old values`,
+    };
+  }
+  return {
+    code: `property_removed_from_${model}_model`,
+    detail: `${label} removed from a${model === 'open' ? 'n open' : ' closed'} object`,
+  };
 }
 
-/** True when `narrow` accepts nothing that `wide` rejects, judged by running the diff. */
-function covers(ctx: Context, wide: SchemaNode, narrow: SchemaNode): boolean {
-  const probe: Context = { ...ctx, seen: new Set(ctx.seen), out: [] };
-  compareSchema(probe, narrow, wide, '');
-  return !probe.out.some((c) => c.severity === 'breaking');
+/** The code of a property added in `neu` (judged by the old content model), as earlier versions named it. */
+function addedCode(name: string, old: Schema, neu: Schema, covered: boolean): Edit {
+  const schema = propertiesOf(neu)[name]!;
+  const required = requiredOf(neu).has(name);
+  const hasDefault = isObject(schema) && 'default' in schema;
+  const model = contentModel(old);
+  if (required)
+    return {
+      code: hasDefault ? 'required_property_with_default_added' : 'required_property_added',
+      detail: `new required property ${name}${hasDefault ? ' (with a default)' : ''}`,
+    };
+  if (isEmpty(schema)) return { code: 'property_with_empty_schema_added', detail: `property ${name} added, accepting anything` };
+  if (model === 'open')
+    return { code: 'optional_property_added_to_open_model', detail: `optional property ${name} added to an open object` };
+  if (model === 'closed')
+    return { code: 'optional_property_added_to_closed_model', detail: `optional property ${name} added to a closed object` };
+  return {
+    code: covered ? 'property_added_is_covered_by_partially_open_model' : 'property_added_not_covered_by_partially_open_model',
+    detail: `property ${name} added; it ${covered ? 'accepts' : 'does not accept'} what the catch-all accepted`,
+  };
 }
 
-function compareObjects(ctx: Context, before: Schema, after: Schema, pointer: string): void {
-  const pb = propertiesOf(before);
-  const pa = propertiesOf(after);
-  const rb = requiredOf(before);
-  const ra = requiredOf(after);
-  const modelBefore = contentModel(before);
-  const modelAfter = contentModel(after);
-  for (const [name, schema] of Object.entries(pb)) {
+function compareObjects(ctx: Context, writer: Schema, reader: Schema, pointer: string): void {
+  const pw = propertiesOf(writer);
+  const pr = propertiesOf(reader);
+  const rw = requiredOf(writer);
+  const rr = requiredOf(reader);
+  const [old, neu] = ctx.forward ? [reader, writer] : [writer, reader];
+  const lenient = ctx.policy === 'lenient';
+  for (const [name, schema] of Object.entries(pw)) {
     const p = `${pointer}/properties/${esc(name)}`;
-    if (Object.hasOwn(pa, name)) {
-      compareSchema(ctx, schema, pa[name]!, p);
+    if (Object.hasOwn(pr, name)) {
+      compareSchema(ctx, schema, pr[name]!, p);
       continue;
     }
-    // Removed: judged by the new schema's content model.
-    if (schema === false) {
-      add(ctx, {
-        code: 'property_with_false_removed',
-        severity: 'compatible',
-        pointer: p,
-        detail: `property ${name} (which was forbidden) removed`,
-        hint: '',
-      });
-    } else if (modelAfter === 'open') {
-      add(ctx, {
-        code: 'property_removed_from_open_model',
-        severity: 'compatible',
-        pointer: p,
-        detail: `property ${name} removed; the object is open so old values still pass`,
-        hint: 'readers must not rely on it any more',
-      });
-    } else if (modelAfter === 'closed') {
-      add(ctx, {
-        code: 'property_removed_from_closed_model',
-        // Not softened by the lenient policy: keiyaku's own decoders reject undeclared fields of a closed object.
-        severity: 'breaking',
-        pointer: p,
-        detail: `property ${name} removed from a closed object: old values that carry it are rejected`,
-        hint: 'keep the property (mark it deprecated) or open the object',
-      });
-    } else {
-      const ok = covers(ctx, catchAll(after), schema);
-      add(ctx, {
-        code: ok ? 'property_removed_is_covered_by_partially_open_model' : 'property_removed_not_covered_by_partially_open_model',
-        severity: ok ? 'compatible' : 'breaking',
-        pointer: p,
-        detail: `property ${name} removed; the catch-all schema ${ok ? 'accepts' : 'does not accept'} its old values`,
-        hint: ok ? '' : 'keep the property or widen additionalProperties',
-      });
-    }
+    // The writer declares it, the reader does not: read through the reader's catch-all.
+    const model = contentModel(reader);
+    const open = undeclared(reader, name);
+    const covered = schema === false || isEmpty(open) || covers(ctx, schema, open);
+    // Lenient softens nothing here: keiyaku's decoders reject undeclared fields of a closed object.
+    const breaking = !covered;
+    const describe = (o: Schema, n: Schema): Edit =>
+      Object.hasOwn(propertiesOf(n), name) ? addedCode(name, o, n, covered) : removedCode(name, o, n, covered);
+    record(
+      ctx,
+      p,
+      writer,
+      reader,
+      breaking ? 'breaking' : 'compatible',
+      describe,
+      fix(
+        ctx,
+        model === 'closed'
+          ? `keep ${name} (mark it deprecated) or open the object`
+          : `keep ${name}, or let additionalProperties accept its values`,
+        `send ${name} only once every consumer reads the new contract: consumers on the old contract reject it (${MODEL_WORDS[model]} object)`,
+      ),
+      ctx.forward ? { after: schema } : { before: schema },
+    );
   }
-  for (const [name, schema] of Object.entries(pa)) {
-    if (Object.hasOwn(pb, name)) continue;
+  for (const [name, schema] of Object.entries(pr)) {
+    if (Object.hasOwn(pw, name)) continue;
     const p = `${pointer}/properties/${esc(name)}`;
-    const required = ra.has(name);
+    // The reader declares it, the writer does not: what the writer produced under that name (if anything) must be read.
+    const required = rr.has(name);
     const hasDefault = isObject(schema) && 'default' in schema;
-    if (required) {
-      add(ctx, {
-        code: hasDefault ? 'required_property_with_default_added' : 'required_property_added',
-        severity: hasDefault && (modelBefore !== 'open' || ctx.policy === 'lenient') ? 'compatible' : 'breaking',
-        pointer: p,
-        after: schema,
-        detail: `new required property ${name}: old values lack it`,
-        hint: `make ${name} optional (readers fill a default)`,
-      });
-    } else if (isEmpty(schema)) {
-      add(ctx, {
-        code: 'property_with_empty_schema_added',
-        severity: 'compatible',
-        pointer: p,
-        detail: `property ${name} added, accepting anything`,
-        hint: '',
-      });
-    } else if (modelBefore === 'open') {
-      add(ctx, {
-        code: 'optional_property_added_to_open_model',
-        severity: ctx.policy === 'strict' ? 'breaking' : 'compatible',
-        pointer: p,
-        after: schema,
-        detail: `optional property ${name} added to an open object${ctx.policy === 'strict' ? ': an old value could carry it with another shape' : ''}`,
-        hint: ctx.policy === 'strict' ? 'with the lenient policy (undeclared fields ignorable) this is compatible' : '',
-      });
-    } else if (modelBefore === 'closed') {
-      add(ctx, {
-        code: 'optional_property_added_to_closed_model',
-        severity: 'compatible',
-        pointer: p,
-        after: schema,
-        detail: `optional property ${name} added to a closed object`,
-        hint: '',
-      });
-    } else {
-      const ok = covers(ctx, schema, catchAll(before));
-      add(ctx, {
-        code: ok ? 'property_added_is_covered_by_partially_open_model' : 'property_added_not_covered_by_partially_open_model',
-        severity: ok || ctx.policy === 'lenient' ? 'compatible' : 'breaking',
-        pointer: p,
-        after: schema,
-        detail: `property ${name} added; it ${ok ? 'accepts' : 'does not accept'} what the catch-all accepted`,
-        hint: ok ? '' : `widen ${name}'s schema to what additionalProperties allowed`,
-      });
-    }
+    const model = contentModel(writer);
+    const produced = undeclared(writer, name);
+    const covered = produced === false || isEmpty(schema) || covers(ctx, produced, schema);
+    let ok: boolean;
+    if (required) ok = hasDefault && (model !== 'open' || lenient);
+    else if (covered) ok = true;
+    else if (model === 'closed') ok = true;
+    else ok = lenient; // an undeclared property of the writer is ignorable under the lenient policy
+    const describe = (o: Schema, n: Schema): Edit =>
+      Object.hasOwn(propertiesOf(n), name) ? addedCode(name, o, n, covered) : removedCode(name, o, n, covered);
+    const edit = describe(old, neu);
+    const hint = required
+      ? fix(
+          ctx,
+          `make ${name} optional (readers fill a default), or give it a default`,
+          `keep ${name} in the schema until every consumer reads a contract where it is optional: make it optional first, remove it in a later release`,
+        )
+      : fix(
+          ctx,
+          `let ${name} accept every value the object allowed before, or use the lenient policy`,
+          `keep ${name} until every consumer reads the new contract`,
+        );
+    const detail =
+      required && !ok
+        ? `${edit.detail}: ${ctx.forward ? 'consumers on the old contract reject messages' : 'consumers on the new contract reject messages written under the old one'} without \`${name}\``
+        : edit.detail;
+    record(
+      ctx,
+      p,
+      writer,
+      reader,
+      ok ? 'compatible' : 'breaking',
+      (o, n) => {
+        const e = describe(o, n);
+        return e.code === edit.code ? { code: e.code, detail } : e;
+      },
+      hint,
+      ctx.forward ? { before: schema } : { after: schema },
+    );
   }
-  for (const name of ra) {
-    if (rb.has(name) || !Object.hasOwn(pb, name)) continue;
-    const schema = pa[name];
+  for (const name of rr) {
+    // Newly required (a property the reader alone declares is judged above, as an added property).
+    if (rw.has(name) || (Object.hasOwn(pr, name) && !Object.hasOwn(pw, name))) continue;
+    const schema = pr[name];
     const hasDefault = isObject(schema) && 'default' in schema;
-    add(ctx, {
-      code: hasDefault ? 'required_attribute_with_default_added' : 'required_attribute_added',
-      severity: hasDefault ? 'compatible' : 'breaking',
-      pointer: `${pointer}/required`,
-      after: name,
-      detail: `${name} is now required`,
-      hint: `old values may lack ${name}; keep it optional`,
-    });
+    record(
+      ctx,
+      `${pointer}/required`,
+      writer,
+      reader,
+      hasDefault ? 'compatible' : 'breaking',
+      (o, n) =>
+        requiredOf(n).has(name) && !requiredOf(o).has(name)
+          ? { code: hasDefault ? 'required_attribute_with_default_added' : 'required_attribute_added', detail: `${name} is now required` }
+          : {
+              code: 'required_attribute_removed',
+              detail: `${name} is no longer required${ctx.forward ? `: consumers on the old contract reject messages without \`${name}\`` : ''}`,
+            },
+      fix(
+        ctx,
+        `old values may lack ${name}; keep it optional`,
+        `keep sending ${name} (keep it required) until every consumer reads the new contract`,
+      ),
+      ctx.forward ? { before: name } : { after: name },
+    );
   }
-  for (const name of rb) {
-    if (!ra.has(name) && Object.hasOwn(pa, name))
-      add(ctx, {
-        code: 'required_attribute_removed',
-        severity: 'compatible',
-        pointer: `${pointer}/required`,
-        before: name,
-        detail: `${name} is no longer required`,
-        hint: 'readers must handle its absence',
-      });
+  for (const name of rw) {
+    if (rr.has(name) || !Object.hasOwn(pr, name) || !Object.hasOwn(pw, name)) continue;
+    record(
+      ctx,
+      `${pointer}/required`,
+      writer,
+      reader,
+      'compatible',
+      (o, n) =>
+        requiredOf(o).has(name) && !requiredOf(n).has(name)
+          ? { code: 'required_attribute_removed', detail: `${name} is no longer required` }
+          : { code: 'required_attribute_added', detail: `${name} is now required` },
+      '',
+      ctx.forward ? { after: name } : { before: name },
+    );
   }
-  // The catch-all itself.
-  if (modelBefore !== 'closed' || modelAfter !== 'closed') {
-    if (modelBefore !== 'closed' && modelAfter === 'closed') {
-      add(ctx, {
-        code: 'additional_properties_removed',
-        severity: 'breaking',
-        pointer: `${pointer}/additionalProperties`,
-        detail: 'the object was closed: undeclared properties are now rejected',
-        hint: 'keep additionalProperties open',
-      });
-    } else if (modelBefore === 'closed' && modelAfter !== 'closed') {
-      add(ctx, {
-        code: 'additional_properties_added',
-        severity: 'compatible',
-        pointer: `${pointer}/additionalProperties`,
-        detail: 'the object was opened',
-        hint: '',
-      });
-    } else if (isObject(before['additionalProperties']) || isObject(after['additionalProperties'])) {
-      compareSchema(ctx, catchAll(before), catchAll(after), `${pointer}/additionalProperties`);
-    }
+  compareCatchAll(ctx, writer, reader, pointer);
+  comparePatterns(ctx, writer, reader, pointer);
+  compareDependencies(ctx, writer, reader, pointer);
+}
+
+/** additionalProperties / unevaluatedProperties / patternProperties of an object. */
+function compareCatchAll(ctx: Context, writer: Schema, reader: Schema, pointer: string): void {
+  const mw = contentModel(writer);
+  const mr = contentModel(reader);
+  const lenient = ctx.policy === 'lenient';
+  const keyword = (s: Schema): string =>
+    s['additionalProperties'] === undefined && s['unevaluatedProperties'] !== undefined ? 'unevaluatedProperties' : 'additionalProperties';
+  // additionalProperties and unevaluatedProperties share codes and the pointer /additionalProperties (ids stay as they were).
+  const p = `${pointer}/additionalProperties`;
+  const name = (o: Schema, n: Schema): Edit => {
+    const mo = contentModel(o);
+    const mn = contentModel(n);
+    const prefix = 'additional_properties';
+    if (mo !== 'closed' && mn === 'closed')
+      return { code: `${prefix}_removed`, detail: 'the object was closed: undeclared properties are now rejected' };
+    if (mo === 'closed' && mn !== 'closed') return { code: `${prefix}_added`, detail: 'the object was opened' };
+    if (mo === 'open' && mn === 'partial') return { code: `${prefix}_narrowed`, detail: 'undeclared properties must now match a schema' };
+    if (mo === 'partial' && mn === 'open') return { code: `${prefix}_extended`, detail: 'undeclared properties are no longer constrained' };
+    return { code: `${prefix}_changed`, detail: 'the schema of undeclared properties changed' };
+  };
+  if (mw === 'closed' && mr === 'closed') return;
+  const catchW = writer['additionalProperties'] ?? writer['unevaluatedProperties'];
+  const catchR = reader['additionalProperties'] ?? reader['unevaluatedProperties'];
+  if (mw !== 'closed' && mr === 'closed') {
+    // The writer may produce undeclared properties; the reader rejects them. keiyaku's decoders
+    // really do, so lenient keeps this breaking when the writer is the other side (backward). A new
+    // writer (forward) is this application's generated code, which sends declared properties only.
+    const ok = lenient && ctx.forward && mw === 'open';
+    record(
+      ctx,
+      p,
+      writer,
+      reader,
+      ok ? 'compatible' : 'breaking',
+      name,
+      fix(
+        ctx,
+        'keep additionalProperties open',
+        'consumers on the old contract reject undeclared properties: keep the object closed until they have moved on',
+      ),
+    );
+    return;
   }
-  const patternsBefore = isObject(before['patternProperties']) ? (before['patternProperties'] as Record<string, SchemaNode>) : {};
-  const patternsAfter = isObject(after['patternProperties']) ? (after['patternProperties'] as Record<string, SchemaNode>) : {};
-  for (const [pattern, schema] of Object.entries(patternsBefore)) {
-    const p = `${pointer}/patternProperties/${esc(pattern)}`;
-    if (Object.hasOwn(patternsAfter, pattern)) compareSchema(ctx, schema, patternsAfter[pattern]!, p);
-    else if (modelAfter === 'closed')
-      add(ctx, {
-        code: 'pattern_property_removed',
-        severity: 'breaking',
-        pointer: p,
-        detail: `keys matching ${pattern} are no longer allowed`,
-        hint: 'keep the pattern',
-      });
+  if (mw === 'closed' && mr !== 'closed') {
+    record(ctx, p, writer, reader, 'compatible', name, '');
+    return;
   }
-  const depsBefore = isObject(before['dependentRequired']) ? (before['dependentRequired'] as Record<string, string[]>) : {};
-  const depsAfter = isObject(after['dependentRequired']) ? (after['dependentRequired'] as Record<string, string[]>) : {};
-  for (const [name, list] of Object.entries(depsAfter)) {
-    const old = new Set(Object.hasOwn(depsBefore, name) ? depsBefore[name] : []);
-    const added = list.filter((d) => !old.has(d));
-    if (added.length > 0)
-      add(ctx, {
-        code: 'dependent_required_added',
-        severity: 'breaking',
-        pointer: `${pointer}/dependentRequired/${esc(name)}`,
-        after: added,
-        detail: `${name} now requires ${added.join(', ')}`,
-        hint: 'old values with the property but not its dependents are rejected',
-      });
-  }
-  for (const [name, list] of Object.entries(depsBefore)) {
-    const now = new Set(Object.hasOwn(depsAfter, name) ? depsAfter[name] : []);
-    const removed = list.filter((d) => !now.has(d));
-    if (removed.length > 0)
-      add(ctx, {
-        code: 'dependent_required_removed',
-        severity: 'compatible',
-        pointer: `${pointer}/dependentRequired/${esc(name)}`,
-        before: removed,
-        detail: `${name} no longer requires ${removed.join(', ')}`,
-        hint: '',
-      });
+  if (isObject(catchR) && !isEmpty(catchR)) {
+    if (catchW === undefined || catchW === true || isEmpty(catchW as SchemaNode)) {
+      const ok = lenient && ctx.forward;
+      record(
+        ctx,
+        p,
+        writer,
+        reader,
+        ok ? 'compatible' : 'breaking',
+        name,
+        fix(
+          ctx,
+          'keep additionalProperties open (no schema)',
+          'consumers on the old contract check undeclared properties against their schema: keep it',
+        ),
+        { legacy: 'schema_restricted' },
+      );
+    } else compareSchema(ctx, catchW as SchemaNode, catchR, `${pointer}/${keyword(reader)}`);
+  } else if (isObject(catchW) && !isEmpty(catchW) && mr === 'open') {
+    record(ctx, p, writer, reader, 'compatible', name, '');
   }
 }
 
-function compareCombinators(ctx: Context, before: Schema, after: Schema, pointer: string): void {
+/** patternProperties: a pattern on both sides is compared; on one side, judged by what the other side accepts there. */
+function comparePatterns(ctx: Context, writer: Schema, reader: Schema, pointer: string): void {
+  const mw = contentModel(writer);
+  const mr = contentModel(reader);
+  const lenient = ctx.policy === 'lenient';
+  const catchW = writer['additionalProperties'] ?? writer['unevaluatedProperties'];
+  const catchR = reader['additionalProperties'] ?? reader['unevaluatedProperties'];
+  const patternsW = isObject(writer['patternProperties']) ? (writer['patternProperties'] as Record<string, SchemaNode>) : {};
+  const patternsR = isObject(reader['patternProperties']) ? (reader['patternProperties'] as Record<string, SchemaNode>) : {};
+  for (const [pattern, schema] of Object.entries(patternsW)) {
+    const at = `${pointer}/patternProperties/${esc(pattern)}`;
+    if (Object.hasOwn(patternsR, pattern)) compareSchema(ctx, schema, patternsR[pattern]!, at);
+    else if (mr === 'closed' || (catchR !== undefined && catchR !== true && !covers(ctx, schema, catchR as SchemaNode)))
+      record(
+        ctx,
+        at,
+        writer,
+        reader,
+        'breaking',
+        (_o, n) =>
+          Object.hasOwn(isObject(n['patternProperties']) ? n['patternProperties'] : {}, pattern)
+            ? { code: 'pattern_property_added', detail: `keys matching ${pattern} are constrained` }
+            : { code: 'pattern_property_removed', detail: `keys matching ${pattern} are no longer allowed` },
+        fix(ctx, 'keep the pattern', 'keep the pattern until every consumer reads the new contract'),
+      );
+  }
+  for (const [pattern, schema] of Object.entries(patternsR)) {
+    if (Object.hasOwn(patternsW, pattern)) continue;
+    const produced = mw === 'closed' ? false : ((catchW as SchemaNode | undefined) ?? true);
+    if (produced === false || covers(ctx, produced, schema)) continue;
+    const ok = lenient && !(isObject(produced) && !isEmpty(produced));
+    record(
+      ctx,
+      `${pointer}/patternProperties/${esc(pattern)}`,
+      writer,
+      reader,
+      ok ? 'compatible' : 'breaking',
+      (_o, n) =>
+        Object.hasOwn(isObject(n['patternProperties']) ? n['patternProperties'] : {}, pattern)
+          ? { code: 'pattern_property_added', detail: `keys matching ${pattern} are now constrained` }
+          : { code: 'pattern_property_removed', detail: `keys matching ${pattern} are no longer constrained` },
+      fix(
+        ctx,
+        `let keys matching ${pattern} accept what the object allowed before`,
+        'keep the pattern constraint until every consumer reads the new contract',
+      ),
+    );
+  }
+}
+
+function compareDependencies(ctx: Context, writer: Schema, reader: Schema, pointer: string): void {
+  const list = (s: Schema): Record<string, string[]> =>
+    isObject(s['dependentRequired']) ? (s['dependentRequired'] as Record<string, string[]>) : {};
+  const dw = list(writer);
+  const dr = list(reader);
+  for (const name of new Set([...Object.keys(dw), ...Object.keys(dr)])) {
+    const fromW = new Set(Object.hasOwn(dw, name) ? dw[name] : []);
+    const fromR = new Set(Object.hasOwn(dr, name) ? dr[name] : []);
+    const demanded = [...fromR].filter((d) => !fromW.has(d));
+    const dropped = [...fromW].filter((d) => !fromR.has(d));
+    if (demanded.length === 0 && dropped.length === 0) continue;
+    const at = `${pointer}/dependentRequired/${esc(name)}`;
+    const describe = (o: Schema, n: Schema): Edit => {
+      const lo = new Set(Object.hasOwn(list(o), name) ? list(o)[name] : []);
+      const ln = new Set(Object.hasOwn(list(n), name) ? list(n)[name] : []);
+      const add = [...ln].filter((d) => !lo.has(d));
+      const rem = [...lo].filter((d) => !ln.has(d));
+      if (add.length > 0 && rem.length === 0) return { code: 'dependent_required_added', detail: `${name} now requires ${add.join(', ')}` };
+      if (rem.length > 0 && add.length === 0)
+        return { code: 'dependent_required_removed', detail: `${name} no longer requires ${rem.join(', ')}` };
+      return { code: 'dependent_required_changed', detail: `${name} requires ${[...ln].join(', ')} instead of ${[...lo].join(', ')}` };
+    };
+    record(
+      ctx,
+      at,
+      writer,
+      reader,
+      demanded.length > 0 ? 'breaking' : 'compatible',
+      describe,
+      fix(
+        ctx,
+        'old values with the property but not its dependents are rejected: drop the new dependency',
+        `consumers on the old contract require ${demanded.join(', ')} with ${name}: keep sending them`,
+      ),
+      { legacy: 'dependent_required_added' },
+    );
+  }
+  const schemas = (s: Schema): Record<string, SchemaNode> =>
+    isObject(s['dependentSchemas']) ? (s['dependentSchemas'] as Record<string, SchemaNode>) : {};
+  const sw = schemas(writer);
+  const sr = schemas(reader);
+  for (const name of new Set([...Object.keys(sw), ...Object.keys(sr)])) {
+    const at = `${pointer}/dependentSchemas/${esc(name)}`;
+    const inW = Object.hasOwn(sw, name);
+    const inR = Object.hasOwn(sr, name);
+    if (inW && inR) {
+      compareSchema(ctx, sw[name]!, sr[name]!, at);
+      continue;
+    }
+    if (inR && isEmpty(sr[name]!)) continue;
+    if (inW && !inR) {
+      record(
+        ctx,
+        at,
+        writer,
+        reader,
+        'compatible',
+        (o) =>
+          Object.hasOwn(schemas(o), name)
+            ? { code: 'dependent_schema_removed', detail: `the schema that applied when ${name} is present was removed` }
+            : { code: 'dependent_schema_added', detail: `a schema now applies when ${name} is present` },
+        '',
+      );
+      continue;
+    }
+    // Only the reader constrains objects that carry `name`: judged by whether the writer already satisfies it.
+    const ok = covers(ctx, writer, sr[name]!);
+    record(
+      ctx,
+      at,
+      writer,
+      reader,
+      ok ? 'compatible' : 'breaking',
+      (o) =>
+        Object.hasOwn(schemas(o), name)
+          ? { code: 'dependent_schema_removed', detail: `the schema that applied when ${name} is present was removed` }
+          : { code: 'dependent_schema_added', detail: `a schema now applies when ${name} is present` },
+      fix(
+        ctx,
+        `old values carrying ${name} may not match the new dependent schema: drop it`,
+        `consumers on the old contract check the dependent schema of ${name}: keep it`,
+      ),
+    );
+  }
+}
+
+function compareCombinators(ctx: Context, writer: Schema, reader: Schema, pointer: string): void {
   for (const keyword of ['oneOf', 'anyOf'] as const) {
-    const b = Array.isArray(before[keyword]) ? (before[keyword] as SchemaNode[]) : undefined;
-    const a = Array.isArray(after[keyword]) ? (after[keyword] as SchemaNode[]) : undefined;
-    if (b === undefined && a === undefined) continue;
+    const bw = branchesOf(writer, keyword);
+    const br = branchesOf(reader, keyword);
+    const other = keyword === 'oneOf' ? 'anyOf' : 'oneOf';
+    if (bw === undefined && br === undefined) continue;
     const p = `${pointer}/${keyword}`;
-    if (a === undefined) {
-      add(ctx, { code: `${keyword}_removed`, severity: 'compatible', pointer: p, detail: `${keyword} removed`, hint: '' });
-      continue;
-    }
-    if (b === undefined) {
-      add(ctx, {
-        code: `${keyword}_added`,
-        severity: 'breaking',
-        pointer: p,
-        detail: `${keyword} added: values must now match one of ${a.length} branches`,
-        hint: 'values valid before may match no branch',
-      });
-      continue;
-    }
-    // Match branches one-to-one: each old branch needs a new branch that accepts all it accepted.
-    const free = new Set(a.map((_, i) => i));
-    b.forEach((branch, i) => {
-      const match = [...free].find((j) => covers(ctx, a[j]!, branch));
-      if (match === undefined) {
-        add(ctx, {
-          code: `${keyword}_branch_removed_or_narrowed`,
-          severity: 'breaking',
-          pointer: `${p}/${i}`,
-          before: branch,
-          detail: `${keyword} branch ${i} has no counterpart that accepts all its values`,
-          hint: 'keep the branch, or only widen it',
-        });
-      } else {
-        free.delete(match);
-        compareSchema(ctx, branch, a[match]!, `${p}/${match}`);
+    // A union only the writer has is matched against the reader's other union, or judged as union → plain below.
+    if (br === undefined) continue;
+    const writerBranches = bw ?? branchesOf(writer, other);
+    if (writerBranches === undefined) {
+      // Plain → union: compatible when one branch accepts every value of the plain schema (the rest is set reasoning).
+      const own = without(writer, 'allOf', 'not');
+      const j = br.findIndex((branch) => covers(ctx, own, branch));
+      if (j !== -1) {
+        record(
+          ctx,
+          `${p}/${j}`,
+          writer,
+          reader,
+          'compatible',
+          (o) =>
+            o[keyword] === undefined
+              ? { code: 'sum_type_extended', detail: `the schema became a ${keyword} whose branch ${j} accepts every old value` }
+              : { code: 'sum_type_narrowed', detail: `${keyword} replaced by its branch ${j}` },
+          '',
+        );
+        continue;
       }
-    });
-    for (const j of free)
-      add(ctx, {
-        code: `${keyword}_branch_added`,
-        severity: 'compatible',
-        pointer: `${p}/${j}`,
-        after: a[j],
-        detail: `${keyword} gained branch ${j}`,
-        hint: 'readers must handle the new variant',
-      });
-  }
-  const ab = Array.isArray(before['allOf']) ? (before['allOf'] as SchemaNode[]) : [];
-  const aa = Array.isArray(after['allOf']) ? (after['allOf'] as SchemaNode[]) : [];
-  if (ab.length > 0 || aa.length > 0) {
-    const free = new Set(ab.map((_, i) => i));
-    aa.forEach((branch, j) => {
-      const match = [...free].find((i) => covers(ctx, branch, ab[i]!));
-      if (match === undefined)
-        add(ctx, {
-          code: 'allOf_branch_added_or_narrowed',
-          severity: 'breaking',
-          pointer: `${pointer}/allOf/${j}`,
-          after: branch,
-          detail: `allOf gained a constraint (branch ${j})`,
-          hint: 'every value must now also match it',
-        });
+      record(
+        ctx,
+        p,
+        writer,
+        reader,
+        'breaking',
+        (o) =>
+          o[keyword] === undefined
+            ? { code: `${keyword}_added`, detail: `${keyword} added: values must now match one of ${br.length} branches` }
+            : { code: `${keyword}_removed`, detail: `${keyword} replaced by a schema that does not accept all its branches` },
+        fix(
+          ctx,
+          'values valid before may match no branch: keep a branch that accepts every old value',
+          'consumers on the old contract accept only the old branches: keep them',
+        ),
+      );
+      continue;
+    }
+    const fromKeyword = bw !== undefined ? keyword : other;
+    if (fromKeyword !== keyword && keyword === 'oneOf' && writerBranches.length > 1) {
+      // anyOf → oneOf: a value matching two branches would now be rejected, unless they cannot overlap.
+      const exclusive = br.every((a, i) => br.every((b, j) => i >= j || disjoint(ctx.reader, a, b)));
+      if (!exclusive) {
+        record(
+          ctx,
+          p,
+          writer,
+          reader,
+          'breaking',
+          (o) =>
+            o['oneOf'] !== undefined
+              ? { code: 'combined_type_changed', detail: 'oneOf → anyOf' }
+              : { code: 'combined_type_changed', detail: 'anyOf → oneOf: a value that matches two branches is now rejected' },
+          fix(
+            ctx,
+            'keep anyOf, or make the branches exclusive (a const discriminator, distinct types)',
+            'keep oneOf until every consumer reads the new contract',
+          ),
+        );
+        continue;
+      }
+    }
+    if (fromKeyword !== keyword)
+      record(
+        ctx,
+        p,
+        writer,
+        reader,
+        'compatible',
+        (o, n) => ({
+          code: 'combined_type_changed',
+          detail: `${o['anyOf'] !== undefined ? 'anyOf' : 'oneOf'} → ${n['anyOf'] !== undefined ? 'anyOf' : 'oneOf'}`,
+        }),
+        '',
+      );
+    // Match branches one-to-one (the registry's bipartite rule): each writer branch needs a reader branch that accepts all it accepted.
+    const free = new Set(br.map((_, i) => i));
+    const pairs: [number, number][] = [];
+    const unmatched: number[] = [];
+    writerBranches.forEach((branch, i) => {
+      const match = [...free].find((j) => covers(ctx, branch, br[j]!));
+      if (match === undefined) unmatched.push(i);
       else {
         free.delete(match);
-        compareSchema(ctx, ab[match]!, branch, `${pointer}/allOf/${j}`);
+        pairs.push([i, match]);
       }
     });
-    for (const i of free)
-      add(ctx, {
-        code: 'allOf_branch_removed',
-        severity: 'compatible',
-        pointer: `${pointer}/allOf/${i}`,
-        detail: `allOf lost branch ${i}`,
-        hint: '',
-      });
+    // Set reasoning: a branch left over may still be read by a reader branch another one took.
+    const stillUnread = unmatched.filter((i) => !(keyword === 'anyOf' && br.some((b) => covers(ctx, writerBranches[i]!, b))));
+    for (const i of stillUnread)
+      record(
+        ctx,
+        `${p}/${i}`,
+        writer,
+        reader,
+        'breaking',
+        (o) =>
+          o !== writer
+            ? {
+                code: `${keyword}_branch_added`,
+                detail: `${keyword} gained branch ${i}, which consumers on the old contract do not accept`,
+              }
+            : {
+                code: `${keyword}_branch_removed_or_narrowed`,
+                detail: `${keyword} branch ${i} has no counterpart that accepts all its values`,
+              },
+        fix(ctx, 'keep the branch, or only widen it', 'send values of the new branch only once every consumer reads the new contract'),
+        ctx.forward ? { after: writerBranches[i] } : { before: writerBranches[i] },
+      );
+    for (const [i, j] of pairs) compareSchema(ctx, writerBranches[i]!, br[j]!, `${p}/${ctx.forward ? i : j}`);
+    for (const j of free)
+      record(
+        ctx,
+        `${p}/${j}`,
+        writer,
+        reader,
+        'compatible',
+        (o) =>
+          o !== writer
+            ? { code: `${keyword}_branch_removed_or_narrowed`, detail: `${keyword} lost branch ${j}: new messages no longer use it` }
+            : { code: `${keyword}_branch_added`, detail: `${keyword} gained branch ${j}` },
+        '',
+        ctx.forward ? { before: br[j] } : { after: br[j] },
+      );
   }
-  if (valueKey(before['not']) !== valueKey(after['not'])) {
-    if (after['not'] === undefined)
-      add(ctx, { code: 'not_removed', severity: 'compatible', pointer: `${pointer}/not`, detail: 'not removed', hint: '' });
-    else
-      add(ctx, {
-        code: before['not'] === undefined ? 'not_added' : 'not_changed',
-        severity: 'breaking',
-        pointer: `${pointer}/not`,
-        before: before['not'],
-        after: after['not'],
-        detail: '`not` added or changed',
-        hint: 'values valid before may now be excluded',
-      });
+  if (branchesOf(writer, 'oneOf') === undefined && branchesOf(writer, 'anyOf') === undefined) {
+    // nothing more: a union only on the reader side was handled above
+  } else if (branchesOf(reader, 'oneOf') === undefined && branchesOf(reader, 'anyOf') === undefined) {
+    // Union → plain: every branch must be accepted by the plain schema.
+    const keyword = branchesOf(writer, 'oneOf') !== undefined ? 'oneOf' : 'anyOf';
+    const branches = branchesOf(writer, keyword)!;
+    const own = without(reader, 'allOf', 'not');
+    const unread = branches.findIndex((b) => !covers(ctx, b, own));
+    record(
+      ctx,
+      `${pointer}/${keyword}`,
+      writer,
+      reader,
+      unread === -1 ? 'compatible' : 'breaking',
+      (o) =>
+        o[keyword] !== undefined
+          ? {
+              code: `${keyword}_removed`,
+              detail: `${keyword} removed${unread === -1 ? '; the schema accepts every branch' : `; branch ${unread} is no longer accepted`}`,
+            }
+          : { code: `${keyword}_added`, detail: `${keyword} added` },
+      fix(ctx, `keep accepting every value of branch ${unread}`, 'consumers on the old contract accept only the old schema: keep it'),
+    );
+  }
+  compareAllOf(ctx, writer, reader, pointer);
+  compareNot(ctx, writer, reader, pointer);
+}
+
+function compareAllOf(ctx: Context, writer: Schema, reader: Schema, pointer: string): void {
+  const aw = branchesOf(writer, 'allOf') ?? [];
+  const ar = branchesOf(reader, 'allOf') ?? [];
+  if (aw.length === 0 && ar.length === 0) return;
+  // Each reader branch must accept what the writer produces: some writer branch (or the writer as a whole) it covers.
+  const ownW = without(writer, 'allOf');
+  const free = new Set(aw.map((_, i) => i));
+  ar.forEach((branch, j) => {
+    const match = [...free].find((i) => covers(ctx, aw[i]!, branch)) ?? [...aw.keys()].find((i) => covers(ctx, aw[i]!, branch));
+    const at = `${pointer}/allOf/${ctx.forward ? (match ?? j) : j}`;
+    if (match !== undefined) {
+      free.delete(match);
+      compareSchema(ctx, aw[match]!, branch, at);
+      return;
+    }
+    if (!isEmpty(ownW) && covers(ctx, ownW, branch)) return; // the writer's own keywords already satisfy it
+    record(
+      ctx,
+      at,
+      writer,
+      reader,
+      'breaking',
+      (o) =>
+        o !== writer
+          ? { code: 'allOf_branch_removed', detail: `allOf lost branch ${j}, which consumers on the old contract still check` }
+          : { code: 'allOf_branch_added_or_narrowed', detail: `allOf gained a constraint (branch ${j})` },
+      fix(
+        ctx,
+        'every value must now also match it: drop the branch or make it accept every old value',
+        'consumers on the old contract still check the branch: keep it',
+      ),
+      ctx.forward ? { before: branch } : { after: branch },
+    );
+  });
+  for (const i of free)
+    record(
+      ctx,
+      `${pointer}/allOf/${i}`,
+      writer,
+      reader,
+      'compatible',
+      (o) =>
+        o !== writer
+          ? { code: 'allOf_branch_added_or_narrowed', detail: `allOf gained branch ${i}` }
+          : { code: 'allOf_branch_removed', detail: `allOf lost branch ${i}` },
+      '',
+    );
+}
+
+function compareNot(ctx: Context, writer: Schema, reader: Schema, pointer: string): void {
+  const nw = writer['not'] as SchemaNode | undefined;
+  const nr = reader['not'] as SchemaNode | undefined;
+  if (nw === undefined && nr === undefined) return;
+  if (nw !== undefined && nr !== undefined && valueKey(nw) === valueKey(nr)) return;
+  const describe = (o: Schema, n: Schema): Edit => {
+    if (n['not'] === undefined) return { code: 'not_removed', detail: '`not` removed' };
+    if (o['not'] === undefined) return { code: 'not_added', detail: '`not` added: values it matches are now excluded' };
+    return { code: 'not_changed', detail: '`not` changed' };
+  };
+  // The reader excludes what its `not` matches: fine when the writer excludes at least that (reader's not ⊆ writer's not).
+  let ok: boolean;
+  if (nr === undefined) ok = true;
+  else if (nw === undefined) ok = disjoint(ctx.reader, nr, writer);
+  else
+    ok = probe(ctx, (p) =>
+      compareSchema({ ...p, writer: ctx.reader, reader: ctx.writer, forward: !ctx.forward }, nr, nw, `${pointer}/not`),
+    );
+  record(
+    ctx,
+    `${pointer}/not`,
+    writer,
+    reader,
+    ok ? 'compatible' : 'breaking',
+    (o, n) => {
+      const e = describe(o, n);
+      return e.code === 'not_changed'
+        ? { code: ok ? 'not_type_narrowed' : 'not_type_extended', detail: ok ? '`not` now excludes less' : '`not` now excludes more' }
+        : e;
+    },
+    fix(ctx, 'values valid before may now be excluded', 'consumers on the old contract exclude more values: keep the old `not`'),
+    {
+      ...(ctx.forward ? { before: nr, after: nw } : { before: nw, after: nr }),
+      ...(nw !== undefined && nr !== undefined ? { legacy: 'not_changed' } : {}),
+    },
+  );
+}
+
+/** Keywords without a finer rule: a change (or an addition) is breaking, a removal compatible. */
+function compareOthers(ctx: Context, writer: Schema, reader: Schema, pointer: string): void {
+  for (const keyword of ['propertyNames', 'if', 'then', 'else', 'contentSchema']) {
+    const vw = writer[keyword];
+    const vr = reader[keyword];
+    if (valueKey(vw) === valueKey(vr)) continue;
+    if (keyword === 'propertyNames' && vw !== undefined && vr !== undefined) {
+      compareSchema(ctx, vw as SchemaNode, vr as SchemaNode, `${pointer}/propertyNames`);
+      continue;
+    }
+    const ok = vr === undefined || (isEmpty(vr as SchemaNode) && keyword !== 'else');
+    record(
+      ctx,
+      `${pointer}/${keyword}`,
+      writer,
+      reader,
+      ok ? 'compatible' : 'breaking',
+      (o, n) =>
+        n[keyword] === undefined
+          ? { code: `${keyword}_removed`, detail: `${keyword} removed` }
+          : o[keyword] === undefined
+            ? { code: `${keyword}_added`, detail: `${keyword} added` }
+            : { code: `${keyword}_changed`, detail: `${keyword} changed` },
+      fix(
+        ctx,
+        `values valid before may fail the new ${keyword}: keep it as it was`,
+        `consumers on the old contract check the old ${keyword}: keep it`,
+      ),
+    );
   }
 }
 
-/** Compares the named schema `beforeName` of `before` with `afterName` of `after` (backward direction). */
+function sides(
+  before: ContractModel,
+  beforeRoot: SchemaNode,
+  after: ContractModel,
+  afterRoot: SchemaNode,
+  direction: Direction,
+): { writer: Side; reader: Side } {
+  const old: Side = { model: before, root: beforeRoot };
+  const neu: Side = { model: after, root: afterRoot };
+  return direction === 'backward' ? { writer: old, reader: neu } : { writer: neu, reader: old };
+}
+
+/**
+ * Compares the named schema `beforeName` of `before` with `afterName` of `after`: in the backward
+ * direction (can readers of the new schema read old values?) unless told `forward` (can readers
+ * of the old schema read new values?). Either way findings are named after the edit, old → new.
+ */
 export function diffSchemas(
   before: ContractModel,
   beforeName: string,
   after: ContractModel,
   afterName: string,
   policy: Policy,
+  direction: Direction = 'backward',
 ): SchemaChange[] {
-  const ctx: Context = { before, after, policy, seen: new Set(), out: [] };
-  compareSchema(ctx, { $ref: `${SCHEMA_REF_PREFIX}${beforeName}` }, { $ref: `${SCHEMA_REF_PREFIX}${afterName}` }, '');
+  const s = sides(before, before.schemas[beforeName]?.schema ?? true, after, after.schemas[afterName]?.schema ?? true, direction);
+  const ctx: Context = { ...s, policy, forward: direction === 'forward', seen: new Set(), out: [] };
+  const [w, r] = direction === 'backward' ? [beforeName, afterName] : [afterName, beforeName];
+  compareSchema(ctx, { $ref: `${SCHEMA_REF_PREFIX}${w}` }, { $ref: `${SCHEMA_REF_PREFIX}${r}` }, '');
   return ctx.out;
 }
 
@@ -710,8 +1858,11 @@ export function diffNodes(
   after: ContractModel,
   afterNode: SchemaNode,
   policy: Policy,
+  direction: Direction = 'backward',
 ): SchemaChange[] {
-  const ctx: Context = { before, after, policy, seen: new Set(), out: [] };
-  compareSchema(ctx, beforeNode, afterNode, '');
+  const s = sides(before, beforeNode, after, afterNode, direction);
+  const ctx: Context = { ...s, policy, forward: direction === 'forward', seen: new Set(), out: [] };
+  const [w, r] = direction === 'backward' ? [beforeNode, afterNode] : [afterNode, beforeNode];
+  compareSchema(ctx, w, r, '');
   return ctx.out;
 }

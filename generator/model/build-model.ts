@@ -262,8 +262,9 @@ export function buildModel(document: AsyncAPIDocumentInterface, locator: SourceL
     .all()
     .map((op) => ({
       id: op.id() ?? '',
-      // 3.x says send/receive; 2.x says subscribe (others subscribe: the application sends) / publish.
-      action: op.action() === 'send' || (op.action() as string) === 'subscribe' ? 'send' : 'receive',
+      // 3.x says send/receive. 2.x speaks from the client's side: `subscribe` means clients
+      // subscribe to what this application sends, `publish` that clients publish to it (it receives).
+      action: op.isSend() ? 'send' : 'receive',
       channel: op.channels().all()[0]?.id() ?? '',
       messages: op
         .messages()
@@ -271,6 +272,13 @@ export function buildModel(document: AsyncAPIDocumentInterface, locator: SourceL
         .map((m) => m.name() ?? m.id()),
       ...optional('summary', op.summary()),
     }));
+
+  for (const [index, channel] of channels.entries()) {
+    const roles = operations
+      .filter((op) => op.channel === channel.id)
+      .map((op) => ({ action: op.action, operation: op.id || `${op.action} operation` }));
+    channels[index] = { ...channel, roles };
+  }
 
   const compatibility = rootCompatibility(document.extensions().get('x-keiyaku')?.value(), diagnostics, (...path) =>
     locate('', ['x-keiyaku', ...path]),

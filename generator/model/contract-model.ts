@@ -98,7 +98,20 @@ export interface ChannelModel {
   readonly bindings: ChannelBindings;
   /** `x-keiyaku.compatibility` of the channel: its mode for the messages it carries (a message's own mode wins). */
   readonly compatibility?: Mode;
+  /**
+   * What this application does on the channel, from the contract's operations: `send` (it writes,
+   * others read), `receive` (it reads what others write). AsyncAPI 2.x speaks from the client's
+   * side: `subscribe` means this application sends, `publish` that it receives. Empty when no
+   * operation uses the channel. Absent in models recorded before keiyaku knew it.
+   */
+  readonly roles?: readonly ChannelRole[];
   readonly location?: SourceLocation;
+}
+
+/** One operation's use of a channel: its action from this application's side, and its id. */
+export interface ChannelRole {
+  readonly action: 'send' | 'receive';
+  readonly operation: string;
 }
 
 export interface OperationModel {

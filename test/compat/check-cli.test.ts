@@ -47,8 +47,13 @@ describe('keiyaku check', () => {
     const result = await keiyaku(['check', '--against', 'v1.2.0'], { cwd: dir });
     expect(result.code).toBe(0);
     expect(result.stdout.trim().split('\n').at(-1)).toBe(
-      'keiyaku check: 0 breaking, 0 acknowledged, 0 compatible, 0 info against v1.2.0:asyncapi.yaml (mode backward, policy lenient)',
+      'keiyaku check: 0 breaking, 0 acknowledged, 0 compatible, 0 info against v1.2.0:asyncapi.yaml (mode per channel, policy lenient)',
     );
+    // With no --mode, each channel in the direction its operations imply, and why.
+    expect(result.stdout).toContain(
+      'bookIntegrationEvents: full — this application both sends (publishBookEvents) and receives (receiveBookEvents)',
+    );
+    expect(result.stdout).toContain('memberNotifications: forward — this application sends on it (sendReminder)');
   });
 
   it.each([
@@ -158,10 +163,10 @@ describe('keiyaku check', () => {
       '0 breaking',
     ],
     ['more partitions', 'asyncapi.yaml', 'partitions: 6', 'partitions: 12', 'compatible partition_count_increased'],
-  ])('lets %s pass (exit 0)', async (_name, file, from, to, expected) => {
+  ])('lets %s pass in --mode backward (exit 0)', async (_name, file, from, to, expected) => {
     reset();
     edit(file, from, to);
-    const result = await keiyaku(['check', '--against', 'v1.2.0'], { cwd: dir });
+    const result = await keiyaku(['check', '--against', 'v1.2.0', '--mode', 'backward'], { cwd: dir });
     expect(result.stdout).toContain(expected);
     expect(result.stdout).toContain('0 breaking');
     expect(result.code).toBe(0);
@@ -180,7 +185,11 @@ describe('keiyaku check', () => {
     edit('schemas/book-returned.json', '"enum": ["good", "worn", "damaged"]', '"enum": ["good", "worn", "damaged", "lost"]');
     const result = await keiyaku(['check', '--against', 'v1.2.0', '--mode', 'full'], { cwd: dir });
     expect(result.code).toBe(1);
-    expect(result.stdout).toContain('BREAKING enum_value_removed (forward)');
+    // Named after the edit, worded from the reader that breaks.
+    expect(result.stdout).toContain(
+      'BREAKING enum_value_added (forward): enum gained "lost": consumers on the old contract reject messages with it',
+    );
+    expect(result.stdout).toContain('compatible enum_value_added (backward)');
   });
 
   it('passes an intentional break acknowledged in the contract, shows the reason, and reports a stale acknowledgment', async () => {
@@ -195,12 +204,13 @@ describe('keiyaku check', () => {
     const result = await keiyaku(['check', '--against', 'v1.2.0', '--verbose'], { cwd: dir });
     expect(result.stdout).toContain('ACKNOWLEDGED enum_value_removed');
     expect(result.stdout).toContain('acknowledged for 1.2.0: damaged copies are now reported as BookLost');
-    expect(result.stdout).toContain('info acknowledgment_unused');
+    expect(result.stdout).toContain('WARNING acknowledgment_unused');
+    expect(result.stdout).toContain('fix: remove it from x-keiyaku.acknowledge');
     expect(result.stdout).toContain('0 breaking, 1 acknowledged');
     expect(result.code).toBe(0);
   });
 
-  it('renders JSON, GitHub annotations and JUnit', async () => {
+  it('renders JSON', async () => {
     reset();
     edit('schemas/book-returned.json', '"enum": ["good", "worn", "damaged"]', '"enum": ["good", "worn"]');
     const json = await keiyaku(['check', '--against', 'v1.2.0', '--format', 'json'], { cwd: dir });
@@ -218,6 +228,11 @@ describe('keiyaku check', () => {
       pointer: '/payload/properties/condition/enum',
       before: ['damaged'],
     });
+  });
+
+  it('renders GitHub annotations, text and JUnit', async () => {
+    reset();
+    edit('schemas/book-returned.json', '"enum": ["good", "worn", "damaged"]', '"enum": ["good", "worn"]');
     const github = await keiyaku(['check', '--against', 'v1.2.0', '--format', 'github'], { cwd: dir });
     expect(github.stdout).toMatch(
       /^::error file=schemas\/book-returned\.json,line=10,title=keiyaku enum_value_removed::bookIntegrationEvents\/BookReturned enum lost "damaged"/m,
@@ -225,9 +240,12 @@ describe('keiyaku check', () => {
     const text = await keiyaku(['check', '--against', 'v1.2.0'], { cwd: dir });
     expect(text.stdout).toContain('at /payload/properties/condition/enum — schemas/book-returned.json:10:46 (#/properties/condition/enum)');
     const junit = await keiyaku(['check', '--against', 'v1.2.0', '--format', 'junit'], { cwd: dir });
-    expect(junit.stdout).toContain('<testsuite name="keiyaku check against v1.2.0:asyncapi.yaml" tests="1" failures="1">');
-    expect(junit.stdout).toContain('<failure message="enum lost &quot;damaged&quot;" type="enum_value_removed">');
-  });
+    // The channel is checked in full mode: the backward finding fails, the forward one passes.
+    expect(junit.stdout).toContain('<testsuite name="keiyaku check against v1.2.0:asyncapi.yaml" tests="2" failures="1">');
+    expect(junit.stdout).toContain(
+      '<failure message="enum lost &quot;damaged&quot;: consumers on the new contract reject messages written under the old one" type="enum_value_removed">',
+    );
+  }, 120_000);
 
   it('compares with a contract on disk, and against every recorded version in a transitive mode', async () => {
     reset();
@@ -241,7 +259,7 @@ describe('keiyaku check', () => {
     expect(transitive.stdout).toContain('maxLength_narrowed');
     const onDisk = await keiyaku(['check', '--against', join(repoRoot, 'asyncapi.yaml')], { cwd: dir });
     expect(onDisk.code).toBe(1);
-  });
+  }, 120_000);
 
   it.each([
     [['check'], 'keiyaku check needs --against'],

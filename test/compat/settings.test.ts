@@ -63,7 +63,7 @@ describe('x-keiyaku compatibility of a channel or message', () => {
   it("a channel's own mode changes the verdict for the messages it carries", async () => {
     expect(await addingALevel({})).toEqual(['compatible:enum_value_added(backward)@/payload/properties/level/enum']);
     expect(await addingALevel({ channel: '{ compatibility: forward }' })).toEqual([
-      'breaking:enum_value_removed(forward)@/payload/properties/level/enum',
+      'breaking:enum_value_added(forward)@/payload/properties/level/enum',
     ]);
     expect(await addingALevel({ channel: '{ compatibility: none }' })).toEqual([]);
   });
