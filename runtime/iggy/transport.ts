@@ -22,6 +22,7 @@ import type {
   Transport,
   TransportCapabilities,
   TransportConsumer,
+  TransportHealth,
   TransportProducer,
 } from '../core/transport.js';
 import { IggyClient, type IggyClientOptions, messageIdFromUuid } from './client.js';
@@ -178,6 +179,31 @@ export class IggyTransport implements Transport {
 
   consumer(options: ConsumerOptions): TransportConsumer {
     return new IggyTransportConsumer(this, options);
+  }
+
+  /**
+   * Every client's connection: its generation (logins), reconnects, whether it is connected.
+   * Not ready while a logged-in client has lost its connection (it reconnects on its next command).
+   */
+  health(): TransportHealth {
+    const clients = [...this.#clients]
+      .filter((c) => !c.closed)
+      .map((c) => ({
+        clientId: String(c.connection.clientId),
+        generation: c.generation,
+        reconnects: c.reconnectCount,
+        connected: c.connection.alive,
+        reconnecting: c.reconnecting,
+      }));
+    const lost = clients.filter((c) => !c.connected && c.generation > 0);
+    return {
+      name: this.name,
+      ready: lost.length === 0,
+      ...(lost.length === 0
+        ? {}
+        : { reason: `${lost.length} Iggy client(s) lost the connection to ${this.options.host}:${this.options.port}; reconnecting` }),
+      details: { clients, reconnects: clients.reduce((n, c) => n + c.reconnects, 0) },
+    };
   }
 
   async close(): Promise<void> {
