@@ -12,7 +12,7 @@ import { type Clock, systemClock } from './core/clock.js';
 import { CE_HEADERS, type EnvelopeOptions, encodeEnvelope } from './core/envelope.js';
 import { ClosedError, PublishError } from './core/errors.js';
 import { type Logger, silentLogger } from './core/logger.js';
-import { ATTR, failSpan, formatTraceparent, remoteContext, tracer } from './core/tracing.js';
+import { ATTR, failSpan, formatTraceparent, remoteContext, tracer, tracingEnabled } from './core/tracing.js';
 import type { OutgoingRecord, Transport, TransportProducer } from './core/transport.js';
 
 export interface PublisherOptions<M> {
@@ -113,34 +113,48 @@ export class Publisher<M extends AnyContractMessage> implements AsyncDisposable 
   publish(message: M, options: PublishOptions = {}): Promise<void> {
     if (this.#closed) return Promise.reject(new ClosedError(`the publisher of ${this.channel.id}`));
     const key = options.key ?? this.#options.key?.(message);
-    // The send span: a child of the active context (or of a context the caller carried over);
-    // its context travels in the message. A no-op span without a registered SDK.
-    const parent = options.traceparent === undefined ? undefined : remoteContext(options.traceparent, options.tracestate);
-    const span = this.#tracer.startSpan(`send ${this.address}`, { kind: SpanKind.PRODUCER }, parent);
-    const spanContext = span.spanContext();
-    let envelope: PublishOptions = key === undefined ? options : { ...options, key };
-    if (isSpanContextValid(spanContext)) {
-      const state = spanContext.traceState?.serialize();
-      envelope = { ...envelope, traceparent: formatTraceparent(spanContext), ...(state ? { tracestate: state } : {}) };
-    }
-    const record = encodeEnvelope(this.channel, message, this.address, this.#options.source, envelope, this.#clock.now());
     const type = this.channel.typeOf(message);
-    const recording = span.isRecording();
-    if (recording)
-      span.setAttributes({
-        [ATTR.system]: this.#system,
-        [ATTR.destination]: this.address,
-        [ATTR.operationType]: 'send',
-        [ATTR.operationName]: 'send',
-        [ATTR.messageId]: record.headers[CE_ID]!,
-        [ATTR.eventId]: record.headers[CE_ID]!,
-        [ATTR.eventType]: type,
-        [ATTR.eventSource]: this.#options.source,
-        [ATTR.channel]: this.channel.id,
-        ...(record.key === undefined || this.#system !== 'kafka' ? {} : { [ATTR.kafkaKey]: record.key }),
-      });
+    let record: OutgoingRecord;
+    let span: Span | undefined;
+    if (tracingEnabled()) {
+      // The send span: a child of the active context (or of a context the caller carried over,
+      // e.g. from an outbox row); its context travels in the message.
+      const parent = options.traceparent === undefined ? undefined : remoteContext(options.traceparent, options.tracestate);
+      const started = this.#tracer.startSpan(`send ${this.address}`, { kind: SpanKind.PRODUCER }, parent);
+      const spanContext = started.spanContext();
+      let envelope: PublishOptions = key === undefined ? options : { ...options, key };
+      if (isSpanContextValid(spanContext)) {
+        const state = spanContext.traceState?.serialize();
+        envelope = { ...envelope, traceparent: formatTraceparent(spanContext), ...(state ? { tracestate: state } : {}) };
+      }
+      record = encodeEnvelope(this.channel, message, this.address, this.#options.source, envelope, this.#clock.now());
+      if (started.isRecording()) {
+        span = started;
+        span.setAttributes({
+          [ATTR.system]: this.#system,
+          [ATTR.destination]: this.address,
+          [ATTR.operationType]: 'send',
+          [ATTR.operationName]: 'send',
+          [ATTR.messageId]: record.headers[CE_ID]!,
+          [ATTR.eventId]: record.headers[CE_ID]!,
+          [ATTR.eventType]: type,
+          [ATTR.eventSource]: this.#options.source,
+          [ATTR.channel]: this.channel.id,
+          ...(record.key === undefined || this.#system !== 'kafka' ? {} : { [ATTR.kafkaKey]: record.key }),
+        });
+      }
+    } else {
+      record = encodeEnvelope(
+        this.channel,
+        message,
+        this.address,
+        this.#options.source,
+        key === undefined ? options : { ...options, key },
+        this.#clock.now(),
+      );
+    }
     const promise = new Promise<void>((resolve, reject) => {
-      this.#queue.push({ record, type, resolve, reject, span: recording ? span : undefined });
+      this.#queue.push({ record, type, resolve, reject, span });
     });
     this.#queuedBytes += record.value.byteLength;
     this.#schedule();

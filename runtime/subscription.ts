@@ -37,7 +37,7 @@ import {
 } from './core/counters.js';
 import { openEnvelope, recordType } from './core/envelope.js';
 import { type Logger, silentLogger } from './core/logger.js';
-import { ATTR, extractTraceContext, failSpan, INSTRUMENTATION_NAME, tracer, withSpan } from './core/tracing.js';
+import { ATTR, extractTraceContext, failSpan, INSTRUMENTATION_NAME, tracer, tracingEnabled, withSpan } from './core/tracing.js';
 import type { IncomingRecord, PartitionPosition, Transport, TransportConsumer } from './core/transport.js';
 import { type DeadLetterStore, errorForParking, InMemoryDeadLetterStore } from './dead-letter/store.js';
 
@@ -367,14 +367,14 @@ export class Subscription<M extends AnyContractMessage> {
     }
     const opened = openEnvelope(this.channel, record);
     // The trace the message carries continues around the handler (one process span per attempt).
-    const parent = extractTraceContext(record.headers);
+    const tracing = tracingEnabled();
+    const parent = tracing ? extractTraceContext(record.headers) : undefined;
     let attempts = 0;
     let firstFailure: number | undefined;
     while (true) {
       attempts++;
-      const span = this.#tracer.startSpan(`process ${this.address}`, { kind: SpanKind.CONSUMER }, parent);
-      const recording = span.isRecording();
-      if (recording) span.setAttributes(this.#spanAttributes(record, opened.id, opened.type, attempts));
+      const span = tracing ? this.#tracer.startSpan(`process ${this.address}`, { kind: SpanKind.CONSUMER }, parent) : undefined;
+      if (span?.isRecording()) span.setAttributes(this.#spanAttributes(record, opened.id, opened.type, attempts));
       let started = 0;
       try {
         if (!opened.decoded.ok) throw opened.decoded.error;
@@ -395,10 +395,10 @@ export class Subscription<M extends AnyContractMessage> {
         };
         const value = opened.decoded.value;
         started = performance.now();
-        if (parent === undefined && !recording) await this.handler.handle(value, context);
+        if (span === undefined) await this.handler.handle(value, context);
         else await withSpan(parent, span, () => this.handler.handle(value, context));
         this.#observe(lane, started);
-        span.end();
+        span?.end();
         if (this.#abandon.signal.aborted) return false;
         this.#recover(lane, attempts);
         this.#processed++;
@@ -407,8 +407,10 @@ export class Subscription<M extends AnyContractMessage> {
         return true;
       } catch (error) {
         if (started !== 0) this.#observe(lane, started);
-        failSpan(span, error);
-        span.end();
+        if (span) {
+          failSpan(span, error);
+          span.end();
+        }
         lane.counters.failed++;
         if (this.#abandon.signal.aborted) return false;
         const now = clock.now();

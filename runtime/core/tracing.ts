@@ -16,6 +16,7 @@ import {
   context,
   createTraceState,
   isSpanContextValid,
+  ProxyTracerProvider,
   ROOT_CONTEXT,
   type Span,
   type SpanContext,
@@ -58,6 +59,18 @@ export const ATTR = Object.freeze({
 
 export function tracer(): Tracer {
   return trace.getTracer(INSTRUMENTATION_NAME);
+}
+
+/** The API's no-op provider, which a proxy hands out while no SDK registered one. */
+const NOOP_PROVIDER = new ProxyTracerProvider().getDelegate();
+
+/**
+ * Whether an OpenTelemetry SDK registered a tracer provider. Without one no span records and
+ * no context is ever active, so the hot path skips tracing altogether (one check per message).
+ */
+export function tracingEnabled(): boolean {
+  const provider = trace.getTracerProvider();
+  return !(provider instanceof ProxyTracerProvider) || provider.getDelegate() !== NOOP_PROVIDER;
 }
 
 const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$/;
