@@ -68,8 +68,12 @@ export async function assertTraceCrossesHops(transport: Transport, traced: Trace
       await publisher.publish(borrowed('C-1'));
       root.end();
     });
-    await waitFor(() => handled.length === 2, 30_000);
-    await waitFor(() => traced.exporter.getFinishedSpans().filter((s) => s.name.startsWith('process ')).length === 2, 10_000);
+    await waitFor(() => handled.length === 2, 'both messages were handled', 30_000);
+    await waitFor(
+      () => traced.exporter.getFinishedSpans().filter((s) => s.name.startsWith('process ')).length === 2,
+      'both process spans ended',
+      10_000,
+    );
   } finally {
     await host.stop();
   }

@@ -39,7 +39,7 @@ describe('tracing', () => {
     );
     await host.start();
     await publisher.publish(borrowed('C-1'));
-    await waitFor(() => traced!.exporter.getFinishedSpans().filter((s) => s.name.startsWith('process')).length === 2);
+    await waitFor(() => traced!.exporter.getFinishedSpans().filter((s) => s.name.startsWith('process')).length === 2, 'two process spans');
     await host.stop();
     const spans = traced.exporter.getFinishedSpans();
     const send = spans.find((s) => s.name.startsWith('send'))!;
