@@ -19,6 +19,7 @@ import type { HostedComponent, HostedComponentHealth } from './core/hosted.js';
 import { type Logger, silentLogger } from './core/logger.js';
 import type { Transport, TransportHealth, TransportProducer } from './core/transport.js';
 import { type DeadLetterStore, InMemoryDeadLetterStore } from './dead-letter/store.js';
+import { instrumentMessaging } from './ops/otel.js';
 import { Publisher, type PublisherOptions } from './publisher.js';
 import { Subscription, type SubscriptionHealth, type SubscriptionOptions } from './subscription.js';
 
@@ -147,6 +148,7 @@ export class Messaging implements AsyncDisposable {
 
   /** Provisions addresses the transport can create and starts every subscription. Rejects if one cannot start. */
   async start(): Promise<void> {
+    if (!this.#started) instrumentMessaging(this);
     this.#started = true;
     await Promise.all([
       ...this.#subscriptions.map((subscription) => subscription.start()),
