@@ -18,6 +18,7 @@ import { BookAvailability, type InventoryStore } from './inventory/book-availabi
 import { type BookEvent, type BookState, decide, evolve } from './library/book.js';
 import { bookMapper } from './library/book-mapper.js';
 import { LateFeeNotices } from './notifications/late-fees.js';
+import { serveUntilInterrupted } from './serve.js';
 
 const say = (line = ''): void => {
   process.stdout.write(`${line}\n`);
@@ -145,6 +146,8 @@ try {
     `   producer checkpoint at event ${status.position}: ${status.published} published, ${status.filtered} kept internal (BookAdded, BookLost)`,
   );
   say();
+
+  if (process.argv.includes('--serve')) await serveUntilInterrupted(messaging, say);
 
   say('4. Shutdown: producer, then every subscription together within one 10 s budget.');
   await producer.stop();
