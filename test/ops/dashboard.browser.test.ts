@@ -50,6 +50,7 @@ const borrowed = (copyId: string) =>
     channel: 'desk',
   });
 
+if (reason && !process.env['CI']) process.stdout.write(`\nBrowser tests of the operations page skipped: ${reason}\n`);
 if (reason && process.env['CI'])
   describe('the operations page in Chromium', () => {
     it('needs Chromium under CI', () => {
