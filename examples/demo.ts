@@ -23,6 +23,7 @@ import { BookAvailability, type InventoryStore } from './inventory/book-availabi
 import { type BookEvent, type BookState, decide, evolve } from './library/book.js';
 import { bookMapper } from './library/book-mapper.js';
 import { LateFeeNotices } from './notifications/late-fees.js';
+import { serveUntilInterrupted } from './serve.js';
 
 const say = (line = ''): void => {
   process.stdout.write(`${line}\n`);
@@ -254,6 +255,8 @@ try {
     `   outbox drained after event ${version}: ${status.published} published, ${internal.length} kept internal (BookAdded, BookLost); backlog ${status.backlog}, dead ${status.dead}`,
   );
   say();
+
+  if (process.argv.includes('--serve')) await serveUntilInterrupted(messaging, say);
 
   say('4. Shutdown: the dispatcher and every subscription together within one 10 s budget.');
   await messaging.stop();

@@ -9,12 +9,15 @@ export type { Backoff, BackoffOptions, DeadLetterPolicy } from './core/backoff.j
 export { DEFAULT_DEAD_LETTER_SCHEDULE, exponentialBackoff, scheduleBackoff } from './core/backoff.js';
 export type { Clock } from './core/clock.js';
 export { ManualClock, settle, systemClock } from './core/clock.js';
+export type { HistogramSnapshot, PartitionCounters } from './core/counters.js';
+export { DURATION_BUCKETS } from './core/counters.js';
 export type { EnvelopeOptions, OpenedEnvelope } from './core/envelope.js';
 export { CE_HEADERS, encodeEnvelope, openEnvelope } from './core/envelope.js';
 export { ClosedError, isKeiyakuError, KeiyakuError, PublishError, TransportError } from './core/errors.js';
 export type { HostedComponent, HostedComponentHealth } from './core/hosted.js';
 export type { Logger } from './core/logger.js';
 export { silentLogger } from './core/logger.js';
+export { ATTR as MESSAGING_ATTRIBUTES, formatTraceparent, INSTRUMENTATION_NAME, parseTraceparent, TRACE_HEADERS } from './core/tracing.js';
 export type {
   ConsumerOptions,
   IncomingRecord,
@@ -23,6 +26,7 @@ export type {
   Transport,
   TransportCapabilities,
   TransportConsumer,
+  TransportHealth,
   TransportProducer,
   WireRecord,
 } from './core/transport.js';
@@ -51,7 +55,7 @@ export type {
   StoredEvent,
 } from './producer.js';
 export { InMemoryCheckpointStore, InMemoryEventStore, MessageProducer } from './producer.js';
-export type { PublisherOptions, PublishOptions } from './publisher.js';
+export type { PublisherOptions, PublisherStats, PublishOptions } from './publisher.js';
 export { Publisher } from './publisher.js';
-export type { Stall, SubscriptionHealth, SubscriptionOptions, SubscriptionState } from './subscription.js';
+export type { Stall, SubscriptionHealth, SubscriptionMetrics, SubscriptionOptions, SubscriptionState } from './subscription.js';
 export { Subscription } from './subscription.js';

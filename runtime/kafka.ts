@@ -1,3 +1,3 @@
 /** `keiyaku/kafka`: the Kafka transport (kafkajs). */
-export type { KafkaTransportOptions } from './transports/kafka.js';
+export type { KafkaClientStatus, KafkaTransportOptions } from './transports/kafka.js';
 export { KafkaTransport } from './transports/kafka.js';

@@ -13,11 +13,13 @@
 import type { AnyChannel, AnyContractMessage, MessageHandler } from './codegen-v1.js';
 import { resolveAddress } from './core/address.js';
 import { type Clock, systemClock } from './core/clock.js';
+import { CE_HEADERS } from './core/envelope.js';
 import { KeiyakuError } from './core/errors.js';
 import type { HostedComponent, HostedComponentHealth } from './core/hosted.js';
 import { type Logger, silentLogger } from './core/logger.js';
-import type { Transport, TransportProducer } from './core/transport.js';
+import type { Transport, TransportHealth, TransportProducer } from './core/transport.js';
 import { type DeadLetterStore, InMemoryDeadLetterStore } from './dead-letter/store.js';
+import { instrumentMessaging } from './ops/otel.js';
 import { Publisher, type PublisherOptions } from './publisher.js';
 import { Subscription, type SubscriptionHealth, type SubscriptionOptions } from './subscription.js';
 
@@ -35,8 +37,12 @@ export interface MessagingOptions {
 }
 
 export interface MessagingHealth {
-  /** Every subscription is running and none is stalled. */
+  /** Started, every subscription is running and none is stalled, every hosted component and the transport are ready. */
   readonly ready: boolean;
+  /** `start()` has finished. */
+  readonly started: boolean;
+  /** The transport's connections (cut-offs, rebuilds, reconnects), when it reports them. */
+  readonly transport?: TransportHealth;
   readonly subscriptions: readonly SubscriptionHealth[];
   /** Hosted background components (outbox dispatchers, producers), in the order they were added. */
   readonly components: readonly HostedComponentHealth[];
@@ -53,6 +59,7 @@ export class Messaging implements AsyncDisposable {
   readonly #components: HostedComponent[] = [];
   #producer: TransportProducer | undefined;
   #started = false;
+  #startFinished = false;
   #stopping: Promise<void> | undefined;
 
   constructor(options: MessagingOptions) {
@@ -68,11 +75,21 @@ export class Messaging implements AsyncDisposable {
     this.#producer ??= this.transport.producer();
     const publisher = new Publisher<M>(
       channel,
-      { producer: this.#producer, clock: this.#clock, logger: this.#logger, transport: this.transport },
+      { producer: this.#producer, clock: this.#clock, logger: this.#logger, transport: this.transport, system: this.transport.name },
       { ...(this.#options.source === undefined ? {} : { source: this.#options.source }), ...options },
     );
     this.#publishers.push(publisher as unknown as Publisher<AnyContractMessage>);
     return publisher;
+  }
+
+  /** Every subscription, in the order they were made. */
+  get subscriptions(): readonly Subscription<AnyContractMessage>[] {
+    return [...this.#subscriptions];
+  }
+
+  /** Every publisher, in the order they were made. */
+  get publishers(): readonly Publisher<AnyContractMessage>[] {
+    return [...this.#publishers];
   }
 
   /** Registers `handler` on `channel` with its own consumer group; it starts with `start()` (or now, if started). */
@@ -131,17 +148,73 @@ export class Messaging implements AsyncDisposable {
 
   /** Provisions addresses the transport can create and starts every subscription. Rejects if one cannot start. */
   async start(): Promise<void> {
+    if (!this.#started) instrumentMessaging(this);
     this.#started = true;
     await Promise.all([
       ...this.#subscriptions.map((subscription) => subscription.start()),
       ...this.#components.map((component) => component.start()),
     ]);
+    this.#startFinished = true;
   }
 
   health(): MessagingHealth {
     const subscriptions = this.#subscriptions.map((s) => s.health());
     const components = this.#components.map((c) => c.health());
-    return { ready: subscriptions.every((s) => s.ready) && components.every((c) => c.ready), subscriptions, components };
+    const transport = this.transport.health?.();
+    const started = this.#startFinished;
+    return {
+      ready: started && subscriptions.every((s) => s.ready) && components.every((c) => c.ready) && transport?.ready !== false,
+      started,
+      ...(transport === undefined ? {} : { transport }),
+      subscriptions,
+      components,
+    };
+  }
+
+  /**
+   * Redrives a parked message: decodes its payload again with its channel's codec (a message
+   * that still does not validate stays parked and this rejects), republishes it to its address
+   * through this host with its original id, key, correlation and headers, and then removes it
+   * from the dead-letter store. Every group of the channel receives it again: handlers are
+   * idempotent. The channel must be one this host subscribes to or publishes.
+   */
+  async redrive(id: string): Promise<{ readonly messageId: string }> {
+    const parked = await this.deadLetters.get(id);
+    if (parked === undefined) throw new KeiyakuError('dead_letter_not_found', `no parked message with id ${id}`);
+    const channel =
+      this.#subscriptions.find((s) => s.channel.id === parked.channel)?.channel ??
+      this.#publishers.find((p) => p.channel.id === parked.channel)?.channel;
+    if (channel === undefined)
+      throw new KeiyakuError(
+        'redrive_unknown_channel',
+        `parked message ${id} belongs to channel ${parked.channel}, which this host neither subscribes to nor publishes`,
+      );
+    const decoded = channel.decode(parked.payload, parked.type);
+    if (!decoded.ok)
+      throw new KeiyakuError('redrive_invalid', `parked message ${id} still does not decode: ${decoded.error.message}; it stays parked`, {
+        cause: decoded.error,
+      });
+    const publisher =
+      this.#publishers.find((p) => p.channel.id === channel.id && p.address === parked.address) ??
+      this.publisher(channel, { address: parked.address });
+    const h = parked.headers;
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(h)) if (!name.startsWith('ce_') && name !== CE_HEADERS.contentType) headers[name] = value;
+    headers['keiyaku-redriven-from'] = parked.id;
+    const messageId = h[CE_HEADERS.id] ?? parked.id;
+    const rawTime = h[CE_HEADERS.time];
+    const time = rawTime === undefined ? Number.NaN : Date.parse(rawTime);
+    await publisher.publish(decoded.value, {
+      id: messageId,
+      headers,
+      ...(Number.isNaN(time) ? {} : { time: new Date(time) }),
+      ...(parked.key === undefined ? {} : { key: parked.key }),
+      ...(h[CE_HEADERS.correlationId] === undefined ? {} : { correlationId: h[CE_HEADERS.correlationId] }),
+      ...(h[CE_HEADERS.causationId] === undefined ? {} : { causationId: h[CE_HEADERS.causationId] }),
+    });
+    await this.deadLetters.remove(parked.id);
+    this.#logger.info('redrove a parked message', { id: parked.id, channel: channel.id, messageId });
+    return { messageId };
   }
 
   /**

@@ -4,13 +4,15 @@
  * promise only when the transport acknowledged its message. A send that finally fails
  * rejects the caller's promise and is announced on `onError`; nothing is dropped silently.
  */
+import { isSpanContextValid, type Span, SpanKind, type Tracer } from '@opentelemetry/api';
 import type { AnyChannel, AnyContractMessage } from './codegen-v1.js';
 import { resolveAddress } from './core/address.js';
 import { type BackoffOptions, exponentialBackoff } from './core/backoff.js';
 import { type Clock, systemClock } from './core/clock.js';
-import { type EnvelopeOptions, encodeEnvelope } from './core/envelope.js';
+import { CE_HEADERS, type EnvelopeOptions, encodeEnvelope } from './core/envelope.js';
 import { ClosedError, PublishError } from './core/errors.js';
 import { type Logger, silentLogger } from './core/logger.js';
+import { ATTR, failSpan, formatTraceparent, remoteContext, tracer, tracingEnabled } from './core/tracing.js';
 import type { OutgoingRecord, Transport, TransportProducer } from './core/transport.js';
 
 export interface PublisherOptions<M> {
@@ -33,11 +35,34 @@ export interface PublisherOptions<M> {
 
 export type PublishOptions = EnvelopeOptions;
 
+const CE_ID = CE_HEADERS.id;
+
 interface Pending {
   readonly record: OutgoingRecord;
   readonly type: string;
   readonly resolve: () => void;
   readonly reject: (error: unknown) => void;
+  /** The message's recording `send` span, ended when the transport acknowledged or failed it. */
+  readonly span: Span | undefined;
+}
+
+/** What a publisher has done so far, for metrics and the operations page. */
+export interface PublisherStats {
+  readonly channel: string;
+  readonly address: string;
+  /** Messages the transport acknowledged. */
+  readonly sent: number;
+  /** Payload bytes of those messages. */
+  readonly sentBytes: number;
+  /** Messages that finally failed (their `publish` rejected). */
+  readonly failed: number;
+  /** Messages waiting for a batch. */
+  readonly queued: number;
+  /** Payload bytes waiting for a batch. */
+  readonly queuedBytes: number;
+  /** Batches on their way to the transport. */
+  readonly inFlightBatches: number;
+  readonly closed: boolean;
 }
 
 export interface PublisherDeps {
@@ -46,6 +71,8 @@ export interface PublisherDeps {
   readonly transport?: Pick<Transport, 'provision'>;
   readonly clock?: Clock;
   readonly logger?: Logger;
+  /** `messaging.system` of the publisher's spans (the transport's name; default `keiyaku`). */
+  readonly system?: string;
 }
 
 export class Publisher<M extends AnyContractMessage> implements AsyncDisposable {
@@ -64,6 +91,11 @@ export class Publisher<M extends AnyContractMessage> implements AsyncDisposable 
   #provisioned: Promise<void> | undefined;
   readonly #transport: Pick<Transport, 'provision'> | undefined;
   #closed = false;
+  readonly #tracer: Tracer;
+  readonly #system: string;
+  #sent = 0;
+  #sentBytes = 0;
+  #failed = 0;
 
   constructor(channel: AnyChannel<M>, deps: PublisherDeps, options: PublisherOptions<M> = {}) {
     this.channel = channel;
@@ -72,6 +104,8 @@ export class Publisher<M extends AnyContractMessage> implements AsyncDisposable 
     this.#transport = deps.transport;
     this.#clock = deps.clock ?? systemClock;
     this.#logger = deps.logger ?? silentLogger;
+    this.#tracer = tracer();
+    this.#system = deps.system ?? 'keiyaku';
     this.#options = { maxBatchCount: 100, maxBatchBytes: 1024 * 1024, lingerMs: 5, maxAttempts: 5, source: 'keiyaku', ...options };
   }
 
@@ -79,16 +113,48 @@ export class Publisher<M extends AnyContractMessage> implements AsyncDisposable 
   publish(message: M, options: PublishOptions = {}): Promise<void> {
     if (this.#closed) return Promise.reject(new ClosedError(`the publisher of ${this.channel.id}`));
     const key = options.key ?? this.#options.key?.(message);
-    const record = encodeEnvelope(
-      this.channel,
-      message,
-      this.address,
-      this.#options.source,
-      { ...options, ...(key === undefined ? {} : { key }) },
-      this.#clock.now(),
-    );
+    const type = this.channel.typeOf(message);
+    let record: OutgoingRecord;
+    let span: Span | undefined;
+    if (tracingEnabled()) {
+      // The send span: a child of the active context (or of a context the caller carried over,
+      // e.g. from an outbox row); its context travels in the message.
+      const parent = options.traceparent === undefined ? undefined : remoteContext(options.traceparent, options.tracestate);
+      const started = this.#tracer.startSpan(`send ${this.address}`, { kind: SpanKind.PRODUCER }, parent);
+      const spanContext = started.spanContext();
+      let envelope: PublishOptions = key === undefined ? options : { ...options, key };
+      if (isSpanContextValid(spanContext)) {
+        const state = spanContext.traceState?.serialize();
+        envelope = { ...envelope, traceparent: formatTraceparent(spanContext), ...(state ? { tracestate: state } : {}) };
+      }
+      record = encodeEnvelope(this.channel, message, this.address, this.#options.source, envelope, this.#clock.now());
+      if (started.isRecording()) {
+        span = started;
+        span.setAttributes({
+          [ATTR.system]: this.#system,
+          [ATTR.destination]: this.address,
+          [ATTR.operationType]: 'send',
+          [ATTR.operationName]: 'send',
+          [ATTR.messageId]: record.headers[CE_ID]!,
+          [ATTR.eventId]: record.headers[CE_ID]!,
+          [ATTR.eventType]: type,
+          [ATTR.eventSource]: this.#options.source,
+          [ATTR.channel]: this.channel.id,
+          ...(record.key === undefined || this.#system !== 'kafka' ? {} : { [ATTR.kafkaKey]: record.key }),
+        });
+      }
+    } else {
+      record = encodeEnvelope(
+        this.channel,
+        message,
+        this.address,
+        this.#options.source,
+        key === undefined ? options : { ...options, key },
+        this.#clock.now(),
+      );
+    }
     const promise = new Promise<void>((resolve, reject) => {
-      this.#queue.push({ record, type: this.channel.typeOf(message), resolve, reject });
+      this.#queue.push({ record, type, resolve, reject, span });
     });
     this.#queuedBytes += record.value.byteLength;
     this.#schedule();
@@ -109,6 +175,21 @@ export class Publisher<M extends AnyContractMessage> implements AsyncDisposable 
   onError(listener: (error: PublishError) => void): () => void {
     this.#errorListeners.add(listener);
     return () => this.#errorListeners.delete(listener);
+  }
+
+  /** Counts and queue sizes, for metrics and the operations page. */
+  stats(): PublisherStats {
+    return {
+      channel: this.channel.id,
+      address: this.address,
+      sent: this.#sent,
+      sentBytes: this.#sentBytes,
+      failed: this.#failed,
+      queued: this.#queue.length,
+      queuedBytes: this.#queuedBytes,
+      inFlightBatches: this.#inFlight.size,
+      closed: this.#closed,
+    };
   }
 
   /** Messages queued or in flight. */
@@ -179,7 +260,12 @@ export class Publisher<M extends AnyContractMessage> implements AsyncDisposable 
           throw error;
         });
         await this.#producer.send(batch.map((p) => p.record));
-        for (const p of batch) p.resolve();
+        this.#sent += batch.length;
+        for (const p of batch) {
+          this.#sentBytes += p.record.value.byteLength;
+          p.span?.end();
+          p.resolve();
+        }
         return;
       } catch (cause) {
         const retriable = (cause as { retriable?: unknown }).retriable !== false;
@@ -192,8 +278,13 @@ export class Publisher<M extends AnyContractMessage> implements AsyncDisposable 
             error: String(cause),
           });
           // Settle every caller first: a listener that throws must not leave the rest of the batch pending.
+          this.#failed += batch.length;
           const errors = batch.map((p) => {
             const error = new PublishError(this.channel.id, p.type, attempt, cause);
+            if (p.span) {
+              failSpan(p.span, error);
+              p.span.end();
+            }
             p.reject(error);
             return error;
           });

@@ -16,6 +16,7 @@
  * - Offsets are acknowledged after success and committed every `batchSize` acks, when the
  *   belt goes idle, and on shutdown. Delivery is at least once: handlers must be idempotent.
  */
+import { type Attributes, type Histogram, metrics, SpanKind, type Tracer } from '@opentelemetry/api';
 import type { AnyChannel, AnyContractMessage, MessageContext, MessageHandler, MessageTypeOf } from './codegen-v1.js';
 import { resolveAddress } from './core/address.js';
 import {
@@ -27,8 +28,16 @@ import {
   scheduleBackoff,
 } from './core/backoff.js';
 import { type Clock, systemClock } from './core/clock.js';
+import {
+  DurationHistogram,
+  type HistogramSnapshot,
+  type MutablePartitionCounters,
+  type PartitionCounters,
+  partitionCounters,
+} from './core/counters.js';
 import { openEnvelope, recordType } from './core/envelope.js';
 import { type Logger, silentLogger } from './core/logger.js';
+import { ATTR, extractTraceContext, failSpan, INSTRUMENTATION_NAME, tracer, tracingEnabled, withSpan } from './core/tracing.js';
 import type { IncomingRecord, PartitionPosition, Transport, TransportConsumer } from './core/transport.js';
 import { type DeadLetterStore, errorForParking, InMemoryDeadLetterStore } from './dead-letter/store.js';
 
@@ -84,11 +93,24 @@ export interface SubscriptionHealth {
   readonly lastError?: string;
 }
 
+/** Counts per partition and the handler-duration histogram of one subscription. */
+export interface SubscriptionMetrics {
+  readonly channel: string;
+  readonly address: string;
+  readonly groupId: string;
+  readonly partitions: readonly PartitionCounters[];
+  /** Handler durations in seconds (every attempt, successful or not). */
+  readonly handlerDuration: HistogramSnapshot;
+}
+
 interface Lane {
   readonly partition: number;
   readonly queue: IncomingRecord[];
   running: boolean;
   stall: Stall | undefined;
+  readonly counters: MutablePartitionCounters;
+  /** Metric attributes of this lane (OpenTelemetry semantic conventions). */
+  readonly attributes: Attributes;
 }
 
 export class Subscription<M extends AnyContractMessage> {
@@ -117,6 +139,9 @@ export class Subscription<M extends AnyContractMessage> {
   #parked = 0;
   #lastError: string | undefined;
   #stopped: Promise<void> | undefined;
+  readonly #duration = new DurationHistogram();
+  readonly #tracer: Tracer = tracer();
+  #otelDuration: Histogram | undefined;
 
   constructor(channel: AnyChannel<M>, handler: MessageHandler<M>, deps: SubscriptionDeps, options: SubscriptionOptions<M> = {}) {
     this.channel = channel;
@@ -160,6 +185,10 @@ export class Subscription<M extends AnyContractMessage> {
       throw error;
     }
     if (this.#stop.signal.aborted) return;
+    this.#otelDuration = metrics.getMeter(INSTRUMENTATION_NAME).createHistogram('messaging.process.duration', {
+      description: 'Duration of the handler, per attempt',
+      unit: 's',
+    });
     this.#consumer = this.#deps.transport.consumer({ address: this.address, groupId: this.groupId, batchSize: this.#batchSize });
     this.#loop = this.#run();
   }
@@ -179,6 +208,17 @@ export class Subscription<M extends AnyContractMessage> {
       parked: this.#parked,
       positions: this.#consumer?.positions() ?? [],
       ...(this.#lastError === undefined ? {} : { lastError: this.#lastError }),
+    };
+  }
+
+  /** Counts per partition and handler durations since the subscription started. */
+  metrics(): SubscriptionMetrics {
+    return {
+      channel: this.channel.id,
+      address: this.address,
+      groupId: this.groupId,
+      partitions: [...this.#lanes.values()].map((l) => ({ ...l.counters })).sort((a, b) => a.partition - b.partition),
+      handlerDuration: this.#duration.snapshot(),
     };
   }
 
@@ -262,9 +302,22 @@ export class Subscription<M extends AnyContractMessage> {
         for (const record of records) {
           let lane = this.#lanes.get(record.partition);
           if (lane === undefined) {
-            lane = { partition: record.partition, queue: [], running: false, stall: undefined };
+            lane = {
+              partition: record.partition,
+              queue: [],
+              running: false,
+              stall: undefined,
+              counters: partitionCounters(record.partition),
+              attributes: {
+                [ATTR.system]: this.#deps.transport.name,
+                [ATTR.destination]: this.address,
+                [ATTR.consumerGroup]: this.groupId,
+                [ATTR.partition]: String(record.partition),
+              },
+            };
             this.#lanes.set(record.partition, lane);
           }
+          lane.counters.consumed++;
           lane.queue.push(record);
           if (!lane.running) {
             lane.running = true;
@@ -302,6 +355,7 @@ export class Subscription<M extends AnyContractMessage> {
     const type = recordType(record);
     if (type !== undefined && type !== '' && !this.#wanted.has(type)) {
       this.#skipped++;
+      lane.counters.skipped++;
       logger.debug('skipped: message type not wanted by this subscription', {
         channel: this.channel.id,
         groupId: this.groupId,
@@ -312,10 +366,16 @@ export class Subscription<M extends AnyContractMessage> {
       return true;
     }
     const opened = openEnvelope(this.channel, record);
+    // The trace the message carries continues around the handler (one process span per attempt).
+    const tracing = tracingEnabled();
+    const parent = tracing ? extractTraceContext(record.headers) : undefined;
     let attempts = 0;
     let firstFailure: number | undefined;
     while (true) {
       attempts++;
+      const span = tracing ? this.#tracer.startSpan(`process ${this.address}`, { kind: SpanKind.CONSUMER }, parent) : undefined;
+      if (span?.isRecording()) span.setAttributes(this.#spanAttributes(record, opened.id, opened.type, attempts));
+      let started = 0;
       try {
         if (!opened.decoded.ok) throw opened.decoded.error;
         const context: MessageContext<MessageTypeOf<M>> = {
@@ -333,13 +393,25 @@ export class Subscription<M extends AnyContractMessage> {
           attempt: attempts,
           signal: this.#abandon.signal,
         };
-        await this.handler.handle(opened.decoded.value, context);
+        const value = opened.decoded.value;
+        started = performance.now();
+        if (span === undefined) await this.handler.handle(value, context);
+        else await withSpan(parent, span, () => this.handler.handle(value, context));
+        this.#observe(lane, started);
+        span?.end();
         if (this.#abandon.signal.aborted) return false;
         this.#recover(lane, attempts);
         this.#processed++;
+        lane.counters.handled++;
         await this.#ack(record);
         return true;
       } catch (error) {
+        if (started !== 0) this.#observe(lane, started);
+        if (span) {
+          failSpan(span, error);
+          span.end();
+        }
+        lane.counters.failed++;
         if (this.#abandon.signal.aborted) return false;
         const now = clock.now();
         firstFailure ??= now;
@@ -359,11 +431,13 @@ export class Subscription<M extends AnyContractMessage> {
         }
         if (this.#maxRetries !== undefined && attempts > this.#maxRetries) {
           await this.#park(record, opened.type, error, attempts, firstFailure, now);
+          lane.counters.parked++;
           this.#recover(lane, attempts);
           await this.#ack(record);
           return true;
         }
         const delay = this.#backoff.delay(attempts);
+        lane.counters.retried++;
         logger.warn('handler failed; the belt is stopped at this record and retries it', {
           channel: this.channel.id,
           groupId: this.groupId,
@@ -381,6 +455,32 @@ export class Subscription<M extends AnyContractMessage> {
         }
       }
     }
+  }
+
+  #observe(lane: Lane, started: number): void {
+    const seconds = (performance.now() - started) / 1000;
+    this.#duration.observe(seconds);
+    this.#otelDuration?.record(seconds, lane.attributes);
+  }
+
+  #spanAttributes(record: IncomingRecord, messageId: string, type: string, attempt: number): Attributes {
+    const system = this.#deps.transport.name;
+    return {
+      [ATTR.system]: system,
+      [ATTR.destination]: this.address,
+      [ATTR.operationType]: 'process',
+      [ATTR.operationName]: 'process',
+      [ATTR.consumerGroup]: this.groupId,
+      [ATTR.partition]: String(record.partition),
+      [ATTR.messageId]: messageId,
+      [ATTR.eventId]: messageId,
+      [ATTR.eventType]: type,
+      [ATTR.channel]: this.channel.id,
+      [ATTR.attempt]: attempt,
+      ...(system === 'kafka'
+        ? { [ATTR.kafkaOffset]: Number(record.offset), ...(record.key === undefined ? {} : { [ATTR.kafkaKey]: record.key }) }
+        : { [ATTR.offset]: record.offset }),
+    };
   }
 
   #recover(lane: Lane, attempts: number): void {

@@ -18,6 +18,9 @@ export const CE_HEADERS = Object.freeze({
   contentType: 'content-type',
   correlationId: 'ce_correlationid',
   causationId: 'ce_causationid',
+  /** CloudEvents distributed-tracing extension: the W3C trace context of the message's `send` span. */
+  traceparent: 'ce_traceparent',
+  tracestate: 'ce_tracestate',
 });
 
 export interface EnvelopeOptions {
@@ -29,6 +32,12 @@ export interface EnvelopeOptions {
   readonly time?: Date;
   readonly correlationId?: string;
   readonly causationId?: string;
+  /**
+   * W3C trace context (`ce_traceparent`/`ce_tracestate`). The publisher sets it from its
+   * `send` span; give it only to carry a context captured elsewhere (an outbox row).
+   */
+  readonly traceparent?: string;
+  readonly tracestate?: string;
   /** Extra headers; CloudEvents headers win over these. */
   readonly headers?: Readonly<Record<string, string>>;
 }
@@ -55,6 +64,10 @@ export function encodeEnvelope<M extends AnyContractMessage>(
   };
   if (options.correlationId !== undefined) headers[CE_HEADERS.correlationId] = options.correlationId;
   if (options.causationId !== undefined) headers[CE_HEADERS.causationId] = options.causationId;
+  if (options.traceparent !== undefined) {
+    headers[CE_HEADERS.traceparent] = options.traceparent;
+    if (options.tracestate !== undefined) headers[CE_HEADERS.tracestate] = options.tracestate;
+  }
   return { address, value: channel.encode(message), headers, ...(options.key === undefined ? {} : { key: options.key }) };
 }
 

@@ -82,6 +82,16 @@ export interface TransportConsumer {
   close(): Promise<void>;
 }
 
+/** A transport's own view of its connections, part of the host's health and readiness. */
+export interface TransportHealth {
+  readonly name: string;
+  /** False while the transport is cut off from its brokers/server; `reason` then says why. */
+  readonly ready: boolean;
+  readonly reason?: string;
+  /** Transport-specific figures (cut-offs and rebuilds, reconnects and generations, …). */
+  readonly details?: Readonly<Record<string, unknown>>;
+}
+
 export interface Transport {
   readonly name: string;
   readonly capabilities: TransportCapabilities;
@@ -92,5 +102,7 @@ export interface Transport {
    * (Kafka partitions, Iggy partitions, …). Never alters an existing address.
    */
   provision?(address: string, bindings: ChannelBindings): Promise<void>;
+  /** The state of the transport's connections, when it tracks them. */
+  health?(): TransportHealth;
   close(): Promise<void>;
 }

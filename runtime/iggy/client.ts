@@ -72,6 +72,21 @@ export class IggyClient implements AsyncDisposable {
     return this.#generation;
   }
 
+  /** Reconnections since the first login (generation − 1), for health. */
+  get reconnectCount(): number {
+    return Math.max(0, this.#generation - 1);
+  }
+
+  /** A reconnection is under way. */
+  get reconnecting(): boolean {
+    return this.#reconnecting !== undefined;
+  }
+
+  /** `close()` was called. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
   /** Whether a command after the connection died reconnects first (`reconnection.enabled`, default true). */
   get reconnects(): boolean {
     return this.#options.reconnection?.enabled !== false;

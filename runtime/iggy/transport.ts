@@ -22,6 +22,7 @@ import type {
   Transport,
   TransportCapabilities,
   TransportConsumer,
+  TransportHealth,
   TransportProducer,
 } from '../core/transport.js';
 import { IggyClient, type IggyClientOptions, messageIdFromUuid } from './client.js';
@@ -63,6 +64,7 @@ export class IggyTransport implements Transport {
   readonly #placements = new Map<string, Placement>();
   readonly #ready = new Map<string, Promise<Placement>>();
   readonly #clients = new Set<IggyClient>();
+  readonly #roles = new WeakMap<IggyClient, string>();
   #admin: Promise<IggyClient> | undefined;
 
   constructor(options: IggyTransportOptions) {
@@ -70,15 +72,16 @@ export class IggyTransport implements Transport {
   }
 
   /** A connected, logged-in client on its own connection. */
-  async newClient(): Promise<IggyClient> {
+  async newClient(role: 'admin' | 'producer' | 'consumer' | 'client' = 'client'): Promise<IggyClient> {
     const client = new IggyClient(this.options);
     await client.connect();
     this.#clients.add(client);
+    this.#roles.set(client, role);
     return client;
   }
 
   #adminClient(): Promise<IggyClient> {
-    this.#admin ??= this.newClient();
+    this.#admin ??= this.newClient('admin');
     return this.#admin;
   }
 
@@ -134,7 +137,7 @@ export class IggyTransport implements Transport {
         if (closed) throw new ClosedError('the Iggy producer');
         const empty = records.find((r) => r.value.length === 0);
         if (empty) throw new TransportError('iggy', 'Iggy cannot carry an empty payload', { address: empty.address, retriable: false });
-        client ??= this.newClient();
+        client ??= this.newClient('producer');
         const connection = await client;
         const groups = new Map<string, { address: string; partition: number; records: OutgoingRecord[] }>();
         for (const record of records) {
@@ -180,6 +183,36 @@ export class IggyTransport implements Transport {
     return new IggyTransportConsumer(this, options);
   }
 
+  /**
+   * Every client's connection: its role, generation (logins), reconnects, whether it is
+   * connected. Not ready while a consumer's client has lost its connection (consumers poll all
+   * the time, so they reconnect at once when the server is back); producer and admin clients
+   * are reported but reconnect on their next command, which a quiet service may not send.
+   */
+  health(): TransportHealth {
+    const clients = [...this.#clients]
+      .filter((c) => !c.closed)
+      .map((c) => ({
+        role: this.#roles.get(c) ?? 'client',
+        clientId: String(c.connection.clientId),
+        generation: c.generation,
+        reconnects: c.reconnectCount,
+        connected: c.connection.alive,
+        reconnecting: c.reconnecting,
+      }));
+    const lost = clients.filter((c) => c.role === 'consumer' && !c.connected && c.generation > 0);
+    return {
+      name: this.name,
+      ready: lost.length === 0,
+      ...(lost.length === 0
+        ? {}
+        : {
+            reason: `${lost.length} Iggy consumer client(s) lost the connection to ${this.options.host}:${this.options.port}; reconnecting`,
+          }),
+      details: { clients, reconnects: clients.reduce((n, c) => n + c.reconnects, 0) },
+    };
+  }
+
   async close(): Promise<void> {
     await Promise.allSettled([...this.#clients].map((c) => c.close()));
   }
@@ -208,7 +241,7 @@ class IggyTransportConsumer implements TransportConsumer {
 
   async #join(): Promise<GroupMembership> {
     const placement = await this.#transport.ensure(this.#options.address);
-    const client = await this.#transport.newClient();
+    const client = await this.#transport.newClient('consumer');
     const membership = new GroupMembership(client, placement.stream, placement.topic, this.#options.groupId);
     await membership.ensure(true, undefined, 'subscribe');
     await membership.refresh();

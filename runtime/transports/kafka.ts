@@ -40,6 +40,7 @@ import type {
   Transport,
   TransportCapabilities,
   TransportConsumer,
+  TransportHealth,
   TransportProducer,
 } from '../core/transport.js';
 import { type Waiter, waitForWake } from '../core/wait.js';
@@ -112,7 +113,10 @@ function toTransportError(error: unknown, address?: string): TransportError {
 /** Tracks whether a kafkajs client is cut off from the brokers, on positive evidence only. */
 class CutOff {
   since: number | undefined;
+  /** Rebuilds during the current outage (drives the back-off). */
   rebuilds = 0;
+  /** Rebuilds since the client was made. */
+  totalRebuilds = 0;
   lastRebuild = 0;
 
   mark(now: number): void {
@@ -230,11 +234,50 @@ export class KafkaTransport implements Transport {
     return consumer;
   }
 
+  /**
+   * Which clients are cut off from the brokers (since when) and how often each was rebuilt.
+   * Not ready while any consumer or producer is cut off or a consumer faulted.
+   */
+  health(): TransportHealth {
+    const consumers = [...this.#consumers].map((c) => c.status());
+    const producers = [...this.#producers].map((p) => p.status());
+    const cut = [...consumers, ...producers].filter((c) => c.cutOffSince !== undefined || c.fault !== undefined);
+    const first = cut[0];
+    const describe = (c: KafkaClientStatus): string =>
+      c.fault !== undefined
+        ? `${c.role}${c.group ? ` of group ${c.group}` : ''} faulted: ${c.fault}`
+        : `${c.role}${c.group ? ` of group ${c.group}` : ''} cut off from the brokers since ${c.cutOffSince}`;
+    return {
+      name: this.name,
+      ready: first === undefined,
+      ...(first === undefined ? {} : { reason: cut.map(describe).join('; ') }),
+      details: {
+        brokers: [...this.options.brokers],
+        rebuilds: [...consumers, ...producers].reduce((n, c) => n + c.rebuilds, 0),
+        consumers,
+        producers,
+      },
+    };
+  }
+
   /** Closes every producer and consumer made by this transport; failures are logged. */
   async close(): Promise<void> {
     await Promise.allSettled([...this.#consumers].map((c) => c.close()));
     await Promise.allSettled([...this.#producers].map((p) => p.close()));
   }
+}
+
+/** One kafkajs client's connection state, as `KafkaTransport.health()` reports it. */
+export interface KafkaClientStatus {
+  readonly role: 'consumer' | 'producer';
+  readonly topic?: string;
+  readonly group?: string;
+  /** ISO time the client was found cut off from the brokers; absent while connected. */
+  readonly cutOffSince?: string;
+  /** Times its kafkajs client was replaced. */
+  readonly rebuilds: number;
+  /** A fault no rebuild can fix (a rejected credential). */
+  readonly fault?: string;
 }
 
 /** Waits for `promise` at most `ms`; logs and moves on if it takes longer. */
@@ -263,6 +306,15 @@ class KafkaTransportProducer implements TransportProducer {
 
   constructor(transport: KafkaTransport) {
     this.#transport = transport;
+  }
+
+  status(): KafkaClientStatus {
+    const since = this.#cutOff.since;
+    return {
+      role: 'producer',
+      ...(since === undefined ? {} : { cutOffSince: new Date(since).toISOString() }),
+      rebuilds: this.#cutOff.totalRebuilds,
+    };
   }
 
   #ensure(): { producer: Producer; connected: Promise<void> } {
@@ -319,6 +371,7 @@ class KafkaTransportProducer implements TransportProducer {
     this.#producer = undefined;
     this.#connected = undefined;
     this.#cutOff.since = Date.now();
+    this.#cutOff.totalRebuilds++;
     this.#transport.logger.warn('kafka: producer cut off; rebuilding its client', { cutOffMs: Date.now() - since });
     void this.#discard(old);
   }
@@ -444,6 +497,18 @@ class KafkaTransportConsumer implements TransportConsumer {
         logger.error('kafka: consumer could not start; it will be rebuilt', { topic: this.#topic, error: String(error) });
       }
     }
+  }
+
+  status(): KafkaClientStatus {
+    const since = this.#cutOff.since;
+    return {
+      role: 'consumer',
+      topic: this.#topic,
+      group: this.#transport.group(this.#options.groupId),
+      ...(since === undefined ? {} : { cutOffSince: new Date(since).toISOString() }),
+      rebuilds: this.#cutOff.totalRebuilds,
+      ...(this.#fault === undefined ? {} : { fault: this.#fault.message }),
+    };
   }
 
   #faultWith(error: TransportError): void {
@@ -604,6 +669,7 @@ class KafkaTransportConsumer implements TransportConsumer {
   async #replace(reason: string): Promise<void> {
     const old = this.#consumer;
     this.#cutOff.rebuilds++;
+    this.#cutOff.totalRebuilds++;
     this.#cutOff.lastRebuild = Date.now();
     this.#transport.logger.warn(`kafka: rebuilding the consumer of ${this.#options.groupId}: ${reason}`, {
       topic: this.#topic,

@@ -1,0 +1,240 @@
+// The operations page in a real browser: Debian's chromium driven by playwright-core, against
+// a host running the demo's handlers on the in-memory transport. With KEIYAKU_SCREENSHOT=<file>
+// it also writes the screenshot the README shows (docs/operations.png).
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { InMemoryTransport } from 'keiyaku/memory';
+import { type OperationsServer, serveOperations } from 'keiyaku/ops';
+import { createMessaging, InMemoryDeadLetterStore, type Messaging, type Publisher } from 'keiyaku/runtime';
+import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BookAvailability, type InventoryStore } from '../../examples/inventory/book-availability.js';
+import { LateFeeNotices } from '../../examples/notifications/late-fees.js';
+import { BookBorrowed, BookIntegrationEvents, type BookIntegrationEventsMessage, BookReturned } from '../../generated/index.js';
+import { repoRoot, waitFor } from '../helpers.js';
+
+const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
+const reason = existsSync(CHROMIUM) ? '' : `Chromium is not installed at ${CHROMIUM} (apt-get install -y chromium)`;
+const TOKEN = 'browser-test-token-4f9c2a7e1b';
+const BOOK = '6f1c2b8e-3a4d-4e5f-9a0b-1c2d3e4f5a6b';
+const HOSTILE = `<script>window.__pwned = 1; alert(1)</script>"><img src=x onerror="window.__pwned = 2">`;
+
+class Shelf implements InventoryStore {
+  readonly counts = new Map<string, number>();
+  available = true;
+  async adjust(bookId: string, delta: number): Promise<number> {
+    if (!this.available) throw new Error('inventory database unavailable');
+    const next = (this.counts.get(bookId) ?? 3) + delta;
+    this.counts.set(bookId, next);
+    return next;
+  }
+}
+
+const returned = (copyId: string, currency?: string, amount = 150) =>
+  BookReturned.create({
+    bookId: BOOK,
+    copyId,
+    memberId: 'M-1002',
+    returnedAt: '2026-11-28T12:00:00Z',
+    condition: 'good',
+    ...(currency === undefined ? {} : { lateFee: { amount, currency } }),
+  });
+const borrowed = (copyId: string) =>
+  BookBorrowed.create({
+    bookId: BOOK,
+    copyId,
+    borrower: { memberId: 'M-1001', displayName: 'Ada' },
+    borrowedAt: '2026-11-02T10:15:00Z',
+    dueAt: '2026-11-23T10:15:00Z',
+    channel: 'desk',
+  });
+
+if (reason && !process.env['CI']) process.stdout.write(`\nBrowser tests of the operations page skipped: ${reason}\n`);
+if (reason && process.env['CI'])
+  describe('the operations page in Chromium', () => {
+    it('needs Chromium under CI', () => {
+      throw new Error(`${reason}; under CI the browser tests must run`);
+    });
+  });
+
+(reason ? describe.skip : describe)(`the operations page in Chromium${reason ? ` (skipped: ${reason})` : ''}`, () => {
+  let host: Messaging;
+  let publisher: Publisher<BookIntegrationEventsMessage>;
+  let server: OperationsServer;
+  let readOnly: OperationsServer;
+  let browser: BrowserContext;
+  let page: Page;
+  let profile: string;
+  const shelf = new Shelf();
+  const notices = new LateFeeNotices();
+  const dialogs: string[] = [];
+
+  beforeAll(async () => {
+    host = createMessaging({
+      transport: new InMemoryTransport({ defaultPartitions: 2, idleWaitMs: 5 }),
+      deadLetters: new InMemoryDeadLetterStore(),
+      source: 'library',
+    });
+    host.subscribe(BookIntegrationEvents, new BookAvailability(shelf), { retry: { initialMs: 100, maxMs: 300, jitter: 0 } });
+    host.subscribe(BookIntegrationEvents, notices, { deadLetter: { maxRetries: 1, backoffSchedule: [20] } });
+    publisher = host.publisher(BookIntegrationEvents, { key: (m) => m.bookId, lingerMs: 0 });
+    await host.start();
+    server = await serveOperations(host, { port: 0, token: TOKEN, refreshSeconds: 1, title: 'keiyaku demo' });
+    readOnly = await serveOperations(host, { port: 0, refreshSeconds: 1 });
+    profile = mkdtempSync(join(tmpdir(), 'keiyaku-chromium-'));
+    browser = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+      viewport: { width: 1280, height: 900 },
+    });
+    page = browser.pages()[0] ?? (await browser.newPage());
+    page.on('dialog', (dialog) => {
+      dialogs.push(dialog.message());
+      void dialog.dismiss();
+    });
+    await publisher.publishMany([borrowed('C-1'), borrowed('C-2')]);
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+    await readOnly?.close();
+    await host?.stop();
+    if (profile) rmSync(profile, { recursive: true, force: true });
+  });
+
+  /** Text of a locator once the (self-refreshing) page shows it; undefined while it navigates. */
+  const text = async (selector: string): Promise<string | undefined> => {
+    try {
+      return (await page.locator(selector).first().textContent({ timeout: 500 })) ?? undefined;
+    } catch {
+      return undefined;
+    }
+  };
+
+  it("lists the demo's subscriptions, their state and lag, and the publisher", async () => {
+    await waitFor(() => host.subscriptions[0]!.health().processed === 2, 'inventory handled both borrowings');
+    await page.goto(`${server.url}/`);
+    expect(await page.title()).toBe('Overview · keiyaku demo');
+    for (const group of ['inventory.book-availability', 'notifications.late-fees']) {
+      const row = page.locator(`tr[data-subscription="${group}"]`);
+      expect(await row.count()).toBe(1);
+      await waitFor(async () => (await text(`tr[data-subscription="${group}"] [data-state]`)) === 'running', `${group} shows running`);
+    }
+    await waitFor(
+      async () => (await text('tr[data-publisher="bookIntegrationEvents"] td:nth-child(3)')) === '2',
+      'the publisher shows 2 sent',
+    );
+    expect(await text('[data-ready]')).toBe('ready');
+    expect(await page.locator('tr[data-subscription="inventory.book-availability"] [data-lag]').count()).toBeGreaterThan(0);
+  });
+
+  it('shows a stalled belt with its reason, since when and attempts, then turning ready again by itself', async () => {
+    shelf.available = false;
+    await publisher.publish(returned('C-1'));
+    await waitFor(
+      async () => (await text('tr[data-subscription="inventory.book-availability"] [data-state]')) === 'stalled',
+      'the page shows the stall',
+      10_000,
+    );
+    const stall = (await text('tr[data-subscription="inventory.book-availability"] [data-stall]')) ?? '';
+    expect(stall).toMatch(
+      /stalled at partition \d, offset \d+ \(BookReturned\), since \d{4}-\d\d-\d\dT.+ attempt\(s\): Error: inventory database unavailable/,
+    );
+    expect(await text('[data-ready]')).toBe('not ready');
+    expect(await text('.reasons li')).toContain('subscription inventory.book-availability on bookIntegrationEvents is stalled');
+    if (process.env['KEIYAKU_SCREENSHOT']) {
+      // The README's picture: a stall and a parked message side by side.
+      await publisher.publish(returned('C-2', 'XXX', 3));
+      await waitFor(async () => (await host.deadLetters.count()) === 1, 'a message is parked for the screenshot');
+      await page.goto(`${server.url}/`);
+      await page.screenshot({ path: join(repoRoot, process.env['KEIYAKU_SCREENSHOT']), fullPage: true });
+      await host.deadLetters.remove((await host.deadLetters.list())[0]!.id);
+    }
+    shelf.available = true;
+    // No reload by the test: the page refreshes itself.
+    await waitFor(
+      async () => (await text('tr[data-subscription="inventory.book-availability"] [data-state]')) === 'running',
+      'the page shows the belt moving',
+      10_000,
+    );
+    await waitFor(async () => (await text('[data-ready]')) === 'ready', 'the page shows ready again', 10_000);
+  });
+
+  it('shows a parked message: its headers, payload and error', async () => {
+    await publisher.publish(returned('C-2', 'XXX', 3), { correlationId: 'req-5' });
+    await waitFor(async () => (await host.deadLetters.count()) === 1, 'the poison message is parked');
+    const [parked] = await host.deadLetters.list();
+    await page.goto(`${server.url}/`);
+    await waitFor(async () => (await page.locator(`tr[data-dead-letter="${parked!.id}"]`).count()) === 1, 'the overview lists it');
+    expect(await text(`tr[data-dead-letter="${parked!.id}"]`)).toContain('no exchange rate for XXX');
+    await page.locator(`tr[data-dead-letter="${parked!.id}"] a`).click();
+    await page.waitForURL(`**/dead-letters/${parked!.id}`);
+    expect(await text('[data-header="ce_type"]')).toBe('BookReturned');
+    expect(await text('[data-header="ce_correlationid"]')).toBe('req-5');
+    expect(JSON.parse((await text('[data-payload]'))!)).toMatchObject({ copyId: 'C-2', lateFee: { amount: 3, currency: 'XXX' } });
+    expect(await text('[data-error]')).toMatch(/^Error: no exchange rate for XXX/);
+  });
+
+  it('refuses redrive without the token and on a server without one (buttons disabled), redrives with it', async () => {
+    const [parked] = await host.deadLetters.list();
+    // A server without a token shows the actions disabled.
+    await page.goto(`${readOnly.url}/dead-letters/${parked!.id}`);
+    expect(await page.locator('form[data-action="redrive"] button').isDisabled()).toBe(true);
+    expect(await page.locator('form[data-action="remove"] button').isDisabled()).toBe(true);
+    expect(await page.locator('[data-actions-disabled]').count()).toBe(1);
+    // Without the token: refused, still parked.
+    await page.goto(`${server.url}/dead-letters/${parked!.id}`);
+    await page.locator('form[data-action="redrive"] button').click();
+    await page.waitForLoadState();
+    expect(await text('[data-message]')).toBe('Refused: enter the operator token.');
+    await page.goto(`${server.url}/dead-letters/${parked!.id}`);
+    await page.locator('form[data-action="redrive"] input[name="token"]').fill('not-the-token-at-all');
+    await page.locator('form[data-action="redrive"] button').click();
+    await page.waitForLoadState();
+    expect(await text('[data-message]')).toBe('Refused: the operator token is not valid.');
+    expect(await host.deadLetters.get(parked!.id)).toBeDefined();
+    // With the token: republished to the channel and removed from the store.
+    const consumedBefore = host.subscriptions[1]!.metrics().partitions.reduce((n, p) => n + p.consumed, 0);
+    await page.goto(`${server.url}/dead-letters/${parked!.id}`);
+    await page.locator('form[data-action="redrive"] input[name="token"]').fill(TOKEN);
+    await page.locator('form[data-action="redrive"] button').click();
+    await page.waitForURL(`**/?done=redriven&id=${parked!.id}`);
+    expect(await text('[data-notice="ok"]')).toBe(
+      `Redrove dead letter ${parked!.id}: republished to its channel and removed from the store.`,
+    );
+    expect(await host.deadLetters.get(parked!.id)).toBeUndefined();
+    // The notifications belt received it again (and, its cause not fixed, parks it again under a new id).
+    await waitFor(
+      () => host.subscriptions[1]!.metrics().partitions.reduce((n, p) => n + p.consumed, 0) === consumedBefore + 1,
+      'the redriven message was consumed',
+    );
+    await waitFor(async () => (await host.deadLetters.count()) === 1, 'parked again');
+    const [again] = await host.deadLetters.list();
+    expect(again!.id).not.toBe(parked!.id);
+    expect(again!.headers['keiyaku-redriven-from']).toBe(parked!.id);
+    // Removing it with the token.
+    await page.goto(`${server.url}/dead-letters/${again!.id}`);
+    await page.locator('form[data-action="remove"] input[name="token"]').fill(TOKEN);
+    await page.locator('form[data-action="remove"] button').click();
+    await page.waitForURL(`**/?done=removed&id=${again!.id}`);
+    expect(await host.deadLetters.count()).toBe(0);
+  });
+
+  it('renders a hostile payload and headers as text and runs nothing', async () => {
+    await publisher.publish(returned(HOSTILE, 'XXX', 1), { headers: { 'x-note': HOSTILE } });
+    await waitFor(async () => (await host.deadLetters.count()) === 1, 'the hostile message is parked');
+    const [parked] = await host.deadLetters.list();
+    for (const path of ['/', `/dead-letters/${parked!.id}`]) {
+      await page.goto(`${server.url}${path}`);
+      expect(await page.locator('img').count()).toBe(0);
+      expect(await page.locator('script').count()).toBe(0);
+      expect(await page.evaluate(() => (globalThis as { __pwned?: number }).__pwned)).toBeUndefined();
+    }
+    expect(JSON.parse((await text('[data-payload]'))!).copyId).toBe(HOSTILE);
+    expect(await text('[data-header="x-note"]')).toBe(HOSTILE);
+    expect(dialogs).toEqual([]);
+  });
+});
