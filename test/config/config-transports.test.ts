@@ -1,0 +1,99 @@
+// The seed's one-line swap, by configuration alone: the same service code runs on memory, on the
+// real Kafka broker (configured from the environment) and on Iggy (configured from an object,
+// against the in-repo protocol double), and parks a poison message in the configured SQLite store.
+import { randomUUID } from 'node:crypto';
+import { configure } from 'keiyaku/config';
+import { createMessaging, type DeadLetterStore, type Transport } from 'keiyaku/runtime';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BookBorrowed, BookIntegrationEvents } from '../../generated/index.js';
+import { waitFor } from '../helpers.js';
+import { IggyProtocolDouble } from '../iggy/protocol-double.js';
+import { kafkaBrokers, kafkaSkipReason } from '../kafka/kafka-env.js';
+
+/** The service: one handler, one publisher. It knows nothing of the transport it runs on. */
+async function runService(parts: { transport: Transport; deadLetters: DeadLetterStore }): Promise<{ handled: string[]; parked: number }> {
+  const messaging = createMessaging({ ...parts, shutdownBudgetMs: 5_000 });
+  const handled: string[] = [];
+  messaging.subscribe(
+    BookIntegrationEvents,
+    {
+      groupId: 'inventory.book-availability',
+      handle(message) {
+        if (message.copyId === 'C-poison') throw new Error('cannot handle this one');
+        handled.push(message.copyId);
+      },
+    },
+    { deadLetter: { maxRetries: 1, backoffSchedule: [10] } },
+  );
+  await messaging.start();
+  const books = messaging.publisher(BookIntegrationEvents, { key: (m) => m.bookId });
+  for (const copyId of ['C-1', 'C-poison', 'C-2', 'C-3'])
+    await books.publish(
+      BookBorrowed.create({
+        bookId: '6f1c2b8e-3a4d-4e5f-9a0b-1c2d3e4f5a6b',
+        copyId,
+        borrower: { memberId: 'M-1001' },
+        borrowedAt: '2026-11-02T10:15:00Z',
+        dueAt: '2026-11-23T10:15:00Z',
+        channel: 'desk',
+      }),
+    );
+  await waitFor(() => handled.length === 3, 'three messages handled', 45_000);
+  await waitFor(async () => (await parts.deadLetters.count()) === 1, 'the poison message parked', 15_000);
+  const parked = await parts.deadLetters.count();
+  await messaging.stop();
+  return { handled, parked };
+}
+
+describe('the same service code, swapped by configuration', () => {
+  it('memory (nothing configured)', async () => {
+    const result = await runService(
+      await configure(undefined, { env: { KEIYAKU_DEAD_LETTERS: 'sqlite', KEIYAKU_DEAD_LETTERS_PATH: ':memory:' } }),
+    );
+    expect(result).toEqual({ handled: ['C-1', 'C-2', 'C-3'], parked: 1 });
+  });
+
+  describe('iggy (a configuration object; protocol double)', () => {
+    const server = new IggyProtocolDouble();
+    beforeAll(async () => {
+      await server.start();
+    });
+    afterAll(async () => {
+      await server.stop();
+    });
+
+    it('runs', async () => {
+      const parts = await configure({
+        transport: 'iggy',
+        iggy: { address: `127.0.0.1:${server.port}`, stream: 'library', requestTimeoutMs: 2_000, heartbeatMs: 0 },
+        deadLetters: { store: 'sqlite', path: ':memory:' },
+      });
+      expect(parts.transport.name).toBe('iggy');
+      expect(await runService(parts)).toEqual({ handled: ['C-1', 'C-2', 'C-3'], parked: 1 });
+    });
+  });
+
+  (kafkaSkipReason ? describe.skip : describe)(
+    `kafka (the environment; real broker)${kafkaSkipReason ? ` (${kafkaSkipReason})` : ''}`,
+    () => {
+      it('runs', async () => {
+        const parts = await configure(undefined, {
+          env: {
+            KEIYAKU_TRANSPORT: 'kafka',
+            KEIYAKU_KAFKA_BOOTSTRAP_SERVERS: kafkaBrokers,
+            KEIYAKU_KAFKA_NAMESPACE: `cfg${randomUUID().slice(0, 8)}`,
+            KEIYAKU_KAFKA_CLIENT_ID: 'keiyaku-config-test',
+            KEIYAKU_KAFKA_PROPERTY_SESSION_TIMEOUT_MS: '6000',
+            KEIYAKU_KAFKA_PROPERTY_HEARTBEAT_INTERVAL_MS: '500',
+            KEIYAKU_KAFKA_PROPERTY_FETCH_WAIT_MAX_MS: '100',
+            KEIYAKU_KAFKA_PROPERTY_MESSAGE_TIMEOUT_MS: '20000',
+            KEIYAKU_DEAD_LETTERS: 'sqlite',
+            KEIYAKU_DEAD_LETTERS_PATH: ':memory:',
+          },
+        });
+        expect(parts.transport.name).toBe('kafka');
+        expect(await runService(parts)).toEqual({ handled: ['C-1', 'C-2', 'C-3'], parked: 1 });
+      });
+    },
+  );
+});
