@@ -97,3 +97,57 @@ describe('the same service code, swapped by configuration', () => {
     },
   );
 });
+
+// The broker started by scripts/kafka has a SASL/PLAIN listener on its port + 2.
+const saslBrokers =
+  process.env['KAFKA_SASL_BROKERS'] ?? (kafkaBrokers === '' ? '' : kafkaBrokers.replace(/:(\d+)$/, (_m, p: string) => `:${Number(p) + 2}`));
+const saslReason =
+  kafkaSkipReason ||
+  (process.env['KAFKA_BROKERS'] && !process.env['KAFKA_SASL_BROKERS'] ? 'an external broker without KAFKA_SASL_BROKERS' : '');
+
+(saslReason ? describe.skip : describe)(`secrets on a real SASL listener${saslReason ? ` (${saslReason})` : ''}`, () => {
+  it('a rejected password appears in no log line and no error', async () => {
+    const password = `wrong-${randomUUID()}`;
+    const lines: string[] = [];
+    const put = (level: string) => (message: string, fields?: Readonly<Record<string, unknown>>) =>
+      void lines.push(`${level} ${message} ${JSON.stringify(fields ?? {})}`);
+    const logger = { debug: put('debug'), info: put('info'), warn: put('warn'), error: put('error') };
+    const parts = await configure(undefined, {
+      logger,
+      env: {
+        KEIYAKU_TRANSPORT: 'kafka',
+        KEIYAKU_KAFKA_BOOTSTRAP_SERVERS: saslBrokers,
+        KEIYAKU_KAFKA_NAMESPACE: `sasl${randomUUID().slice(0, 8)}`,
+        KEIYAKU_KAFKA_PROPERTY_SECURITY_PROTOCOL: 'SASL_PLAINTEXT',
+        KEIYAKU_KAFKA_PROPERTY_SASL_MECHANISM: 'PLAIN',
+        KEIYAKU_KAFKA_PROPERTY_SASL_USERNAME: 'keiyaku',
+        KEIYAKU_KAFKA_PROPERTY_SASL_PASSWORD: password,
+        KEIYAKU_KAFKA_PROPERTY_RETRIES: '1',
+        KEIYAKU_KAFKA_PROPERTY_RETRY_BACKOFF_MS: '100',
+      },
+    });
+    const messaging = createMessaging({ ...parts, logger });
+    messaging.subscribe(BookIntegrationEvents, { groupId: 'sasl.bad', handle: () => {} });
+    const errors: unknown[] = [];
+    await messaging.start().catch((error: unknown) => errors.push(error));
+    await messaging
+      .publisher(BookIntegrationEvents, { maxAttempts: 1 })
+      .publish(
+        BookBorrowed.create({
+          bookId: '6f1c2b8e-3a4d-4e5f-9a0b-1c2d3e4f5a6b',
+          copyId: 'C-1',
+          borrower: { memberId: 'M-1001' },
+          borrowedAt: '2026-11-02T10:15:00Z',
+          dueAt: '2026-11-23T10:15:00Z',
+          channel: 'desk',
+        }),
+      )
+      .catch((error: unknown) => errors.push(error));
+    await messaging.stop();
+    expect(errors.length).toBe(2);
+    const said = [...lines, ...errors.flatMap((e) => [String(e), JSON.stringify(e), String((e as Error).stack)])].join('\n');
+    expect(said).toMatch(/SASL|[Aa]uthentication/); // the failure itself is reported…
+    expect(said).toContain('"password":"(secret)"'); // …the configuration is logged with the secret masked…
+    expect(said).not.toContain(password); // …and the password is nowhere.
+  });
+});
