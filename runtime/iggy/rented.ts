@@ -17,27 +17,59 @@
 import { KeiyakuError } from '../core/errors.js';
 import type { PublisherMessage } from './publisher.js';
 
-/** A small pool of growable byte buffers. */
+/**
+ * A small pool of byte buffers whose views can be revoked. Buffers are handed out as
+ * `Uint8Array`s over an `ArrayBuffer` of the pool's own. When one comes back (`give`), its memory
+ * moves to a fresh `ArrayBuffer` object (a transfer: no copy) and the old one is detached, so every
+ * view ever taken of it — a payload, a header slice, a `subarray` of either — has length 0 and
+ * throws on `slice`, `set` and `subarray` instead of reading memory that is about to be reused.
+ * Only buffers this pool rented are taken back; anything else is left alone.
+ */
 export class BufferPool {
-  readonly #free: Uint8Array[] = [];
+  readonly #free: ArrayBuffer[] = [];
   readonly #max: number;
+  /** The buffers currently out on rent, so that only those are detached and reused. */
+  readonly #out = new WeakSet<ArrayBuffer>();
+  #allocated = 0;
+  #reused = 0;
 
   constructor(maxPooled = 16) {
     this.#max = maxPooled;
   }
 
+  /** A buffer of at least `minimum` bytes (its contents are whatever was there before). */
   rent(minimum: number): Uint8Array {
-    const index = this.#free.findIndex((b) => b.length >= minimum);
-    if (index !== -1) return this.#free.splice(index, 1)[0]!;
-    return new Uint8Array(Math.max(minimum, 4096));
+    const index = this.#free.findIndex((b) => b.byteLength >= minimum);
+    let memory: ArrayBuffer;
+    if (index === -1) {
+      memory = new ArrayBuffer(Math.max(minimum, 4096));
+      this.#allocated++;
+    } else {
+      memory = this.#free.splice(index, 1)[0]!;
+      this.#reused++;
+    }
+    this.#out.add(memory);
+    return new Uint8Array(memory);
   }
 
+  /** Takes back a buffer this pool rented: every view of it is revoked, and its memory is kept for the next `rent`. */
   give(buffer: Uint8Array): void {
-    if (this.#free.length < this.#max) this.#free.push(buffer);
+    const memory = buffer.buffer;
+    if (!(memory instanceof ArrayBuffer) || !this.#out.has(memory)) return;
+    this.#out.delete(memory);
+    // Detach: the memory moves to a new ArrayBuffer (no copy); every view of the old one now refuses reads.
+    const kept = structuredClone(memory, { transfer: [memory] });
+    if (this.#free.length < this.#max) this.#free.push(kept);
   }
 
+  /** Buffers waiting in the pool. */
   get pooled(): number {
     return this.#free.length;
+  }
+
+  /** How many rents allocated new memory, and how many reused pooled memory. */
+  get stats(): { readonly allocated: number; readonly reused: number } {
+    return { allocated: this.#allocated, reused: this.#reused };
   }
 }
 

@@ -103,6 +103,8 @@ export interface IggyProtocol {
   readonly headerSize: number;
   frameSize(header: Uint8Array): number;
   encodeRequest(frame: RequestFrame): Uint8Array;
+  /** The header alone of a request whose body of `bodyLength` bytes is written after it in parts (never joined). */
+  encodeRequestHead(frame: RequestFrame, bodyLength: number): Uint8Array;
   decodeFrame(bytes: Uint8Array): DecodedFrame;
   /** A reply's payload, or a thrown IggyError for evictions, statuses and rejections. */
   payloadOf(frame: DecodedFrame, command: string): Uint8Array;

@@ -36,7 +36,7 @@ import {
 import { encodePing, PING } from './commands/ping.js';
 import { CREATE_STREAM, decodeStream, encodeCreateStream, encodeGetStream, GET_STREAM } from './commands/streams.js';
 import { CREATE_TOPIC, decodeTopic, encodeCreateTopic, encodeGetTopic, GET_TOPIC } from './commands/topics.js';
-import { decodeFrame, encodeRequest, frameSize, HEADER_SIZE, Operation, VERSION } from './header.js';
+import { decodeFrame, encodeRequest, encodeRequestHead, frameSize, HEADER_SIZE, Operation, VERSION } from './header.js';
 import { payloadOf } from './reply.js';
 
 const nothing = (): void => undefined;
@@ -53,6 +53,7 @@ export const protocol_0_11: IggyProtocol = {
   headerSize: HEADER_SIZE,
   frameSize,
   encodeRequest,
+  encodeRequestHead,
   decodeFrame,
   payloadOf,
   requestNumber: (operation, counter) => (isMetadataOp(operation) ? counter.value++ : counter.value),
