@@ -15,7 +15,7 @@ import type { ConsumerOffsetInfo, OffsetTarget } from './protocol/v0_11/commands
 import type { StreamInfo } from './protocol/v0_11/commands/streams.js';
 import type { TopicInfo } from './protocol/v0_11/commands/topics.js';
 import type { CommandCodec, IggyCommands, IggyProtocol, PollRequest, TlvOptions } from './protocol/version.js';
-import type { BufferPool } from './rented.js';
+import type { BufferPool, RentedMessageBatch } from './rented.js';
 
 /** A poll whose reply lives in a buffer rented from a pool: the messages' payloads are views into `buffer`; give it back when done. */
 export interface PooledPollReply {
@@ -187,6 +187,33 @@ export class IggyClient implements AsyncDisposable {
       topic,
       ...(partition === undefined ? {} : { partition }),
     });
+  }
+
+  /**
+   * Sends a rented batch without copying its payloads: the frame headers are written in place in
+   * the batch's buffer and the buffer itself goes to the socket behind a small header. The caller
+   * still owns the batch (dispose it after this settles).
+   */
+  async sendRentedBatch(
+    stream: Identifier,
+    topic: Identifier,
+    partitioning: Partitioning,
+    batch: RentedMessageBatch,
+  ): Promise<SendConfirmation[]> {
+    const partition = partitioning.kind === 'partition' ? partitioning.id : undefined;
+    const codec = this.protocol.sendInPlace;
+    const send = async (): Promise<SendConfirmation[]> => {
+      const connection = await this.#live();
+      const { batch: wire, header } = batch.wire(codec.seal);
+      const payload = await connection.request(
+        codec.name,
+        codec.code,
+        codec.operation,
+        codec.encodeParts(stream, topic, partitioning, wire, header),
+      );
+      return codec.decode(payload);
+    };
+    return withContext(send(), { stream, topic, ...(partition === undefined ? {} : { partition }) });
   }
 
   pollMessages(request: PollRequest): Promise<PollReply> {

@@ -169,17 +169,29 @@ export class IggyConnection {
     return reply;
   }
 
-  /** Sends one command and returns its payload; throws {@link IggyError} or {@link TransportError}. */
-  async request(command: string, code: number, operation: number, body: Uint8Array = new Uint8Array(0)): Promise<Uint8Array> {
+  /**
+   * Sends one command and returns its payload; throws {@link IggyError} or {@link TransportError}.
+   * A body given in parts is written part after part, never joined.
+   */
+  async request(
+    command: string,
+    code: number,
+    operation: number,
+    body: Uint8Array | readonly Uint8Array[] = new Uint8Array(0),
+  ): Promise<Uint8Array> {
     const request = this.protocol.requestNumber(operation, this.#counter);
-    const frame = await this.#send(command, {
-      client: this.#client,
-      request,
-      operation,
-      session: this.#session,
-      ...(operation === this.protocol.operations.nonReplicated ? { code } : {}),
+    const { frame } = await this.#sendLeased(
+      command,
+      {
+        client: this.#client,
+        request,
+        operation,
+        session: this.#session,
+        ...(operation === this.protocol.operations.nonReplicated ? { code } : {}),
+      },
       body,
-    });
+      undefined,
+    );
     return this.protocol.payloadOf(frame, command);
   }
 

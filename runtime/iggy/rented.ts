@@ -15,6 +15,7 @@
  * ```
  */
 import { KeiyakuError } from '../core/errors.js';
+import { FRAME_HEADER_SIZE, type FrameSlot, type InPlaceBatch } from './protocol/v0_11/commands/messages.js';
 import type { PublisherMessage } from './publisher.js';
 
 /**
@@ -98,24 +99,25 @@ export interface RentedPayloadWriter {
   writeUtf8(text: string): void;
 }
 
+/**
+ * A built batch. Its messages sit in its pooled buffer in wire order: for each one, room for the
+ * protocol's frame header, the payload, then the user headers — so a publisher can write the
+ * frame headers in place and send the buffer itself, without copying a payload.
+ */
 export class RentedMessageBatch implements Disposable {
   #buffer: Uint8Array | undefined;
-  readonly #entries: readonly { readonly start: number; readonly end: number; readonly id?: bigint; readonly headers?: Uint8Array }[];
+  readonly #frames: readonly FrameSlot[];
   readonly #pool: BufferPool;
+  #sealed: Uint8Array | undefined;
   /** When the batch was built, µs since the epoch: the origin timestamp of its messages on a direct send. */
   readonly originTimestamp: bigint;
 
   /** @internal */
-  constructor(buffer: Uint8Array, entries: RentedMessageBatch['entries'], pool: BufferPool) {
+  constructor(buffer: Uint8Array, frames: readonly FrameSlot[], pool: BufferPool) {
     this.#buffer = buffer;
-    this.#entries = entries;
+    this.#frames = frames;
     this.#pool = pool;
     this.originTimestamp = BigInt(Date.now()) * 1000n;
-  }
-
-  /** @internal */
-  get entries(): readonly { readonly start: number; readonly end: number; readonly id?: bigint; readonly headers?: Uint8Array }[] {
-    return this.#entries;
   }
 
   get disposed(): boolean {
@@ -123,22 +125,46 @@ export class RentedMessageBatch implements Disposable {
   }
 
   get length(): number {
-    return this.#entries.length;
+    return this.#frames.length;
+  }
+
+  /** Payload bytes of all messages. */
+  get payloadBytes(): number {
+    let n = 0;
+    for (const f of this.#frames) n += f.payloadLength;
+    return n;
   }
 
   /**
    * The messages; their payloads are views into the pooled buffer, so use them before the
-   * batch is disposed. Throws {@link ObjectDisposedError} once disposed.
+   * batch is disposed. Throws {@link ObjectDisposedError} once disposed (and every view taken
+   * earlier refuses reads from then on).
    */
   get messages(): RentedMessage[] {
     const buffer = this.#buffer;
     if (buffer === undefined) throw new ObjectDisposedError('this rented batch was disposed; its buffer is back in the pool');
-    return this.#entries.map((e) => ({
-      payload: buffer.subarray(e.start, e.end),
-      ...(e.id === undefined ? {} : { id: e.id }),
-      ...(e.headers ? { headers: e.headers } : {}),
-      originTimestamp: this.originTimestamp,
-    }));
+    return this.#frames.map((f) => {
+      const start = f.at + FRAME_HEADER_SIZE;
+      const end = start + f.payloadLength;
+      return {
+        payload: buffer.subarray(start, end),
+        ...(f.id === undefined ? {} : { id: f.id }),
+        ...(f.headersLength > 0 ? { headers: buffer.subarray(end, end + f.headersLength) } : {}),
+        originTimestamp: this.originTimestamp,
+      };
+    });
+  }
+
+  /**
+   * @internal The batch in wire order, its frame headers written in place (once: retries send the
+   * same ids), for `IggyClient.sendRentedBatch`.
+   */
+  wire(seal: (batch: InPlaceBatch) => Uint8Array): { readonly batch: InPlaceBatch; readonly header: Uint8Array } {
+    const buffer = this.#buffer;
+    if (buffer === undefined) throw new ObjectDisposedError('this rented batch was disposed; its buffer is back in the pool');
+    const batch: InPlaceBatch = { bytes: buffer, frames: this.#frames, originTimestamp: this.originTimestamp };
+    this.#sealed ??= seal(batch);
+    return { batch, header: this.#sealed };
   }
 
   dispose(): void {
@@ -153,11 +179,11 @@ export class RentedMessageBatch implements Disposable {
   }
 }
 
-/** Writes payloads one after another into a rented buffer. */
+/** Writes messages one after another into a rented buffer, in wire order (room for each frame header, payload, user headers). */
 export class RentedMessageBatchBuilder implements Disposable {
   #buffer: Uint8Array | undefined;
   #length = 0;
-  readonly #entries: { start: number; end: number; id?: bigint; headers?: Uint8Array }[] = [];
+  readonly #frames: FrameSlot[] = [];
   readonly #pool: BufferPool;
 
   readonly #writer: RentedPayloadWriter = {
@@ -187,19 +213,27 @@ export class RentedMessageBatchBuilder implements Disposable {
    * Appends one message: `write` serializes `item` into the pooled buffer through the writer
    * (pass a function that closes over nothing, and `item` as its state, to allocate no
    * closure per message). An id of 0 or none lets one be minted; `headers` are raw user
-   * header bytes (see `UserHeaders.encode`).
+   * header bytes (see `UserHeaders.encode`), copied in after the payload.
    */
   add<T>(item: T, write: (item: T, writer: RentedPayloadWriter) => void, id?: bigint, headers?: Uint8Array): this {
     if (this.#buffer === undefined) throw new ObjectDisposedError('this builder was already built or disposed');
+    const at = this.#length;
+    this.#reserve(FRAME_HEADER_SIZE);
+    this.#length += FRAME_HEADER_SIZE;
     const start = this.#length;
     try {
       write(item, this.#writer);
     } catch (error) {
-      this.#length = start; // drop the half-written payload
+      this.#length = at; // drop the half-written message
       throw error;
     }
-    if (this.#length === start) throw new RangeError('a message payload must not be empty');
-    this.#entries.push({ start, end: this.#length, ...(id === undefined ? {} : { id }), ...(headers ? { headers } : {}) });
+    const payloadLength = this.#length - start;
+    if (payloadLength === 0) {
+      this.#length = at;
+      throw new RangeError('a message payload must not be empty');
+    }
+    if (headers && headers.length > 0) this.#writer.write(headers);
+    this.#frames.push({ at, payloadLength, headersLength: headers?.length ?? 0, ...(id === undefined ? {} : { id }) });
     return this;
   }
 
@@ -222,7 +256,7 @@ export class RentedMessageBatchBuilder implements Disposable {
     const buffer = this.#buffer;
     if (buffer === undefined) throw new ObjectDisposedError('this builder was already built or disposed');
     this.#buffer = undefined;
-    return new RentedMessageBatch(buffer, [...this.#entries], this.#pool);
+    return new RentedMessageBatch(buffer, [...this.#frames], this.#pool);
   }
 
   /** Gives the buffer back if the builder is abandoned before build(); a no-op afterwards. */

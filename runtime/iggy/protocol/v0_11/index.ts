@@ -21,8 +21,11 @@ import {
   decodeSendReply,
   encodePollMessages,
   encodeSendMessages,
+  encodeSendMessagesInPlace,
+  FRAME_HEADER_SIZE,
   POLL_MESSAGES,
   SEND_MESSAGES,
+  sealInPlace,
 } from './commands/messages.js';
 import {
   DELETE_CONSUMER_OFFSET,
@@ -60,6 +63,14 @@ export const protocol_0_11: IggyProtocol = {
   operations: { register: Operation.Register, nonReplicated: Operation.NonReplicated },
   incompatibleVersionReason: 14,
   login: { name: 'login', ...LOGIN_REGISTER, encode: encodeLoginRegister, decode: decodeLoginRegister },
+  sendInPlace: {
+    name: 'send messages',
+    ...SEND_MESSAGES,
+    frameHeaderSize: FRAME_HEADER_SIZE,
+    seal: sealInPlace,
+    encodeParts: encodeSendMessagesInPlace,
+    decode: decodeSendReply,
+  },
   commands: {
     ping: { name: 'ping', ...PING, encode: encodePing, decode: nothing },
     getStream: { name: 'get stream', ...GET_STREAM, encode: encodeGetStream, decode: decodeStream },
