@@ -128,6 +128,21 @@ export interface InPlaceBatch {
   readonly originTimestamp: bigint;
 }
 
+/** Random bytes for minted ids, refilled 4 KiB at a time (one `randomFillSync` per 256 ids, not one per message). */
+const randomBlock = new Uint8Array(4096);
+let randomAt = randomBlock.length;
+
+function mintIdInto(bytes: Uint8Array, at: number): void {
+  if (randomAt + 16 > randomBlock.length) {
+    randomFillSync(randomBlock);
+    randomAt = 0;
+  }
+  bytes.set(randomBlock.subarray(randomAt, randomAt + 16), at);
+  randomAt += 16;
+  bytes[at + 6] = (bytes[at + 6]! & 0x0f) | 0x40;
+  bytes[at + 8] = (bytes[at + 8]! & 0x3f) | 0x80;
+}
+
 /**
  * Writes every frame header of `batch` into its reserved bytes (ids minted where missing, the
  * checksums computed over the bytes where they lie) and returns the 256-byte batch header. No
@@ -138,8 +153,10 @@ export function sealInPlace(batch: InPlaceBatch): Uint8Array {
   if (frames.length === 0) throw new RangeError('a batch needs at least one message');
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const covered = new Uint8Array(44 + 8 * frames.length);
+  const coveredView = new DataView(covered.buffer);
   let length = BATCH_HEADER_SIZE;
-  frames.forEach((slot, index) => {
+  for (let index = 0; index < frames.length; index++) {
+    const slot = frames[index]!;
     if (slot.payloadLength < 1 || slot.payloadLength > MAX_PAYLOAD)
       throw new RangeError(`payload must be 1..${MAX_PAYLOAD} bytes, got ${slot.payloadLength}`);
     if (slot.headersLength > MAX_USER_HEADERS) throw new RangeError(`user headers exceed ${MAX_USER_HEADERS} bytes`);
@@ -149,9 +166,7 @@ export function sealInPlace(batch: InPlaceBatch): Uint8Array {
       view.setBigUint64(at + 16, slot.id >> 64n, true);
     } else {
       // A UUIDv4-shaped id, written where it lies (the same bytes randomId() reads as a u128).
-      randomFillSync(bytes, at + 8, 16);
-      bytes[at + 8 + 6] = (bytes[at + 8 + 6]! & 0x0f) | 0x40;
-      bytes[at + 8 + 8] = (bytes[at + 8 + 8]! & 0x3f) | 0x80;
+      mintIdInto(bytes, at + 8);
     }
     view.setUint32(at + 24, index, true);
     view.setUint32(at + 28, 0, true);
@@ -161,9 +176,9 @@ export function sealInPlace(batch: InPlaceBatch): Uint8Array {
     const end = at + FRAME_HEADER_SIZE + slot.payloadLength + slot.headersLength;
     const checksum = xxh3_64(bytes.subarray(at + 8, end));
     view.setBigUint64(at, checksum, true);
-    new DataView(covered.buffer).setBigUint64(44 + 8 * index, checksum, true);
+    coveredView.setBigUint64(44 + 8 * index, checksum, true);
     length += end - at;
-  });
+  }
   const header = new Writer(BATCH_HEADER_SIZE)
     .u64(0n)
     .u64(0n)
