@@ -1,18 +1,23 @@
 /**
  * `npm run demo`: two bounded contexts talking through the generated contract over the
- * in-memory transport, with dead letters parked in SQLite (the embedded defaults).
+ * in-memory transport, with the library's outbox and the dead letters in SQLite (the embedded
+ * defaults); `POSTGRES_URL=… npm run demo` keeps the library's events and outbox in PostgreSQL.
  *
- * The library publishes book events through a mapper; inventory keeps shelf counts and
- * blocks on a failure until it recovers; notifications parks a poison message under a
- * dead-letter policy and moves on.
+ * The library writes each domain change and the contract messages it causes (through the
+ * mapper) in one transaction of its own database; the outbox dispatcher publishes them.
+ * Inventory keeps shelf counts and blocks on a failure until it recovers; notifications parks
+ * a poison message under a dead-letter policy and moves on.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { KafkaTransport } from 'keiyaku/kafka';
 import { InMemoryTransport } from 'keiyaku/memory';
-import { createMessaging, InMemoryEventStore, MessageProducer, payloadText } from 'keiyaku/runtime';
-import { SqliteDeadLetterStore } from 'keiyaku/sqlite';
+import { PostgresOutbox } from 'keiyaku/postgres';
+import { createMessaging, payloadText } from 'keiyaku/runtime';
+import { SqliteDeadLetterStore, SqliteOutbox } from 'keiyaku/sqlite';
+import pg from 'pg';
 import { BookIntegrationEvents } from '../generated/index.js';
 import { BookAvailability, type InventoryStore } from './inventory/book-availability.js';
 import { type BookEvent, type BookState, decide, evolve } from './library/book.js';
@@ -46,12 +51,106 @@ class Shelf implements InventoryStore {
   }
 }
 
-const events = new InMemoryEventStore<BookEvent>();
 const bookId = '6f1c2b8e-3a4d-4e5f-9a0b-1c2d3e4f5a6b';
 let book: BookState | undefined;
-function record(newEvents: BookEvent[], correlationId: string): void {
-  events.append(bookId, newEvents, { correlationId });
-  for (const e of newEvents) book = evolve(book, e, bookId);
+let version = 0;
+const recorded: BookEvent[] = [];
+
+/**
+ * The library's own database: its book events (the domain change) and the outbox, written in
+ * one transaction. SQLite by default; PostgreSQL when POSTGRES_URL is set.
+ */
+interface LibraryDatabase {
+  readonly name: string;
+  readonly outbox: SqliteOutbox | PostgresOutbox;
+  /**
+   * Appends events at `expectedVersion` and their contract messages to the outbox, in one
+   * transaction; `rule`, when given, runs after both writes and may throw to roll it all back.
+   */
+  record(events: readonly BookEvent[], expectedVersion: number, correlationId: string, rule?: () => void): Promise<void>;
+  /** Rows of the outbox table still pending (and all rows). */
+  outboxRows(): Promise<number>;
+  close(): Promise<void>;
+}
+
+async function sqliteLibrary(file: string): Promise<LibraryDatabase> {
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.exec(`CREATE TABLE IF NOT EXISTS book_events (
+    book_id TEXT NOT NULL, version INTEGER NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL, PRIMARY KEY (book_id, version))`);
+  const outbox = new SqliteOutbox(db, { source: 'library' });
+  outbox.migrate();
+  const books = outbox.channel(BookIntegrationEvents);
+  const append = db.prepare('INSERT INTO book_events (book_id, version, type, data) VALUES (?, ?, ?, ?)');
+  return {
+    name: `SQLite (${file.split('/').pop()})`,
+    outbox,
+    async record(events, expectedVersion, correlationId, rule) {
+      db.transaction(() => {
+        for (const [i, e] of events.entries()) append.run(bookId, expectedVersion + i + 1, e.type, JSON.stringify(e));
+        books.writeEvents(db, bookMapper, events, { aggregateId: bookId, correlationId });
+        rule?.();
+      })();
+    },
+    outboxRows: async () => (db.prepare('SELECT count(*) AS n FROM keiyaku_outbox').get() as { n: number }).n,
+    async close() {
+      db.close();
+    },
+  };
+}
+
+async function postgresLibrary(url: string): Promise<LibraryDatabase> {
+  const pool = new pg.Pool({ connectionString: url, max: 4 });
+  const table = `demo_book_events_${Date.now()}`;
+  await pool.query(
+    `CREATE TABLE ${table} (book_id text NOT NULL, version integer NOT NULL, type text NOT NULL, data jsonb NOT NULL, PRIMARY KEY (book_id, version))`,
+  );
+  const outbox = new PostgresOutbox(pool, { source: 'library' });
+  await outbox.migrate();
+  const books = outbox.channel(BookIntegrationEvents);
+  return {
+    name: 'PostgreSQL',
+    outbox,
+    async record(events, expectedVersion, correlationId, rule) {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        for (const [i, e] of events.entries())
+          await client.query(`INSERT INTO ${table} (book_id, version, type, data) VALUES ($1, $2, $3, $4)`, [
+            bookId,
+            expectedVersion + i + 1,
+            e.type,
+            JSON.stringify(e),
+          ]);
+        await books.writeEvents(client, bookMapper, events, { aggregateId: bookId, correlationId });
+        rule?.();
+        await client.query('COMMIT');
+      } catch (error) {
+        await client.query('ROLLBACK');
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
+    outboxRows: async () => Number((await pool.query<{ n: string }>('SELECT count(*) AS n FROM keiyaku_outbox')).rows[0]!.n),
+    async close() {
+      await pool.query(`DROP TABLE IF EXISTS ${table}`);
+      await pool.end();
+    },
+  };
+}
+
+const library = process.env['POSTGRES_URL']
+  ? await postgresLibrary(process.env['POSTGRES_URL'])
+  : await sqliteLibrary(join(dir, 'library.db'));
+
+async function record(newEvents: BookEvent[], correlationId: string): Promise<void> {
+  await library.record(newEvents, version, correlationId);
+  version += newEvents.length;
+  for (const e of newEvents) {
+    book = evolve(book, e, bookId);
+    recorded.push(e);
+  }
 }
 
 // The one line that picks the transport. In-memory by default; over a real Kafka broker with
@@ -71,35 +170,42 @@ const inventory = messaging.subscribe(BookIntegrationEvents, new BookAvailabilit
 });
 const notices = new LateFeeNotices();
 const notifications = messaging.subscribe(BookIntegrationEvents, notices, { deadLetter: { maxRetries: 2, backoffSchedule: [100, 200] } });
-const producer = new MessageProducer({
-  name: 'library.book-integration-events',
-  source: events,
-  mapper: bookMapper,
-  publisher: messaging.publisher(BookIntegrationEvents),
-});
+const dispatcher = messaging.host(library.outbox.dispatcher({ transport }, { pollIntervalMs: 50 }));
 await messaging.start();
-producer.start();
+const drained = async (): Promise<boolean> => (await dispatcher.refresh()).backlog === 0;
 
 try {
   say('keiyaku demo: library → bookIntegrationEvents → inventory + notifications');
-  say(`  transport: ${transport.name}; dead letters: SQLite (${deadLetterFile.split('/').pop()})`);
+  say(
+    `  transport: ${transport.name}; library events + outbox: ${library.name}; dead letters: SQLite (${deadLetterFile.split('/').pop()})`,
+  );
   say();
 
   say('1. The library adds a book and lends two copies.');
-  record(
+  await record(
     [{ type: 'BookAdded', title: 'The Left Hand of Darkness', author: 'Ursula K. Le Guin', isbn: '9780441478125', copies: 3 }],
     'req-1',
   );
-  record(decide.borrow(book!, 'C-1', 'M-1001', new Date('2026-11-02T10:15:00Z'), 'desk', 'Ada'), 'req-2');
-  record(decide.borrow(book!, 'C-2', 'M-1002', new Date('2026-11-03T09:00:00Z'), 'kiosk'), 'req-3');
-  await until(() => producer.status().position === events.head, 'the producer published the first events');
+  await record(decide.borrow(book!, 'C-1', 'M-1001', new Date('2026-11-02T10:15:00Z'), 'desk', 'Ada'), 'req-2');
+  await record(decide.borrow(book!, 'C-2', 'M-1002', new Date('2026-11-03T09:00:00Z'), 'kiosk'), 'req-3');
+  await until(drained, 'the dispatcher published the outbox');
+  say(`   domain events: ${recorded.map((e) => e.type).join(', ')} (each with its outbox rows in one transaction)`);
+  say(`   published: ${dispatcher.status().published} BookBorrowed (BookAdded stays inside the library)`);
+  say(`   outbox rows left after publishing: ${await library.outboxRows()}`);
+  // A transaction that writes its event and its outbox row, then fails a rule and rolls back.
+  const refused = decide.borrow(book!, 'C-3', 'M-1009', new Date('2026-11-03T09:30:00Z'), 'desk');
+  try {
+    await library.record(refused, version, 'req-3b', () => {
+      throw new Error('member M-1009 has reached the loan limit');
+    });
+    say('   the refused borrowing went through (it should not have)');
+  } catch (error) {
+    say(`   a borrowing of C-3 wrote its event and outbox row, then failed a rule and rolled back (${(error as Error).message})`);
+  }
+  await new Promise((resolve) => setTimeout(resolve, 200));
   say(
-    `   domain events: ${events
-      .stream(bookId)
-      .map((e) => e.event.type)
-      .join(', ')}`,
+    `   the rolled-back transaction published nothing: ${dispatcher.status().published} published, ${await library.outboxRows()} outbox rows`,
   );
-  say(`   published: ${producer.status().published} BookBorrowed (BookAdded stays inside the library)`);
   await until(() => inventory.health().processed === 2, 'inventory handled both');
   say(`   inventory.book-availability: copies on the shelf 3 → ${shelf.counts.get(bookId)}`);
   await until(() => notifications.health().skipped === 2, 'notifications skipped both borrowings');
@@ -108,7 +214,7 @@ try {
 
   say('2. The inventory database goes down while a copy comes back.');
   shelf.available = false;
-  record(decide.return(book!, 'C-1', new Date('2026-11-25T16:00:00Z'), 'worn', 150, 'GBP'), 'req-4');
+  await record(decide.return(book!, 'C-1', new Date('2026-11-25T16:00:00Z'), 'worn', 150, 'GBP'), 'req-4');
   await until(() => (inventory.health().stalls[0]?.attempts ?? 0) >= 3, 'inventory retried a few times');
   const stall = inventory.health().stalls[0]!;
   say(`   the belt stopped at ${stall.type} (partition ${stall.partition}, offset ${stall.offset}) since ${stall.since.toISOString()}`);
@@ -126,10 +232,10 @@ try {
   say();
 
   say('3. A poison message: a late fee in a currency nobody can convert.');
-  record(decide.return(book!, 'C-2', new Date('2026-11-28T12:00:00Z'), 'good', 300, 'XXX'), 'req-5');
-  record(decide.borrow(book!, 'C-2', 'M-1003', new Date('2026-11-29T12:00:00Z'), 'app'), 'req-6');
-  record(decide.return(book!, 'C-2', new Date('2026-11-30T12:00:00Z'), 'good', 50, 'USD'), 'req-7');
-  record([{ type: 'BookLost', copyId: 'C-3', reportedAt: '2026-11-30T13:00:00Z' }], 'req-8');
+  await record(decide.return(book!, 'C-2', new Date('2026-11-28T12:00:00Z'), 'good', 300, 'XXX'), 'req-5');
+  await record(decide.borrow(book!, 'C-2', 'M-1003', new Date('2026-11-29T12:00:00Z'), 'app'), 'req-6');
+  await record(decide.return(book!, 'C-2', new Date('2026-11-30T12:00:00Z'), 'good', 50, 'USD'), 'req-7');
+  await record([{ type: 'BookLost', copyId: 'C-3', reportedAt: '2026-11-30T13:00:00Z' }], 'req-8');
   await until(() => notifications.health().parked === 1 && notices.sent.length === 2, 'the poison message is parked and the belt moved on');
   const parked = await messaging.deadLetters.list({ groupId: notices.groupId });
   for (const p of parked) {
@@ -139,15 +245,17 @@ try {
   say(`   the belt moved on: ${notices.sent[1]}`);
   await until(() => inventory.health().processed === 6, 'inventory handled everything');
   say(`   inventory handled all ${inventory.health().processed} messages; copies on the shelf → ${shelf.counts.get(bookId)}`);
-  await until(() => producer.status().position === events.head, 'the producer caught up');
-  const status = producer.status();
+  await until(drained, 'the dispatcher caught up');
+  const status = dispatcher.status();
+  const internal = recorded.filter(
+    (e) => bookMapper.map(e, { aggregateId: bookId, position: 0, timestamp: new Date(), eventId: '', metadata: {} }) === null,
+  );
   say(
-    `   producer checkpoint at event ${status.position}: ${status.published} published, ${status.filtered} kept internal (BookAdded, BookLost)`,
+    `   outbox drained after event ${version}: ${status.published} published, ${internal.length} kept internal (BookAdded, BookLost); backlog ${status.backlog}, dead ${status.dead}`,
   );
   say();
 
-  say('4. Shutdown: producer, then every subscription together within one 10 s budget.');
-  await producer.stop();
+  say('4. Shutdown: the dispatcher and every subscription together within one 10 s budget.');
   await messaging.stop();
   const after = new SqliteDeadLetterStore(deadLetterFile);
   say(
@@ -155,7 +263,7 @@ try {
   );
   await after.close();
 } finally {
-  await producer.stop();
   await messaging.stop();
+  await library.close();
   rmSync(dir, { recursive: true, force: true });
 }

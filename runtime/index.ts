@@ -28,6 +28,16 @@ export type {
 } from './core/transport.js';
 export type { DeadLetterFilter, DeadLetterStore, ParkedError, ParkedMessage, ParkRequest } from './dead-letter/store.js';
 export { InMemoryDeadLetterStore, payloadText } from './dead-letter/store.js';
+export type {
+  AppendToStreamOptions,
+  Awaitable,
+  EventSerializer,
+  EventStore,
+  ExpectedVersion,
+  ReadAllOptions,
+  RecordedEvent,
+} from './event-store/store.js';
+export { ConcurrencyError, jsonSerializer, StoreError, StoreNotMigratedError } from './event-store/store.js';
 export type { MessagingHealth, MessagingOptions } from './messaging.js';
 export { createMessaging, Messaging } from './messaging.js';
 export type {

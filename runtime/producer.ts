@@ -8,9 +8,19 @@
  * publisher only takes contract messages.
  */
 import type { AnyContractMessage } from './codegen-v1.js';
+import { type Backoff, type BackoffOptions, exponentialBackoff } from './core/backoff.js';
 import { type Clock, systemClock } from './core/clock.js';
+import type { HostedComponent, HostedComponentHealth } from './core/hosted.js';
 import { type Logger, silentLogger } from './core/logger.js';
 import { type Waiter, waitForWake } from './core/wait.js';
+import {
+  type AppendToStreamOptions,
+  type Awaitable,
+  checkExpectedVersion,
+  type EventStore,
+  type ReadAllOptions,
+  type RecordedEvent,
+} from './event-store/store.js';
 import type { Publisher } from './publisher.js';
 
 /** What a mapper knows about the stored event beside the event itself. */
@@ -47,6 +57,8 @@ export interface StoredEvent<D> {
 export interface EventSource<D> {
   /** Events after `position` (exclusive), then new ones as they are appended, until `signal` aborts. */
   subscribe(after: number, signal: AbortSignal): AsyncIterable<StoredEvent<D>>;
+  /** The position of the last event (0 when empty); when present, a producer reports its backlog. */
+  lastPosition?(): Awaitable<number>;
 }
 
 /** Where a producer remembers how far it got. */
@@ -71,9 +83,10 @@ export interface AppendOptions {
   readonly metadata?: Readonly<Record<string, string>>;
 }
 
-/** An in-process event store: append-only, with subscriptions that catch up and then follow. */
-export class InMemoryEventStore<D> implements EventSource<D> {
-  readonly #events: StoredEvent<D>[] = [];
+/** An in-process event store: append-only, with subscriptions that catch up and then follow. Synchronous. */
+export class InMemoryEventStore<D> implements EventStore<D> {
+  readonly #events: RecordedEvent<D>[] = [];
+  readonly #versions = new Map<string, number>();
   readonly #waiters = new Set<Waiter>();
   readonly #clock: Clock;
   #nextId = 1;
@@ -82,37 +95,62 @@ export class InMemoryEventStore<D> implements EventSource<D> {
     this.#clock = options.clock ?? systemClock;
   }
 
-  /** Appends events of one aggregate; returns them as stored. */
-  append(aggregateId: string, events: readonly D[], options: AppendOptions = {}): readonly StoredEvent<D>[] {
-    const stored = events.map((event): StoredEvent<D> => {
+  /**
+   * Appends events of one aggregate (stream); returns them as stored. Throws
+   * {@link ConcurrencyError} (appending nothing) when `expectedVersion` does not match.
+   */
+  append(aggregateId: string, events: readonly D[], options: AppendToStreamOptions = {}): readonly RecordedEvent<D>[] {
+    const current = this.#versions.get(aggregateId) ?? 0;
+    checkExpectedVersion(aggregateId, options.expectedVersion, current);
+    if (events.length === 0) return [];
+    const stored = events.map((event, i): RecordedEvent<D> => {
       const position = this.#events.length + 1;
-      const record: StoredEvent<D> = {
+      const record: RecordedEvent<D> = Object.freeze({
         event,
         aggregateId,
+        version: current + i + 1,
         position,
         timestamp: new Date(this.#clock.now()),
         eventId: `evt-${this.#nextId++}`,
         ...(options.correlationId === undefined ? {} : { correlationId: options.correlationId }),
         ...(options.causationId === undefined ? {} : { causationId: options.causationId }),
-        metadata: options.metadata ?? {},
-      };
+        metadata: { ...(options.metadata ?? {}) },
+      });
       this.#events.push(record);
       return record;
     });
+    this.#versions.set(aggregateId, current + events.length);
     for (const wake of [...this.#waiters]) wake();
     return stored;
   }
 
   /** Events of one aggregate, in order. */
-  stream(aggregateId: string): readonly StoredEvent<D>[] {
+  stream(aggregateId: string): readonly RecordedEvent<D>[] {
     return this.#events.filter((e) => e.aggregateId === aggregateId);
+  }
+
+  readStream(streamId: string, options: { readonly fromVersion?: number } = {}): readonly RecordedEvent<D>[] {
+    const from = options.fromVersion ?? 1;
+    return this.stream(streamId).filter((e) => e.version >= from);
+  }
+
+  readAll(after: number, options: ReadAllOptions = {}): readonly RecordedEvent<D>[] {
+    return this.#events.slice(Math.max(0, after), Math.max(0, after) + (options.limit ?? 1_000));
+  }
+
+  streamVersion(streamId: string): number {
+    return this.#versions.get(streamId) ?? 0;
+  }
+
+  lastPosition(): number {
+    return this.#events.length;
   }
 
   get head(): number {
     return this.#events.length;
   }
 
-  async *subscribe(after: number, signal: AbortSignal): AsyncIterable<StoredEvent<D>> {
+  async *subscribe(after: number, signal: AbortSignal): AsyncIterable<RecordedEvent<D>> {
     let position = after;
     while (!signal.aborted) {
       while (position < this.#events.length) {
@@ -125,7 +163,7 @@ export class InMemoryEventStore<D> implements EventSource<D> {
 }
 
 export interface MessageProducerOptions<D, M extends AnyContractMessage> {
-  /** Checkpoint name: one per producer (`library.book-integration-events`). */
+  /** Checkpoint name: one per producer (`library.book-integration-events`); also its name in health. */
   readonly name: string;
   readonly source: EventSource<D>;
   readonly mapper: Mapper<D, M>;
@@ -134,15 +172,34 @@ export interface MessageProducerOptions<D, M extends AnyContractMessage> {
   readonly logger?: Logger;
   /** Publishes awaiting acknowledgement before the producer waits (default 1000). */
   readonly maxInFlight?: number;
+  /**
+   * After a failure (a publish that failed every retry, a mapper error, the store unreachable)
+   * the producer waits this backoff, then resumes from its last acknowledged position
+   * (default: 200 ms doubling up to 30 s, ±20 % jitter). `false`: stop for good on the first
+   * failure, as before this option existed.
+   */
+  readonly retry?: BackoffOptions | false;
+  /** How often health's head and backlog are refreshed from the source, when it tells its last position (default 1000 ms). */
+  readonly healthIntervalMs?: number;
+  readonly random?: () => number;
 }
 
 export interface MessageProducerStatus {
   readonly name: string;
+  /** Following the source (also while waiting to retry); false before start, after stop, or after a failure with `retry: false`. */
   readonly running: boolean;
   /** Position of the last event handled (published or filtered). */
   readonly position: number;
   readonly published: number;
   readonly filtered: number;
+  /** The source's last position when last asked (undefined when the source cannot tell). */
+  readonly head?: number;
+  /** Events not yet handled: head − position. */
+  readonly backlog?: number;
+  /** Failures in a row (0 once an event is handled again). */
+  readonly failures: number;
+  /** Waiting out a backoff after a failure. */
+  readonly retrying: boolean;
   readonly lastError?: string;
 }
 
@@ -150,49 +207,148 @@ export interface MessageProducerStatus {
  * Follows an event source, maps each event and publishes non-null results with key =
  * aggregate id, causation id = the event's id, and the event's correlation id. The
  * checkpoint advances only after the publish is acknowledged (at least once).
+ *
+ * A hosted component: `messaging.host(producer)` starts it with `messaging.start()`, stops it
+ * inside the shared shutdown budget and shows its position and backlog in `health()`. On a
+ * failure it logs, backs off and resumes from its last acknowledged position.
  */
-export class MessageProducer<D, M extends AnyContractMessage> implements AsyncDisposable {
+export class MessageProducer<D, M extends AnyContractMessage> implements HostedComponent, AsyncDisposable {
+  readonly kind = 'producer';
   readonly #options: MessageProducerOptions<D, M>;
   readonly #checkpoints: CheckpointStore;
   readonly #logger: Logger;
+  readonly #backoff: Backoff | undefined;
   readonly #stop = new AbortController();
   #loop: Promise<void> | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #loaded = false;
   #position = 0;
+  #head: number | undefined;
   #published = 0;
   #filtered = 0;
+  #failures = 0;
+  #retrying = false;
+  #gaveUp = false;
   #lastError: string | undefined;
 
   constructor(options: MessageProducerOptions<D, M>) {
     this.#options = options;
     this.#checkpoints = options.checkpoints ?? new InMemoryCheckpointStore();
     this.#logger = options.logger ?? silentLogger;
+    this.#backoff = options.retry === false ? undefined : exponentialBackoff(options.retry ?? {}, options.random);
   }
 
-  start(): void {
-    this.#loop ??= this.#run();
+  get name(): string {
+    return this.#options.name;
+  }
+
+  /** Starts following the source (once); resolves at once — failures are retried, never thrown. */
+  start(): Promise<void> {
+    if (this.#loop === undefined && !this.#stop.signal.aborted) {
+      this.#loop = this.#run();
+      const interval = this.#options.healthIntervalMs ?? 1_000;
+      void this.#refreshHead();
+      this.#timer = setInterval(() => void this.#refreshHead(), interval);
+      this.#timer.unref();
+    }
+    return Promise.resolve();
   }
 
   status(): MessageProducerStatus {
+    const { name } = this.#options;
     return {
-      name: this.#options.name,
-      running: this.#loop !== undefined && !this.#stop.signal.aborted && this.#lastError === undefined,
+      name,
+      running: this.#loop !== undefined && !this.#stop.signal.aborted && !this.#gaveUp,
       position: this.#position,
       published: this.#published,
       filtered: this.#filtered,
+      ...(this.#head === undefined ? {} : { head: this.#head, backlog: Math.max(0, this.#head - this.#position) }),
+      failures: this.#failures,
+      retrying: this.#retrying,
       ...(this.#lastError === undefined ? {} : { lastError: this.#lastError }),
     };
   }
 
-  async stop(): Promise<void> {
+  health(): HostedComponentHealth {
+    const status = this.status();
+    const reason = !status.running
+      ? this.#gaveUp
+        ? `stopped after a failure: ${status.lastError}`
+        : this.#loop === undefined
+          ? 'not started'
+          : 'stopped'
+      : status.retrying
+        ? `retrying after ${status.failures} failure${status.failures === 1 ? '' : 's'}: ${status.lastError}`
+        : undefined;
+    const { name: _name, running: _running, ...details } = status;
+    return {
+      kind: this.kind,
+      name: this.name,
+      ready: status.running && !status.retrying,
+      ...(reason === undefined ? {} : { reason }),
+      details,
+    };
+  }
+
+  /** Stops following; waits for in-flight publishes and the last checkpoint, or until `deadline` aborts. Never throws. */
+  async stop(deadline?: AbortSignal): Promise<void> {
     this.#stop.abort();
-    await this.#loop;
+    clearInterval(this.#timer);
+    if (this.#loop === undefined) return;
+    if (deadline === undefined) {
+      await this.#loop;
+      return;
+    }
+    await Promise.race([this.#loop, waitForWake(new Set(), { signal: deadline })]);
+    if (deadline.aborted) this.#logger.warn('message producer did not stop within the shutdown budget', { producer: this.name });
   }
 
   async [Symbol.asyncDispose](): Promise<void> {
     await this.stop();
   }
 
+  async #refreshHead(): Promise<void> {
+    const { source } = this.#options;
+    if (source.lastPosition === undefined) return;
+    try {
+      this.#head = await source.lastPosition();
+    } catch {
+      // Health keeps the last known head; the loop reports the store's failure.
+    }
+  }
+
   async #run(): Promise<void> {
+    const stop = this.#stop.signal;
+    while (!stop.aborted) {
+      const failure = await this.#follow();
+      if (failure === undefined || stop.aborted) return;
+      this.#failures++;
+      this.#lastError = failure instanceof Error ? failure.message : String(failure);
+      if (this.#backoff === undefined) {
+        this.#gaveUp = true;
+        this.#logger.error('message producer stopped on an error; restart it after fixing the cause', {
+          producer: this.name,
+          position: this.#position,
+          error: this.#lastError,
+        });
+        return;
+      }
+      const delayMs = this.#backoff.delay(this.#failures);
+      this.#logger.warn('message producer failed; retrying from its last acknowledged position', {
+        producer: this.name,
+        position: this.#position,
+        failures: this.#failures,
+        delayMs,
+        error: this.#lastError,
+      });
+      this.#retrying = true;
+      await waitForWake(new Set(), { timeoutMs: delayMs, signal: stop });
+      this.#retrying = false;
+    }
+  }
+
+  /** Follows the source until stopped (returns undefined) or until something fails (returns the error). */
+  async #follow(): Promise<unknown> {
     const { name, source, mapper, publisher } = this.#options;
     const window = this.#options.maxInFlight ?? 1_000;
     // Publishes run concurrently (so the publisher can batch); the checkpoint advances over
@@ -202,18 +358,27 @@ export class MessageProducer<D, M extends AnyContractMessage> implements AsyncDi
     const halt = new AbortController();
     let saving = Promise.resolve();
     let progressed: (() => void) | undefined;
+    const fail = (error: unknown): void => {
+      failure ??= error;
+      halt.abort();
+      progressed?.();
+    };
     const advance = (): void => {
       let last: number | undefined;
       while (pending[0]?.done) last = pending.shift()!.position;
       if (last !== undefined) {
         const position = last;
         this.#position = position;
-        saving = saving.then(() => this.#checkpoints.save(name, position));
+        this.#failures = 0;
+        saving = saving.then(() => this.#checkpoints.save(name, position)).catch(fail);
       }
       progressed?.();
     };
     try {
-      this.#position = (await this.#checkpoints.load(name)) ?? 0;
+      if (!this.#loaded) {
+        this.#position = (await this.#checkpoints.load(name)) ?? 0;
+        this.#loaded = true;
+      }
       for await (const stored of source.subscribe(this.#position, AbortSignal.any([this.#stop.signal, halt.signal]))) {
         if (failure !== undefined) break;
         let message: M | null;
@@ -245,18 +410,11 @@ export class MessageProducer<D, M extends AnyContractMessage> implements AsyncDi
               time: stored.timestamp,
               ...(stored.correlationId === undefined ? {} : { correlationId: stored.correlationId }),
             })
-            .then(
-              () => {
-                this.#published++;
-                entry.done = true;
-                advance();
-              },
-              (error: unknown) => {
-                failure ??= error;
-                halt.abort();
-                progressed?.();
-              },
-            );
+            .then(() => {
+              this.#published++;
+              entry.done = true;
+              advance();
+            }, fail);
         }
         while (pending.length >= window && failure === undefined) await new Promise<void>((resolve) => (progressed = resolve));
       }
@@ -264,16 +422,13 @@ export class MessageProducer<D, M extends AnyContractMessage> implements AsyncDi
       failure ??= error;
     }
     // Let what is in flight finish, so the checkpoint covers every acknowledged publish.
-    await publisher.flush();
+    try {
+      await publisher.flush();
+    } catch (error) {
+      failure ??= error;
+    }
     await new Promise<void>((resolve) => setImmediate(resolve));
     await saving;
-    if (failure !== undefined) {
-      this.#lastError = failure instanceof Error ? failure.message : String(failure);
-      this.#logger.error('message producer stopped on an error; restart it after fixing the cause', {
-        producer: name,
-        position: this.#position,
-        error: this.#lastError,
-      });
-    }
+    return failure;
   }
 }

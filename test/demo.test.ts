@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repoRoot, run } from './helpers.js';
 import { kafkaBrokers, kafkaSkipReason } from './kafka/kafka-env.js';
+import { freshDatabase, postgresSkipReason, postgresUrl } from './postgres/postgres-env.js';
 
 async function demo(env: NodeJS.ProcessEnv = {}) {
   const tsx = join(repoRoot, 'node_modules', '.bin', 'tsx');
@@ -25,12 +26,15 @@ describe('examples/demo.ts', () => {
   );
 
   it('shows events flowing, a stall and its recovery, a parked poison message, and a clean shutdown', async () => {
-    const result = await demo({ KAFKA_BROKERS: '' });
+    const result = await demo({ KAFKA_BROKERS: '', POSTGRES_URL: '' });
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     const out = result.stdout;
-    expect(out).toContain('transport: memory');
+    expect(out).toContain('transport: memory; library events + outbox: SQLite (library.db)');
     expect(out).toContain('published: 2 BookBorrowed (BookAdded stays inside the library)');
+    expect(out).toContain('outbox rows left after publishing: 0');
+    expect(out).toContain('a borrowing of C-3 wrote its event and outbox row, then failed a rule and rolled back');
+    expect(out).toContain('the rolled-back transaction published nothing: 2 published, 0 outbox rows');
     expect(out).toContain('inventory.book-availability: copies on the shelf 3 → 1');
     expect(out).toContain('notifications.late-fees skipped 2 borrowings');
     expect(out).toMatch(/the belt stopped at BookReturned \(partition \d+, offset 2\)/);
@@ -40,7 +44,29 @@ describe('examples/demo.ts', () => {
     expect(out).toMatch(/parked in SQLite: BookReturned offset 3 after 3 attempts — Error: no exchange rate for XXX/);
     expect(out).toContain('the belt moved on: M-1003: late fee EUR 0.46 for copy C-2');
     expect(out).toContain('inventory handled all 6 messages; copies on the shelf → 3');
-    expect(out).toContain('producer checkpoint at event 8: 6 published, 2 kept internal');
+    expect(out).toContain('outbox drained after event 8: 6 published, 2 kept internal (BookAdded, BookLost); backlog 0, dead 0');
     expect(out).toContain('The dead-letter store still holds 1 message after reopening the file');
   });
+
+  (postgresUrl === '' ? it.skip : it)(
+    `keeps the library's events and outbox in PostgreSQL with POSTGRES_URL${postgresSkipReason ? ` (${postgresSkipReason})` : ''}`,
+    async () => {
+      const database = await freshDatabase('demo');
+      try {
+        const result = await demo({ KAFKA_BROKERS: '', POSTGRES_URL: database.url });
+        expect(result.stderr).toBe('');
+        expect(result.code).toBe(0);
+        const out = result.stdout;
+        expect(out).toContain('library events + outbox: PostgreSQL');
+        expect(out).toContain('the rolled-back transaction published nothing: 2 published, 0 outbox rows');
+        expect(out).toContain('inventory handled all 6 messages; copies on the shelf → 3');
+        expect(out).toContain('outbox drained after event 8: 6 published, 2 kept internal (BookAdded, BookLost); backlog 0, dead 0');
+        const { rows } = await database.pool.query<{ n: string }>('SELECT count(*) AS n FROM keiyaku_outbox');
+        expect(rows[0]!.n).toBe('0');
+      } finally {
+        await database.drop();
+      }
+    },
+    120_000,
+  );
 });

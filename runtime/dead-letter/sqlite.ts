@@ -1,9 +1,12 @@
 /**
  * The SQLite dead-letter store (better-sqlite3): the embedded default. Parked messages
- * are durable across process restarts.
+ * are durable across process restarts. Its table comes from `migrateSqlite(db)`.
  */
 import { randomUUID } from 'node:crypto';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import type { Logger } from '../core/logger.js';
+import { openSqlite, prepareMigrated } from '../sqlite/event-store.js';
+import { migrateSqlite } from '../sqlite/migrations.js';
 import type { DeadLetterFilter, DeadLetterStore, ParkedMessage, ParkRequest } from './store.js';
 
 interface Row {
@@ -26,30 +29,6 @@ interface Row {
   parked_at: number;
   seq: number;
 }
-
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS keiyaku_dead_letters (
-  seq INTEGER PRIMARY KEY AUTOINCREMENT,
-  id TEXT NOT NULL UNIQUE,
-  channel TEXT NOT NULL,
-  address TEXT NOT NULL,
-  group_id TEXT NOT NULL,
-  type TEXT NOT NULL,
-  payload BLOB NOT NULL,
-  headers TEXT NOT NULL,
-  record_key TEXT,
-  partition INTEGER,
-  record_offset TEXT,
-  error_name TEXT NOT NULL,
-  error_message TEXT NOT NULL,
-  error_stack TEXT,
-  attempts INTEGER NOT NULL,
-  first_failure_at INTEGER NOT NULL,
-  last_failure_at INTEGER NOT NULL,
-  parked_at INTEGER NOT NULL
-);
-CREATE INDEX IF NOT EXISTS keiyaku_dead_letters_channel ON keiyaku_dead_letters (channel, group_id);
-`;
 
 function fromRow(row: Row): ParkedMessage {
   return Object.freeze({
@@ -110,22 +89,38 @@ export class SqliteDeadLetterStore implements DeadLetterStore {
   readonly #remove: Database.Statement<[string]>;
   readonly #count: Database.Statement<[FilterParams], { n: number }>;
 
-  /** `path` is a file (created if missing) or `:memory:`. */
-  constructor(path: string) {
-    this.#db = new Database(path);
-    this.#db.pragma('journal_mode = WAL');
-    this.#db.pragma('synchronous = NORMAL');
-    this.#db.exec(SCHEMA);
-    this.#insert = this.#db.prepare(
+  readonly #owned: boolean;
+
+  /**
+   * `database`: your better-sqlite3 database, migrated with `migrateSqlite(db)` (a missing table
+   * throws StoreNotMigratedError); the store does not close it.
+   *
+   * @deprecated form: a file path (created if missing) or `:memory:`. The store opens it, creates
+   * its table itself (as `migrateSqlite(db, { components: ['dead-letters'] })` does) and closes it
+   * on `close()`. Kept for compatibility; open the database, migrate it, and pass it instead.
+   */
+  constructor(database: string | Database.Database, options: { readonly logger?: Logger } = {}) {
+    this.#owned = typeof database === 'string';
+    this.#db = openSqlite(database);
+    if (typeof database === 'string') {
+      const { applied } = migrateSqlite(this.#db, { components: ['dead-letters'] });
+      if (applied.length > 0)
+        options.logger?.warn('SqliteDeadLetterStore created its table from a file path; this form is deprecated', {
+          file: database,
+          fix: 'open the database, run migrateSqlite(db), and pass the database to the store',
+        });
+    }
+    this.#insert = prepareMigrated(
+      this.#db,
       `INSERT INTO keiyaku_dead_letters (id, channel, address, group_id, type, payload, headers, record_key, partition, record_offset,
          error_name, error_message, error_stack, attempts, first_failure_at, last_failure_at, parked_at)
        VALUES (@id, @channel, @address, @groupId, @type, @payload, @headers, @key, @partition, @offset,
          @errorName, @errorMessage, @errorStack, @attempts, @firstFailureAt, @lastFailureAt, @parkedAt)`,
     );
-    this.#list = this.#db.prepare(`SELECT * FROM keiyaku_dead_letters WHERE ${FILTER} ORDER BY seq`);
-    this.#get = this.#db.prepare('SELECT * FROM keiyaku_dead_letters WHERE id = ?');
-    this.#remove = this.#db.prepare('DELETE FROM keiyaku_dead_letters WHERE id = ?');
-    this.#count = this.#db.prepare(`SELECT count(*) AS n FROM keiyaku_dead_letters WHERE ${FILTER}`);
+    this.#list = prepareMigrated(this.#db, `SELECT * FROM keiyaku_dead_letters WHERE ${FILTER} ORDER BY seq`);
+    this.#get = prepareMigrated(this.#db, 'SELECT * FROM keiyaku_dead_letters WHERE id = ?');
+    this.#remove = prepareMigrated(this.#db, 'DELETE FROM keiyaku_dead_letters WHERE id = ?');
+    this.#count = prepareMigrated(this.#db, `SELECT count(*) AS n FROM keiyaku_dead_letters WHERE ${FILTER}`);
   }
 
   /** Stores the record and returns it as {@link get} will read it back (frozen, copies of the request's values). */
@@ -190,7 +185,8 @@ export class SqliteDeadLetterStore implements DeadLetterStore {
     return this.#count.get(filterParams(filter))!.n;
   }
 
+  /** Closes the database when the store opened it (the deprecated path form); yours stays open. */
   async close(): Promise<void> {
-    if (this.#db.open) this.#db.close();
+    if (this.#owned && this.#db.open) this.#db.close();
   }
 }

@@ -90,7 +90,7 @@ describe('MessageProducer', () => {
     await second.stop();
   });
 
-  it('stops on a mapper error without moving its checkpoint past the event, and says why', async () => {
+  it('with retry: false, stops on a mapper error without moving its checkpoint past the event, and says why', async () => {
     const transport = new InMemoryTransport();
     const host = createMessaging({ transport });
     hosts.push(host);
@@ -100,6 +100,7 @@ describe('MessageProducer', () => {
       name: 'library',
       source: events,
       checkpoints,
+      retry: false,
       publisher: host.publisher(BookIntegrationEvents),
       mapper: {
         map(event, context) {

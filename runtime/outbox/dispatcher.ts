@@ -1,0 +1,355 @@
+/**
+ * The outbox dispatcher: a component hosted by `Messaging` (`messaging.host(...)`, kind
+ * `outbox`) that publishes committed outbox rows through the transport, in order per
+ * partition key, in batches, then marks them published.
+ *
+ * - A batch goes out in one send. When that send fails, each key's rows are retried one by one
+ *   (keys concurrently), so a row the broker refuses is found and only its key waits: the
+ *   first failing row of a key gets its attempt counted and a backoff, later rows of that key
+ *   wait behind it (order kept), and every other key keeps flowing.
+ * - After `maxAttempts` failed attempts a row goes dead: it keeps its error and attempts, is
+ *   logged, counted in health, and no longer holds its key back (see docs/outbox.md).
+ * - At least once: a row is marked published only after the transport acknowledged it; a
+ *   dispatcher that dies between the two publishes it again after a restart.
+ */
+import { hostname } from 'node:os';
+import type { AnyChannel, ChannelBindings } from '../codegen-v1.js';
+import { type BackoffOptions, exponentialBackoff } from '../core/backoff.js';
+import { type Clock, systemClock } from '../core/clock.js';
+import type { HostedComponent, HostedComponentHealth } from '../core/hosted.js';
+import { type Logger, silentLogger } from '../core/logger.js';
+import type { OutgoingRecord, Transport, TransportProducer } from '../core/transport.js';
+import { dispatcherOwner, type OutboxCounts, type OutboxDispatchStore, type OutboxRow } from './outbox.js';
+
+export interface OutboxDispatcherOptions {
+  /** Name in health and logs (default `outbox`); unique per host. */
+  readonly name?: string;
+  /** Most rows per batch (default 500). */
+  readonly batchSize?: number;
+  /** How long the dispatcher sleeps when there is nothing to do, unless woken (default 1000 ms). */
+  readonly pollIntervalMs?: number;
+  /** Failed attempts after which a row goes dead (default 10). */
+  readonly maxAttempts?: number;
+  /** Delays between attempts of a row (default 1 s doubling up to 60 s, 20 % jitter). */
+  readonly retry?: BackoffOptions;
+  /** How long to keep published rows (default 0: deleted once published). */
+  readonly retentionMs?: number;
+  /** How often the dispatcher renews its lease (default 5 s); the lease itself is the store's. */
+  readonly renewIntervalMs?: number;
+  /** How often health figures are refreshed from the database (default 1000 ms). */
+  readonly healthIntervalMs?: number;
+  /** Channels whose addresses are provisioned (from their bindings) before the first send to them. */
+  readonly channels?: readonly AnyChannel[];
+}
+
+export interface OutboxDispatcherDeps {
+  readonly store: OutboxDispatchStore;
+  readonly transport: Transport;
+  readonly clock?: Clock;
+  readonly logger?: Logger;
+  readonly random?: () => number;
+}
+
+export interface OutboxDispatcherStatus {
+  readonly running: boolean;
+  readonly published: number;
+  readonly failedAttempts: number;
+  readonly dead: number;
+  readonly backlog: number;
+  readonly oldestPendingAgeMs: number;
+  readonly lastError?: string;
+}
+
+const DEFAULT_RETRY: BackoffOptions = { initialMs: 1_000, multiplier: 2, maxMs: 60_000, jitter: 0.2 };
+
+export class OutboxDispatcher implements HostedComponent {
+  readonly kind = 'outbox';
+  readonly name: string;
+  readonly owner: string;
+  readonly #store: OutboxDispatchStore;
+  readonly #transport: Transport;
+  readonly #clock: Clock;
+  readonly #logger: Logger;
+  readonly #options: Required<Omit<OutboxDispatcherOptions, 'channels' | 'retry' | 'name'>>;
+  readonly #backoff;
+  readonly #bindings = new Map<string, ChannelBindings>();
+  readonly #provisioned = new Map<string, Promise<void>>();
+  readonly #stop = new AbortController();
+  #producer: TransportProducer | undefined;
+  #loop: Promise<void> | undefined;
+  #renewTimer: NodeJS.Timeout | undefined;
+  #counts: OutboxCounts = { pending: 0, dead: 0, published: 0 };
+  #countsAt = Number.NEGATIVE_INFINITY;
+  #published = 0;
+  #failedAttempts = 0;
+  #lastError: string | undefined;
+  #lostLease = false;
+  #started = false;
+  #prunedAt = Number.NEGATIVE_INFINITY;
+
+  constructor(deps: OutboxDispatcherDeps, options: OutboxDispatcherOptions = {}) {
+    this.#store = deps.store;
+    this.#transport = deps.transport;
+    this.#clock = deps.clock ?? systemClock;
+    this.#logger = deps.logger ?? silentLogger;
+    this.name = options.name ?? 'outbox';
+    this.owner = dispatcherOwner(hostname(), process.pid);
+    this.#options = {
+      batchSize: options.batchSize ?? 500,
+      pollIntervalMs: options.pollIntervalMs ?? 1_000,
+      maxAttempts: options.maxAttempts ?? 10,
+      retentionMs: options.retentionMs ?? 0,
+      renewIntervalMs: options.renewIntervalMs ?? 5_000,
+      healthIntervalMs: options.healthIntervalMs ?? 1_000,
+    };
+    this.#backoff = exponentialBackoff({ ...DEFAULT_RETRY, ...options.retry }, deps.random);
+    for (const channel of options.channels ?? []) {
+      if (typeof channel.address === 'string') this.#bindings.set(channel.address, channel.bindings);
+      this.#bindings.set(`channel:${channel.id}`, channel.bindings);
+    }
+  }
+
+  /** Takes the store's dispatcher lock or notifications and starts publishing. Rejects with `OutboxLockedError` for a second SQLite dispatcher. */
+  async start(): Promise<void> {
+    if (this.#started) return;
+    this.#started = true;
+    try {
+      await this.#store.open(this.owner);
+    } catch (error) {
+      this.#started = false;
+      throw error;
+    }
+    await this.#refreshCounts(true);
+    this.#producer = this.#transport.producer();
+    this.#renewTimer = setInterval(() => void this.#renew(), this.#options.renewIntervalMs);
+    this.#renewTimer.unref();
+    this.#loop = this.#run();
+    this.#logger.info('outbox dispatcher started', { name: this.name, store: this.#store.description, owner: this.owner });
+  }
+
+  health(): HostedComponentHealth {
+    const status = this.status();
+    const ready = status.running && !this.#lostLease;
+    return {
+      kind: this.kind,
+      name: this.name,
+      ready,
+      ...(ready ? {} : { reason: this.#lostLease ? 'lost its lease to another dispatcher' : this.#started ? 'stopped' : 'not started' }),
+      details: {
+        backlog: status.backlog,
+        oldestPendingAgeMs: status.oldestPendingAgeMs,
+        dead: status.dead,
+        published: status.published,
+        failedAttempts: status.failedAttempts,
+        ...(status.lastError === undefined ? {} : { lastError: status.lastError }),
+      },
+    };
+  }
+
+  status(): OutboxDispatcherStatus {
+    const oldest = this.#counts.oldestPendingAt;
+    return {
+      running: this.#loop !== undefined && !this.#stop.signal.aborted,
+      published: this.#published,
+      failedAttempts: this.#failedAttempts,
+      dead: this.#counts.dead,
+      backlog: this.#counts.pending,
+      oldestPendingAgeMs: oldest === undefined ? 0 : Math.max(0, this.#clock.now() - oldest),
+      ...(this.#lastError === undefined ? {} : { lastError: this.#lastError }),
+    };
+  }
+
+  /** Re-reads the backlog figures now (health refreshes them every `healthIntervalMs`). */
+  async refresh(): Promise<OutboxDispatcherStatus> {
+    await this.#refreshCounts(true);
+    return this.status();
+  }
+
+  /** Finishes the batch in flight (or abandons it at the deadline: it is published again later), then releases the store. Never throws. */
+  async stop(deadline: AbortSignal = AbortSignal.timeout(10_000)): Promise<void> {
+    if (!this.#started) return;
+    this.#stop.abort();
+    if (this.#renewTimer) clearInterval(this.#renewTimer);
+    this.#renewTimer = undefined;
+    if (this.#loop) {
+      await new Promise<void>((resolve) => {
+        const done = (): void => resolve();
+        if (deadline.aborted) return resolve();
+        deadline.addEventListener('abort', done, { once: true });
+        void this.#loop!.finally(() => {
+          deadline.removeEventListener('abort', done);
+          resolve();
+        });
+      });
+    }
+    for (const step of [() => this.#store.release(this.owner), () => this.#producer?.close(), () => this.#store.close()]) {
+      try {
+        await step();
+      } catch (error) {
+        this.#logger.error('outbox dispatcher: stopping step failed', { name: this.name, error: String(error) });
+      }
+    }
+    this.#logger.info('outbox dispatcher stopped', { name: this.name, published: this.#published });
+  }
+
+  async #renew(): Promise<void> {
+    try {
+      const held = await this.#store.renew(this.owner);
+      if (!held && !this.#lostLease) {
+        this.#lostLease = true;
+        this.#logger.error('outbox dispatcher lost its lease; another dispatcher took over', { name: this.name, owner: this.owner });
+      } else if (held) this.#lostLease = false;
+    } catch (error) {
+      this.#logger.warn('outbox dispatcher could not renew its lease', { name: this.name, error: String(error) });
+    }
+  }
+
+  async #refreshCounts(force = false): Promise<void> {
+    const now = this.#clock.now();
+    if (!force && now - this.#countsAt < this.#options.healthIntervalMs) return;
+    this.#countsAt = now;
+    this.#counts = await this.#store.counts();
+  }
+
+  async #run(): Promise<void> {
+    const signal = this.#stop.signal;
+    let failures = 0;
+    while (!signal.aborted) {
+      try {
+        await this.#refreshCounts();
+        await this.#pruneIfDue();
+        if (this.#lostLease) {
+          await this.#store.wait(this.#options.pollIntervalMs, signal);
+          continue;
+        }
+        const rows = await this.#store.claim(this.owner, this.#options.batchSize, this.#clock.now());
+        failures = 0;
+        if (rows.length === 0) {
+          await this.#refreshCounts(true);
+          await this.#store.wait(this.#options.pollIntervalMs, signal);
+          continue;
+        }
+        await this.#dispatch(rows);
+      } catch (error) {
+        if (signal.aborted) break;
+        // The database is unreachable (restart, network): keep trying; rows stay pending.
+        failures++;
+        this.#lastError = String(error);
+        const delay = Math.min(this.#options.pollIntervalMs * 2 ** Math.min(failures - 1, 5), 30_000);
+        this.#logger.warn('outbox dispatcher: database step failed; retrying', { name: this.name, error: this.#lastError, delayMs: delay });
+        await this.#clock.sleep(delay, signal).catch(() => undefined);
+      }
+    }
+  }
+
+  async #pruneIfDue(): Promise<void> {
+    if (this.#options.retentionMs <= 0) return;
+    const now = this.#clock.now();
+    if (now - this.#prunedAt < Math.min(60_000, this.#options.retentionMs)) return;
+    this.#prunedAt = now;
+    const pruned = await this.#store.prune(now - this.#options.retentionMs);
+    if (pruned > 0) this.#logger.debug('outbox dispatcher pruned published rows', { name: this.name, rows: pruned });
+  }
+
+  #record(row: OutboxRow): OutgoingRecord {
+    return { address: row.address, value: row.payload, headers: row.headers, ...(row.key === undefined ? {} : { key: row.key }) };
+  }
+
+  async #provision(rows: readonly OutboxRow[]): Promise<void> {
+    const provision = this.#transport.provision?.bind(this.#transport);
+    if (!provision) return;
+    for (const row of rows) {
+      if (this.#provisioned.has(row.address)) continue;
+      const bindings = this.#bindings.get(row.address) ?? this.#bindings.get(`channel:${row.channel}`);
+      if (bindings === undefined) continue;
+      const pending = provision(row.address, bindings).catch((error: unknown) => {
+        this.#provisioned.delete(row.address);
+        throw error;
+      });
+      this.#provisioned.set(row.address, pending);
+    }
+    await Promise.all(rows.map((row) => this.#provisioned.get(row.address)));
+  }
+
+  async #dispatch(rows: readonly OutboxRow[]): Promise<void> {
+    const producer = this.#producer!;
+    try {
+      await this.#provision(rows);
+      await producer.send(rows.map((row) => this.#record(row)));
+      await this.#store.published(
+        rows.map((r) => r.id),
+        this.#clock.now(),
+        this.#options.retentionMs > 0,
+      );
+      this.#published += rows.length;
+      this.#lastError = undefined;
+      return;
+    } catch (batchError) {
+      if (this.#stop.signal.aborted) return;
+      this.#logger.debug('outbox batch send failed; retrying row by row', {
+        name: this.name,
+        rows: rows.length,
+        error: String(batchError),
+      });
+    }
+    // Find the rows the transport refuses: each key's rows in order, keys concurrently.
+    const byKey = new Map<string, OutboxRow[]>();
+    for (const row of rows) {
+      const group = row.key ?? `\u0000${row.id}`;
+      const list = byKey.get(group);
+      if (list) list.push(row);
+      else byKey.set(group, [row]);
+    }
+    await Promise.all(
+      [...byKey.values()].map(async (keyRows) => {
+        const done: string[] = [];
+        for (const row of keyRows) {
+          try {
+            await this.#provision([row]);
+            await producer.send([this.#record(row)]);
+            done.push(row.id);
+          } catch (error) {
+            await this.#fail(row, error);
+            break;
+          }
+        }
+        if (done.length > 0) {
+          await this.#store.published(done, this.#clock.now(), this.#options.retentionMs > 0);
+          this.#published += done.length;
+        }
+      }),
+    );
+  }
+
+  async #fail(row: OutboxRow, error: unknown): Promise<void> {
+    const attempts = row.attempts + 1;
+    const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    const now = this.#clock.now();
+    const dead = attempts >= this.#options.maxAttempts;
+    this.#failedAttempts++;
+    this.#lastError = message;
+    const next = dead ? 'dead' : now + this.#backoff.delay(attempts);
+    await this.#store.failed(row.id, { attempts, error: message, next, now });
+    if (dead) {
+      this.#counts = { ...this.#counts, dead: this.#counts.dead + 1 };
+      this.#logger.error('outbox row is dead after its last attempt; later rows of its key go on', {
+        name: this.name,
+        id: row.id,
+        messageId: row.messageId,
+        channel: row.channel,
+        type: row.type,
+        key: row.key,
+        attempts,
+        error: message,
+      });
+    } else {
+      this.#logger.warn('outbox publish failed; retrying', {
+        name: this.name,
+        id: row.id,
+        attempts,
+        retryInMs: (next as number) - now,
+        error: message,
+      });
+    }
+  }
+}

@@ -1,0 +1,109 @@
+// The PostgreSQL outbox against a real server: the conformance suite, plus what only PostgreSQL has
+// (several dispatchers sharing one database, LISTEN/NOTIFY wake-ups, migrations from several processes).
+import { POSTGRES_OUTBOX_SCHEMA, PostgresOutbox } from 'keiyaku/postgres';
+import { OutboxPing, outboxConformanceChannel, runOutboxConformance } from 'keiyaku/testing';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FreshDatabase, freshDatabase, postgresSkipNote, postgresUrl } from '../postgres/postgres-env.js';
+
+const run = postgresUrl !== '';
+
+(run ? describe : describe.skip)(`PostgreSQL outbox${postgresSkipNote}`, () => {
+  const databases: FreshDatabase[] = [];
+  afterAll(async () => {
+    for (const db of databases) await db.drop();
+  });
+
+  runOutboxConformance({
+    name: 'postgres',
+    exclusive: false,
+    create: async ({ channel }) => {
+      const db = await freshDatabase('outbox');
+      databases.push(db);
+      const outbox = new PostgresOutbox(db.pool);
+      await outbox.migrate();
+      const writer = outbox.channel(channel);
+      const others: PostgresOutbox[] = [];
+      return {
+        store: outbox,
+        async write(items, options = {}) {
+          const client = await db.pool.connect();
+          try {
+            await client.query('BEGIN');
+            await writer.writeMany(client, items);
+            if (options.rollback) throw new Error('rolled back on purpose');
+            await client.query('COMMIT');
+          } catch (error) {
+            await client.query('ROLLBACK');
+            throw error;
+          } finally {
+            client.release();
+          }
+        },
+        async another() {
+          const other = new PostgresOutbox(db.url);
+          others.push(other);
+          return other;
+        },
+        async cleanup() {
+          for (const other of others) await other.close();
+          await outbox.close();
+        },
+      };
+    },
+  });
+
+  describe('PostgresOutbox', () => {
+    let db: FreshDatabase;
+    beforeAll(async () => {
+      db = await freshDatabase('outbox_pg');
+      databases.push(db);
+    });
+
+    it('migrate() is idempotent and safe from several processes at once; the exported SQL is what it runs', async () => {
+      const outboxes = [new PostgresOutbox(db.url), new PostgresOutbox(db.url), new PostgresOutbox(db.url)];
+      expect(await outboxes[0]!.schemaVersion()).toBeUndefined();
+      await Promise.all(outboxes.map((o) => o.migrate()));
+      await outboxes[0]!.migrate();
+      expect(await outboxes[0]!.schemaVersion()).toBe(1);
+      const { rows } = await db.pool.query<{ tablename: string }>(
+        "SELECT tablename FROM pg_tables WHERE tablename LIKE 'keiyaku_outbox%' ORDER BY tablename",
+      );
+      expect(rows.map((r) => r.tablename)).toEqual(['keiyaku_outbox', 'keiyaku_outbox_lanes', 'keiyaku_outbox_schema']);
+      const lanes = await db.pool.query<{ n: string }>('SELECT count(*) AS n FROM keiyaku_outbox_lanes');
+      expect(lanes.rows[0]!.n).toBe('64');
+      await db.pool.query(POSTGRES_OUTBOX_SCHEMA);
+      for (const o of outboxes) await o.close();
+    });
+
+    it('a write before migrate() is a typed error; the write uses only the caller’s client', async () => {
+      const fresh = await freshDatabase('outbox_unmigrated');
+      databases.push(fresh);
+      const outbox = new PostgresOutbox(fresh.pool);
+      const writer = outbox.channel(outboxConformanceChannel('a'));
+      const client = new pg.Client({ connectionString: fresh.url });
+      await client.connect();
+      await client.query('BEGIN');
+      await expect(writer.write(client, OutboxPing.create({ seq: 1, key: 'k' }))).rejects.toMatchObject({ code: 'outbox_not_migrated' });
+      await client.query('ROLLBACK');
+      await client.end();
+      expect(fresh.pool.totalCount).toBe(0);
+    });
+
+    it('a NOTIFY at commit wakes the dispatcher well before its polling interval', async () => {
+      const outbox = new PostgresOutbox(db.pool);
+      await outbox.migrate();
+      await outbox.open('test');
+      const waiting = outbox.wait(30_000, AbortSignal.timeout(30_000));
+      const started = Date.now();
+      const client = await db.pool.connect();
+      await client.query('BEGIN');
+      await outbox.channel(outboxConformanceChannel('notify')).write(client, OutboxPing.create({ seq: 1, key: 'k' }));
+      await client.query('COMMIT');
+      client.release();
+      await waiting;
+      expect(Date.now() - started).toBeLessThan(5_000);
+      await outbox.close();
+    });
+  });
+});

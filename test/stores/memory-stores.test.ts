@@ -1,0 +1,13 @@
+// The in-memory stores run the store conformance suites (durability cases skip: memory keeps nothing).
+import { InMemoryCheckpointStore, InMemoryDeadLetterStore, InMemoryEventStore } from 'keiyaku/runtime';
+import {
+  type ConformanceEvent,
+  runCheckpointStoreConformance,
+  runDeadLetterStoreConformance,
+  runEventStoreConformance,
+} from 'keiyaku/testing';
+
+const notDurable = 'in-memory stores keep nothing across a restart';
+runEventStoreConformance({ name: 'memory', create: async () => ({ store: new InMemoryEventStore<ConformanceEvent>() }), notDurable });
+runCheckpointStoreConformance({ name: 'memory', create: async () => ({ store: new InMemoryCheckpointStore() }), notDurable });
+runDeadLetterStoreConformance({ name: 'memory', create: async () => ({ store: new InMemoryDeadLetterStore() }), notDurable });
