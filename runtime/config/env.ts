@@ -90,7 +90,16 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
     description: 'postgres: postgres://user:password@host:port/database',
     secret: true,
   },
-  { name: 'KEIYAKU_DEAD_LETTERS_SCHEMA', path: 'deadLetters.schema', description: 'postgres: schema of the table (default public)' },
+  {
+    name: 'KEIYAKU_DEAD_LETTERS_SCHEMA',
+    path: 'deadLetters.schema',
+    description: "postgres: schema of the table (its search_path; default the server's)",
+  },
+  {
+    name: 'KEIYAKU_DEAD_LETTERS_MIGRATE',
+    path: 'deadLetters.migrate',
+    description: "true: create or upgrade the store's table at start-up (default false: migrate explicitly)",
+  },
 ];
 
 /** Prefixes whose every variable must be in the table. */

@@ -1,8 +1,10 @@
 /**
  * The `deadLetters` section: where parked messages go. `memory` (default; lost on restart),
  * `sqlite` (a file, the embedded default for one process) or `postgres` (a server shared by the
- * service's instances). Each store kind has one factory in {@link DEAD_LETTER_STORES}; a store kind
- * that this build does not ship (or a factory given by the caller) plugs in there.
+ * service's instances). Each store kind has one factory in {@link DEAD_LETTER_STORES}; a factory
+ * given by the caller replaces it. Tables are never created silently: with `migrate: true` the
+ * factory runs the store's migration (`migrateSqlite` / `migratePostgres`, dead-letters component)
+ * before building it; without, an unmigrated database fails the first use with StoreNotMigratedError.
  */
 import type { DeadLetterStore } from '../dead-letter/store.js';
 import type { Problems } from './problems.js';
@@ -16,17 +18,19 @@ export interface DeadLetterSection {
   readonly path?: string;
   /** PostgreSQL: `postgres://user:password@host:port/database` (secret: it usually holds a password). */
   readonly connectionString?: string;
-  /** PostgreSQL: the schema of the store's table (default `public`). */
+  /** PostgreSQL: the schema of the store's table (its connections' `search_path`; default the server's). */
   readonly schema?: string;
+  /** Create or upgrade the store's table before building it (default false: migrate explicitly). */
+  readonly migrate?: boolean | string;
 }
 
-export const DEAD_LETTER_SECTION_KEYS = ['store', 'path', 'connectionString', 'schema'] as const;
+export const DEAD_LETTER_SECTION_KEYS = ['store', 'path', 'connectionString', 'schema', 'migrate'] as const;
 
 /** A validated dead-letter store choice. */
 export type DeadLetterChoice =
   | { readonly store: 'memory' }
-  | { readonly store: 'sqlite'; readonly path: string }
-  | { readonly store: 'postgres'; readonly connectionString: string; readonly schema?: string };
+  | { readonly store: 'sqlite'; readonly path: string; readonly migrate: boolean }
+  | { readonly store: 'postgres'; readonly connectionString: string; readonly schema?: string; readonly migrate: boolean };
 
 export function deadLetterChoiceFrom(raw: unknown, path: string, problems: Problems): DeadLetterChoice | undefined {
   const section = new SectionReader(raw, path, DEAD_LETTER_SECTION_KEYS, problems);
@@ -35,6 +39,17 @@ export function deadLetterChoiceFrom(raw: unknown, path: string, problems: Probl
   const file = section.string('path');
   const connectionString = section.string('connectionString', { secret: true });
   const schema = section.string('schema');
+  const migrateRaw = section.raw('migrate');
+  let migrate = false;
+  if (migrateRaw !== undefined) {
+    const text = String(migrateRaw).trim().toLowerCase();
+    if (migrateRaw === true || text === 'true') migrate = true;
+    else if (migrateRaw !== false && text !== 'false')
+      problems.add(section.at('migrate'), `must be true or false, got ${JSON.stringify(migrateRaw)}`);
+    if (store === 'memory') problems.add(section.at('migrate'), 'is only used with store sqlite or postgres');
+  }
+  if (schema !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(schema))
+    problems.add(section.at('schema'), 'must be a plain SQL identifier (letters, digits, _)');
   if (store === 'sqlite' && file === undefined)
     problems.add(section.at('path'), 'is required with store sqlite (a file path, or :memory:)');
   if (store === 'postgres' && connectionString === undefined)
@@ -46,8 +61,8 @@ export function deadLetterChoiceFrom(raw: unknown, path: string, problems: Probl
   if (connectionString !== undefined && !/^postgres(ql)?:\/\//.test(connectionString))
     problems.add(section.at('connectionString'), 'must be a postgres:// or postgresql:// URL (value not shown)');
   if (problems.list.length > before || store === undefined) return undefined;
-  if (store === 'sqlite') return { store, path: file! };
-  if (store === 'postgres') return { store, connectionString: connectionString!, ...(schema === undefined ? {} : { schema }) };
+  if (store === 'sqlite') return { store, path: file!, migrate };
+  if (store === 'postgres') return { store, connectionString: connectionString!, ...(schema === undefined ? {} : { schema }), migrate };
   return { store };
 }
 
@@ -57,5 +72,40 @@ export type DeadLetterStoreFactory = (choice: DeadLetterChoice) => Promise<DeadL
 /** The store kinds this build ships. Modules are loaded only when their kind is chosen. */
 export const DEAD_LETTER_STORES: Readonly<Partial<Record<DeadLetterStoreKind, DeadLetterStoreFactory>>> = {
   memory: async () => new (await import('../dead-letter/store.js')).InMemoryDeadLetterStore(),
-  sqlite: async (choice) => new (await import('../dead-letter/sqlite.js')).SqliteDeadLetterStore((choice as { path: string }).path),
+  sqlite: async (choice) => {
+    const { path, migrate } = choice as Extract<DeadLetterChoice, { store: 'sqlite' }>;
+    const { openSqlite } = await import('../sqlite/event-store.js');
+    const { migrateSqlite } = await import('../sqlite/migrations.js');
+    const { SqliteDeadLetterStore } = await import('../dead-letter/sqlite.js');
+    const db = openSqlite(path);
+    try {
+      if (migrate) migrateSqlite(db, { components: ['dead-letters'] });
+      const store = new SqliteDeadLetterStore(db);
+      // The database was opened here, so closing the store closes it too.
+      return Object.assign(store, {
+        close: async () => {
+          if (db.open) db.close();
+        },
+      });
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+  },
+  postgres: async (choice) => {
+    const { connectionString, schema, migrate } = choice as Extract<DeadLetterChoice, { store: 'postgres' }>;
+    const { default: pg } = await import('pg');
+    const { migratePostgres } = await import('../postgres/migrations.js');
+    const { PostgresDeadLetterStore } = await import('../postgres/dead-letters.js');
+    const pool = new pg.Pool({ connectionString, ...(schema === undefined ? {} : { options: `-c search_path=${schema}` }) });
+    // An idle connection the server drops emits 'error' on the pool; the next query reconnects.
+    pool.on('error', () => undefined);
+    try {
+      if (migrate) await migratePostgres(pool, { components: ['dead-letters'] });
+    } catch (error) {
+      await pool.end();
+      throw error;
+    }
+    return new PostgresDeadLetterStore(pool, { closeOnClose: true });
+  },
 };

@@ -9,6 +9,7 @@ import { BookBorrowed, BookIntegrationEvents } from '../../generated/index.js';
 import { waitFor } from '../helpers.js';
 import { IggyProtocolDouble } from '../iggy/protocol-double.js';
 import { kafkaBrokers, kafkaSkipReason } from '../kafka/kafka-env.js';
+import { type FreshDatabase, freshDatabase, postgresSkipNote, postgresSkipReason } from '../postgres/postgres-env.js';
 
 /** The service: one handler, one publisher. It knows nothing of the transport it runs on. */
 async function runService(parts: { transport: Transport; deadLetters: DeadLetterStore }): Promise<{ handled: string[]; parked: number }> {
@@ -48,7 +49,9 @@ async function runService(parts: { transport: Transport; deadLetters: DeadLetter
 describe('the same service code, swapped by configuration', () => {
   it('memory (nothing configured)', async () => {
     const result = await runService(
-      await configure(undefined, { env: { KEIYAKU_DEAD_LETTERS: 'sqlite', KEIYAKU_DEAD_LETTERS_PATH: ':memory:' } }),
+      await configure(undefined, {
+        env: { KEIYAKU_DEAD_LETTERS: 'sqlite', KEIYAKU_DEAD_LETTERS_PATH: ':memory:', KEIYAKU_DEAD_LETTERS_MIGRATE: 'true' },
+      }),
     );
     expect(result).toEqual({ handled: ['C-1', 'C-2', 'C-3'], parked: 1 });
   });
@@ -66,12 +69,39 @@ describe('the same service code, swapped by configuration', () => {
       const parts = await configure({
         transport: 'iggy',
         iggy: { address: `127.0.0.1:${server.port}`, stream: 'library', requestTimeoutMs: 2_000, heartbeatMs: 0 },
-        deadLetters: { store: 'sqlite', path: ':memory:' },
+        deadLetters: { store: 'sqlite', path: ':memory:', migrate: true },
       });
       expect(parts.transport.name).toBe('iggy');
       expect(await runService(parts)).toEqual({ handled: ['C-1', 'C-2', 'C-3'], parked: 1 });
     });
   });
+
+  (postgresSkipReason ? describe.skip : describe)(
+    `memory with the PostgreSQL dead-letter store (the environment; real server)${postgresSkipNote}`,
+    () => {
+      let database: FreshDatabase;
+      beforeAll(async () => {
+        database = await freshDatabase('config');
+      });
+      afterAll(async () => {
+        await database.drop();
+      });
+
+      it('runs, parks in PostgreSQL, and the record outlives the store', async () => {
+        const env = {
+          KEIYAKU_DEAD_LETTERS: 'postgres',
+          KEIYAKU_DEAD_LETTERS_CONNECTION_STRING: database.url,
+          KEIYAKU_DEAD_LETTERS_MIGRATE: 'true',
+        };
+        const parts = await configure(undefined, { env });
+        expect(parts.deadLetters.constructor.name).toBe('PostgresDeadLetterStore');
+        expect(await runService(parts)).toEqual({ handled: ['C-1', 'C-2', 'C-3'], parked: 1 });
+        // messaging.stop() closed the store and ended its pool; the parked record stays in the database.
+        const { rows } = await database.pool.query<{ type: string }>('SELECT type FROM keiyaku_dead_letters');
+        expect(rows.map((r) => r.type)).toEqual(['BookBorrowed']);
+      });
+    },
+  );
 
   (kafkaSkipReason ? describe.skip : describe)(
     `kafka (the environment; real broker)${kafkaSkipReason ? ` (${kafkaSkipReason})` : ''}`,
@@ -89,6 +119,7 @@ describe('the same service code, swapped by configuration', () => {
             KEIYAKU_KAFKA_PROPERTY_MESSAGE_TIMEOUT_MS: '20000',
             KEIYAKU_DEAD_LETTERS: 'sqlite',
             KEIYAKU_DEAD_LETTERS_PATH: ':memory:',
+            KEIYAKU_DEAD_LETTERS_MIGRATE: 'true',
           },
         });
         expect(parts.transport.name).toBe('kafka');

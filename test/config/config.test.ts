@@ -383,15 +383,21 @@ describe('one call builds the transport and the store, from an object or the env
     await transport.close();
   });
 
-  it('the SQLite dead-letter store, and a PostgreSQL store through a factory', async () => {
+  it('the SQLite dead-letter store, and a store of your own through a factory', async () => {
     const sqlite = await createDeadLetterStore(undefined, {
-      env: { KEIYAKU_DEAD_LETTERS: 'sqlite', KEIYAKU_DEAD_LETTERS_PATH: ':memory:' },
+      env: { KEIYAKU_DEAD_LETTERS: 'sqlite', KEIYAKU_DEAD_LETTERS_PATH: ':memory:', KEIYAKU_DEAD_LETTERS_MIGRATE: 'true' },
     });
     expect(sqlite).toBeInstanceOf(SqliteDeadLetterStore);
-    const postgres = { store: 'postgres' as const, connectionString: 'postgres://u:p@127.0.0.1:5432/db' };
+    expect(await sqlite.count()).toBe(0);
+    await sqlite.close?.();
+    // Tables are never created silently: without migrate, an empty database is refused by name.
+    await expect(createDeadLetterStore({ deadLetters: { store: 'sqlite', path: ':memory:' } })).rejects.toMatchObject({
+      name: 'StoreNotMigratedError',
+    });
+    const postgres = { store: 'postgres' as const, connectionString: 'postgres://u:p@127.0.0.1:5432/db', migrate: false };
     const seen: unknown[] = [];
     const store = await createDeadLetterStore(
-      { deadLetters: postgres },
+      { deadLetters: { store: 'postgres', connectionString: 'postgres://u:p@127.0.0.1:5432/db' } },
       {
         stores: {
           postgres: async (choice) => {
