@@ -10,10 +10,10 @@
  * - receive, rented: `client.pollMessagesPooled(…, pool)` (the reply assembled in a pooled buffer), each message a
  *   `RentedReceivedMessage` disposed after use, the buffer back in the pool with the last one
  *
- * Allocation is measured in chunks of 200 messages as the growth of the V8 heap (`heapUsed`) plus
+ * Allocation is measured in chunks of 1 000 messages as the growth of the V8 heap (`heapUsed`) plus
  * the growth of ArrayBuffer memory (`arrayBuffers`, where payload bytes live), keeping only chunks
- * during which no garbage collection ran (a GC would hide what the chunk allocated); bytes per
- * message = sum over clean chunks / messages in them. The server is a sink in a child process (it
+ * that start from a collected heap and during which no garbage collection ran (a GC would hide
+ * what the chunk allocated); bytes per message = sum over clean chunks / messages in them. The server is a sink in a child process (it
  * answers sends with OK and every poll with the same canned reply of 100 × 1 KiB), so none of its
  * memory is counted. Run with `npm run bench:iggy-alloc`.
  */
@@ -31,7 +31,7 @@ import { JsonSerializer } from '../runtime/iggy/typed.js';
 
 const PAYLOAD = Number(process.env['BENCH_PAYLOAD'] ?? 1024);
 const BATCH = 100;
-const CHUNK = 200;
+const CHUNK = 1_000;
 
 /** The sink server (child process): OK to everything, a canned poll reply to every poll. */
 function serve(): void {
@@ -91,25 +91,26 @@ interface Figure {
 }
 
 /** Bytes allocated per message by `step` (which handles `BATCH` messages per call). */
-async function measure(total: number, step: () => Promise<void>): Promise<Figure> {
+async function measure(total: number, step: () => Promise<void>, chunk = CHUNK): Promise<Figure> {
   for (let i = 0; i < 20; i++) await step(); // warm up
   let heap = 0;
   let buffers = 0;
   let clean = 0;
-  for (let done = 0; done < total; done += CHUNK) {
+  for (let done = 0; done < total; done += chunk) {
+    // Each chunk starts from a collected heap, once the ArrayBuffers it freed are swept (that happens concurrently).
     (globalThis as { gc?: () => void }).gc?.();
-    await tick();
+    for (let last = -1, now = process.memoryUsage().arrayBuffers; now !== last; last = now, now = process.memoryUsage().arrayBuffers)
+      await tick();
     const start = performance.now();
     const before = process.memoryUsage();
-    for (let i = 0; i < CHUNK / BATCH; i++) await step();
+    for (let i = 0; i < chunk / BATCH; i++) await step();
     const after = process.memoryUsage();
     const end = performance.now();
     await tick(); // let the GC observer report
-    await tick();
     if (gcTimes.some((t) => t >= start && t <= end)) continue;
     heap += after.heapUsed - before.heapUsed;
     buffers += after.arrayBuffers - before.arrayBuffers;
-    clean += CHUNK;
+    clean += chunk;
   }
   return { heap: heap / clean, buffers: buffers / clean, clean };
 }
@@ -151,22 +152,30 @@ async function main(): Promise<void> {
 
   const order = { id: 'o-1', note: 'x'.repeat(PAYLOAD - 40) };
   const json = new JsonSerializer<typeof order>();
-  const typedArray = await measure(total, async () => {
-    const messages = [];
-    for (let i = 0; i < BATCH; i++) messages.push({ payload: json.serialize(order), originTimestamp: now });
-    await client.sendMessages('s', 't', partition, messages);
-  });
+  const typedArray = await measure(
+    total,
+    async () => {
+      const messages = [];
+      for (let i = 0; i < BATCH; i++) messages.push({ payload: json.serialize(order), originTimestamp: now });
+      await client.sendMessages('s', 't', partition, messages);
+    },
+    200,
+  ); // it allocates so much that a longer chunk always sees a GC
   const write = (item: typeof order, writer: RentedPayloadWriter): void => json.write(item, writer);
-  const typedWrite = await measure(total, async () => {
-    const builder = new RentedMessageBatchBuilder(BATCH * (PAYLOAD + 64), pool);
-    for (let i = 0; i < BATCH; i++) builder.add(order, write);
-    const batch = builder.build();
-    try {
-      await client.sendRentedBatch('s', 't', partition, batch);
-    } finally {
-      batch.dispose();
-    }
-  });
+  const typedWrite = await measure(
+    total,
+    async () => {
+      const builder = new RentedMessageBatchBuilder(BATCH * (PAYLOAD + 64), pool);
+      for (let i = 0; i < BATCH; i++) builder.add(order, write);
+      const batch = builder.build();
+      try {
+        await client.sendRentedBatch('s', 't', partition, batch);
+      } finally {
+        batch.dispose();
+      }
+    },
+    200,
+  );
   out(`typed JSON send, serialize() + copy:     ${fmt(typedArray)}`);
   out(`typed JSON send, write() into the buffer: ${fmt(typedWrite)}`);
   out(
