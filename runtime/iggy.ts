@@ -2,12 +2,12 @@
 
 export type { ChannelSerde, IggyChannel, IggyPlacement } from './iggy/channel.js';
 export { channelSerde, IggyChannelPublisher, iggyChannel } from './iggy/channel.js';
-export type { IggyClientOptions, ReconnectionSettings } from './iggy/client.js';
+export type { IggyClientOptions, PooledPollReply, ReconnectionSettings } from './iggy/client.js';
 export { IggyClient, messageIdFromUuid } from './iggy/client.js';
 export type { ConnectionOptions } from './iggy/connection.js';
 export { IggyConnection } from './iggy/connection.js';
 export type { AutoCommit, IggyConsumerConfig, ReceivedMessage } from './iggy/consumer.js';
-export { IggyConsumer, IggyConsumerBuilder, RentedReceivedMessage } from './iggy/consumer.js';
+export { IggyConsumer, IggyConsumerBuilder, RentedPollBuffer, RentedReceivedMessage } from './iggy/consumer.js';
 export { Consumer, Identifier, Partitioning, PollingStrategy, UserHeaders } from './iggy/kinds.js';
 export { describeCode, IggyError } from './iggy/protocol/errors.js';
 export { DEFAULT_PROTOCOL, PROTOCOLS, protocolFor } from './iggy/protocol/registry.js';

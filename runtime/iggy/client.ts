@@ -15,6 +15,13 @@ import type { ConsumerOffsetInfo, OffsetTarget } from './protocol/v0_11/commands
 import type { StreamInfo } from './protocol/v0_11/commands/streams.js';
 import type { TopicInfo } from './protocol/v0_11/commands/topics.js';
 import type { CommandCodec, IggyCommands, IggyProtocol, PollRequest, TlvOptions } from './protocol/version.js';
+import type { BufferPool, RentedMessageBatch } from './rented.js';
+
+/** A poll whose reply lives in a buffer rented from a pool: the messages' payloads are views into `buffer`; give it back when done. */
+export interface PooledPollReply {
+  readonly reply: PollReply;
+  readonly buffer: Uint8Array;
+}
 
 /** How the client replaces a connection that died (the C# SDK's ReconnectionSettings). */
 export interface ReconnectionSettings {
@@ -197,6 +204,33 @@ export class IggyClient implements AsyncDisposable {
     });
   }
 
+  /**
+   * Sends a rented batch without copying its payloads: the frame headers are written in place in
+   * the batch's buffer and the buffer itself goes to the socket behind a small header. The caller
+   * still owns the batch (dispose it after this settles).
+   */
+  async sendRentedBatch(
+    stream: Identifier,
+    topic: Identifier,
+    partitioning: Partitioning,
+    batch: RentedMessageBatch,
+  ): Promise<SendConfirmation[]> {
+    const partition = partitioning.kind === 'partition' ? partitioning.id : undefined;
+    const codec = this.protocol.sendInPlace;
+    const send = async (): Promise<SendConfirmation[]> => {
+      const connection = await this.#live();
+      const { batch: wire, header } = batch.wire(codec.seal);
+      const payload = await connection.request(
+        codec.name,
+        codec.code,
+        codec.operation,
+        codec.encodeParts(stream, topic, partitioning, wire, header),
+      );
+      return codec.decode(payload);
+    };
+    return withContext(send(), { stream, topic, ...(partition === undefined ? {} : { partition }) });
+  }
+
   pollMessages(request: PollRequest): Promise<PollReply> {
     const { stream, topic, partition } = request;
     return withContext(this.#call(this.#commands.pollMessages, request), {
@@ -204,6 +238,27 @@ export class IggyClient implements AsyncDisposable {
       topic,
       ...(partition === undefined ? {} : { partition }),
     });
+  }
+
+  /**
+   * Like {@link pollMessages}, but the reply is assembled in a buffer rented from `pool`, and every
+   * message's payload and headers are views into it. The caller owns `buffer` and gives it back
+   * (`pool.give(buffer)`) when no message is needed any more; that revokes every view.
+   */
+  async pollMessagesPooled(request: PollRequest, pool: BufferPool): Promise<PooledPollReply> {
+    const { stream, topic, partition } = request;
+    const codec = this.#commands.pollMessages;
+    const connection = await this.#live();
+    const { payload, buffer } = await withContext(
+      connection.requestPooled(codec.name, codec.code, codec.operation, codec.encode(request), pool),
+      { stream, topic, ...(partition === undefined ? {} : { partition }) },
+    );
+    try {
+      return { reply: codec.decode(payload), buffer };
+    } catch (error) {
+      pool.give(buffer);
+      throw error;
+    }
   }
 
   getConsumerOffset(target: OffsetTarget): Promise<ConsumerOffsetInfo | undefined> {

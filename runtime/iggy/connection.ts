@@ -14,6 +14,10 @@ import { DEFAULT_PROTOCOL } from './protocol/registry.js';
 import type { LoginReply } from './protocol/v0_11/commands/login-register.js';
 import type { DecodedFrame, IggyProtocol, RequestFrame } from './protocol/version.js';
 import { Reader } from './protocol/wire.js';
+import type { BufferPool } from './rented.js';
+
+/** Socket reads land in one reusable buffer per connection; frames are copied out of it as they complete. */
+const READ_BUFFER_SIZE = 64 * 1024;
 
 export interface ConnectionOptions {
   readonly host: string;
@@ -40,6 +44,16 @@ interface Pending {
   readonly resolve: (frame: DecodedFrame) => void;
   readonly reject: (error: unknown) => void;
   readonly timer: NodeJS.Timeout;
+  /** Assemble the reply in a buffer rented from this pool (handed to the caller with the frame). */
+  readonly pool: BufferPool | undefined;
+  /** The rented buffer the reply was assembled in. */
+  leased?: Uint8Array;
+}
+
+/** A reply whose bytes live in a buffer rented from a pool: the caller gives `buffer` back when done with `payload`. */
+export interface PooledReply {
+  readonly payload: Uint8Array;
+  readonly buffer: Uint8Array;
 }
 
 function newClientId(): bigint {
@@ -53,10 +67,14 @@ export class IggyConnection {
   readonly options: ConnectionOptions;
   readonly protocol: IggyProtocol;
   #socket: Socket | undefined;
-  /** Received bytes not yet framed, and how many a frame needs before it is worth looking again. */
-  #chunks: Buffer[] = [];
-  #buffered = 0;
-  #awaiting = 0;
+  /** The header of the frame being received, and how much of it has arrived. */
+  #head: Uint8Array = new Uint8Array(0);
+  #headFilled = 0;
+  /** The frame being assembled (its own buffer, or one rented from the request's pool), its size and how much arrived. */
+  #frame: Uint8Array | undefined;
+  #frameSize = 0;
+  #frameFilled = 0;
+  #framePool: BufferPool | undefined;
   #queue: (() => void)[] = [];
   #pending: Pending | undefined;
   #client = 0n;
@@ -94,7 +112,21 @@ export class IggyConnection {
   async connect(): Promise<void> {
     if (this.#closed) throw new ClosedError('the Iggy connection');
     await new Promise<void>((resolve, reject) => {
-      const socket = connect({ host: this.options.host, port: this.options.port });
+      this.#head = new Uint8Array(this.protocol.headerSize);
+      this.#headFilled = 0;
+      this.#frame = undefined;
+      const socket = connect({
+        host: this.options.host,
+        port: this.options.port,
+        // Reads go into one reusable buffer: no allocation per chunk; frames are copied out as they complete.
+        onread: {
+          buffer: Buffer.allocUnsafeSlow(READ_BUFFER_SIZE),
+          callback: (length: number, buffer: Uint8Array): boolean => {
+            this.#onData(buffer.subarray(0, length));
+            return true;
+          },
+        },
+      });
       socket.setNoDelay(true);
       const fail = (error: Error): void =>
         reject(
@@ -105,7 +137,6 @@ export class IggyConnection {
         socket.off('error', fail);
         socket.on('error', (error) => this.#fail(new TransportError('iggy', `connection error: ${error.message}`, { cause: error })));
         socket.on('close', () => this.#fail(new TransportError('iggy', 'connection closed by the server')));
-        socket.on('data', (chunk: Buffer) => this.#onData(chunk));
         this.#socket = socket;
         resolve();
       });
@@ -138,18 +169,63 @@ export class IggyConnection {
     return reply;
   }
 
-  /** Sends one command and returns its payload; throws {@link IggyError} or {@link TransportError}. */
-  async request(command: string, code: number, operation: number, body: Uint8Array = new Uint8Array(0)): Promise<Uint8Array> {
+  /**
+   * Sends one command and returns its payload; throws {@link IggyError} or {@link TransportError}.
+   * A body given in parts is written part after part, never joined.
+   */
+  async request(
+    command: string,
+    code: number,
+    operation: number,
+    body: Uint8Array | readonly Uint8Array[] = new Uint8Array(0),
+  ): Promise<Uint8Array> {
     const request = this.protocol.requestNumber(operation, this.#counter);
-    const frame = await this.#send(command, {
-      client: this.#client,
-      request,
-      operation,
-      session: this.#session,
-      ...(operation === this.protocol.operations.nonReplicated ? { code } : {}),
+    const { frame } = await this.#sendLeased(
+      command,
+      {
+        client: this.#client,
+        request,
+        operation,
+        session: this.#session,
+        ...(operation === this.protocol.operations.nonReplicated ? { code } : {}),
+      },
       body,
-    });
+      undefined,
+    );
     return this.protocol.payloadOf(frame, command);
+  }
+
+  /**
+   * Sends one command whose reply is assembled in a buffer rented from `pool`; the caller owns
+   * `buffer` and gives it back to the pool when done with `payload` (a view into it). An error
+   * reply gives the buffer back at once.
+   */
+  async requestPooled(
+    command: string,
+    code: number,
+    operation: number,
+    body: Uint8Array | readonly Uint8Array[],
+    pool: BufferPool,
+  ): Promise<PooledReply> {
+    const request = this.protocol.requestNumber(operation, this.#counter);
+    const { frame, leased } = await this.#sendLeased(
+      command,
+      {
+        client: this.#client,
+        request,
+        operation,
+        session: this.#session,
+        ...(operation === this.protocol.operations.nonReplicated ? { code } : {}),
+      },
+      body,
+      pool,
+    );
+    try {
+      return { payload: this.protocol.payloadOf(frame, command), buffer: leased! };
+    } catch (error) {
+      if (leased) pool.give(leased);
+      throw error;
+    }
   }
 
   /** Sends one command through its codec and decodes the reply. */
@@ -164,11 +240,34 @@ export class IggyConnection {
     await this.call(this.protocol.commands.ping);
   }
 
-  #send(command: string, frame: RequestFrame): Promise<DecodedFrame> {
+  async #send(command: string, frame: RequestFrame): Promise<DecodedFrame> {
+    return (await this.#sendLeased(command, frame, frame.body ?? new Uint8Array(0), undefined)).frame;
+  }
+
+  /**
+   * Writes one request (its body may come in parts, written one after another without being
+   * joined) and waits for its reply; with a pool, the reply is assembled in a rented buffer.
+   */
+  #sendLeased(
+    command: string,
+    frame: RequestFrame,
+    body: Uint8Array | readonly Uint8Array[],
+    pool: BufferPool | undefined,
+  ): Promise<{ frame: DecodedFrame; leased: Uint8Array | undefined }> {
     const down = this.#down(command);
     if (down) return Promise.reject(down);
-    const bytes = this.protocol.encodeRequest(frame);
-    return new Promise<DecodedFrame>((resolve, reject) => {
+    const parts = body instanceof Uint8Array ? [body] : body;
+    const bytes =
+      parts.length === 1
+        ? [this.protocol.encodeRequest({ ...frame, body: parts[0]! })]
+        : [
+            this.protocol.encodeRequestHead(
+              frame,
+              parts.reduce((n, p) => n + p.length, 0),
+            ),
+            ...parts,
+          ];
+    return new Promise((resolve, reject) => {
       const start = (): void => {
         const error = this.#down(command);
         if (error) {
@@ -184,9 +283,21 @@ export class IggyConnection {
             new TransportError('iggy', `${command}: no reply within ${timeoutMs} ms; the connection was dropped`, { retriable: true }),
           );
         }, timeoutMs);
-        this.#pending = { command, resolve, reject, timer };
+        const pending: Pending = {
+          command,
+          resolve: (decoded) => resolve({ frame: decoded, leased: pending.leased }),
+          reject,
+          timer,
+          pool,
+        };
+        this.#pending = pending;
         this.#lastActivity = Date.now();
-        socket.write(bytes);
+        if (bytes.length === 1) socket.write(bytes[0]!);
+        else {
+          socket.cork();
+          for (const part of bytes) socket.write(part);
+          socket.uncork();
+        }
       };
       if (this.#pending === undefined && this.#queue.length === 0) start();
       else this.#queue.push(start);
@@ -206,34 +317,55 @@ export class IggyConnection {
   }
 
   /**
-   * Collects chunks until the awaited frame is complete, then concatenates once (not per chunk:
-   * a large poll reply arrives in many chunks). A frame that does not decode drops the connection.
+   * Copies received bytes into the frame being assembled: first its header (to learn the size),
+   * then a buffer of exactly that size — or, for a request that asked for it, one rented from its
+   * pool. Each byte is copied once; nothing is allocated per chunk. A frame that does not decode
+   * drops the connection.
    */
-  #onData(chunk: Buffer): void {
-    this.#chunks.push(chunk);
-    this.#buffered += chunk.length;
-    if (this.#buffered < this.#awaiting) return;
-    let buffer = this.#chunks.length === 1 ? this.#chunks[0]! : Buffer.concat(this.#chunks, this.#buffered);
+  #onData(chunk: Uint8Array): void {
     const { headerSize } = this.protocol;
-    this.#awaiting = headerSize;
-    while (buffer.length >= headerSize) {
+    let at = 0;
+    while (at < chunk.length) {
+      if (this.#frame === undefined) {
+        const n = Math.min(headerSize - this.#headFilled, chunk.length - at);
+        this.#head.set(chunk.subarray(at, at + n), this.#headFilled);
+        this.#headFilled += n;
+        at += n;
+        if (this.#headFilled < headerSize) return;
+        this.#headFilled = 0;
+        try {
+          this.#frameSize = this.protocol.frameSize(this.#head);
+        } catch (error) {
+          this.#fail(new TransportError('iggy', `bad frame from the server: ${(error as Error).message}`, { retriable: true }));
+          return;
+        }
+        this.#framePool = this.#pending?.pool;
+        this.#frame = this.#framePool ? this.#framePool.rent(this.#frameSize) : new Uint8Array(this.#frameSize);
+        this.#frame.set(this.#head);
+        this.#frameFilled = headerSize;
+      }
+      const n = Math.min(this.#frameSize - this.#frameFilled, chunk.length - at);
+      this.#frame.set(chunk.subarray(at, at + n), this.#frameFilled);
+      this.#frameFilled += n;
+      at += n;
+      if (this.#frameFilled < this.#frameSize) return;
+      const buffer = this.#frame;
+      const pool = this.#framePool;
+      this.#frame = undefined;
+      this.#framePool = undefined;
       let frame: DecodedFrame;
       try {
-        const size = this.protocol.frameSize(buffer.subarray(0, headerSize));
-        if (buffer.length < size) {
-          this.#awaiting = size;
-          break;
-        }
-        frame = this.protocol.decodeFrame(new Uint8Array(buffer.subarray(0, size)));
-        buffer = buffer.subarray(size);
+        frame = this.protocol.decodeFrame(buffer.subarray(0, this.#frameSize));
       } catch (error) {
+        pool?.give(buffer);
         this.#fail(new TransportError('iggy', `bad frame from the server: ${(error as Error).message}`, { retriable: true }));
         return;
       }
+      const pending = this.#pending;
+      if (pool && pending?.pool === pool && frame.kind === 'reply') pending.leased = buffer;
+      else pool?.give(buffer);
       this.#onFrame(frame);
     }
-    this.#chunks = buffer.length === 0 ? [] : [buffer];
-    this.#buffered = buffer.length;
   }
 
   #onFrame(frame: DecodedFrame): void {

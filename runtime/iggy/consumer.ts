@@ -24,8 +24,51 @@ import type { IggyClient } from './client.js';
 import { GroupMembership } from './group.js';
 import { IggyError, isRecoverable } from './protocol/errors.js';
 import type { Consumer, Identifier, PollingStrategy } from './protocol/primitives.js';
-import { type PolledMessage, RESYNC_SENTINEL } from './protocol/v0_11/commands/messages.js';
-import { ObjectDisposedError } from './rented.js';
+import { type PolledMessage, type PollReply, RESYNC_SENTINEL } from './protocol/v0_11/commands/messages.js';
+import { type BufferPool, ObjectDisposedError, sharedPool } from './rented.js';
+
+/**
+ * The pooled reply buffer of one poll, shared by its messages: it goes back to the pool when the
+ * last of them is released (disposed, or never handed out because the loop ended).
+ */
+export class RentedPollBuffer {
+  #buffer: Uint8Array | undefined;
+  readonly #pool: BufferPool;
+  #outstanding: number;
+
+  constructor(buffer: Uint8Array, pool: BufferPool, messages: number) {
+    this.#buffer = buffer;
+    this.#pool = pool;
+    this.#outstanding = messages;
+    if (messages === 0) this.#return();
+  }
+
+  /** Messages not yet released. */
+  get outstanding(): number {
+    return this.#outstanding;
+  }
+
+  get returned(): boolean {
+    return this.#buffer === undefined;
+  }
+
+  release(count = 1): void {
+    if (this.#buffer === undefined) return;
+    this.#outstanding -= count;
+    if (this.#outstanding <= 0) this.#return();
+  }
+
+  #return(): void {
+    const buffer = this.#buffer;
+    this.#buffer = undefined;
+    if (buffer) this.#pool.give(buffer);
+  }
+}
+
+interface Polled {
+  readonly messages: ReceivedMessage[];
+  readonly buffer?: RentedPollBuffer;
+}
 
 /**
  * When offsets are stored (C# `AutoCommitMode`): `server-on-poll` (`Auto`: the server stores
@@ -102,31 +145,50 @@ export class IggyConsumer implements AsyncDisposable {
 
   /** Messages of every partition this consumer reads, in order per partition, until `signal` aborts. */
   async *receive(signal?: AbortSignal): AsyncGenerator<ReceivedMessage> {
+    for await (const [message] of this.#run(signal, undefined)) yield message;
+  }
+
+  /**
+   * The receive loop: polls (into a pooled reply buffer when `pool` is given), yields each message
+   * with the poll's buffer, stores offsets after each message when auto-committing after receive.
+   * Messages of a poll that are never handed out (the loop ended or broke off) are released here.
+   */
+  async *#run(
+    signal: AbortSignal | undefined,
+    pool: BufferPool | undefined,
+  ): AsyncGenerator<readonly [ReceivedMessage, RentedPollBuffer | undefined]> {
     if (!this.#initialized) throw new KeiyakuError('iggy_not_initialized', 'call init() on the Iggy consumer before receive()');
     while (!signal?.aborted) {
-      let batch: ReceivedMessage[];
+      let polled: Polled;
       try {
-        batch = await this.#pollOnce();
+        polled = await this.#pollOnce(pool);
       } catch (error) {
         await this.#recover(error);
         continue;
       }
-      if (batch.length === 0) {
+      const { messages, buffer } = polled;
+      if (messages.length === 0) {
         await new Promise((resolve) => setTimeout(resolve, this.config.pollIntervalMs));
         continue;
       }
-      for (const message of batch) {
-        yield message;
-        if (this.config.autoCommit === 'after-receive') {
-          try {
-            await this.storeOffset(message.offset, message.partition);
-          } catch (error) {
-            // Not stored: after the rejoin the message comes again (at least once).
-            await this.#recover(error);
-            break;
+      let handedOut = 0;
+      try {
+        for (const message of messages) {
+          handedOut++;
+          yield [message, buffer] as const;
+          if (this.config.autoCommit === 'after-receive') {
+            try {
+              await this.storeOffset(message.offset, message.partition);
+            } catch (error) {
+              // Not stored: after the rejoin the message comes again (at least once).
+              await this.#recover(error);
+              break;
+            }
           }
+          if (signal?.aborted) return;
         }
-        if (signal?.aborted) return;
+      } finally {
+        buffer?.release(messages.length - handedOut);
       }
     }
   }
@@ -148,12 +210,12 @@ export class IggyConsumer implements AsyncDisposable {
    * buffer (no copy) and must be disposed (`for await (using message of consumer.receiveRented())`);
    * reading a disposed message throws {@link ObjectDisposedError}. Auto-commit applies as with `receive`.
    */
-  async *receiveRented(signal?: AbortSignal): AsyncGenerator<RentedReceivedMessage> {
-    for await (const message of this.receive(signal)) yield new RentedReceivedMessage(message);
+  async *receiveRented(signal?: AbortSignal, pool: BufferPool = sharedPool): AsyncGenerator<RentedReceivedMessage> {
+    for await (const [message, buffer] of this.#run(signal, pool)) yield new RentedReceivedMessage(message, buffer);
   }
 
-  /** One poll of the next partition in turn. */
-  async #pollOnce(): Promise<ReceivedMessage[]> {
+  /** One poll of the next partition in turn; with a pool, into a reply buffer rented from it. */
+  async #pollOnce(pool: BufferPool | undefined): Promise<Polled> {
     const membership = this.#membership;
     if (membership && (await membership.refresh())) {
       this.#cursors.clear();
@@ -161,12 +223,12 @@ export class IggyConsumer implements AsyncDisposable {
     }
     if (this.#partitions.length === 0) {
       if (membership) this.#assign(await membership.sync());
-      return [];
+      return { messages: [] };
     }
     const partition = this.#partitions[this.#next++ % this.#partitions.length]!;
     const cursor = this.#cursors.get(partition);
     const strategy: PollingStrategy = cursor === undefined ? this.config.strategy : { kind: 'offset', value: cursor };
-    const reply = await this.#client.pollMessages({
+    const request = {
       consumer: this.config.consumer,
       stream: this.config.stream,
       topic: this.config.topic,
@@ -174,14 +236,24 @@ export class IggyConsumer implements AsyncDisposable {
       strategy,
       count: this.config.batchSize,
       autoCommit: this.config.autoCommit === 'server-on-poll',
-    });
+    };
+    let reply: PollReply;
+    let buffer: RentedPollBuffer | undefined;
+    if (pool) {
+      const pooled = await this.#client.pollMessagesPooled(request, pool);
+      reply = pooled.reply;
+      buffer = new RentedPollBuffer(pooled.buffer, pool, reply.partitionId === RESYNC_SENTINEL ? 0 : reply.messages.length);
+    } else {
+      reply = await this.#client.pollMessages(request);
+    }
     if (reply.partitionId === RESYNC_SENTINEL) {
       if (membership) this.#assign(await membership.sync());
-      return [];
+      return { messages: [] };
     }
     const last = reply.messages.at(-1);
     if (last) this.#cursors.set(partition, last.offset + 1n);
-    return reply.messages.map((m) => ({ ...m, partition }));
+    const messages = reply.messages.map((m) => ({ ...m, partition }));
+    return buffer ? { messages, buffer } : { messages };
   }
 
   /** Stores `offset` as consumed on `partition`; `resetLastPolled` also moves this consumer's cursor back to it. */
@@ -300,15 +372,24 @@ export class IggyConsumerBuilder {
   }
 }
 
-/** A received message whose payload view must not outlive `dispose()` (C#: `ReceivedRentedMessage`); copy out what you keep (`message.payload.slice()`). */
+/**
+ * A received message whose payload is a view into its poll's pooled reply buffer (C#:
+ * `ReceivedRentedMessage`). It must be disposed: the buffer goes back to the pool when the last
+ * message of its poll is disposed, and from then on every view taken of it (`payload`, `headers`,
+ * or a `subarray` of them) has length 0 and refuses `slice`/`set`/`subarray` — it never reads the
+ * reused memory. `payload` and `headers` throw {@link ObjectDisposedError} as soon as this message
+ * is disposed. Copy out what you keep (`message.payload.slice()`).
+ */
 export class RentedReceivedMessage implements Disposable {
   #message: ReceivedMessage | undefined;
+  readonly #buffer: RentedPollBuffer | undefined;
   readonly offset: bigint;
   readonly partition: number;
   readonly id: bigint;
 
-  constructor(message: ReceivedMessage) {
+  constructor(message: ReceivedMessage, buffer?: RentedPollBuffer) {
     this.#message = message;
+    this.#buffer = buffer;
     this.offset = message.offset;
     this.partition = message.partition;
     this.id = message.id;
@@ -326,8 +407,15 @@ export class RentedReceivedMessage implements Disposable {
     return this.#message.headers;
   }
 
+  get disposed(): boolean {
+    return this.#message === undefined;
+  }
+
+  /** Releases this message's share of the poll buffer; safe to call twice. */
   dispose(): void {
+    if (this.#message === undefined) return;
     this.#message = undefined;
+    this.#buffer?.release();
   }
 
   [Symbol.dispose](): void {

@@ -23,7 +23,10 @@ import { ensureTopic } from './group.js';
 import { xxh32Seed0 } from './protocol/checksum.js';
 import type { Identifier, Partitioning } from './protocol/primitives.js';
 import type { OutgoingMessage } from './protocol/v0_11/commands/messages.js';
-import type { RentedMessageBatch } from './rented.js';
+import { ObjectDisposedError, RentedMessageBatch } from './rented.js';
+
+/** A queued item of the background sender: one message, or a rented batch that goes out whole from its own buffer. */
+type Queued = OutgoingMessage | RentedMessageBatch;
 
 export interface PublisherMessage {
   /** 128-bit id; 0 or absent mints one. */
@@ -70,7 +73,9 @@ export class IggyPublisher implements AsyncDisposable {
   readonly #client: IggyClient;
   #partitions = 0;
   #initialized = false;
-  #queue: OutgoingMessage[] = [];
+  #queue: Queued[] = [];
+  /** Messages queued (a rented batch counts its messages) and their payload bytes. */
+  #queuedMessages = 0;
   #queuedBytes = 0;
   #timer: NodeJS.Timeout | undefined;
   #inFlight = new Set<Promise<void>>();
@@ -121,13 +126,51 @@ export class IggyPublisher implements AsyncDisposable {
       await this.#sendWithRetry(outgoing);
       return;
     }
-    for (const message of outgoing) {
-      while (this.#queue.length >= this.config.background.queueCapacity) await this.#drainOne();
-      this.#queue.push(message);
-      this.#queuedBytes += message.payload.length;
-      const byBytes = this.config.backgroundMaxBatchBytes > 0 && this.#queuedBytes >= this.config.backgroundMaxBatchBytes;
-      if (this.#queue.length >= this.config.background.batchSize || byBytes) this.#flush(false);
+    for (const message of outgoing) await this.#enqueue(message, 1, message.payload.length);
+    this.#armLinger();
+  }
+
+  /**
+   * Sends a rented batch and takes ownership of it. Its payloads are never copied out: the frame
+   * headers are written in place in the batch's buffer and the buffer itself goes to the socket.
+   * It returns to the pool once the batch was sent or finally failed — right away when sending
+   * directly, after the background flush that carried it otherwise.
+   */
+  async send(batch: RentedMessageBatch): Promise<void> {
+    try {
+      if (this.#disposed) throw new ClosedError('the Iggy publisher');
+      if (!this.#initialized) throw new KeiyakuError('iggy_not_initialized', 'call init() on the Iggy publisher before sending');
+      if (batch.disposed) throw new ObjectDisposedError('this rented batch was disposed before it was sent');
+    } catch (error) {
+      batch.dispose();
+      throw error;
     }
+    if (batch.length === 0) {
+      batch.dispose();
+      return;
+    }
+    if (!this.config.background.enabled) {
+      try {
+        await this.#sendWithRetry(batch);
+      } finally {
+        batch.dispose();
+      }
+      return;
+    }
+    await this.#enqueue(batch, batch.length, batch.payloadBytes);
+    this.#armLinger();
+  }
+
+  /** Queues one item (waiting while the queue is full), and flushes when a gate is reached. */
+  async #enqueue(item: Queued, messages: number, bytes: number): Promise<void> {
+    while (this.#queuedMessages > 0 && this.#queuedMessages + messages > this.config.background.queueCapacity) await this.#drainOne();
+    this.#queue.push(item);
+    this.#queuedMessages += messages;
+    this.#queuedBytes += bytes;
+    if (this.#gateReached()) this.#flush(false);
+  }
+
+  #armLinger(): void {
     if (this.#queue.length > 0 && this.#timer === undefined) {
       this.#timer = setTimeout(() => {
         this.#timer = undefined;
@@ -136,28 +179,11 @@ export class IggyPublisher implements AsyncDisposable {
     }
   }
 
-  /**
-   * Sends a rented batch and takes ownership of it: its buffer returns to the pool once the
-   * messages are handed over (copied into the wire batch), whether the send succeeds or not.
-   */
-  async send(batch: RentedMessageBatch): Promise<void> {
-    if (!this.config.background.enabled) {
-      // Direct send: the pooled views are encoded into the wire batch before the buffer is returned.
-      try {
-        await this.sendMessages(batch.messages);
-      } finally {
-        batch.dispose();
-      }
-      return;
-    }
-    let messages: PublisherMessage[];
-    try {
-      // Background send outlives this call: copy out of the pooled buffer before it is recycled.
-      messages = batch.messages.map((m) => ({ ...m, payload: new Uint8Array(m.payload) }));
-    } finally {
-      batch.dispose();
-    }
-    await this.sendMessages(messages);
+  #gateReached(): boolean {
+    return (
+      this.#queuedMessages >= this.config.background.batchSize ||
+      (this.config.backgroundMaxBatchBytes > 0 && this.#queuedBytes >= this.config.backgroundMaxBatchBytes)
+    );
   }
 
   /** Waits until everything queued has been sent or has failed; rejects with the first failure. */
@@ -188,33 +214,53 @@ export class IggyPublisher implements AsyncDisposable {
     if (this.#inFlight.size > 0) await Promise.race([...this.#inFlight]);
   }
 
-  /** Sends queued messages in batches: all of them, or (`all` false) only while a gate is reached. */
+  /**
+   * Sends queued items in batches: all of them, or (`all` false) only while a gate is reached.
+   * Plain messages go out together up to the batch size and byte limit; a rented batch goes out
+   * whole, from its own buffer, and is disposed once it was sent or finally failed.
+   */
   #flush(all = true): void {
-    const gateReached = (): boolean =>
-      this.#queue.length >= this.config.background.batchSize ||
-      (this.config.backgroundMaxBatchBytes > 0 && this.#queuedBytes >= this.config.backgroundMaxBatchBytes);
-    while (this.#queue.length > 0 && (all || gateReached())) {
-      const batch: OutgoingMessage[] = [];
-      let bytes = 0;
-      while (this.#queue.length > 0 && batch.length < this.config.background.batchSize) {
-        const next = this.#queue[0]!;
-        if (
-          batch.length > 0 &&
-          this.config.backgroundMaxBatchBytes > 0 &&
-          bytes + next.payload.length > this.config.backgroundMaxBatchBytes
-        )
-          break;
-        batch.push(this.#queue.shift()!);
-        bytes += next.payload.length;
+    while (this.#queue.length > 0 && (all || this.#gateReached())) {
+      const head = this.#queue[0]!;
+      let batch: OutgoingMessage[] | RentedMessageBatch;
+      let count: number;
+      let bytes: number;
+      if (head instanceof RentedMessageBatch) {
+        this.#queue.shift();
+        batch = head;
+        count = head.length;
+        bytes = head.payloadBytes;
+      } else {
+        const messages: OutgoingMessage[] = [];
+        bytes = 0;
+        while (this.#queue.length > 0 && messages.length < this.config.background.batchSize) {
+          const next = this.#queue[0]!;
+          if (next instanceof RentedMessageBatch) break;
+          if (
+            messages.length > 0 &&
+            this.config.backgroundMaxBatchBytes > 0 &&
+            bytes + next.payload.length > this.config.backgroundMaxBatchBytes
+          )
+            break;
+          messages.push(next);
+          this.#queue.shift();
+          bytes += next.payload.length;
+        }
+        batch = messages;
+        count = messages.length;
       }
+      this.#queuedMessages -= count;
       this.#queuedBytes -= bytes;
       const sending = this.#sendWithRetry(batch)
         .catch((error: unknown) => {
-          const failure = new IggyPublisherError(batch.length, error);
+          const failure = new IggyPublisherError(count, error);
           this.#failures.push(failure);
           for (const listener of this.#listeners) listener(failure);
         })
-        .finally(() => this.#inFlight.delete(sending));
+        .finally(() => {
+          if (batch instanceof RentedMessageBatch) batch.dispose();
+          this.#inFlight.delete(sending);
+        });
       this.#inFlight.add(sending);
     }
   }
@@ -229,13 +275,15 @@ export class IggyPublisher implements AsyncDisposable {
     return p;
   }
 
-  async #sendWithRetry(batch: readonly OutgoingMessage[]): Promise<void> {
+  async #sendWithRetry(batch: readonly OutgoingMessage[] | RentedMessageBatch): Promise<void> {
     const { retry } = this.config;
     const partitioning = this.#partitioningFor();
     let delay = retry.initialDelayMs;
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.#client.sendMessages(this.config.stream, this.config.topic, partitioning, batch);
+        if (batch instanceof RentedMessageBatch)
+          await this.#client.sendRentedBatch(this.config.stream, this.config.topic, partitioning, batch);
+        else await this.#client.sendMessages(this.config.stream, this.config.topic, partitioning, batch);
         return;
       } catch (error) {
         const retriable = (error as { retriable?: unknown }).retriable !== false;

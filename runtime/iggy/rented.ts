@@ -15,29 +15,62 @@
  * ```
  */
 import { KeiyakuError } from '../core/errors.js';
+import { FRAME_HEADER_SIZE, type FrameSlot, type InPlaceBatch } from './protocol/v0_11/commands/messages.js';
 import type { PublisherMessage } from './publisher.js';
 
-/** A small pool of growable byte buffers. */
+/**
+ * A small pool of byte buffers whose views can be revoked. Buffers are handed out as
+ * `Uint8Array`s over an `ArrayBuffer` of the pool's own. When one comes back (`give`), its memory
+ * moves to a fresh `ArrayBuffer` object (a transfer: no copy) and the old one is detached, so every
+ * view ever taken of it — a payload, a header slice, a `subarray` of either — has length 0 and
+ * throws on `slice`, `set` and `subarray` instead of reading memory that is about to be reused.
+ * Only buffers this pool rented are taken back; anything else is left alone.
+ */
 export class BufferPool {
-  readonly #free: Uint8Array[] = [];
+  readonly #free: ArrayBuffer[] = [];
   readonly #max: number;
+  /** The buffers currently out on rent, so that only those are detached and reused. */
+  readonly #out = new WeakSet<ArrayBuffer>();
+  #allocated = 0;
+  #reused = 0;
 
   constructor(maxPooled = 16) {
     this.#max = maxPooled;
   }
 
+  /** A buffer of at least `minimum` bytes (its contents are whatever was there before). */
   rent(minimum: number): Uint8Array {
-    const index = this.#free.findIndex((b) => b.length >= minimum);
-    if (index !== -1) return this.#free.splice(index, 1)[0]!;
-    return new Uint8Array(Math.max(minimum, 4096));
+    const index = this.#free.findIndex((b) => b.byteLength >= minimum);
+    let memory: ArrayBuffer;
+    if (index === -1) {
+      memory = new ArrayBuffer(Math.max(minimum, 4096));
+      this.#allocated++;
+    } else {
+      memory = this.#free.splice(index, 1)[0]!;
+      this.#reused++;
+    }
+    this.#out.add(memory);
+    return new Uint8Array(memory);
   }
 
+  /** Takes back a buffer this pool rented: every view of it is revoked, and its memory is kept for the next `rent`. */
   give(buffer: Uint8Array): void {
-    if (this.#free.length < this.#max) this.#free.push(buffer);
+    const memory = buffer.buffer;
+    if (!(memory instanceof ArrayBuffer) || !this.#out.has(memory)) return;
+    this.#out.delete(memory);
+    // Detach: the memory moves to a new ArrayBuffer (no copy); every view of the old one now refuses reads.
+    const kept = structuredClone(memory, { transfer: [memory] });
+    if (this.#free.length < this.#max) this.#free.push(kept);
   }
 
+  /** Buffers waiting in the pool. */
   get pooled(): number {
     return this.#free.length;
+  }
+
+  /** How many rents allocated new memory, and how many reused pooled memory. */
+  get stats(): { readonly allocated: number; readonly reused: number } {
+    return { allocated: this.#allocated, reused: this.#reused };
   }
 }
 
@@ -66,24 +99,25 @@ export interface RentedPayloadWriter {
   writeUtf8(text: string): void;
 }
 
+/**
+ * A built batch. Its messages sit in its pooled buffer in wire order: for each one, room for the
+ * protocol's frame header, the payload, then the user headers — so a publisher can write the
+ * frame headers in place and send the buffer itself, without copying a payload.
+ */
 export class RentedMessageBatch implements Disposable {
   #buffer: Uint8Array | undefined;
-  readonly #entries: readonly { readonly start: number; readonly end: number; readonly id?: bigint; readonly headers?: Uint8Array }[];
+  readonly #frames: readonly FrameSlot[];
   readonly #pool: BufferPool;
+  #sealed: Uint8Array | undefined;
   /** When the batch was built, µs since the epoch: the origin timestamp of its messages on a direct send. */
   readonly originTimestamp: bigint;
 
   /** @internal */
-  constructor(buffer: Uint8Array, entries: RentedMessageBatch['entries'], pool: BufferPool) {
+  constructor(buffer: Uint8Array, frames: readonly FrameSlot[], pool: BufferPool) {
     this.#buffer = buffer;
-    this.#entries = entries;
+    this.#frames = frames;
     this.#pool = pool;
     this.originTimestamp = BigInt(Date.now()) * 1000n;
-  }
-
-  /** @internal */
-  get entries(): readonly { readonly start: number; readonly end: number; readonly id?: bigint; readonly headers?: Uint8Array }[] {
-    return this.#entries;
   }
 
   get disposed(): boolean {
@@ -91,22 +125,46 @@ export class RentedMessageBatch implements Disposable {
   }
 
   get length(): number {
-    return this.#entries.length;
+    return this.#frames.length;
+  }
+
+  /** Payload bytes of all messages. */
+  get payloadBytes(): number {
+    let n = 0;
+    for (const f of this.#frames) n += f.payloadLength;
+    return n;
   }
 
   /**
    * The messages; their payloads are views into the pooled buffer, so use them before the
-   * batch is disposed. Throws {@link ObjectDisposedError} once disposed.
+   * batch is disposed. Throws {@link ObjectDisposedError} once disposed (and every view taken
+   * earlier refuses reads from then on).
    */
   get messages(): RentedMessage[] {
     const buffer = this.#buffer;
     if (buffer === undefined) throw new ObjectDisposedError('this rented batch was disposed; its buffer is back in the pool');
-    return this.#entries.map((e) => ({
-      payload: buffer.subarray(e.start, e.end),
-      ...(e.id === undefined ? {} : { id: e.id }),
-      ...(e.headers ? { headers: e.headers } : {}),
-      originTimestamp: this.originTimestamp,
-    }));
+    return this.#frames.map((f) => {
+      const start = f.at + FRAME_HEADER_SIZE;
+      const end = start + f.payloadLength;
+      return {
+        payload: buffer.subarray(start, end),
+        ...(f.id === undefined ? {} : { id: f.id }),
+        ...(f.headersLength > 0 ? { headers: buffer.subarray(end, end + f.headersLength) } : {}),
+        originTimestamp: this.originTimestamp,
+      };
+    });
+  }
+
+  /**
+   * @internal The batch in wire order, its frame headers written in place (once: retries send the
+   * same ids), for `IggyClient.sendRentedBatch`.
+   */
+  wire(seal: (batch: InPlaceBatch) => Uint8Array): { readonly batch: InPlaceBatch; readonly header: Uint8Array } {
+    const buffer = this.#buffer;
+    if (buffer === undefined) throw new ObjectDisposedError('this rented batch was disposed; its buffer is back in the pool');
+    const batch: InPlaceBatch = { bytes: buffer, frames: this.#frames, originTimestamp: this.originTimestamp };
+    this.#sealed ??= seal(batch);
+    return { batch, header: this.#sealed };
   }
 
   dispose(): void {
@@ -121,11 +179,11 @@ export class RentedMessageBatch implements Disposable {
   }
 }
 
-/** Writes payloads one after another into a rented buffer. */
+/** Writes messages one after another into a rented buffer, in wire order (room for each frame header, payload, user headers). */
 export class RentedMessageBatchBuilder implements Disposable {
   #buffer: Uint8Array | undefined;
   #length = 0;
-  readonly #entries: { start: number; end: number; id?: bigint; headers?: Uint8Array }[] = [];
+  readonly #frames: FrameSlot[] = [];
   readonly #pool: BufferPool;
 
   readonly #writer: RentedPayloadWriter = {
@@ -155,19 +213,27 @@ export class RentedMessageBatchBuilder implements Disposable {
    * Appends one message: `write` serializes `item` into the pooled buffer through the writer
    * (pass a function that closes over nothing, and `item` as its state, to allocate no
    * closure per message). An id of 0 or none lets one be minted; `headers` are raw user
-   * header bytes (see `UserHeaders.encode`).
+   * header bytes (see `UserHeaders.encode`), copied in after the payload.
    */
   add<T>(item: T, write: (item: T, writer: RentedPayloadWriter) => void, id?: bigint, headers?: Uint8Array): this {
     if (this.#buffer === undefined) throw new ObjectDisposedError('this builder was already built or disposed');
+    const at = this.#length;
+    this.#reserve(FRAME_HEADER_SIZE);
+    this.#length += FRAME_HEADER_SIZE;
     const start = this.#length;
     try {
       write(item, this.#writer);
     } catch (error) {
-      this.#length = start; // drop the half-written payload
+      this.#length = at; // drop the half-written message
       throw error;
     }
-    if (this.#length === start) throw new RangeError('a message payload must not be empty');
-    this.#entries.push({ start, end: this.#length, ...(id === undefined ? {} : { id }), ...(headers ? { headers } : {}) });
+    const payloadLength = this.#length - start;
+    if (payloadLength === 0) {
+      this.#length = at;
+      throw new RangeError('a message payload must not be empty');
+    }
+    if (headers && headers.length > 0) this.#writer.write(headers);
+    this.#frames.push({ at, payloadLength, headersLength: headers?.length ?? 0, ...(id === undefined ? {} : { id }) });
     return this;
   }
 
@@ -190,7 +256,7 @@ export class RentedMessageBatchBuilder implements Disposable {
     const buffer = this.#buffer;
     if (buffer === undefined) throw new ObjectDisposedError('this builder was already built or disposed');
     this.#buffer = undefined;
-    return new RentedMessageBatch(buffer, [...this.#entries], this.#pool);
+    return new RentedMessageBatch(buffer, [...this.#frames], this.#pool);
   }
 
   /** Gives the buffer back if the builder is abandoned before build(); a no-op afterwards. */

@@ -20,10 +20,18 @@ import type { IggyClient } from './client.js';
 import { IggyConsumer, IggyConsumerBuilder, type IggyConsumerConfig, type ReceivedMessage } from './consumer.js';
 import type { Consumer, Identifier } from './protocol/primitives.js';
 import { type IggyPublisher, IggyPublisherBuilder, type PublisherMessage } from './publisher.js';
+import { type BufferPool, RentedMessageBatchBuilder, type RentedPayloadWriter, sharedPool } from './rented.js';
 
-/** Turns an item into payload bytes (C#: `ISerializer<T>`). */
+/**
+ * Turns an item into payload bytes (C#: `ISerializer<T>`). With `write` (C#:
+ * `Serialize(data, IBufferWriter<byte>)`), the typed publisher serializes straight into its pooled
+ * send buffer and sends that buffer as it is: no intermediate array per item. `serialize` stays the
+ * fallback (and the whole contract of a serializer without `write`).
+ */
 export interface Serializer<T> {
   serialize(item: T): Uint8Array;
+  /** Writes the item's payload into the send buffer (`writer.write(bytes)`, `writer.writeUtf8(text)`). */
+  write?(item: T, writer: RentedPayloadWriter): void;
 }
 
 /** Turns payload bytes back into an item (C#: `IDeserializer<T>`). */
@@ -54,9 +62,18 @@ export class JsonSerializer<T> implements Serializer<T>, Deserializer<T> {
   }
 
   serialize(item: T): Uint8Array {
+    return this.#encoder.encode(this.#text(item));
+  }
+
+  /** Encodes the JSON text as UTF-8 straight into the send buffer. */
+  write(item: T, writer: RentedPayloadWriter): void {
+    writer.writeUtf8(this.#text(item));
+  }
+
+  #text(item: T): string {
     const text = JSON.stringify(item, this.#options.replacer);
     if (text === undefined) throw new TypeError('this value has no JSON form (undefined, a function or a symbol)');
-    return this.#encoder.encode(text);
+    return text;
   }
 
   deserialize(payload: Uint8Array): T {
@@ -66,6 +83,22 @@ export class JsonSerializer<T> implements Serializer<T>, Deserializer<T> {
 
 /** One item with its message id (0 or undefined: minted) and raw user-header bytes (see `UserHeaders.encode`). */
 export type TypedEntry<T> = readonly [data: T, id: bigint | undefined, headers: Uint8Array | undefined];
+
+/** Calls `each` per item: an array is a collection (of items or entries); when T itself is an array type, send one item as `send([item])`. */
+function forEachItem<T>(
+  items: T | readonly T[] | readonly TypedEntry<T>[],
+  options: { readonly id?: bigint | undefined; readonly headers?: Uint8Array | undefined },
+  each: (item: T, id?: bigint, headers?: Uint8Array) => void,
+): void {
+  if (Array.isArray(items)) {
+    for (const entry of items as readonly unknown[]) {
+      if (isEntry(entry)) each(entry[0] as T, entry[1], entry[2]);
+      else each(entry as T);
+    }
+  } else {
+    each(items as T, options.id, options.headers);
+  }
+}
 
 function isEntry(value: unknown): value is TypedEntry<unknown> {
   return (
@@ -79,10 +112,15 @@ function isEntry(value: unknown): value is TypedEntry<unknown> {
 export class IggyTypedPublisher<T> implements AsyncDisposable {
   readonly publisher: IggyPublisher;
   readonly #serializer: Serializer<T>;
+  readonly #pool: BufferPool;
+  readonly #sizeHint: number;
 
-  constructor(publisher: IggyPublisher, serializer: Serializer<T>) {
+  /** `sendBuffer`: the pool a `write` serializer's send buffers come from (default `sharedPool`) and their initial size (default 4096). */
+  constructor(publisher: IggyPublisher, serializer: Serializer<T>, sendBuffer: { pool?: BufferPool; sizeHint?: number } = {}) {
     this.publisher = publisher;
     this.#serializer = serializer;
+    this.#pool = sendBuffer.pool ?? sharedPool;
+    this.#sizeHint = sendBuffer.sizeHint ?? 4096;
   }
 
   init(): Promise<void> {
@@ -99,6 +137,8 @@ export class IggyTypedPublisher<T> implements AsyncDisposable {
     items: T | readonly T[] | readonly TypedEntry<T>[],
     options: { readonly id?: bigint | undefined; readonly headers?: Uint8Array | undefined } = {},
   ): Promise<void> {
+    const write = this.#serializer.write?.bind(this.#serializer);
+    if (write) return this.#sendWritten(items, options, write);
     const list: PublisherMessage[] = [];
     const push = (item: T, id?: bigint, headers?: Uint8Array): void => {
       list.push({
@@ -107,16 +147,29 @@ export class IggyTypedPublisher<T> implements AsyncDisposable {
         ...(headers === undefined ? {} : { headers }),
       });
     };
-    // An array is a collection (of items or entries); when T itself is an array type, send one item as `send([item])`.
-    if (Array.isArray(items)) {
-      for (const entry of items as readonly unknown[]) {
-        if (isEntry(entry)) push(entry[0] as T, entry[1], entry[2]);
-        else push(entry as T);
-      }
-    } else {
-      push(items as T, options.id, options.headers);
-    }
+    forEachItem(items, options, push);
     return this.publisher.sendMessages(list);
+  }
+
+  /** Serializes every item into one rented batch through `write` and hands the batch to the publisher (which owns it then). */
+  #sendWritten(
+    items: T | readonly T[] | readonly TypedEntry<T>[],
+    options: { readonly id?: bigint | undefined; readonly headers?: Uint8Array | undefined },
+    write: (item: T, writer: RentedPayloadWriter) => void,
+  ): Promise<void> {
+    const builder = new RentedMessageBatchBuilder(this.#sizeHint, this.#pool);
+    try {
+      forEachItem(items, options, (item, id, headers) => builder.add(item, write, id, headers));
+    } catch (error) {
+      builder.dispose();
+      return Promise.reject(error);
+    }
+    const batch = builder.build();
+    if (batch.length === 0) {
+      batch.dispose();
+      return Promise.resolve();
+    }
+    return this.publisher.send(batch);
   }
 
   waitUntilAllSends(): Promise<void> {
@@ -139,6 +192,7 @@ export class IggyTypedPublisher<T> implements AsyncDisposable {
 export class IggyTypedPublisherBuilder<T> {
   readonly #inner: IggyPublisherBuilder;
   readonly #serializer: Serializer<T>;
+  #sendBuffer: { pool?: BufferPool; sizeHint?: number } = {};
 
   private constructor(inner: IggyPublisherBuilder, serializer: Serializer<T>) {
     this.#inner = inner;
@@ -175,8 +229,14 @@ export class IggyTypedPublisherBuilder<T> {
     return this;
   }
 
+  /** Where a `write` serializer's send buffers come from (default `sharedPool`) and how big they start (default 4096 bytes). */
+  withSendBuffer(options: { pool?: BufferPool; sizeHint?: number }): this {
+    this.#sendBuffer = { ...this.#sendBuffer, ...options };
+    return this;
+  }
+
   build(): IggyTypedPublisher<T> {
-    return new IggyTypedPublisher(this.#inner.build(), this.#serializer);
+    return new IggyTypedPublisher(this.#inner.build(), this.#serializer, this.#sendBuffer);
   }
 }
 

@@ -44,6 +44,7 @@ import type {
   TransportProducer,
 } from '../core/transport.js';
 import { type Waiter, waitForWake } from '../core/wait.js';
+import { publishDeadline } from './kafka-publish-timeout.js';
 
 export interface KafkaTransportOptions {
   /** Bootstrap servers, `host:port`. */
@@ -76,6 +77,14 @@ export interface KafkaTransportOptions {
   readonly heartbeatIntervalMs?: number;
   /** Longest a fetch waits on a quiet topic (default 500 ms; also bounds how fast stop returns). */
   readonly maxWaitTimeInMs?: number;
+  /**
+   * How long one send may take before its caller is told with a `PublishTimeoutError` (librdkafka's
+   * `message.timeout.ms`; default 300 000 = 5 min, 0 = no limit). Also bounds how long a producer
+   * replaced during a rebuild drains: its in-flight sends have all told their callers by then.
+   */
+  readonly publishTimeoutMs?: number;
+  /** How long the broker may take to acknowledge a send (librdkafka `request.timeout.ms`; kafkajs' send `timeout`, default 30 000). */
+  readonly ackTimeoutMs?: number;
   /** Where a new group starts: the earliest record (default) or only new ones. */
   readonly fromBeginning?: boolean;
   readonly logger?: Logger;
@@ -337,8 +346,9 @@ class KafkaTransportProducer implements TransportProducer {
     this.#maybeRebuild();
     const { producer, connected } = this.#ensure();
     this.#inFlight.set(producer, (this.#inFlight.get(producer) ?? 0) + 1);
+    const deadline = publishDeadline(this.#transport.options.publishTimeoutMs, records[0]?.address);
     try {
-      await connected;
+      await deadline.race(connected);
       const byTopic = new Map<string, { key: string | null; value: Buffer; headers: Record<string, string> }[]>();
       for (const record of records) {
         const topic = this.#transport.topic(record.address);
@@ -350,12 +360,20 @@ class KafkaTransportProducer implements TransportProducer {
         });
         byTopic.set(topic, list);
       }
-      await producer.sendBatch({ topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })), acks: -1 });
+      const { ackTimeoutMs } = this.#transport.options;
+      await deadline.race(
+        producer.sendBatch({
+          topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })),
+          acks: -1,
+          ...(ackTimeoutMs === undefined ? {} : { timeout: ackTimeoutMs }),
+        }),
+      );
       this.#cutOff.clear();
     } catch (error) {
       if (isConnectivity(error)) this.#cutOff.mark(Date.now());
       throw toTransportError(error, records[0]?.address);
     } finally {
+      deadline.clear();
       const left = (this.#inFlight.get(producer) ?? 1) - 1;
       if (left === 0) this.#inFlight.delete(producer);
       else this.#inFlight.set(producer, left);

@@ -63,10 +63,11 @@ describe('rented message batches', () => {
     await background.init();
     const b = new RentedMessageBatchBuilder().add({ order: 3 }, json).build();
     await background.send(b);
-    expect(b.disposed).toBe(true);
-    // Reuse the pooled memory right away: what was queued must not change.
+    expect(b.disposed).toBe(false); // queued as it is, not copied out: its buffer goes to the wire with the flush
+    // Rent pooled memory right away: what was queued must not change.
     new RentedMessageBatchBuilder().add({ order: 999 }, json).build();
     await background.waitUntilAllSends();
+    expect(b.disposed).toBe(true); // back in the pool after the flush
     const poll = await client.pollMessages({
       consumer: { kind: 'consumer', id: 1 },
       stream: 's',

@@ -14,7 +14,7 @@
 import type { Consumer, Identifier, Partitioning, PollingStrategy, TlvValue } from './primitives.js';
 import type { GroupDetails, SyncReply } from './v0_11/commands/groups.js';
 import type { LoginReply, LoginRequest } from './v0_11/commands/login-register.js';
-import type { OutgoingMessage, PollReply, SendConfirmation } from './v0_11/commands/messages.js';
+import type { InPlaceBatch, OutgoingMessage, PollReply, SendConfirmation } from './v0_11/commands/messages.js';
 import type { ConsumerOffsetInfo, OffsetTarget } from './v0_11/commands/offsets.js';
 import type { StreamInfo } from './v0_11/commands/streams.js';
 import type { TopicInfo } from './v0_11/commands/topics.js';
@@ -103,6 +103,8 @@ export interface IggyProtocol {
   readonly headerSize: number;
   frameSize(header: Uint8Array): number;
   encodeRequest(frame: RequestFrame): Uint8Array;
+  /** The header alone of a request whose body of `bodyLength` bytes is written after it in parts (never joined). */
+  encodeRequestHead(frame: RequestFrame, bodyLength: number): Uint8Array;
   decodeFrame(bytes: Uint8Array): DecodedFrame;
   /** A reply's payload, or a thrown IggyError for evictions, statuses and rejections. */
   payloadOf(frame: DecodedFrame, command: string): Uint8Array;
@@ -114,4 +116,19 @@ export interface IggyProtocol {
   readonly incompatibleVersionReason: number;
   readonly login: CommandCodec<[request: LoginRequest], LoginReply>;
   readonly commands: IggyCommands;
+  /**
+   * SEND_MESSAGES for a batch already laid out in wire order in a rented buffer: `seal` writes the
+   * frame headers in place and returns the batch header (once: it mints missing ids), `encodeParts`
+   * returns the body as parts, the last of which is the batch's own buffer (no payload is copied).
+   */
+  readonly sendInPlace: {
+    readonly name: string;
+    readonly code: number;
+    readonly operation: number;
+    /** Bytes to reserve before each payload for its frame header. */
+    readonly frameHeaderSize: number;
+    seal(batch: InPlaceBatch): Uint8Array;
+    encodeParts(stream: Identifier, topic: Identifier, partitioning: Partitioning, batch: InPlaceBatch, sealed: Uint8Array): Uint8Array[];
+    decode(payload: Uint8Array): SendConfirmation[];
+  };
 }

@@ -28,15 +28,24 @@ export const Command = { Request: 5, Reply: 8, Eviction: 13 } as const;
 export const Operation = { Register: 1, NonReplicated: 2, Logout: 3 } as const;
 
 export function encodeRequest(frame: RequestFrame): Uint8Array {
-  if (frame.client === 0n) throw new RangeError('an Iggy client id must be non-zero');
   const body = frame.body ?? new Uint8Array(0);
-  const size = HEADER_SIZE + body.length;
+  const head = encodeRequestHead(frame, body.length);
+  if (body.length === 0) return head;
+  const out = new Uint8Array(head.length + body.length);
+  out.set(head);
+  out.set(body, head.length);
+  return out;
+}
+
+/** The 256-byte header of a request whose body (`bodyLength` bytes, sent separately) follows it. */
+export function encodeRequestHead(frame: RequestFrame, bodyLength: number): Uint8Array {
+  if (frame.client === 0n) throw new RangeError('an Iggy client id must be non-zero');
+  const size = HEADER_SIZE + bodyLength;
   if (size > MAX_FRAME_SIZE) throw new RangeError(`frame of ${size} bytes exceeds the 64 MiB limit`);
-  const w = new Writer(size);
+  const w = new Writer(HEADER_SIZE);
   w.zeros(48).u32(size).u32(0).u32(0).u8(Command.Request).u8(0).zeros(66);
   w.u128(frame.client).u128(0n).u64(0).u64(frame.request).u8(frame.operation).zeros(7).u64(frame.session).u32(0);
   w.u32(frame.operation === Operation.NonReplicated ? (frame.code ?? 0) : 0).zeros(56);
-  w.bytes(body);
   return w.finish();
 }
 

@@ -21,8 +21,11 @@ import {
   decodeSendReply,
   encodePollMessages,
   encodeSendMessages,
+  encodeSendMessagesInPlace,
+  FRAME_HEADER_SIZE,
   POLL_MESSAGES,
   SEND_MESSAGES,
+  sealInPlace,
 } from './commands/messages.js';
 import {
   DELETE_CONSUMER_OFFSET,
@@ -36,7 +39,7 @@ import {
 import { encodePing, PING } from './commands/ping.js';
 import { CREATE_STREAM, decodeStream, encodeCreateStream, encodeGetStream, GET_STREAM } from './commands/streams.js';
 import { CREATE_TOPIC, decodeTopic, encodeCreateTopic, encodeGetTopic, GET_TOPIC } from './commands/topics.js';
-import { decodeFrame, encodeRequest, frameSize, HEADER_SIZE, Operation, VERSION } from './header.js';
+import { decodeFrame, encodeRequest, encodeRequestHead, frameSize, HEADER_SIZE, Operation, VERSION } from './header.js';
 import { payloadOf } from './reply.js';
 
 const nothing = (): void => undefined;
@@ -53,12 +56,21 @@ export const protocol_0_11: IggyProtocol = {
   headerSize: HEADER_SIZE,
   frameSize,
   encodeRequest,
+  encodeRequestHead,
   decodeFrame,
   payloadOf,
   requestNumber: (operation, counter) => (isMetadataOp(operation) ? counter.value++ : counter.value),
   operations: { register: Operation.Register, nonReplicated: Operation.NonReplicated },
   incompatibleVersionReason: 14,
   login: { name: 'login', ...LOGIN_REGISTER, encode: encodeLoginRegister, decode: decodeLoginRegister },
+  sendInPlace: {
+    name: 'send messages',
+    ...SEND_MESSAGES,
+    frameHeaderSize: FRAME_HEADER_SIZE,
+    seal: sealInPlace,
+    encodeParts: encodeSendMessagesInPlace,
+    decode: decodeSendReply,
+  },
   commands: {
     ping: { name: 'ping', ...PING, encode: encodePing, decode: nothing },
     getStream: { name: 'get stream', ...GET_STREAM, encode: encodeGetStream, decode: decodeStream },

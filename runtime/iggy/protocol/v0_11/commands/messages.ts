@@ -13,7 +13,7 @@
  *   poll request  [consumer][stream id][topic id][partition flag u8][partition_id u32][strategy 9][count u32][auto_commit u8]
  *   poll reply    [partition_id u32][current_offset u64][messages_count u32] then batch records
  */
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomFillSync } from 'node:crypto';
 import { xxh3_64 } from '../../checksum.js';
 import {
   type Identifier,
@@ -109,6 +109,114 @@ export function encodeSendMessages(
   metadata.u32(messages.length);
   const meta = metadata.finish();
   return new Writer(4 + meta.length).u32(meta.length).bytes(meta).bytes(encodeBatch(messages)).finish();
+}
+
+/** One message laid out in wire order inside a batch's buffer: its 48 frame-header bytes at `at`, then the payload, then the user headers. */
+export interface FrameSlot {
+  readonly at: number;
+  readonly payloadLength: number;
+  readonly headersLength: number;
+  /** 0 or absent: minted when the batch is sealed. */
+  readonly id?: bigint;
+}
+
+/** A batch whose frames already sit in wire order in `bytes` (a rented buffer), with room left for each frame header. */
+export interface InPlaceBatch {
+  readonly bytes: Uint8Array;
+  readonly frames: readonly FrameSlot[];
+  /** µs since the epoch, the origin timestamp of every message. */
+  readonly originTimestamp: bigint;
+}
+
+/** Random bytes for minted ids, refilled 4 KiB at a time (one `randomFillSync` per 256 ids, not one per message). */
+const randomBlock = new Uint8Array(4096);
+let randomAt = randomBlock.length;
+
+function mintIdInto(bytes: Uint8Array, at: number): void {
+  if (randomAt + 16 > randomBlock.length) {
+    randomFillSync(randomBlock);
+    randomAt = 0;
+  }
+  bytes.set(randomBlock.subarray(randomAt, randomAt + 16), at);
+  randomAt += 16;
+  bytes[at + 6] = (bytes[at + 6]! & 0x0f) | 0x40;
+  bytes[at + 8] = (bytes[at + 8]! & 0x3f) | 0x80;
+}
+
+/**
+ * Writes every frame header of `batch` into its reserved bytes (ids minted where missing, the
+ * checksums computed over the bytes where they lie) and returns the 256-byte batch header. No
+ * payload is copied. Sealing twice mints new ids: seal once and keep the header for retries.
+ */
+export function sealInPlace(batch: InPlaceBatch): Uint8Array {
+  const { bytes, frames } = batch;
+  if (frames.length === 0) throw new RangeError('a batch needs at least one message');
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const covered = new Uint8Array(44 + 8 * frames.length);
+  const coveredView = new DataView(covered.buffer);
+  let length = BATCH_HEADER_SIZE;
+  for (let index = 0; index < frames.length; index++) {
+    const slot = frames[index]!;
+    if (slot.payloadLength < 1 || slot.payloadLength > MAX_PAYLOAD)
+      throw new RangeError(`payload must be 1..${MAX_PAYLOAD} bytes, got ${slot.payloadLength}`);
+    if (slot.headersLength > MAX_USER_HEADERS) throw new RangeError(`user headers exceed ${MAX_USER_HEADERS} bytes`);
+    const at = slot.at;
+    if (slot.id !== undefined && slot.id !== 0n) {
+      view.setBigUint64(at + 8, slot.id & 0xffff_ffff_ffff_ffffn, true);
+      view.setBigUint64(at + 16, slot.id >> 64n, true);
+    } else {
+      // A UUIDv4-shaped id, written where it lies (the same bytes randomId() reads as a u128).
+      mintIdInto(bytes, at + 8);
+    }
+    view.setUint32(at + 24, index, true);
+    view.setUint32(at + 28, 0, true);
+    view.setUint32(at + 32, slot.headersLength, true);
+    view.setUint32(at + 36, slot.payloadLength, true);
+    view.setBigUint64(at + 40, 0n, true);
+    const end = at + FRAME_HEADER_SIZE + slot.payloadLength + slot.headersLength;
+    const checksum = xxh3_64(bytes.subarray(at + 8, end));
+    view.setBigUint64(at, checksum, true);
+    coveredView.setBigUint64(44 + 8 * index, checksum, true);
+    length += end - at;
+  }
+  const header = new Writer(BATCH_HEADER_SIZE)
+    .u64(0n)
+    .u64(0n)
+    .u64(0n)
+    .u64(batch.originTimestamp)
+    .u64(BigInt(length))
+    .u64(0n)
+    .u32(frames.length)
+    .zeros(204)
+    .finish();
+  covered.set(header.subarray(0, 40), 0);
+  covered.set(header.subarray(48, 52), 40);
+  new DataView(header.buffer, header.byteOffset).setBigUint64(40, xxh3_64(covered), true);
+  return header;
+}
+
+/**
+ * SEND_MESSAGES for a sealed in-place batch, as body parts written one after another: the
+ * metadata and batch header (a few hundred bytes), then the batch's own buffer — its payloads go
+ * to the wire from where they were serialized.
+ */
+export function encodeSendMessagesInPlace(
+  stream: Identifier,
+  topic: Identifier,
+  partitioning: Partitioning,
+  batch: InPlaceBatch,
+  sealedHeader: Uint8Array,
+): Uint8Array[] {
+  const metadata = new Writer(32);
+  writeIdentifier(metadata, stream);
+  writeIdentifier(metadata, topic);
+  writePartitioning(metadata, partitioning);
+  metadata.u32(batch.frames.length);
+  const meta = metadata.finish();
+  const last = batch.frames[batch.frames.length - 1]!;
+  const end = last.at + FRAME_HEADER_SIZE + last.payloadLength + last.headersLength;
+  const head = new Writer(4 + meta.length + BATCH_HEADER_SIZE).u32(meta.length).bytes(meta).bytes(sealedHeader).finish();
+  return [head, batch.bytes.subarray(batch.frames[0]!.at, end)];
 }
 
 export interface SendConfirmation {

@@ -1,0 +1,157 @@
+/**
+ * The environment variables a keiyaku configuration can come from (twelve-factor style). One
+ * table, {@link ENVIRONMENT_VARIABLES}, is the reference (docs/configuration.md prints it). A
+ * variable under a keiyaku prefix that is not in the table is a problem, not ignored: a typo must
+ * not silently fall back to a default. librdkafka properties are
+ * `KEIYAKU_KAFKA_PROPERTY_<KEY>` with the dots of the key written as underscores
+ * (`KEIYAKU_KAFKA_PROPERTY_SECURITY_PROTOCOL` is `security.protocol`).
+ */
+import type { KeiyakuConfig } from './index.js';
+import { type ConfigProblem, closest } from './problems.js';
+
+export interface EnvironmentVariable {
+  readonly name: string;
+  /** The config path it sets. */
+  readonly path: string;
+  readonly description: string;
+  readonly secret?: boolean;
+}
+
+export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
+  { name: 'KEIYAKU_TRANSPORT', path: 'transport', description: 'memory (default), kafka or iggy' },
+  { name: 'KEIYAKU_KAFKA_BOOTSTRAP_SERVERS', path: 'kafka.bootstrapServers', description: 'comma-separated host:port list' },
+  { name: 'KEIYAKU_KAFKA_NAMESPACE', path: 'kafka.namespace', description: 'prefix of every topic and consumer group' },
+  {
+    name: 'KEIYAKU_KAFKA_FULLY_QUALIFIED_NAMESPACE',
+    path: 'kafka.fullyQualifiedNamespace',
+    description: 'Azure Event Hubs namespace host (port 9093, TLS, SASL/PLAIN as $ConnectionString)',
+  },
+  {
+    name: 'KEIYAKU_KAFKA_CONNECTION_STRING',
+    path: 'kafka.connectionString',
+    description: "Azure Event Hubs: the namespace's connection string",
+    secret: true,
+  },
+  { name: 'KEIYAKU_KAFKA_CLIENT_ID', path: 'kafka.clientId', description: 'kafkajs client id (default keiyaku)' },
+  {
+    name: 'KEIYAKU_KAFKA_PUBLISH_TIMEOUT_MS',
+    path: 'kafka.publishTimeoutMs',
+    description: 'how long a send may take before its caller is told (default 300000; 0 = no limit)',
+  },
+  {
+    name: 'KEIYAKU_KAFKA_REBUILD_AFTER_MS',
+    path: 'kafka.rebuildAfterMs',
+    description: 'cut off this long: rebuild the client (default 90000)',
+  },
+  {
+    name: 'KEIYAKU_KAFKA_MAX_REBUILD_INTERVAL_MS',
+    path: 'kafka.maxRebuildIntervalMs',
+    description: 'ceiling of the back-off between rebuilds (default 600000)',
+  },
+  {
+    name: 'KEIYAKU_KAFKA_DEFAULT_PARTITIONS',
+    path: 'kafka.defaultPartitions',
+    description: 'partitions of topics without a binding (default 3)',
+  },
+  {
+    name: 'KEIYAKU_KAFKA_REPLICATION_FACTOR',
+    path: 'kafka.replicationFactor',
+    description: 'replication factor of created topics (default 1)',
+  },
+  {
+    name: 'KEIYAKU_KAFKA_PROPERTY_<KEY>',
+    path: 'kafka.properties',
+    description: 'one librdkafka property, dots as underscores: KEIYAKU_KAFKA_PROPERTY_SASL_PASSWORD is sasl.password',
+  },
+  { name: 'KEIYAKU_IGGY_ADDRESS', path: 'iggy.address', description: 'host:port of the Iggy server (TCP)' },
+  { name: 'KEIYAKU_IGGY_USERNAME', path: 'iggy.username', description: 'default iggy' },
+  { name: 'KEIYAKU_IGGY_PASSWORD', path: 'iggy.password', description: 'default iggy', secret: true },
+  { name: 'KEIYAKU_IGGY_STREAM', path: 'iggy.stream', description: 'stream of addresses without an x-iggy binding (default keiyaku)' },
+  {
+    name: 'KEIYAKU_IGGY_DEFAULT_PARTITIONS',
+    path: 'iggy.defaultPartitions',
+    description: 'partitions of topics without a binding (default 3)',
+  },
+  {
+    name: 'KEIYAKU_IGGY_REQUEST_TIMEOUT_MS',
+    path: 'iggy.requestTimeoutMs',
+    description: 'a request without a reply this long fails (default 30000)',
+  },
+  {
+    name: 'KEIYAKU_IGGY_HEARTBEAT_MS',
+    path: 'iggy.heartbeatMs',
+    description: 'ping an idle connection this often (default 5000; 0 = off)',
+  },
+  { name: 'KEIYAKU_DEAD_LETTERS', path: 'deadLetters.store', description: 'memory (default), sqlite or postgres' },
+  { name: 'KEIYAKU_DEAD_LETTERS_PATH', path: 'deadLetters.path', description: 'sqlite: the database file' },
+  {
+    name: 'KEIYAKU_DEAD_LETTERS_CONNECTION_STRING',
+    path: 'deadLetters.connectionString',
+    description: 'postgres: postgres://user:password@host:port/database',
+    secret: true,
+  },
+  {
+    name: 'KEIYAKU_DEAD_LETTERS_SCHEMA',
+    path: 'deadLetters.schema',
+    description: "postgres: schema of the table (its search_path; default the server's)",
+  },
+  {
+    name: 'KEIYAKU_DEAD_LETTERS_MIGRATE',
+    path: 'deadLetters.migrate',
+    description: "true: create or upgrade the store's table at start-up (default false: migrate explicitly)",
+  },
+];
+
+/** Prefixes whose every variable must be in the table. */
+const OWNED = ['KEIYAKU_TRANSPORT', 'KEIYAKU_KAFKA_', 'KEIYAKU_IGGY_', 'KEIYAKU_DEAD_LETTERS'];
+const PROPERTY_PREFIX = 'KEIYAKU_KAFKA_PROPERTY_';
+
+export interface EnvironmentConfig {
+  readonly config: KeiyakuConfig;
+  /** Config path → the variable it came from, so problems name the variable. */
+  readonly origins: ReadonlyMap<string, string>;
+  /** Variables under a keiyaku prefix that mean nothing. */
+  readonly problems: readonly ConfigProblem[];
+}
+
+/** The configuration the environment describes (`process.env` unless given). */
+export function readEnvironment(env: Readonly<Record<string, string | undefined>> = process.env): EnvironmentConfig {
+  const origins = new Map<string, string>();
+  const problems: ConfigProblem[] = [];
+  const sections: Record<string, Record<string, unknown>> = {};
+  const top: Record<string, unknown> = {};
+  const byName = new Map(ENVIRONMENT_VARIABLES.map((v) => [v.name, v]));
+  const section = (name: string): Record<string, unknown> => {
+    const existing = sections[name];
+    if (existing) return existing;
+    const created: Record<string, unknown> = {};
+    sections[name] = created;
+    return created;
+  };
+  for (const name of Object.keys(env).sort()) {
+    const value = env[name];
+    if (value === undefined || !OWNED.some((prefix) => name === prefix || name.startsWith(prefix))) continue;
+    if (name.startsWith(PROPERTY_PREFIX) && name.length > PROPERTY_PREFIX.length) {
+      const key = name.slice(PROPERTY_PREFIX.length).toLowerCase().replace(/_/g, '.');
+      const properties = (section('kafka')['properties'] ?? {}) as Record<string, unknown>;
+      properties[key] = value;
+      section('kafka')['properties'] = properties;
+      origins.set(`kafka.properties["${key}"]`, name);
+      continue;
+    }
+    const known = byName.get(name);
+    if (known === undefined || known.path === 'kafka.properties') {
+      const guess = closest(
+        name,
+        [...byName.keys()].filter((n) => !n.includes('<')),
+      );
+      problems.push({ key: name, message: `unknown keiyaku variable${guess ? `; did you mean ${guess}?` : ''}` });
+      continue;
+    }
+    origins.set(known.path, name);
+    const [name0, field] = known.path.split('.') as [string, string | undefined];
+    if (field === undefined) top[name0] = value;
+    else section(name0)[field] = value;
+  }
+  return { config: { ...top, ...sections } as KeiyakuConfig, origins, problems };
+}
