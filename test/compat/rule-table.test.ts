@@ -47,6 +47,89 @@ const arr = (extra: Record<string, unknown>): SchemaNode => ({ type: 'array', ..
 type Row = [string, string, string, SchemaNode, SchemaNode, Verdict, Verdict];
 
 const rows: Row[] = [
+  // Types, strings, numbers, values, arrays, objects: the registry's catalogue.
+  [
+    'type',
+    'metadata edited',
+    'titles, descriptions, defaults and examples do not constrain values',
+    { ...S, title: 'a', description: 'b' },
+    { ...S, title: 'c', description: 'd' },
+    'yes',
+    'yes',
+  ],
+  ['type', 'anything → the empty schema', 'the empty schema accepts everything', obj({ a: S }), {}, 'yes', 'yes'],
+  ['type', 'string → number', 'no old value is a number', S, N, 'no', 'no'],
+  ['type', 'integer → number', 'every integer is a number', I, N, 'yes', 'yes'],
+  ['type', 'number → integer', '1.5 was valid', N, I, 'no', 'no'],
+  ['type', 'type list gains null', 'more is accepted', S, { type: ['string', 'null'] }, 'yes', 'yes'],
+  ['type', 'type list loses null', 'old nulls are rejected', { type: ['string', 'null'] }, S, 'no', 'no'],
+  ['string', 'maxLength lowered', 'longer old strings are rejected', { ...S, maxLength: 9 }, { ...S, maxLength: 5 }, 'no', 'no'],
+  ['string', 'minLength lowered', 'more is accepted', { ...S, minLength: 3 }, { ...S, minLength: 1 }, 'yes', 'yes'],
+  ['string', 'pattern changed', 'old strings may not match', { ...S, pattern: '^a' }, { ...S, pattern: '^b' }, 'no', 'no'],
+  ['string', 'pattern removed', 'more is accepted', { ...S, pattern: '^a' }, S, 'yes', 'yes'],
+  ['number', 'maximum raised', 'more is accepted', { ...N, maximum: 5 }, { ...N, maximum: 9 }, 'yes', 'yes'],
+  ['number', 'exclusiveMinimum added', '0 was valid', N, { ...N, exclusiveMinimum: 0 }, 'no', 'no'],
+  [
+    'number',
+    'multipleOf reduced (new divides old)',
+    'every multiple of 10 is a multiple of 5',
+    { ...N, multipleOf: 10 },
+    { ...N, multipleOf: 5 },
+    'yes',
+    'yes',
+  ],
+  ['number', 'multipleOf expanded', '5 is not a multiple of 10', { ...N, multipleOf: 5 }, { ...N, multipleOf: 10 }, 'no', 'no'],
+  [
+    'number',
+    'draft-04 boolean exclusiveMaximum added',
+    'maximum 10 inclusive → exclusive rejects 10',
+    { ...N, maximum: 10 },
+    { ...N, maximum: 10, exclusiveMaximum: true },
+    'no',
+    'no',
+  ],
+  ['values', 'enum value added', 'more is accepted', { enum: ['a'] }, { enum: ['a', 'b'] }, 'yes', 'yes'],
+  ['values', 'enum value removed', 'old b values are rejected', { enum: ['a', 'b'] }, { enum: ['a'] }, 'no', 'no'],
+  ['values', 'enum removed', 'any value of the type is accepted', { ...S, enum: ['a'] }, S, 'yes', 'yes'],
+  ['values', 'const changed', 'the old value is rejected', { const: 'v1' }, { const: 'v2' }, 'no', 'no'],
+  ['values', 'const → enum containing it', 'the old value is still listed', { const: 'v1' }, { enum: ['v1', 'v2'] }, 'yes', 'yes'],
+  ['array', 'maxItems lowered', 'longer old arrays are rejected', arr({ maxItems: 5 }), arr({ maxItems: 3 }), 'no', 'no'],
+  ['array', 'minItems lowered', 'more is accepted', arr({ minItems: 2 }), arr({ minItems: 1 }), 'yes', 'yes'],
+  ['array', 'uniqueItems added', 'old arrays with repeats are rejected', arr({}), arr({ uniqueItems: true }), 'no', 'no'],
+  ['array', 'uniqueItems removed', 'more is accepted', arr({ uniqueItems: true }), arr({}), 'yes', 'yes'],
+  ['object', 'existing property becomes required', 'old values may lack it', obj({ a: S }), obj({ a: S }, { required: ['a'] }), 'no', 'no'],
+  [
+    'object',
+    'existing property with a default becomes required',
+    'the default fills it',
+    obj({ a: { ...S, default: '' } }),
+    obj({ a: { ...S, default: '' } }, { required: ['a'] }),
+    'yes',
+    'yes',
+  ],
+  ['object', 'property no longer required', 'more is accepted', obj({ a: S }, { required: ['a'] }), obj({ a: S }), 'yes', 'yes'],
+  [
+    'object',
+    'maxProperties lowered',
+    'larger old objects are rejected',
+    obj({}, { maxProperties: 5 }),
+    obj({}, { maxProperties: 3 }),
+    'no',
+    'no',
+  ],
+  ['object', 'minProperties lowered', 'more is accepted', obj({}, { minProperties: 2 }), obj({}, { minProperties: 1 }), 'yes', 'yes'],
+  ['object', 'nested property narrowed', 'checked at every depth', obj({ a: obj({ b: N }) }), obj({ a: obj({ b: I }) }), 'no', 'no'],
+  ['object', 'propertyNames added', 'old keys may not match', obj({}), obj({}, { propertyNames: { pattern: '^[a-z]+$' } }), 'no', 'no'],
+  [
+    'object',
+    'if/then added',
+    'old values meeting if may fail then',
+    obj({ a: S }),
+    // Built with a computed key: a literal `then` property makes the object look like a promise to linters.
+    obj({ a: S }, { if: { required: ['a'] }, ['th' + 'en']: { required: ['b'] } }),
+    'no',
+    'no',
+  ],
   // Combinators: the new schema accepts everything the old one did.
   [
     'combinator',
@@ -781,12 +864,81 @@ const rows: Row[] = [
   ],
 ];
 
+/** Forward: can a reader on the old schema accept every value the new one allows? */
+const forwardRows: Row[] = [
+  [
+    'lenient',
+    'opening a closed object',
+    "the new writer (this application's generated code) sends declared properties only; strict: any undeclared property",
+    obj({ a: S }, { additionalProperties: false }),
+    obj({ a: S }),
+    'no',
+    'yes',
+  ],
+  [
+    'lenient',
+    'dropping a catch-all schema',
+    'the new writer sends declared properties only; strict: undeclared values may fail the old catch-all',
+    obj({ a: S }, { additionalProperties: S }),
+    obj({ a: S }),
+    'no',
+    'yes',
+  ],
+  [
+    'lenient',
+    'widening a catch-all schema (deliberate: stays breaking)',
+    'new map values may be numbers; the old decoder checks them against string',
+    obj({}, { additionalProperties: S }),
+    obj({}, { additionalProperties: { type: ['string', 'number'] } }),
+    'no',
+    'no',
+  ],
+  [
+    'lenient',
+    'optional property added to a closed object (deliberate: stays breaking)',
+    'the old decoder of a closed object rejects it',
+    obj({ a: S }, { additionalProperties: false }),
+    obj({ a: S, b: N }, { additionalProperties: false }),
+    'no',
+    'no',
+  ],
+  [
+    'object',
+    'required property removed',
+    'the old decoder requires it',
+    obj({ a: S, b: S }, { required: ['b'] }),
+    obj({ a: S }),
+    'no',
+    'no',
+  ],
+  [
+    'object',
+    'optional property removed from an open object',
+    'strict: new values could carry it with another shape; lenient: the new writer does not send it',
+    obj({ a: S, b: N }),
+    obj({ a: S }),
+    'no',
+    'yes',
+  ],
+  ['values', 'enum value added', 'old readers reject the new value', { enum: ['a'] }, { enum: ['a', 'b'] }, 'no', 'no'],
+  ['values', 'enum value removed', 'old readers know every value still sent', { enum: ['a', 'b'] }, { enum: ['a'] }, 'yes', 'yes'],
+  ['combinator', 'oneOf branch added', 'old readers reject values of the new branch', { oneOf: [S] }, { oneOf: [S, N] }, 'no', 'no'],
+  ['combinator', 'union → one of its branches', 'old readers accept it through the union', { anyOf: [S, N] }, S, 'yes', 'yes'],
+];
+
 describe('rule table: backward verdicts under strict and lenient', () => {
   it.each(rows)('%s: %s (%s)', (_kind, _change, _reason, before, after, strict, lenient) => {
     const A = { A: obj({ b: S }), A2: obj({ b: N }) };
     const defs = { before: { A: A.A, A2: A.A }, after: A };
     expect(verdict(before, after, 'strict', defs)).toBe(strict);
     expect(verdict(before, after, 'lenient', defs)).toBe(lenient);
+  });
+
+  it.each(forwardRows)('forward: %s: %s (%s)', (_kind, _change, _reason, before, after, strict, lenient) => {
+    const forward = (policy: Policy): Verdict =>
+      diffSchemas(model(before), 'Root', model(after), 'Root', policy, 'forward').some((c) => c.severity === 'breaking') ? 'no' : 'yes';
+    expect(forward('strict')).toBe(strict);
+    expect(forward('lenient')).toBe(lenient);
   });
 
   it('covers every kind the gate must reason about', () => {
