@@ -4,11 +4,11 @@
  * promise only when the transport acknowledged its message. A send that finally fails
  * rejects the caller's promise and is announced on `onError`; nothing is dropped silently.
  */
-import type { AnyChannel, AnyContractMessage } from './codegen-v1.js';
+import type { AnyChannel, AnyContractMessage, HeadersOf } from './codegen-v1.js';
 import { resolveAddress } from './core/address.js';
 import { type BackoffOptions, exponentialBackoff } from './core/backoff.js';
 import { type Clock, systemClock } from './core/clock.js';
-import { type EnvelopeOptions, encodeEnvelope } from './core/envelope.js';
+import { type EnvelopeOptions, envelopeRecord } from './core/envelope.js';
 import { ClosedError, PublishError } from './core/errors.js';
 import { type Logger, silentLogger } from './core/logger.js';
 import type { OutgoingRecord, Transport, TransportProducer } from './core/transport.js';
@@ -31,7 +31,8 @@ export interface PublisherOptions<M> {
   readonly address?: string;
 }
 
-export type PublishOptions = EnvelopeOptions;
+/** Options of one publish; `headers` are the message's contract headers where the contract declares them. */
+export type PublishOptions<H = Readonly<Record<string, string>>> = EnvelopeOptions<H>;
 
 interface Pending {
   readonly record: OutgoingRecord;
@@ -75,18 +76,19 @@ export class Publisher<M extends AnyContractMessage> implements AsyncDisposable 
     this.#options = { maxBatchCount: 100, maxBatchBytes: 1024 * 1024, lingerMs: 5, maxAttempts: 5, source: 'keiyaku', ...options };
   }
 
-  /** Resolves when the transport has acknowledged `message`; rejects with a {@link PublishError} after the last retry. */
-  publish(message: M, options: PublishOptions = {}): Promise<void> {
+  /**
+   * Resolves when the transport has acknowledged `message`; rejects with a {@link PublishError} after the last retry,
+   * and at once with a ContractValidationError naming the header when its contract headers do not validate.
+   */
+  publish<T extends M>(message: T, options: PublishOptions<HeadersOf<T>> = {}): Promise<void> {
     if (this.#closed) return Promise.reject(new ClosedError(`the publisher of ${this.channel.id}`));
     const key = options.key ?? this.#options.key?.(message);
-    const record = encodeEnvelope(
-      this.channel,
-      message,
-      this.address,
-      this.#options.source,
-      { ...options, ...(key === undefined ? {} : { key }) },
-      this.#clock.now(),
-    );
+    let record: OutgoingRecord;
+    try {
+      record = envelopeRecord(this.channel, message, this.address, this.#options.source, options, key, this.#clock.now());
+    } catch (error) {
+      return Promise.reject(error);
+    }
     const promise = new Promise<void>((resolve, reject) => {
       this.#queue.push({ record, type: this.channel.typeOf(message), resolve, reject });
     });
@@ -96,10 +98,10 @@ export class Publisher<M extends AnyContractMessage> implements AsyncDisposable 
   }
 
   /** Publishes each message (or `[message, options]`) in order; resolves when all are acknowledged. */
-  publishMany(items: Iterable<M | readonly [M, PublishOptions]>): Promise<void> {
+  publishMany(items: Iterable<M | readonly [M, PublishOptions<HeadersOf<M>>]>): Promise<void> {
     const promises: Promise<void>[] = [];
     for (const item of items) {
-      if (Array.isArray(item)) promises.push(this.publish(item[0] as M, item[1] as PublishOptions));
+      if (Array.isArray(item)) promises.push(this.publish(item[0] as M, item[1] as PublishOptions<HeadersOf<M>>));
       else promises.push(this.publish(item as M));
     }
     return Promise.all(promises).then(() => undefined);
