@@ -1,2 +1,2 @@
 /** `keiyaku/sqlite`: the SQLite dead-letter store (better-sqlite3), the embedded default. */
-export { SqliteDeadLetterStore } from './dead-letter/sqlite.js';
+export { DeadLetterRecordError, SqliteDeadLetterStore } from './dead-letter/sqlite.js';
