@@ -34,11 +34,33 @@ export interface PublisherOptions<M> {
 /** Options of one publish; `headers` are the message's contract headers where the contract declares them. */
 export type PublishOptions<H = Readonly<Record<string, string>>> = EnvelopeOptions<H>;
 
-interface Pending {
-  readonly record: OutgoingRecord;
-  readonly type: string;
+/** The callers of one message type in one batch share one promise (not one per message). */
+interface Settlement {
+  readonly promise: Promise<void>;
   readonly resolve: () => void;
   readonly reject: (error: unknown) => void;
+}
+
+/** Messages that travel in one send: their records, types (parallel) and one settlement per type. */
+interface Batch {
+  readonly records: OutgoingRecord[];
+  readonly types: string[];
+  readonly settlements: Map<string, Settlement>;
+  bytes: number;
+}
+
+function newBatch(): Batch {
+  return { records: [], types: [], settlements: new Map(), bytes: 0 };
+}
+
+function settlement(): Settlement {
+  let resolve!: () => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<void>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
 }
 
 export interface PublisherDeps {
@@ -57,11 +79,12 @@ export class Publisher<M extends AnyContractMessage> implements AsyncDisposable 
   readonly #logger: Logger;
   readonly #options: Required<Pick<PublisherOptions<M>, 'maxBatchCount' | 'maxBatchBytes' | 'lingerMs' | 'maxAttempts' | 'source'>> &
     PublisherOptions<M>;
-  readonly #queue: Pending[] = [];
+  /** Batches waiting to be sent, the last one still filling. */
+  readonly #queue: Batch[] = [];
+  #queuedCount = 0;
   readonly #errorListeners = new Set<(error: PublishError) => void>();
   readonly #inFlight = new Set<Promise<void>>();
   #timer: NodeJS.Timeout | undefined;
-  #queuedBytes = 0;
   #provisioned: Promise<void> | undefined;
   readonly #transport: Pick<Transport, 'provision'> | undefined;
   #closed = false;
@@ -89,12 +112,28 @@ export class Publisher<M extends AnyContractMessage> implements AsyncDisposable 
     } catch (error) {
       return Promise.reject(error);
     }
-    const promise = new Promise<void>((resolve, reject) => {
-      this.#queue.push({ record, type: this.channel.typeOf(message), resolve, reject });
-    });
-    this.#queuedBytes += record.value.byteLength;
+    const type = this.channel.typeOf(message);
+    const size = record.value.byteLength;
+    let batch = this.#queue[this.#queue.length - 1];
+    if (
+      batch === undefined ||
+      batch.records.length >= this.#options.maxBatchCount ||
+      (batch.records.length > 0 && batch.bytes + size > this.#options.maxBatchBytes)
+    ) {
+      batch = newBatch();
+      this.#queue.push(batch);
+    }
+    batch.records.push(record);
+    batch.types.push(type);
+    batch.bytes += size;
+    this.#queuedCount++;
+    let settled = batch.settlements.get(type);
+    if (settled === undefined) {
+      settled = settlement();
+      batch.settlements.set(type, settled);
+    }
     this.#schedule();
-    return promise;
+    return settled.promise;
   }
 
   /** Publishes each message (or `[message, options]`) in order; resolves when all are acknowledged. */
@@ -115,7 +154,7 @@ export class Publisher<M extends AnyContractMessage> implements AsyncDisposable 
 
   /** Messages queued or in flight. */
   get pending(): number {
-    return this.#queue.length + this.#inFlight.size;
+    return this.#queuedCount + this.#inFlight.size;
   }
 
   /** Sends everything queued now and waits until all of it is acknowledged or failed. */
@@ -138,11 +177,11 @@ export class Publisher<M extends AnyContractMessage> implements AsyncDisposable 
   }
 
   #schedule(): void {
-    if (this.#queue.length >= this.#options.maxBatchCount || this.#queuedBytes >= this.#options.maxBatchBytes) {
+    // Full batches go now; the one still filling waits at most lingerMs for company.
+    while (this.#queue.length > 1 || this.#isFull(this.#queue[0])) this.#sendBatch();
+    if (this.#queue.length === 0) {
       if (this.#timer) clearTimeout(this.#timer);
       this.#timer = undefined;
-      this.#sendBatch();
-      if (this.#queue.length > 0) this.#schedule();
       return;
     }
     if (this.#timer === undefined) {
@@ -153,23 +192,20 @@ export class Publisher<M extends AnyContractMessage> implements AsyncDisposable 
     }
   }
 
-  /** Takes one batch off the queue (by count and bytes) and sends it in the background. */
+  #isFull(batch: Batch | undefined): boolean {
+    return batch !== undefined && (batch.records.length >= this.#options.maxBatchCount || batch.bytes >= this.#options.maxBatchBytes);
+  }
+
+  /** Takes the oldest batch off the queue and sends it in the background. */
   #sendBatch(): void {
-    const batch: Pending[] = [];
-    let bytes = 0;
-    while (this.#queue.length > 0 && batch.length < this.#options.maxBatchCount) {
-      const next = this.#queue[0]!;
-      if (batch.length > 0 && bytes + next.record.value.byteLength > this.#options.maxBatchBytes) break;
-      batch.push(this.#queue.shift()!);
-      bytes += next.record.value.byteLength;
-      this.#queuedBytes -= next.record.value.byteLength;
-    }
-    if (batch.length === 0) return;
+    const batch = this.#queue.shift();
+    if (batch === undefined) return;
+    this.#queuedCount -= batch.records.length;
     const sending = this.#sendWithRetry(batch).finally(() => this.#inFlight.delete(sending));
     this.#inFlight.add(sending);
   }
 
-  async #sendWithRetry(batch: Pending[]): Promise<void> {
+  async #sendWithRetry(batch: Batch): Promise<void> {
     const backoff = exponentialBackoff(this.#options.retry);
     let attempt = 0;
     while (true) {
@@ -180,8 +216,8 @@ export class Publisher<M extends AnyContractMessage> implements AsyncDisposable 
           this.#provisioned = undefined;
           throw error;
         });
-        await this.#producer.send(batch.map((p) => p.record));
-        for (const p of batch) p.resolve();
+        await this.#producer.send(batch.records);
+        for (const settled of batch.settlements.values()) settled.resolve();
         return;
       } catch (cause) {
         const retriable = (cause as { retriable?: unknown }).retriable !== false;
@@ -190,14 +226,17 @@ export class Publisher<M extends AnyContractMessage> implements AsyncDisposable 
             channel: this.channel.id,
             address: this.address,
             attempts: attempt,
-            messages: batch.length,
+            messages: batch.records.length,
             error: String(cause),
           });
           // Settle every caller first: a listener that throws must not leave the rest of the batch pending.
-          const errors = batch.map((p) => {
-            const error = new PublishError(this.channel.id, p.type, attempt, cause);
-            p.reject(error);
-            return error;
+          const errors = batch.types.map((type) => new PublishError(this.channel.id, type, attempt, cause));
+          batch.types.forEach((type, i) => {
+            const settled = batch.settlements.get(type);
+            if (settled !== undefined) {
+              settled.reject(errors[i]);
+              batch.settlements.delete(type); // the first message of each type names its callers' error
+            }
           });
           for (const error of errors) this.#announce(error);
           return;

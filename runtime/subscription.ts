@@ -27,7 +27,7 @@ import {
   scheduleBackoff,
 } from './core/backoff.js';
 import { type Clock, systemClock } from './core/clock.js';
-import { openEnvelope, recordType } from './core/envelope.js';
+import { type OpenedEnvelope, openEnvelope, recordType } from './core/envelope.js';
 import { type Logger, silentLogger } from './core/logger.js';
 import type { IncomingRecord, PartitionPosition, Transport, TransportConsumer } from './core/transport.js';
 import { type DeadLetterStore, errorForParking, InMemoryDeadLetterStore } from './dead-letter/store.js';
@@ -282,10 +282,20 @@ export class Subscription<M extends AnyContractMessage> {
 
   async #runLane(lane: Lane): Promise<void> {
     try {
-      while (lane.queue.length > 0 && !this.#stop.signal.aborted) {
-        const record = lane.queue[0]!;
-        if (!(await this.#process(record, lane))) break;
-        lane.queue.shift();
+      const queue = lane.queue;
+      const signal = this.#stop.signal;
+      // Records whose handler and ack complete synchronously are taken in one pass, without a
+      // promise per record; the first that needs to wait goes through the awaited path.
+      let head = 0;
+      try {
+        while (head < queue.length && !signal.aborted) {
+          const fast = this.#fastProcess(queue[head]!, lane);
+          const done = fast === undefined ? await this.#process(queue[head]!, lane) : typeof fast === 'boolean' ? fast : await fast;
+          if (!done) break;
+          head++;
+        }
+      } finally {
+        if (head > 0) queue.splice(0, head);
       }
     } finally {
       if (this.#stop.signal.aborted) lane.queue.length = 0; // unacked: redelivered after a restart
@@ -294,8 +304,61 @@ export class Subscription<M extends AnyContractMessage> {
     }
   }
 
+  /**
+   * The common case of {@link #process} without a promise: a wanted record that decodes and
+   * whose handler returns without a promise. `undefined` when the record needs the full path
+   * (skipped, not decodable): nothing has been done then. A promise when the handler returned
+   * one, the ack commits, or the handler failed (the full path goes on from that first failure).
+   */
+  #fastProcess(record: IncomingRecord, lane: Lane): boolean | Promise<boolean> | undefined {
+    const type = recordType(record);
+    if (type !== undefined && type !== '' && !this.#wanted.has(type)) return undefined;
+    const opened = openEnvelope(this.channel, record);
+    if (!opened.decoded.ok) return undefined;
+    const context = this.#context(record, opened, 1);
+    let result: Promise<void> | void;
+    try {
+      result = this.handler.handle(opened.decoded.value, context);
+    } catch (error) {
+      return this.#process(record, lane, { opened, error });
+    }
+    if (result !== undefined && typeof (result as Promise<void>).then === 'function') {
+      return (result as Promise<void>).then(
+        () => this.#succeeded(record),
+        (error: unknown) => this.#process(record, lane, { opened, error }),
+      );
+    }
+    return this.#succeeded(record);
+  }
+
+  #succeeded(record: IncomingRecord): boolean | Promise<boolean> {
+    if (this.#abandon.signal.aborted) return false;
+    this.#processed++;
+    const commit = this.#ack(record);
+    return commit === undefined ? true : commit.then(() => true);
+  }
+
+  #context(record: IncomingRecord, opened: OpenedEnvelope<M>, attempt: number): MessageContext<MessageTypeOf<M>> {
+    const context: { -readonly [K in keyof MessageContext]: MessageContext[K] } = {
+      channel: this.channel.id,
+      address: record.address,
+      messageId: opened.id,
+      type: opened.type,
+      time: opened.time,
+      partition: record.partition,
+      offset: record.offset,
+      headers: record.headers,
+      attempt,
+      signal: this.#abandon.signal,
+    };
+    if (record.key !== undefined) context.key = record.key;
+    if (opened.correlationId !== undefined) context.correlationId = opened.correlationId;
+    if (opened.causationId !== undefined) context.causationId = opened.causationId;
+    return context as MessageContext<MessageTypeOf<M>>;
+  }
+
   /** Handles one record to the end (success, park or skip); false when stopping interrupted it. */
-  async #process(record: IncomingRecord, lane: Lane): Promise<boolean> {
+  async #process(record: IncomingRecord, lane: Lane, failedOnce?: { opened: OpenedEnvelope<M>; error: unknown }): Promise<boolean> {
     const { clock, logger } = this.#deps;
     // Routing reads only the type header: a record of a type this subscription does not
     // handle is skipped without decoding it. A record without a type is decoded (and fails).
@@ -311,28 +374,21 @@ export class Subscription<M extends AnyContractMessage> {
       await this.#ack(record);
       return true;
     }
-    const opened = openEnvelope(this.channel, record);
+    // A record whose first attempt failed on the fast path continues here from that failure.
+    const opened = failedOnce?.opened ?? openEnvelope(this.channel, record);
+    let pending = failedOnce;
     let attempts = 0;
     let firstFailure: number | undefined;
     while (true) {
       attempts++;
       try {
+        if (pending !== undefined) {
+          const { error } = pending;
+          pending = undefined;
+          throw error;
+        }
         if (!opened.decoded.ok) throw opened.decoded.error;
-        const context: MessageContext<MessageTypeOf<M>> = {
-          channel: this.channel.id,
-          address: record.address,
-          messageId: opened.id,
-          type: opened.type as MessageTypeOf<M>,
-          time: opened.time,
-          partition: record.partition,
-          offset: record.offset,
-          ...(record.key === undefined ? {} : { key: record.key }),
-          ...(opened.correlationId === undefined ? {} : { correlationId: opened.correlationId }),
-          ...(opened.causationId === undefined ? {} : { causationId: opened.causationId }),
-          headers: record.headers,
-          attempt: attempts,
-          signal: this.#abandon.signal,
-        };
+        const context = this.#context(record, opened, attempts);
         await this.handler.handle(opened.decoded.value, context);
         if (this.#abandon.signal.aborted) return false;
         this.#recover(lane, attempts);
@@ -432,10 +488,11 @@ export class Subscription<M extends AnyContractMessage> {
     });
   }
 
-  async #ack(record: IncomingRecord): Promise<void> {
+  /** Acknowledges `record`; a promise only when this ack commits. */
+  #ack(record: IncomingRecord): Promise<void> | undefined {
     this.#consumer?.ack(record);
     this.#pendingAcks++;
-    if (this.#pendingAcks >= this.#batchSize) await this.#commit();
+    return this.#pendingAcks >= this.#batchSize ? this.#commit() : undefined;
   }
 
   #commit(): Promise<void> {

@@ -37,6 +37,17 @@ export interface EnvelopeOptions<H = Readonly<Record<string, string>>> {
   readonly headers?: H;
 }
 
+let lastNow = Number.NaN;
+let lastIso = '';
+/** `now` as ISO 8601; a burst of messages in one millisecond formats it once. */
+function isoTime(now: number): string {
+  if (now !== lastNow) {
+    lastIso = new Date(now).toISOString();
+    lastNow = now;
+  }
+  return lastIso;
+}
+
 /** Builds the record for `message` on `address`; throws a ContractValidationError when its contract headers do not validate. */
 export function encodeEnvelope<M extends AnyContractMessage>(
   channel: AnyChannel<M>,
@@ -70,7 +81,7 @@ export function envelopeRecord<M extends AnyContractMessage>(
   headers[CE_HEADERS.id] = options.id ?? randomUUID();
   headers[CE_HEADERS.type] = type;
   headers[CE_HEADERS.source] = source;
-  headers[CE_HEADERS.time] = (options.time ?? new Date(now)).toISOString();
+  headers[CE_HEADERS.time] = options.time === undefined ? isoTime(now) : options.time.toISOString();
   headers[CE_HEADERS.contentType] = descriptor?.contentType ?? 'application/json';
   if (options.correlationId !== undefined) headers[CE_HEADERS.correlationId] = options.correlationId;
   if (options.causationId !== undefined) headers[CE_HEADERS.causationId] = options.causationId;
