@@ -331,11 +331,11 @@ export class Subscription<M extends AnyContractMessage> {
     return this.#succeeded(record);
   }
 
-  #succeeded(record: IncomingRecord): boolean | Promise<boolean> {
+  #succeeded(record: IncomingRecord): boolean {
     if (this.#abandon.signal.aborted) return false;
     this.#processed++;
-    const commit = this.#ack(record);
-    return commit === undefined ? true : commit.then(() => true);
+    this.#ack(record);
+    return true;
   }
 
   #context(record: IncomingRecord, opened: OpenedEnvelope<M>, attempt: number): MessageContext<MessageTypeOf<M>> {
@@ -371,7 +371,7 @@ export class Subscription<M extends AnyContractMessage> {
         type,
         offset: record.offset,
       });
-      await this.#ack(record);
+      this.#ack(record);
       return true;
     }
     // A record whose first attempt failed on the fast path continues here from that failure.
@@ -393,7 +393,7 @@ export class Subscription<M extends AnyContractMessage> {
         if (this.#abandon.signal.aborted) return false;
         this.#recover(lane, attempts);
         this.#processed++;
-        await this.#ack(record);
+        this.#ack(record);
         return true;
       } catch (error) {
         if (this.#abandon.signal.aborted) return false;
@@ -416,7 +416,7 @@ export class Subscription<M extends AnyContractMessage> {
         if (this.#maxRetries !== undefined && attempts > this.#maxRetries) {
           await this.#park(record, opened.type, error, attempts, firstFailure, now);
           this.#recover(lane, attempts);
-          await this.#ack(record);
+          this.#ack(record);
           return true;
         }
         const delay = this.#backoff.delay(attempts);
@@ -488,11 +488,16 @@ export class Subscription<M extends AnyContractMessage> {
     });
   }
 
-  /** Acknowledges `record`; a promise only when this ack commits. */
-  #ack(record: IncomingRecord): Promise<void> | undefined {
+  /**
+   * Acknowledges `record`; every `batchSize` acks a commit starts in the background (commits
+   * run one after another; a failed one leaves its offsets to the next). The lane does not
+   * wait for the broker's round trip: what is acknowledged is committed by a later commit at
+   * the latest on shutdown, and delivery stays at least once.
+   */
+  #ack(record: IncomingRecord): void {
     this.#consumer?.ack(record);
     this.#pendingAcks++;
-    return this.#pendingAcks >= this.#batchSize ? this.#commit() : undefined;
+    if (this.#pendingAcks >= this.#batchSize) void this.#commit();
   }
 
   #commit(): Promise<void> {

@@ -116,16 +116,13 @@ export function recordFromKafka(message: KafkaMessageIn, address: string, partit
     }
   }
   const value = message.value ?? EMPTY;
-  const record = {
-    address,
-    partition,
-    offset: message.offset,
-    timestamp: Number(message.timestamp),
-    headers,
-    value: new Uint8Array(value.buffer, value.byteOffset, value.byteLength),
-  };
+  const bytes = new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
   const key = message.key;
-  return key === null || key === undefined ? record : { ...record, key: key.toString('utf8') };
+  const offset = message.offset;
+  const timestamp = Number(message.timestamp);
+  return key === null || key === undefined
+    ? { address, partition, offset, timestamp, headers, value: bytes }
+    : { address, partition, offset, timestamp, headers, value: bytes, key: key.toString('utf8') };
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -341,7 +338,7 @@ class KafkaTransportProducer implements TransportProducer {
         list.push({
           key: record.key ?? null,
           value: Buffer.from(record.value.buffer, record.value.byteOffset, record.value.byteLength),
-          headers: { ...record.headers },
+          headers: record.headers as Record<string, string>, // kafkajs only reads them
         });
         byTopic.set(topic, list);
       }
