@@ -101,6 +101,17 @@ export interface OpenedEnvelope<M> {
   readonly headers?: Readonly<Record<string, unknown>>;
 }
 
+let lastRawTime = '';
+let lastParsedTime = Number.NaN;
+/** `Date.parse`, once per distinct `ce_time` in a row (a burst shares its millisecond). */
+function parseTime(raw: string): number {
+  if (raw !== lastRawTime) {
+    lastParsedTime = Date.parse(raw);
+    lastRawTime = raw;
+  }
+  return lastParsedTime;
+}
+
 /** The message type `record` names in its `ce_type` header, without decoding it; undefined when it has none. */
 export function recordType(record: Pick<IncomingRecord, 'headers'>): string | undefined {
   return record.headers[CE_HEADERS.type];
@@ -115,7 +126,7 @@ export function openEnvelope<M extends AnyContractMessage>(channel: AnyChannel<M
   const type = h[CE_HEADERS.type];
   const id = h[CE_HEADERS.id] ?? `${record.address}/${record.partition}/${record.offset}`;
   const rawTime = h[CE_HEADERS.time];
-  const parsedTime = rawTime === undefined ? Number.NaN : Date.parse(rawTime);
+  const parsedTime = rawTime === undefined ? Number.NaN : parseTime(rawTime);
   const time = new Date(Number.isNaN(parsedTime) ? record.timestamp : parsedTime);
   const correlationId = h[CE_HEADERS.correlationId];
   const causationId = h[CE_HEADERS.causationId];
