@@ -318,9 +318,10 @@ function defineHeaders(type: string, definition: HeadersDefinition): HeadersCode
       for (const name of Object.keys(value as object)) {
         const v = (value as Record<string, unknown>)[name];
         if (v === undefined) continue;
-        if (declared.has(name)) wire[name] = json.has(name) ? JSON.stringify(v) : String(v);
+        let text: string;
+        if (declared.has(name)) text = json.has(name) ? JSON.stringify(v) : String(v);
         else if (typeof v === 'string')
-          wire[name] = v; // a header the contract does not declare travels as given
+          text = v; // a header the contract does not declare travels as given
         else {
           const pointer = `/${escapePointerToken(name)}`;
           throw new ContractValidationError(type, [
@@ -332,6 +333,9 @@ function defineHeaders(type: string, definition: HeadersDefinition): HeadersCode
             },
           ]);
         }
+        // A header named __proto__ stays a header (an assignment would try to set the prototype).
+        if (name === '__proto__') Object.defineProperty(wire, name, { value: text, enumerable: true, writable: true, configurable: true });
+        else wire[name] = text;
       }
       return wire;
     },

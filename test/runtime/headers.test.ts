@@ -97,6 +97,12 @@ describe('the headers codec', () => {
     expect(decoded.ok).toBe(true);
     expect(({} as Record<string, unknown>)['x']).toBeUndefined();
     expect(Object.getPrototypeOf({})).toBe(Object.prototype);
+    const wire = codec.encode(JSON.parse('{"retries":1,"__proto__":"x"}'));
+    expect(Object.entries(wire)).toEqual([
+      ['retries', '1'],
+      ['__proto__', 'x'],
+    ]);
+    expect(Object.getPrototypeOf(wire)).toBe(Object.prototype);
   });
 });
 
