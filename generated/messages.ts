@@ -3,18 +3,19 @@
  * Do not edit: change the contract and run `keiyaku generate`; `keiyaku generate --check` fails when this file is stale.
  */
 import { type ContractMessage, defineMessage, type MessageDescriptor } from "keiyaku/codegen-v1";
-import type { BookBorrowedPayload, BookReturnedPayload, DueDateReminderPayload } from "./types.js";
+import type { BookBorrowedPayload, BookReturnedPayload, DueDateReminderPayload, EventHeaders } from "./types.js";
 import {
   validateBookBorrowedPayload,
   validateBookReturnedPayload,
   validateDueDateReminderPayload,
+  validateEventHeaders,
 } from "./validators.js";
 
 /**
  * Book borrowed
  * @generated from asyncapi.yaml#/components/messages/BookBorrowed
  */
-export type BookBorrowed = ContractMessage<"BookBorrowed", BookBorrowedPayload>;
+export type BookBorrowed = ContractMessage<"BookBorrowed", BookBorrowedPayload, EventHeaders>;
 /**
  * Book borrowed
  * @generated from asyncapi.yaml#/components/messages/BookBorrowed
@@ -25,13 +26,14 @@ export const BookBorrowed: MessageDescriptor<"BookBorrowed", BookBorrowedPayload
   contentType: "application/json",
   schemaHash: "sha256:4fbfe41f5260b9ad243c93afe712c1f015f24b8f61964ba8f06688efd44589ae",
   validate: validateBookBorrowedPayload,
+  headers: { names: ["correlationId"], json: [], validate: validateEventHeaders },
 });
 
 /**
  * Book returned
  * @generated from asyncapi.yaml#/components/messages/BookReturned
  */
-export type BookReturned = ContractMessage<"BookReturned", BookReturnedPayload>;
+export type BookReturned = ContractMessage<"BookReturned", BookReturnedPayload, EventHeaders>;
 /**
  * Book returned
  * @generated from asyncapi.yaml#/components/messages/BookReturned
@@ -42,6 +44,7 @@ export const BookReturned: MessageDescriptor<"BookReturned", BookReturnedPayload
   contentType: "application/json",
   schemaHash: "sha256:cdfd6b3cc5e8102e317797412ae379947a0f341f9e35637fc60d74789d3455bf",
   validate: validateBookReturnedPayload,
+  headers: { names: ["correlationId"], json: [], validate: validateEventHeaders },
 });
 
 /**

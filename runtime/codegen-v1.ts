@@ -20,8 +20,29 @@ export { isKeiyakuError, KeiyakuError } from './core/errors.js';
 export const messageType: unique symbol = Symbol.for('keiyaku.messageType') as never;
 export type MessageTypeTag = typeof messageType;
 
-/** A validated, read-only contract message of type `T` with payload `P`. */
-export type ContractMessage<T extends string, P> = P & { readonly [messageType]: T };
+/**
+ * Type-only key carrying the headers type a message declares in the contract (never set
+ * at run time): publishing reads it to type the headers a message is sent with.
+ */
+export declare const messageHeaders: unique symbol;
+export type MessageHeadersTag = typeof messageHeaders;
+
+/**
+ * A validated, read-only contract message of type `T` with payload `P`; `H`, when the
+ * contract declares a headers schema for the message, is the type of its headers.
+ */
+export type ContractMessage<T extends string, P, H = never> = P & { readonly [messageType]: T } & ([H] extends [never]
+    ? unknown
+    : { readonly [messageHeaders]?: H });
+
+/**
+ * The headers message `M` is published with (each member of a union): its contract headers
+ * where it declares them, beside which undeclared headers travel as strings; free string
+ * headers when it declares none.
+ */
+export type HeadersOf<M> = M extends { readonly [messageHeaders]?: infer H }
+  ? H & Readonly<Record<string, unknown>>
+  : Readonly<Record<string, string>>;
 
 /** How a message whose payload is a JSON primitive is held in memory; on the wire it is the bare value. */
 export interface Boxed<P> {
@@ -67,7 +88,7 @@ export class ContractValidationError extends KeiyakuError {
 }
 
 /** Why bytes could not be turned into a contract message. */
-export type DecodeFailure = 'unknown_type' | 'not_utf8' | 'not_json' | 'schema';
+export type DecodeFailure = 'unknown_type' | 'not_utf8' | 'not_json' | 'schema' | 'headers';
 
 /** Returned (never thrown) by `decode` when bytes are not a valid message. Not retriable: the bytes will not change. */
 export class ContractDecodeError extends KeiyakuError {
@@ -121,6 +142,8 @@ export interface MessageDescriptor<T extends string = string, P = unknown, M ext
   encode(message: M): Uint8Array;
   /** Bytes to a contract message, or an error naming the failing JSON path. Never throws. */
   decode(bytes: Uint8Array): DecodeResult<M>;
+  /** The codec of the headers the contract declares for this message; undefined when it declares none. */
+  readonly headers?: HeadersCodec;
 }
 
 export interface MessageDefinition<T extends string> {
@@ -131,6 +154,8 @@ export interface MessageDefinition<T extends string> {
   readonly validate: StandaloneValidator;
   /** The payload is a JSON primitive: hold it as `{ value }`. */
   readonly boxed?: boolean;
+  /** The headers schema of the message, when the contract declares one. */
+  readonly headers?: HeadersDefinition;
 }
 
 const utf8Decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
@@ -188,6 +213,7 @@ export function defineMessage<T extends string, P, M extends AnyContractMessage 
     contentType: definition.contentType,
     schemaHash: definition.schemaHash,
     boxed,
+    ...(definition.headers === undefined ? {} : { headers: defineHeaders(type, definition.headers) }),
     create(payload: P): M {
       const issues = check(payload);
       if (issues.length > 0) throw new ContractValidationError(type, issues);
@@ -235,6 +261,111 @@ export function defineMessage<T extends string, P, M extends AnyContractMessage 
 
 function fail(reason: DecodeFailure, type: string, message: string, issues: readonly ValidationIssue[] = [], cause?: unknown) {
   return { ok: false as const, error: new ContractDecodeError(reason, type, message, issues, cause) };
+}
+
+/**
+ * The headers schema of one message as `generate` emits it. On the wire every header is a
+ * string: a property whose schema is a string travels as is, the others (`json`) as JSON text.
+ */
+export interface HeadersDefinition {
+  /** The properties the schema declares, in schema order. */
+  readonly names: readonly string[];
+  /** The declared properties whose values are not strings: JSON text on the wire. */
+  readonly json?: readonly string[];
+  readonly validate: StandaloneValidator;
+}
+
+/** Validates and converts one message's contract headers between their typed and their wire form. */
+export interface HeadersCodec {
+  readonly names: readonly string[];
+  /** Issues of `headers` against the headers schema; empty when valid. */
+  validate(headers: unknown): readonly ValidationIssue[];
+  /**
+   * Validates `headers` and returns their wire form; throws {@link ContractValidationError} naming the header.
+   * Headers the schema does not declare travel as given (strings only).
+   */
+  encode(headers: unknown): Record<string, string>;
+  /** The declared headers of a record, validated; an error naming the header when they do not satisfy the schema. Never throws. */
+  decode(
+    wire: Readonly<Record<string, string>>,
+  ): { readonly ok: true; readonly value: Readonly<Record<string, unknown>> } | { readonly ok: false; readonly error: ContractDecodeError };
+}
+
+function headerIssuesMessage(type: string, issues: readonly ValidationIssue[]): string {
+  const first = issues[0];
+  const name =
+    first === undefined || first.pointer === '' ? undefined : first.pointer.slice(1).split('/')[0]!.replace(/~1/g, '/').replace(/~0/g, '~');
+  return `${type}: header ${name === undefined ? '(all)' : JSON.stringify(name)} is not valid: ${first?.message ?? 'rejected by its schema'}`;
+}
+
+function defineHeaders(type: string, definition: HeadersDefinition): HeadersCodec {
+  const { validate } = definition;
+  const names = Object.freeze([...definition.names]);
+  const json = new Set(definition.json ?? []);
+  const declared = new Set(names);
+  const check = (value: unknown): readonly ValidationIssue[] => (validate(value) ? [] : toIssues(validate.errors));
+  // Paths name the header: `headers.correlationId`.
+  const headerIssues = (issues: readonly ValidationIssue[]): ValidationIssue[] =>
+    issues.map((i) => ({ ...i, path: `headers${i.path.slice(1)}` }));
+  return Object.freeze({
+    names,
+    validate: check,
+    encode(headers: unknown): Record<string, string> {
+      const value = headers ?? {};
+      const issues = check(value);
+      if (issues.length > 0) throw new ContractValidationError(type, headerIssues(issues));
+      const wire: Record<string, string> = {};
+      for (const name of Object.keys(value as object)) {
+        const v = (value as Record<string, unknown>)[name];
+        if (v === undefined) continue;
+        let text: string;
+        if (declared.has(name)) text = json.has(name) ? JSON.stringify(v) : String(v);
+        else if (typeof v === 'string')
+          text = v; // a header the contract does not declare travels as given
+        else {
+          const pointer = `/${escapePointerToken(name)}`;
+          throw new ContractValidationError(type, [
+            {
+              pointer,
+              path: `headers${pointerToPath(pointer).slice(1)}`,
+              keyword: 'type',
+              message: 'a header the contract does not declare must be a string',
+            },
+          ]);
+        }
+        // A header named __proto__ stays a header (an assignment would try to set the prototype).
+        if (name === '__proto__') Object.defineProperty(wire, name, { value: text, enumerable: true, writable: true, configurable: true });
+        else wire[name] = text;
+      }
+      return wire;
+    },
+    decode(wire: Readonly<Record<string, string>>) {
+      // No prototype: a declared header named `__proto__` stays a plain property.
+      const value: Record<string, unknown> = Object.create(null);
+      for (const name of names) {
+        if (!Object.hasOwn(wire, name)) continue;
+        const raw = wire[name]!;
+        if (!json.has(name)) {
+          value[name] = raw;
+          continue;
+        }
+        try {
+          value[name] = JSON.parse(raw);
+        } catch (cause) {
+          const pointer = `/${escapePointerToken(name)}`;
+          const issues: ValidationIssue[] = [
+            { pointer, path: `headers${pointerToPath(pointer).slice(1)}`, keyword: 'type', message: 'is not JSON' },
+          ];
+          return fail('headers', type, `${type}: header ${JSON.stringify(name)} is not valid: is not JSON`, issues, cause);
+        }
+      }
+      if (!validate(value)) {
+        const issues = toIssues(validate.errors);
+        return fail('headers', type, headerIssuesMessage(type, issues), headerIssues(issues));
+      }
+      return { ok: true as const, value: Object.freeze(value) };
+    },
+  });
 }
 
 /** Kafka and Iggy placement of a channel, from its bindings. */

@@ -5,11 +5,11 @@
  * rejects the caller's promise and is announced on `onError`; nothing is dropped silently.
  */
 import { isSpanContextValid, type Span, SpanKind, type Tracer } from '@opentelemetry/api';
-import type { AnyChannel, AnyContractMessage } from './codegen-v1.js';
+import type { AnyChannel, AnyContractMessage, HeadersOf } from './codegen-v1.js';
 import { resolveAddress } from './core/address.js';
 import { type BackoffOptions, exponentialBackoff } from './core/backoff.js';
 import { type Clock, systemClock } from './core/clock.js';
-import { CE_HEADERS, type EnvelopeOptions, encodeEnvelope } from './core/envelope.js';
+import { CE_HEADERS, type EnvelopeOptions, envelopeRecord } from './core/envelope.js';
 import { ClosedError, PublishError } from './core/errors.js';
 import { type Logger, silentLogger } from './core/logger.js';
 import { ATTR, failSpan, formatTraceparent, remoteContext, tracer, tracingEnabled } from './core/tracing.js';
@@ -33,18 +33,17 @@ export interface PublisherOptions<M> {
   readonly address?: string;
 }
 
-export type PublishOptions = EnvelopeOptions;
+/** Options of one publish; `headers` are the message's contract headers where the contract declares them. */
+export type PublishOptions<H = Readonly<Record<string, string>>> = EnvelopeOptions<H>;
 
-const CE_ID = CE_HEADERS.id;
-
-interface Pending {
-  readonly record: OutgoingRecord;
-  readonly type: string;
+/** The callers of one message type in one batch share one promise (not one per message). */
+interface Settlement {
+  readonly promise: Promise<void>;
   readonly resolve: () => void;
   readonly reject: (error: unknown) => void;
-  /** The message's recording `send` span, ended when the transport acknowledged or failed it. */
-  readonly span: Span | undefined;
 }
+
+const CE_ID = CE_HEADERS.id;
 
 /** What a publisher has done so far, for metrics and the operations page. */
 export interface PublisherStats {
@@ -65,6 +64,30 @@ export interface PublisherStats {
   readonly closed: boolean;
 }
 
+/** Messages that travel in one send: their records, types (parallel) and one settlement per type. */
+interface Batch {
+  readonly records: OutgoingRecord[];
+  readonly types: string[];
+  readonly settlements: Map<string, Settlement>;
+  /** The recording `send` spans of its messages (only while a tracer records), ended with the send. */
+  spans: Span[] | undefined;
+  bytes: number;
+}
+
+function newBatch(): Batch {
+  return { records: [], types: [], settlements: new Map(), spans: undefined, bytes: 0 };
+}
+
+function settlement(): Settlement {
+  let resolve!: () => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<void>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
 export interface PublisherDeps {
   readonly producer: TransportProducer;
   /** When given, the address is provisioned (from the channel's bindings) before the first send. */
@@ -83,11 +106,13 @@ export class Publisher<M extends AnyContractMessage> implements AsyncDisposable 
   readonly #logger: Logger;
   readonly #options: Required<Pick<PublisherOptions<M>, 'maxBatchCount' | 'maxBatchBytes' | 'lingerMs' | 'maxAttempts' | 'source'>> &
     PublisherOptions<M>;
-  readonly #queue: Pending[] = [];
+  /** Batches waiting to be sent, the last one still filling. */
+  readonly #queue: Batch[] = [];
+  #queuedCount = 0;
+  #queuedBytes = 0;
   readonly #errorListeners = new Set<(error: PublishError) => void>();
   readonly #inFlight = new Set<Promise<void>>();
   #timer: NodeJS.Timeout | undefined;
-  #queuedBytes = 0;
   #provisioned: Promise<void> | undefined;
   readonly #transport: Pick<Transport, 'provision'> | undefined;
   #closed = false;
@@ -109,63 +134,89 @@ export class Publisher<M extends AnyContractMessage> implements AsyncDisposable 
     this.#options = { maxBatchCount: 100, maxBatchBytes: 1024 * 1024, lingerMs: 5, maxAttempts: 5, source: 'keiyaku', ...options };
   }
 
-  /** Resolves when the transport has acknowledged `message`; rejects with a {@link PublishError} after the last retry. */
-  publish(message: M, options: PublishOptions = {}): Promise<void> {
+  /**
+   * Resolves when the transport has acknowledged `message`; rejects with a {@link PublishError} after the last retry,
+   * and at once with a ContractValidationError naming the header when its contract headers do not validate.
+   */
+  publish<T extends M>(message: T, options: PublishOptions<HeadersOf<T>> = {}): Promise<void> {
     if (this.#closed) return Promise.reject(new ClosedError(`the publisher of ${this.channel.id}`));
     const key = options.key ?? this.#options.key?.(message);
     const type = this.channel.typeOf(message);
     let record: OutgoingRecord;
     let span: Span | undefined;
-    if (tracingEnabled()) {
-      // The send span: a child of the active context (or of a context the caller carried over,
-      // e.g. from an outbox row); its context travels in the message.
-      const parent = options.traceparent === undefined ? undefined : remoteContext(options.traceparent, options.tracestate);
-      const started = this.#tracer.startSpan(`send ${this.address}`, { kind: SpanKind.PRODUCER }, parent);
-      const spanContext = started.spanContext();
-      let envelope: PublishOptions = key === undefined ? options : { ...options, key };
-      if (isSpanContextValid(spanContext)) {
-        const state = spanContext.traceState?.serialize();
-        envelope = { ...envelope, traceparent: formatTraceparent(spanContext), ...(state ? { tracestate: state } : {}) };
+    try {
+      if (tracingEnabled()) {
+        // The send span: a child of the active context (or of a context the caller carried over,
+        // e.g. from an outbox row); its context travels in the message.
+        const parent = options.traceparent === undefined ? undefined : remoteContext(options.traceparent, options.tracestate);
+        const started = this.#tracer.startSpan(`send ${this.address}`, { kind: SpanKind.PRODUCER }, parent);
+        const spanContext = started.spanContext();
+        let envelope = options;
+        if (isSpanContextValid(spanContext)) {
+          const state = spanContext.traceState?.serialize();
+          envelope = { ...options, traceparent: formatTraceparent(spanContext), ...(state ? { tracestate: state } : {}) };
+        }
+        try {
+          record = envelopeRecord(this.channel, message, this.address, this.#options.source, envelope, key, this.#clock.now());
+        } catch (error) {
+          failSpan(started, error);
+          started.end();
+          throw error;
+        }
+        if (started.isRecording()) {
+          span = started;
+          span.setAttributes({
+            [ATTR.system]: this.#system,
+            [ATTR.destination]: this.address,
+            [ATTR.operationType]: 'send',
+            [ATTR.operationName]: 'send',
+            [ATTR.messageId]: record.headers[CE_ID]!,
+            [ATTR.eventId]: record.headers[CE_ID]!,
+            [ATTR.eventType]: type,
+            [ATTR.eventSource]: this.#options.source,
+            [ATTR.channel]: this.channel.id,
+            ...(record.key === undefined || this.#system !== 'kafka' ? {} : { [ATTR.kafkaKey]: record.key }),
+          });
+        }
+      } else {
+        record = envelopeRecord(this.channel, message, this.address, this.#options.source, options, key, this.#clock.now());
       }
-      record = encodeEnvelope(this.channel, message, this.address, this.#options.source, envelope, this.#clock.now());
-      if (started.isRecording()) {
-        span = started;
-        span.setAttributes({
-          [ATTR.system]: this.#system,
-          [ATTR.destination]: this.address,
-          [ATTR.operationType]: 'send',
-          [ATTR.operationName]: 'send',
-          [ATTR.messageId]: record.headers[CE_ID]!,
-          [ATTR.eventId]: record.headers[CE_ID]!,
-          [ATTR.eventType]: type,
-          [ATTR.eventSource]: this.#options.source,
-          [ATTR.channel]: this.channel.id,
-          ...(record.key === undefined || this.#system !== 'kafka' ? {} : { [ATTR.kafkaKey]: record.key }),
-        });
-      }
-    } else {
-      record = encodeEnvelope(
-        this.channel,
-        message,
-        this.address,
-        this.#options.source,
-        key === undefined ? options : { ...options, key },
-        this.#clock.now(),
-      );
+    } catch (error) {
+      return Promise.reject(error);
     }
-    const promise = new Promise<void>((resolve, reject) => {
-      this.#queue.push({ record, type, resolve, reject, span });
-    });
-    this.#queuedBytes += record.value.byteLength;
+    const size = record.value.byteLength;
+    let batch = this.#queue[this.#queue.length - 1];
+    if (
+      batch === undefined ||
+      batch.records.length >= this.#options.maxBatchCount ||
+      (batch.records.length > 0 && batch.bytes + size > this.#options.maxBatchBytes)
+    ) {
+      batch = newBatch();
+      this.#queue.push(batch);
+    }
+    batch.records.push(record);
+    batch.types.push(type);
+    batch.bytes += size;
+    if (span !== undefined) {
+      batch.spans ??= [];
+      batch.spans.push(span);
+    }
+    this.#queuedCount++;
+    this.#queuedBytes += size;
+    let settled = batch.settlements.get(type);
+    if (settled === undefined) {
+      settled = settlement();
+      batch.settlements.set(type, settled);
+    }
     this.#schedule();
-    return promise;
+    return settled.promise;
   }
 
   /** Publishes each message (or `[message, options]`) in order; resolves when all are acknowledged. */
-  publishMany(items: Iterable<M | readonly [M, PublishOptions]>): Promise<void> {
+  publishMany(items: Iterable<M | readonly [M, PublishOptions<HeadersOf<M>>]>): Promise<void> {
     const promises: Promise<void>[] = [];
     for (const item of items) {
-      if (Array.isArray(item)) promises.push(this.publish(item[0] as M, item[1] as PublishOptions));
+      if (Array.isArray(item)) promises.push(this.publish(item[0] as M, item[1] as PublishOptions<HeadersOf<M>>));
       else promises.push(this.publish(item as M));
     }
     return Promise.all(promises).then(() => undefined);
@@ -185,7 +236,7 @@ export class Publisher<M extends AnyContractMessage> implements AsyncDisposable 
       sent: this.#sent,
       sentBytes: this.#sentBytes,
       failed: this.#failed,
-      queued: this.#queue.length,
+      queued: this.#queuedCount,
       queuedBytes: this.#queuedBytes,
       inFlightBatches: this.#inFlight.size,
       closed: this.#closed,
@@ -194,7 +245,7 @@ export class Publisher<M extends AnyContractMessage> implements AsyncDisposable 
 
   /** Messages queued or in flight. */
   get pending(): number {
-    return this.#queue.length + this.#inFlight.size;
+    return this.#queuedCount + this.#inFlight.size;
   }
 
   /** Sends everything queued now and waits until all of it is acknowledged or failed. */
@@ -217,11 +268,11 @@ export class Publisher<M extends AnyContractMessage> implements AsyncDisposable 
   }
 
   #schedule(): void {
-    if (this.#queue.length >= this.#options.maxBatchCount || this.#queuedBytes >= this.#options.maxBatchBytes) {
+    // Full batches go now; the one still filling waits at most lingerMs for company.
+    while (this.#queue.length > 1 || this.#isFull(this.#queue[0])) this.#sendBatch();
+    if (this.#queue.length === 0) {
       if (this.#timer) clearTimeout(this.#timer);
       this.#timer = undefined;
-      this.#sendBatch();
-      if (this.#queue.length > 0) this.#schedule();
       return;
     }
     if (this.#timer === undefined) {
@@ -232,23 +283,21 @@ export class Publisher<M extends AnyContractMessage> implements AsyncDisposable 
     }
   }
 
-  /** Takes one batch off the queue (by count and bytes) and sends it in the background. */
+  #isFull(batch: Batch | undefined): boolean {
+    return batch !== undefined && (batch.records.length >= this.#options.maxBatchCount || batch.bytes >= this.#options.maxBatchBytes);
+  }
+
+  /** Takes the oldest batch off the queue and sends it in the background. */
   #sendBatch(): void {
-    const batch: Pending[] = [];
-    let bytes = 0;
-    while (this.#queue.length > 0 && batch.length < this.#options.maxBatchCount) {
-      const next = this.#queue[0]!;
-      if (batch.length > 0 && bytes + next.record.value.byteLength > this.#options.maxBatchBytes) break;
-      batch.push(this.#queue.shift()!);
-      bytes += next.record.value.byteLength;
-      this.#queuedBytes -= next.record.value.byteLength;
-    }
-    if (batch.length === 0) return;
+    const batch = this.#queue.shift();
+    if (batch === undefined) return;
+    this.#queuedCount -= batch.records.length;
+    this.#queuedBytes -= batch.bytes;
     const sending = this.#sendWithRetry(batch).finally(() => this.#inFlight.delete(sending));
     this.#inFlight.add(sending);
   }
 
-  async #sendWithRetry(batch: Pending[]): Promise<void> {
+  async #sendWithRetry(batch: Batch): Promise<void> {
     const backoff = exponentialBackoff(this.#options.retry);
     let attempt = 0;
     while (true) {
@@ -259,13 +308,11 @@ export class Publisher<M extends AnyContractMessage> implements AsyncDisposable 
           this.#provisioned = undefined;
           throw error;
         });
-        await this.#producer.send(batch.map((p) => p.record));
-        this.#sent += batch.length;
-        for (const p of batch) {
-          this.#sentBytes += p.record.value.byteLength;
-          p.span?.end();
-          p.resolve();
-        }
+        await this.#producer.send(batch.records);
+        this.#sent += batch.records.length;
+        this.#sentBytes += batch.bytes;
+        if (batch.spans !== undefined) for (const span of batch.spans) span.end();
+        for (const settled of batch.settlements.values()) settled.resolve();
         return;
       } catch (cause) {
         const retriable = (cause as { retriable?: unknown }).retriable !== false;
@@ -274,19 +321,23 @@ export class Publisher<M extends AnyContractMessage> implements AsyncDisposable 
             channel: this.channel.id,
             address: this.address,
             attempts: attempt,
-            messages: batch.length,
+            messages: batch.records.length,
             error: String(cause),
           });
           // Settle every caller first: a listener that throws must not leave the rest of the batch pending.
-          this.#failed += batch.length;
-          const errors = batch.map((p) => {
-            const error = new PublishError(this.channel.id, p.type, attempt, cause);
-            if (p.span) {
-              failSpan(p.span, error);
-              p.span.end();
+          this.#failed += batch.records.length;
+          const errors = batch.types.map((type) => new PublishError(this.channel.id, type, attempt, cause));
+          if (batch.spans !== undefined)
+            for (const span of batch.spans) {
+              failSpan(span, cause);
+              span.end();
             }
-            p.reject(error);
-            return error;
+          batch.types.forEach((type, i) => {
+            const settled = batch.settlements.get(type);
+            if (settled !== undefined) {
+              settled.reject(errors[i]);
+              batch.settlements.delete(type); // the first message of each type names its callers' error
+            }
           });
           for (const error of errors) this.#announce(error);
           return;

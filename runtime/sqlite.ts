@@ -3,7 +3,7 @@
  * store, checkpoint store, dead-letter store) with {@link migrateSqlite}, which creates their
  * tables explicitly (nothing is created silently), and the transactional outbox.
  */
-export { SqliteDeadLetterStore } from './dead-letter/sqlite.js';
+export { DeadLetterRecordError, SqliteDeadLetterStore } from './dead-letter/sqlite.js';
 export type { OutboxDispatcherOptions, OutboxDispatcherStatus } from './outbox/dispatcher.js';
 export { OutboxDispatcher } from './outbox/dispatcher.js';
 export type {

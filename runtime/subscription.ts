@@ -35,7 +35,7 @@ import {
   type PartitionCounters,
   partitionCounters,
 } from './core/counters.js';
-import { openEnvelope, recordType } from './core/envelope.js';
+import { type OpenedEnvelope, openEnvelope, recordType } from './core/envelope.js';
 import { type Logger, silentLogger } from './core/logger.js';
 import { ATTR, extractTraceContext, failSpan, INSTRUMENTATION_NAME, tracer, tracingEnabled, withSpan } from './core/tracing.js';
 import type { IncomingRecord, PartitionPosition, Transport, TransportConsumer } from './core/transport.js';
@@ -335,10 +335,20 @@ export class Subscription<M extends AnyContractMessage> {
 
   async #runLane(lane: Lane): Promise<void> {
     try {
-      while (lane.queue.length > 0 && !this.#stop.signal.aborted) {
-        const record = lane.queue[0]!;
-        if (!(await this.#process(record, lane))) break;
-        lane.queue.shift();
+      const queue = lane.queue;
+      const signal = this.#stop.signal;
+      // Records whose handler and ack complete synchronously are taken in one pass, without a
+      // promise per record; the first that needs to wait goes through the awaited path.
+      let head = 0;
+      try {
+        while (head < queue.length && !signal.aborted) {
+          const fast = this.#fastProcess(queue[head]!, lane);
+          const done = fast === undefined ? await this.#process(queue[head]!, lane) : typeof fast === 'boolean' ? fast : await fast;
+          if (!done) break;
+          head++;
+        }
+      } finally {
+        if (head > 0) queue.splice(0, head);
       }
     } finally {
       if (this.#stop.signal.aborted) lane.queue.length = 0; // unacked: redelivered after a restart
@@ -347,8 +357,73 @@ export class Subscription<M extends AnyContractMessage> {
     }
   }
 
+  /**
+   * The common case of {@link #process} without a promise: a wanted record that decodes and
+   * whose handler returns without a promise. `undefined` when the record needs the full path
+   * (skipped, not decodable): nothing has been done then. A promise when the handler returned
+   * one, the ack commits, or the handler failed (the full path goes on from that first failure).
+   */
+  #fastProcess(record: IncomingRecord, lane: Lane): boolean | Promise<boolean> | undefined {
+    // With a recording tracer every attempt gets its process span: the full path does that.
+    if (tracingEnabled()) return undefined;
+    const type = recordType(record);
+    if (type !== undefined && type !== '' && !this.#wanted.has(type)) return undefined;
+    const opened = openEnvelope(this.channel, record);
+    if (!opened.decoded.ok) return undefined;
+    const context = this.#context(record, opened, 1);
+    const started = performance.now();
+    let result: Promise<void> | void;
+    try {
+      result = this.handler.handle(opened.decoded.value, context);
+    } catch (error) {
+      this.#observe(lane, started);
+      return this.#process(record, lane, { opened, error });
+    }
+    if (result !== undefined && typeof (result as Promise<void>).then === 'function') {
+      return (result as Promise<void>).then(
+        () => {
+          this.#observe(lane, started);
+          return this.#succeeded(record, lane);
+        },
+        (error: unknown) => {
+          this.#observe(lane, started);
+          return this.#process(record, lane, { opened, error });
+        },
+      );
+    }
+    this.#observe(lane, started);
+    return this.#succeeded(record, lane);
+  }
+
+  #succeeded(record: IncomingRecord, lane: Lane): boolean {
+    if (this.#abandon.signal.aborted) return false;
+    this.#processed++;
+    lane.counters.handled++;
+    this.#ack(record);
+    return true;
+  }
+
+  #context(record: IncomingRecord, opened: OpenedEnvelope<M>, attempt: number): MessageContext<MessageTypeOf<M>> {
+    const context: { -readonly [K in keyof MessageContext]: MessageContext[K] } = {
+      channel: this.channel.id,
+      address: record.address,
+      messageId: opened.id,
+      type: opened.type,
+      time: opened.time,
+      partition: record.partition,
+      offset: record.offset,
+      headers: record.headers,
+      attempt,
+      signal: this.#abandon.signal,
+    };
+    if (record.key !== undefined) context.key = record.key;
+    if (opened.correlationId !== undefined) context.correlationId = opened.correlationId;
+    if (opened.causationId !== undefined) context.causationId = opened.causationId;
+    return context as MessageContext<MessageTypeOf<M>>;
+  }
+
   /** Handles one record to the end (success, park or skip); false when stopping interrupted it. */
-  async #process(record: IncomingRecord, lane: Lane): Promise<boolean> {
+  async #process(record: IncomingRecord, lane: Lane, failedOnce?: { opened: OpenedEnvelope<M>; error: unknown }): Promise<boolean> {
     const { clock, logger } = this.#deps;
     // Routing reads only the type header: a record of a type this subscription does not
     // handle is skipped without decoding it. A record without a type is decoded (and fails).
@@ -362,10 +437,12 @@ export class Subscription<M extends AnyContractMessage> {
         type,
         offset: record.offset,
       });
-      await this.#ack(record);
+      this.#ack(record);
       return true;
     }
-    const opened = openEnvelope(this.channel, record);
+    // A record whose first attempt failed on the fast path continues here from that failure.
+    const opened = failedOnce?.opened ?? openEnvelope(this.channel, record);
+    let pending = failedOnce;
     // The trace the message carries continues around the handler (one process span per attempt).
     const tracing = tracingEnabled();
     const parent = tracing ? extractTraceContext(record.headers) : undefined;
@@ -377,22 +454,13 @@ export class Subscription<M extends AnyContractMessage> {
       if (span?.isRecording()) span.setAttributes(this.#spanAttributes(record, opened.id, opened.type, attempts));
       let started = 0;
       try {
+        if (pending !== undefined) {
+          const { error } = pending;
+          pending = undefined;
+          throw error;
+        }
         if (!opened.decoded.ok) throw opened.decoded.error;
-        const context: MessageContext<MessageTypeOf<M>> = {
-          channel: this.channel.id,
-          address: record.address,
-          messageId: opened.id,
-          type: opened.type as MessageTypeOf<M>,
-          time: opened.time,
-          partition: record.partition,
-          offset: record.offset,
-          ...(record.key === undefined ? {} : { key: record.key }),
-          ...(opened.correlationId === undefined ? {} : { correlationId: opened.correlationId }),
-          ...(opened.causationId === undefined ? {} : { causationId: opened.causationId }),
-          headers: record.headers,
-          attempt: attempts,
-          signal: this.#abandon.signal,
-        };
+        const context = this.#context(record, opened, attempts);
         const value = opened.decoded.value;
         started = performance.now();
         if (span === undefined) await this.handler.handle(value, context);
@@ -403,7 +471,7 @@ export class Subscription<M extends AnyContractMessage> {
         this.#recover(lane, attempts);
         this.#processed++;
         lane.counters.handled++;
-        await this.#ack(record);
+        this.#ack(record);
         return true;
       } catch (error) {
         if (started !== 0) this.#observe(lane, started);
@@ -433,7 +501,7 @@ export class Subscription<M extends AnyContractMessage> {
           await this.#park(record, opened.type, error, attempts, firstFailure, now);
           lane.counters.parked++;
           this.#recover(lane, attempts);
-          await this.#ack(record);
+          this.#ack(record);
           return true;
         }
         const delay = this.#backoff.delay(attempts);
@@ -532,10 +600,16 @@ export class Subscription<M extends AnyContractMessage> {
     });
   }
 
-  async #ack(record: IncomingRecord): Promise<void> {
+  /**
+   * Acknowledges `record`; every `batchSize` acks a commit starts in the background (commits
+   * run one after another; a failed one leaves its offsets to the next). The lane does not
+   * wait for the broker's round trip: what is acknowledged is committed by a later commit at
+   * the latest on shutdown, and delivery stays at least once.
+   */
+  #ack(record: IncomingRecord): void {
     this.#consumer?.ack(record);
     this.#pendingAcks++;
-    if (this.#pendingAcks >= this.#batchSize) await this.#commit();
+    if (this.#pendingAcks >= this.#batchSize) void this.#commit();
   }
 
   #commit(): Promise<void> {

@@ -4,7 +4,7 @@
  */
 import { posix } from 'node:path';
 import type { Diagnostic, SourceLocation } from '../diagnostics.js';
-import type { ChannelModel, ContractModel, MessageModel } from '../model/contract-model.js';
+import { type ChannelModel, type ContractModel, type MessageModel, SCHEMA_REF_PREFIX, type SchemaNode } from '../model/contract-model.js';
 import { kebabCase, NameAllocator } from '../model/identifiers.js';
 import { commentText, jsDoc, jsonLiteral, propertyKey, stringLiteral } from './escape.js';
 import { formatSource, indentStatements } from './format.js';
@@ -151,6 +151,39 @@ function messageDoc(ctx: Context, message: MessageModel): string {
   ]);
 }
 
+/** Resolves a node through references to named schemas (at most once per name). */
+function resolveNamed(model: ContractModel, node: SchemaNode | undefined, seen = new Set<string>()): SchemaNode | undefined {
+  if (typeof node !== 'object' || node === null) return node;
+  const ref = node['$ref'];
+  if (typeof ref === 'string' && ref.startsWith(SCHEMA_REF_PREFIX)) {
+    const name = ref.slice(SCHEMA_REF_PREFIX.length);
+    if (seen.has(name)) return undefined;
+    seen.add(name);
+    return resolveNamed(model, model.schemas[name]?.schema, seen);
+  }
+  return node;
+}
+
+/** True when every value `node` admits is a string: such a header travels as is, any other as JSON text. */
+function isStringSchema(model: ContractModel, node: SchemaNode | undefined): boolean {
+  const resolved = resolveNamed(model, node);
+  if (typeof resolved !== 'object' || resolved === null) return false;
+  if (resolved['type'] === 'string') return true;
+  if (resolved['type'] !== undefined) return false;
+  const values = Array.isArray(resolved['enum']) ? (resolved['enum'] as unknown[]) : 'const' in resolved ? [resolved['const']] : undefined;
+  return values !== undefined && values.length > 0 && values.every((v) => typeof v === 'string');
+}
+
+/** The declared header names of a headers schema and those that travel as JSON text. */
+function headerShape(model: ContractModel, headers: string): { names: string[]; json: string[] } {
+  const root = resolveNamed(model, model.schemas[headers]?.schema);
+  const properties = typeof root === 'object' && root !== null ? root['properties'] : undefined;
+  if (typeof properties !== 'object' || properties === null) return { names: [], json: [] };
+  const names = Object.keys(properties);
+  const json = names.filter((name) => !isStringSchema(model, (properties as Record<string, SchemaNode>)[name]));
+  return { names, json };
+}
+
 function messagesFile(ctx: Context, validatorExports: ReadonlyMap<string, string>, hashes: ReadonlyMap<string, string>): string {
   const messages = Object.values(ctx.model.messages).map((message) => ({
     identifier: message.identifier,
@@ -162,11 +195,34 @@ function messagesFile(ctx: Context, validatorExports: ReadonlyMap<string, string
     payloadType: message.payload,
     validator: validatorExports.get(message.payload)!,
     boxed: message.boxed,
+    ...(message.headers === undefined ? {} : headersOf(ctx.model, message.headers, validatorExports)),
   }));
-  const typeImports = [...new Set(messages.map((m) => m.payloadType))].sort().join(', ');
-  const validatorImports = [...new Set(messages.map((m) => m.validator))].sort().join(', ');
+  const typeImports = [
+    ...new Set(messages.flatMap((m) => (m.headersType === undefined ? [m.payloadType] : [m.payloadType, m.headersType]))),
+  ]
+    .sort()
+    .join(', ');
+  const validatorImports = [
+    ...new Set(messages.flatMap((m) => (m.headersValidator === undefined ? [m.validator] : [m.validator, m.headersValidator]))),
+  ]
+    .sort()
+    .join(', ');
   const anyBoxed = messages.some((m) => m.boxed);
   return ctx.templates.render('messages.ts', { header: ctx.header, messages, typeImports, validatorImports, anyBoxed });
+}
+
+function headersOf(
+  model: ContractModel,
+  headers: string,
+  validatorExports: ReadonlyMap<string, string>,
+): { headersType: string; headersValidator: string; headerNames: string; headerJson: string } {
+  const shape = headerShape(model, headers);
+  return {
+    headersType: headers,
+    headersValidator: validatorExports.get(headers)!,
+    headerNames: shape.names.map((n) => stringLiteral(n)).join(', '),
+    headerJson: shape.json.map((n) => stringLiteral(n)).join(', '),
+  };
 }
 
 function addressFunction(channel: ChannelModel, parametersType: string): { value: string; type: string } {

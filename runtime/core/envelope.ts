@@ -23,7 +23,7 @@ export const CE_HEADERS = Object.freeze({
   tracestate: 'ce_tracestate',
 });
 
-export interface EnvelopeOptions {
+export interface EnvelopeOptions<H = Readonly<Record<string, string>>> {
   /** Message id (`ce_id`); a random UUID by default. */
   readonly id?: string;
   /** Partition key; by default the publisher's `key` function or none. */
@@ -38,37 +38,68 @@ export interface EnvelopeOptions {
    */
   readonly traceparent?: string;
   readonly tracestate?: string;
-  /** Extra headers; CloudEvents headers win over these. */
-  readonly headers?: Readonly<Record<string, string>>;
+  /**
+   * Headers. Where the contract declares a headers schema for the message, these are its
+   * typed headers, validated before anything is sent; otherwise free string headers.
+   * CloudEvents headers win over these.
+   */
+  readonly headers?: H;
 }
 
-/** Builds the record for `message` on `address`. */
+let lastNow = Number.NaN;
+let lastIso = '';
+/** `now` as ISO 8601; a burst of messages in one millisecond formats it once. */
+function isoTime(now: number): string {
+  if (now !== lastNow) {
+    lastIso = new Date(now).toISOString();
+    lastNow = now;
+  }
+  return lastIso;
+}
+
+/** Builds the record for `message` on `address`; throws a ContractValidationError when its contract headers do not validate. */
 export function encodeEnvelope<M extends AnyContractMessage>(
   channel: AnyChannel<M>,
   message: M,
   address: string,
   source: string,
-  options: EnvelopeOptions,
+  options: EnvelopeOptions<unknown>,
+  now: number,
+): OutgoingRecord {
+  return envelopeRecord(channel, message, address, source, options, options.key, now);
+}
+
+/** @internal {@link encodeEnvelope} with the partition key given apart (the publisher's hot path). */
+export function envelopeRecord<M extends AnyContractMessage>(
+  channel: AnyChannel<M>,
+  message: M,
+  address: string,
+  source: string,
+  options: EnvelopeOptions<unknown>,
+  key: string | undefined,
   now: number,
 ): OutgoingRecord {
   const type = channel.typeOf(message);
   const descriptor = channel.message(type);
-  const headers: Record<string, string> = {
-    ...options.headers,
-    [CE_HEADERS.specversion]: '1.0',
-    [CE_HEADERS.id]: options.id ?? randomUUID(),
-    [CE_HEADERS.type]: type,
-    [CE_HEADERS.source]: source,
-    [CE_HEADERS.time]: (options.time ?? new Date(now)).toISOString(),
-    [CE_HEADERS.contentType]: descriptor?.contentType ?? 'application/json',
-  };
+  const codec = descriptor?.headers;
+  let headers: Record<string, string>;
+  if (codec !== undefined) headers = codec.encode(options.headers);
+  else if (options.headers === undefined) headers = {};
+  else headers = { ...(options.headers as Readonly<Record<string, string>>) };
+  headers[CE_HEADERS.specversion] = '1.0';
+  headers[CE_HEADERS.id] = options.id ?? randomUUID();
+  headers[CE_HEADERS.type] = type;
+  headers[CE_HEADERS.source] = source;
+  headers[CE_HEADERS.time] = options.time === undefined ? isoTime(now) : options.time.toISOString();
+  headers[CE_HEADERS.contentType] = descriptor?.contentType ?? 'application/json';
   if (options.correlationId !== undefined) headers[CE_HEADERS.correlationId] = options.correlationId;
   if (options.causationId !== undefined) headers[CE_HEADERS.causationId] = options.causationId;
   if (options.traceparent !== undefined) {
     headers[CE_HEADERS.traceparent] = options.traceparent;
     if (options.tracestate !== undefined) headers[CE_HEADERS.tracestate] = options.tracestate;
   }
-  return { address, value: channel.encode(message), headers, ...(options.key === undefined ? {} : { key: options.key }) };
+  const value = descriptor === undefined ? channel.encode(message) : descriptor.encode(message);
+  return key === undefined ? { address, value, headers } : { address, key, value, headers };
 }
 
 export interface OpenedEnvelope<M> {
@@ -77,7 +108,21 @@ export interface OpenedEnvelope<M> {
   readonly time: Date;
   readonly correlationId?: string;
   readonly causationId?: string;
+  /** The message, or why it could not be decoded: its contract headers or its payload do not satisfy the contract. */
   readonly decoded: DecodeResult<M>;
+  /** The contract headers of the message, validated, when its type declares a headers schema and they decoded. */
+  readonly headers?: Readonly<Record<string, unknown>>;
+}
+
+let lastRawTime = '';
+let lastParsedTime = Number.NaN;
+/** `Date.parse`, once per distinct `ce_time` in a row (a burst shares its millisecond). */
+function parseTime(raw: string): number {
+  if (raw !== lastRawTime) {
+    lastParsedTime = Date.parse(raw);
+    lastRawTime = raw;
+  }
+  return lastParsedTime;
 }
 
 /** The message type `record` names in its `ce_type` header, without decoding it; undefined when it has none. */
@@ -85,25 +130,40 @@ export function recordType(record: Pick<IncomingRecord, 'headers'>): string | un
   return record.headers[CE_HEADERS.type];
 }
 
-/** Reads the CloudEvents headers of `record` and decodes its payload. Never throws. */
+/**
+ * Reads the CloudEvents headers of `record`, validates its contract headers (when its type
+ * declares a headers schema) and decodes its payload. Never throws.
+ */
 export function openEnvelope<M extends AnyContractMessage>(channel: AnyChannel<M>, record: IncomingRecord): OpenedEnvelope<M> {
   const h = record.headers;
-  const type = recordType(record);
+  const type = h[CE_HEADERS.type];
   const id = h[CE_HEADERS.id] ?? `${record.address}/${record.partition}/${record.offset}`;
   const rawTime = h[CE_HEADERS.time];
-  const parsedTime = rawTime === undefined ? Number.NaN : Date.parse(rawTime);
+  const parsedTime = rawTime === undefined ? Number.NaN : parseTime(rawTime);
   const time = new Date(Number.isNaN(parsedTime) ? record.timestamp : parsedTime);
-  const extra = {
-    ...(h[CE_HEADERS.correlationId] === undefined ? {} : { correlationId: h[CE_HEADERS.correlationId] }),
-    ...(h[CE_HEADERS.causationId] === undefined ? {} : { causationId: h[CE_HEADERS.causationId] }),
-  };
+  const correlationId = h[CE_HEADERS.correlationId];
+  const causationId = h[CE_HEADERS.causationId];
+  let decoded: DecodeResult<M>;
+  let headers: Readonly<Record<string, unknown>> | undefined;
   if (type === undefined) {
     const error = new ContractDecodeError(
       'unknown_type',
       '',
       `record ${record.partition}/${record.offset} on ${record.address} has no ${CE_HEADERS.type} header`,
     );
-    return { type: '', id, time, ...extra, decoded: { ok: false, error } };
+    decoded = { ok: false, error };
+  } else {
+    const codec = channel.message(type)?.headers;
+    const checked = codec?.decode(h);
+    if (checked !== undefined && !checked.ok) decoded = checked;
+    else {
+      headers = checked?.value;
+      decoded = channel.decode(record.value, type);
+    }
   }
-  return { type, id, time, ...extra, decoded: channel.decode(record.value, type) };
+  const opened: { -readonly [K in keyof OpenedEnvelope<M>]: OpenedEnvelope<M>[K] } = { type: type ?? '', id, time, decoded };
+  if (correlationId !== undefined) opened.correlationId = correlationId;
+  if (causationId !== undefined) opened.causationId = causationId;
+  if (headers !== undefined) opened.headers = headers;
+  return opened;
 }

@@ -4,6 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
+import { KeiyakuError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import { openSqlite, prepareMigrated } from '../sqlite/event-store.js';
 import { migrateSqlite } from '../sqlite/migrations.js';
@@ -30,23 +31,77 @@ interface Row {
   seq: number;
 }
 
-function fromRow(row: Row): ParkedMessage {
+/** A stored record that cannot be read back (a column of the wrong type, headers that are not a JSON object of strings). */
+export class DeadLetterRecordError extends KeiyakuError {
+  override readonly name = 'DeadLetterRecordError';
+  constructor(id: unknown, detail: string, cause?: unknown) {
+    super('dead_letter_record_invalid', `dead-letter record ${JSON.stringify(String(id)).slice(0, 80)} cannot be read: ${detail}`, {
+      retriable: false,
+      cause,
+    });
+  }
+}
+
+function column<T>(row: Record<string, unknown>, name: string, ok: (v: unknown) => v is T, expected: string): T {
+  const value = row[name];
+  if (!ok(value))
+    throw new DeadLetterRecordError(row['id'], `column ${name} is ${value === null ? 'null' : typeof value}, expected ${expected}`);
+  return value;
+}
+const isString = (v: unknown): v is string => typeof v === 'string';
+const isOptionalString = (v: unknown): v is string | null => v === null || typeof v === 'string';
+const isInteger = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v);
+const isOptionalInteger = (v: unknown): v is number | null => v === null || isInteger(v);
+const isBlob = (v: unknown): v is Buffer => Buffer.isBuffer(v);
+/** Milliseconds since the epoch that make a valid Date. */
+const isTime = (v: unknown): v is number => isInteger(v) && Math.abs(v) <= 8.64e15;
+
+/**
+ * @internal Reads one row back into a parked message; a row that is not what `park` wrote
+ * (edited or damaged store) is a {@link DeadLetterRecordError}, never a crash or a half-read record.
+ */
+export function parkedFromRow(input: unknown): ParkedMessage {
+  if (typeof input !== 'object' || input === null) throw new DeadLetterRecordError(undefined, 'the row is not an object');
+  const row = input as Record<string, unknown>;
+  const id = column(row, 'id', isString, 'text');
+  const headersText = column(row, 'headers', isString, 'text');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(headersText);
+  } catch (cause) {
+    throw new DeadLetterRecordError(id, 'column headers is not JSON', cause);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new DeadLetterRecordError(id, 'column headers is not a JSON object');
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(parsed)) {
+    if (typeof value !== 'string') throw new DeadLetterRecordError(id, `header ${JSON.stringify(name)} is not a string`);
+    Object.defineProperty(headers, name, { value, enumerable: true, writable: true, configurable: true });
+  }
+  const key = column(row, 'record_key', isOptionalString, 'text or null');
+  const partition = column(row, 'partition', isOptionalInteger, 'integer or null');
+  const offset = column(row, 'record_offset', isOptionalString, 'text or null');
+  const stack = column(row, 'error_stack', isOptionalString, 'text or null');
   return Object.freeze({
-    id: row.id,
-    channel: row.channel,
-    address: row.address,
-    groupId: row.group_id,
-    type: row.type,
-    payload: new Uint8Array(row.payload),
-    headers: JSON.parse(row.headers) as Record<string, string>,
-    ...(row.record_key === null ? {} : { key: row.record_key }),
-    ...(row.partition === null ? {} : { partition: row.partition }),
-    ...(row.record_offset === null ? {} : { offset: row.record_offset }),
-    error: { name: row.error_name, message: row.error_message, ...(row.error_stack === null ? {} : { stack: row.error_stack }) },
-    attempts: row.attempts,
-    firstFailureAt: new Date(row.first_failure_at),
-    lastFailureAt: new Date(row.last_failure_at),
-    parkedAt: new Date(row.parked_at),
+    id,
+    channel: column(row, 'channel', isString, 'text'),
+    address: column(row, 'address', isString, 'text'),
+    groupId: column(row, 'group_id', isString, 'text'),
+    type: column(row, 'type', isString, 'text'),
+    payload: new Uint8Array(column(row, 'payload', isBlob, 'blob')),
+    headers,
+    ...(key === null ? {} : { key }),
+    ...(partition === null ? {} : { partition }),
+    ...(offset === null ? {} : { offset }),
+    error: {
+      name: column(row, 'error_name', isString, 'text'),
+      message: column(row, 'error_message', isString, 'text'),
+      ...(stack === null ? {} : { stack }),
+    },
+    attempts: column(row, 'attempts', isInteger, 'integer'),
+    firstFailureAt: new Date(column(row, 'first_failure_at', isTime, 'a time')),
+    lastFailureAt: new Date(column(row, 'last_failure_at', isTime, 'a time')),
+    parkedAt: new Date(column(row, 'parked_at', isTime, 'a time')),
   });
 }
 
@@ -169,12 +224,12 @@ export class SqliteDeadLetterStore implements DeadLetterStore {
   }
 
   async list(filter: DeadLetterFilter = {}): Promise<readonly ParkedMessage[]> {
-    return this.#list.all(filterParams(filter)).map(fromRow);
+    return this.#list.all(filterParams(filter)).map(parkedFromRow);
   }
 
   async get(id: string): Promise<ParkedMessage | undefined> {
     const row = this.#get.get(id);
-    return row === undefined ? undefined : fromRow(row);
+    return row === undefined ? undefined : parkedFromRow(row);
   }
 
   async remove(id: string): Promise<boolean> {

@@ -31,7 +31,7 @@ import { UserHeaders } from './kinds.js';
 import { xxh32Seed0 } from './protocol/checksum.js';
 import { isRecoverable } from './protocol/errors.js';
 import { RESYNC_SENTINEL } from './protocol/v0_11/commands/messages.js';
-import { utf8 } from './protocol/wire.js';
+import { IggyDecodeError, utf8 } from './protocol/wire.js';
 
 export interface IggyTransportOptions extends IggyClientOptions {
   /** Stream of addresses without an `x-iggy` binding (default `keiyaku`). */
@@ -55,6 +55,37 @@ function encodeHeaders(headers: Readonly<Record<string, string>>, key: string | 
   const entries = Object.entries(headers).filter(([, v]) => v.length > 0);
   if (key !== undefined && key.length > 0) entries.push([KEY_HEADER, key]);
   return entries.length === 0 ? undefined : UserHeaders.encode(Object.fromEntries(entries));
+}
+
+/**
+ * @internal A polled Iggy message as a transport record: its user headers (the key in
+ * `keiyaku_key`) as string headers. A malformed header block leaves the record without
+ * headers: it then fails to decode (no `ce_type`) and is blocked or parked like any
+ * undecodable record, instead of failing the whole poll.
+ */
+export function recordFromIggy(
+  m: { readonly offset: bigint; readonly timestamp: bigint; readonly payload: Uint8Array; readonly headers: Uint8Array },
+  address: string,
+  partition: number,
+): IncomingRecord {
+  let headers: Record<string, string>;
+  try {
+    headers = UserHeaders.decode(m.headers);
+  } catch (error) {
+    if (!(error instanceof IggyDecodeError)) throw error;
+    headers = {};
+  }
+  const key = headers[KEY_HEADER];
+  delete headers[KEY_HEADER];
+  return {
+    address,
+    partition,
+    offset: String(m.offset),
+    timestamp: Number(m.timestamp / 1000n),
+    headers,
+    value: new Uint8Array(m.payload),
+    ...(key === undefined ? {} : { key }),
+  };
 }
 
 export class IggyTransport implements Transport {
@@ -307,20 +338,7 @@ class IggyTransportConsumer implements TransportConsumer {
       this.#high.set(partition, reply.currentOffset);
       if (reply.messages.length === 0) continue;
       this.#cursor.set(partition, reply.messages.at(-1)!.offset + 1n);
-      return reply.messages.map((m) => {
-        const headers = UserHeaders.decode(m.headers);
-        const key = headers[KEY_HEADER];
-        delete headers[KEY_HEADER];
-        return {
-          address: this.#options.address,
-          partition,
-          offset: String(m.offset),
-          timestamp: Number(m.timestamp / 1000n),
-          headers,
-          value: new Uint8Array(m.payload),
-          ...(key === undefined ? {} : { key }),
-        };
-      });
+      return reply.messages.map((m) => recordFromIggy(m, this.#options.address, partition));
     }
     if (this.#partitions.length === 0) this.#assign(await membership.sync());
     await this.#idle();

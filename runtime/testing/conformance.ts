@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   type ContractMessage,
+  ContractValidationError,
   defineChannel,
   defineMessage,
   type MessageContext,
@@ -34,6 +35,7 @@ export const CONFORMANCE_CASES = [
   'resumes from committed offsets after a restart',
   'redelivers what a stopped member did not acknowledge',
   'stops within the shutdown budget, abandoning a stuck handler',
+  'validates contract headers on publish and on receipt',
 ] as const;
 export type ConformanceCase = (typeof CONFORMANCE_CASES)[number];
 
@@ -84,6 +86,35 @@ const Pong = defineMessage<'Pong', PongPayload>({
   contentType: 'application/json',
   schemaHash: 'conformance',
   validate: validatePong,
+});
+
+/** `Tagged { seq }` with contract headers: `tenant` (a string `t-…`, required) and `priority` (an integer 0–9, JSON text on the wire). */
+interface TaggedHeaders {
+  readonly tenant: string;
+  readonly priority?: number;
+}
+const validateTaggedHeaders: StandaloneValidator = (data) => {
+  const d = data as Record<string, unknown> | null;
+  const errors: { instancePath: string; keyword: string; message: string }[] = [];
+  if (typeof d !== 'object' || d === null) errors.push({ instancePath: '', keyword: 'type', message: 'must be object' });
+  else {
+    if (typeof d['tenant'] !== 'string' || !d['tenant'].startsWith('t-'))
+      errors.push({ instancePath: '/tenant', keyword: 'pattern', message: 'must match pattern "^t-"' });
+    const priority = d['priority'];
+    if (priority !== undefined && !(Number.isInteger(priority) && (priority as number) >= 0 && (priority as number) <= 9))
+      errors.push({ instancePath: '/priority', keyword: 'maximum', message: 'must be an integer from 0 to 9' });
+  }
+  validateTaggedHeaders.errors = errors.length === 0 ? null : errors;
+  return errors.length === 0;
+};
+type Tagged = ContractMessage<'Tagged', PongPayload, TaggedHeaders>;
+const Tagged = defineMessage<'Tagged', PongPayload, Tagged>({
+  type: 'Tagged',
+  id: 'Tagged',
+  contentType: 'application/json',
+  schemaHash: 'conformance',
+  validate: validatePong,
+  headers: { names: ['tenant', 'priority'], json: ['priority'], validate: validateTaggedHeaders },
 });
 
 function channelFor(address: string) {
@@ -159,9 +190,17 @@ export function runTransportConformance(target: ConformanceTarget): void {
         else await transport.close();
       });
       const channel = channelFor(address);
+      const tagged = defineChannel<Ping | Tagged>({
+        id: 'conformance.tagged',
+        address,
+        addressTemplate: address,
+        parameters: [],
+        messages: [Ping, Tagged],
+        bindings: {},
+      });
       /** A publisher whose partition key is the Ping's `key`. */
       const keyed = (host: Messaging) => host.publisher(channel, { key: (m) => (Ping.is(m) ? m.key : undefined) });
-      return { transport, address, channel, deadLetters, messaging, keyed };
+      return { transport, address, channel, tagged, deadLetters, messaging, keyed };
     }
 
     const fast = { retry: { initialMs: 5, maxMs: 20, jitter: 0 } } as const;
@@ -415,6 +454,58 @@ export function runTransportConformance(target: ConformanceTarget): void {
       expect(elapsed).toBeGreaterThanOrEqual(250);
       expect(elapsed).toBeLessThan(5_000);
       expect(host.health().subscriptions[0]?.state).toBe('stopped');
+    });
+
+    test('validates contract headers on publish and on receipt', async () => {
+      const { tagged, messaging, deadLetters, transport, address } = await setup();
+      const host = messaging();
+      const received: { seq: number; context: MessageContext }[] = [];
+      const subscription = host.subscribe(
+        tagged,
+        {
+          groupId: 'conformance.headers',
+          handle(message, context) {
+            received.push({ seq: message.seq, context });
+          },
+        },
+        { ...fast, deadLetter: { maxRetries: 1, backoffSchedule: [5] } },
+      );
+      await host.start();
+      const publisher = host.publisher(tagged);
+      // Publish validates the typed headers before anything is sent.
+      const refused = await publisher.publish(Tagged.create({ seq: 1 }), { key: 'h', headers: { tenant: 'acme', priority: 3 } }).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(refused).toBeInstanceOf(ContractValidationError);
+      expect((refused as ContractValidationError).path).toBe('headers.tenant');
+      expect((refused as ContractValidationError).message).toContain('headers.tenant');
+      // Records whose headers break the contract, written below the publisher: a bad string, JSON that is not JSON, a missing required header.
+      const producer = transport.producer();
+      const base = { [CE_HEADERS.type]: 'Tagged', [CE_HEADERS.specversion]: '1.0' };
+      const value = new TextEncoder().encode('{"seq":2}');
+      await producer.send([
+        { address, key: 'h', value, headers: { ...base, [CE_HEADERS.id]: 'bad-tenant', tenant: 'acme' } },
+        { address, key: 'h', value, headers: { ...base, [CE_HEADERS.id]: 'bad-priority', tenant: 't-1', priority: 'high' } },
+        { address, key: 'h', value, headers: { ...base, [CE_HEADERS.id]: 'no-tenant' } },
+      ]);
+      await producer.close();
+      await publisher.publish(Tagged.create({ seq: 3 }), { key: 'h', headers: { tenant: 't-7', priority: 4 } });
+      await until(
+        () => received.length === 1 && subscription.health().parked === 3,
+        timeout,
+        'the valid message is handled and three parked',
+      );
+      expect(received.map((r) => r.seq)).toEqual([3]);
+      expect(received[0]!.context.headers['tenant']).toBe('t-7');
+      expect(received[0]!.context.headers['priority']).toBe('4');
+      const parked = await deadLetters.list({ groupId: 'conformance.headers' });
+      expect(parked.map((p) => p.error.name)).toEqual(['ContractDecodeError', 'ContractDecodeError', 'ContractDecodeError']);
+      expect(parked.map((p) => p.error.message)).toEqual([
+        expect.stringContaining('header "tenant"'),
+        expect.stringContaining('header "priority"'),
+        expect.stringContaining('header "tenant"'),
+      ]);
     });
   });
 }

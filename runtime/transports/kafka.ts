@@ -93,6 +93,50 @@ export interface KafkaTransportOptions {
 const DEFAULT_RETRY: RetryOptions = { retries: 5, initialRetryTime: 300, maxRetryTime: 30_000, factor: 0.2, multiplier: 2 };
 
 /** kafkajs errors that mean "the brokers are unreachable", as opposed to a bad request. */
+/** A kafkajs message as it arrives: headers and key may be missing, header values arrays. */
+export interface KafkaMessageIn {
+  readonly offset: string;
+  readonly timestamp: string;
+  readonly key?: Buffer | null;
+  readonly value: Buffer | null;
+  readonly headers?: Readonly<Record<string, Buffer | string | readonly (Buffer | string)[] | undefined>>;
+}
+
+/**
+ * @internal A fetched Kafka message as a transport record: headers decoded as UTF-8 (a
+ * repeated header joined with commas), the value a view on kafkajs' buffer (no copy).
+ */
+export function recordFromKafka(message: KafkaMessageIn, address: string, partition: number): IncomingRecord {
+  const headers: Record<string, string> = {};
+  const raw = message.headers;
+  if (raw !== undefined) {
+    for (const name in raw) {
+      if (!Object.hasOwn(raw, name)) continue;
+      const value = raw[name];
+      if (value === undefined) continue;
+      const text =
+        typeof value === 'string'
+          ? value
+          : Buffer.isBuffer(value)
+            ? value.toString('utf8')
+            : (value as readonly unknown[]).map(String).join(',');
+      // A header named __proto__ is kept as a plain property (an assignment would set the prototype).
+      if (name === '__proto__') Object.defineProperty(headers, name, { value: text, enumerable: true, writable: true, configurable: true });
+      else headers[name] = text;
+    }
+  }
+  const value = message.value ?? EMPTY;
+  const bytes = new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+  const key = message.key;
+  const offset = message.offset;
+  const timestamp = Number(message.timestamp);
+  return key === null || key === undefined
+    ? { address, partition, offset, timestamp, headers, value: bytes }
+    : { address, partition, offset, timestamp, headers, value: bytes, key: key.toString('utf8') };
+}
+
+const EMPTY = Buffer.alloc(0);
+
 function isConnectivity(error: unknown): boolean {
   const name = (error as { name?: string } | undefined)?.name ?? '';
   const message = (error as { message?: string } | undefined)?.message ?? String(error);
@@ -356,7 +400,7 @@ class KafkaTransportProducer implements TransportProducer {
         list.push({
           key: record.key ?? null,
           value: Buffer.from(record.value.buffer, record.value.byteOffset, record.value.byteLength),
-          headers: { ...record.headers },
+          headers: record.headers as Record<string, string>, // kafkajs only reads them
         });
         byTopic.set(topic, list);
       }
@@ -544,28 +588,7 @@ class KafkaTransportConsumer implements TransportConsumer {
     this.#cutOff.clear();
     const delivered = this.#delivered.get(partition) ?? -1;
     const fresh = batch.messages.filter((m) => Number(m.offset) > delivered);
-    for (const message of fresh) {
-      const headers: Record<string, string> = {};
-      for (const [name, value] of Object.entries(message.headers ?? {})) {
-        if (value === undefined) continue;
-        headers[name] = Array.isArray(value)
-          ? value.map(String).join(',')
-          : Buffer.isBuffer(value)
-            ? value.toString('utf8')
-            : String(value);
-      }
-      const key = message.key === null || message.key === undefined ? undefined : message.key.toString('utf8');
-      const value = message.value ?? Buffer.alloc(0);
-      this.#buffer.push({
-        address: this.#options.address,
-        partition,
-        offset: message.offset,
-        timestamp: Number(message.timestamp),
-        headers,
-        value: new Uint8Array(value.buffer, value.byteOffset, value.byteLength),
-        ...(key === undefined ? {} : { key }),
-      });
-    }
+    for (const message of fresh) this.#buffer.push(recordFromKafka(message, this.#options.address, partition));
     const last = Number(batch.messages[batch.messages.length - 1]!.offset);
     if (last > delivered) this.#delivered.set(partition, last);
     this.#batchEnd.set(partition, last);

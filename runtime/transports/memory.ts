@@ -135,7 +135,19 @@ export class InMemoryTransport implements Transport {
     const log = this.log(record.address);
     const partition = record.key === undefined ? log.roundRobin++ % log.partitions.length : hashKey(record.key) % log.partitions.length;
     const target = log.partitions[partition]!;
-    const stored: IncomingRecord = { ...record, partition, offset: String(target.base + target.records.length), timestamp: this.#now() };
+    const offset = String(target.base + target.records.length);
+    const stored: IncomingRecord =
+      record.key === undefined
+        ? { address: record.address, value: record.value, headers: record.headers, partition, offset, timestamp: this.#now() }
+        : {
+            address: record.address,
+            key: record.key,
+            value: record.value,
+            headers: record.headers,
+            partition,
+            offset,
+            timestamp: this.#now(),
+          };
     target.records.push(stored);
     if (this.#retention === 'all') log.all.push(stored);
   }

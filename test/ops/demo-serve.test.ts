@@ -43,7 +43,7 @@ describe('npm run demo -- --serve', () => {
     }
     expect(await exited).toBe(0);
     expect(stderr).toBe('');
-    expect(stdout).toContain('4. Shutdown: producer, then every subscription together within one 10 s budget.');
+    expect(stdout).toContain('4. Shutdown: the dispatcher and every subscription together within one 10 s budget.');
     expect(stdout).toContain('The dead-letter store still holds 1 message after reopening the file');
   }, 120_000);
 });

@@ -3,7 +3,7 @@
  * partitioning, polling strategies, the TLV used by user headers and options blocks, and
  * the packed protocol version. Shared by the protocol generations so far.
  */
-import { IggyDecodeError, type Reader, utf8, type Writer } from './wire.js';
+import { fromUtf8, IggyDecodeError, type Reader, utf8, type Writer } from './wire.js';
 
 /** A stream, topic or group: by numeric id (from 0) or by name. */
 export type Identifier = number | string;
@@ -17,7 +17,7 @@ export function writeName(w: Writer, name: string, what = 'name'): void {
 
 export function readName(r: Reader, what = 'name'): string {
   const length = r.u8(`${what} length`);
-  return new TextDecoder('utf-8', { fatal: true }).decode(r.bytes(length, what));
+  return fromUtf8(r.bytes(length, what), what);
 }
 
 /** `[kind u8][len u8][value]`: kind 1 = u32 id (len 4), kind 2 = name. */
@@ -38,7 +38,7 @@ export function readIdentifier(r: Reader): Identifier {
     if (length !== 4) throw new IggyDecodeError(`numeric identifier has length ${length}, not 4`);
     return r.u32('identifier');
   }
-  if (kind === 2) return new TextDecoder('utf-8', { fatal: true }).decode(r.bytes(length, 'identifier'));
+  if (kind === 2) return fromUtf8(r.bytes(length, 'identifier'), 'identifier');
   throw new IggyDecodeError(`unknown identifier kind ${kind}`);
 }
 

@@ -7,9 +7,9 @@ import { KeiyakuError } from '../../core/errors.js';
 export class IggyDecodeError extends KeiyakuError {
   override readonly name = 'IggyDecodeError';
 
-  constructor(message: string) {
+  constructor(message: string, options: { cause?: unknown } = {}) {
     // Not retriable: the same bytes decode the same way, and re-sending a request whose reply did not decode could apply it twice.
-    super('iggy_decode_failed', message, { retriable: false });
+    super('iggy_decode_failed', message, { retriable: false, cause: options.cause });
   }
 }
 
@@ -140,4 +140,12 @@ export class Reader {
 }
 
 export const utf8 = new TextEncoder();
-export const fromUtf8 = (bytes: Uint8Array): string => new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+/** UTF-8 text of `bytes`; an IggyDecodeError naming `what` when they are not UTF-8. */
+export function fromUtf8(bytes: Uint8Array, what = 'text'): string {
+  try {
+    return strictUtf8.decode(bytes);
+  } catch (cause) {
+    throw new IggyDecodeError(`${what} is not valid UTF-8`, { cause });
+  }
+}

@@ -8,7 +8,7 @@
  *   sync reply     [generation u64][partitions_count u32][partition_id u32 × n]; empty = not a member
  */
 import { type Identifier, readName, writeIdentifier, writeName } from '../../primitives.js';
-import { Reader, Writer } from '../../wire.js';
+import { IggyDecodeError, Reader, Writer } from '../../wire.js';
 
 export const CREATE_CONSUMER_GROUP = { code: 602, operation: 139 } as const;
 export const GET_CONSUMER_GROUP = { code: 600, operation: 2 } as const;
@@ -47,9 +47,12 @@ export function decodeGroupDetails(payload: Uint8Array): GroupDetails | undefine
   const partitionsCount = r.u32('partitions_count');
   const membersCount = r.u32('members_count');
   const name = readName(r, 'group name');
+  // Each member takes at least 8 bytes: a count beyond what the payload holds is refused before anything is allocated.
+  if (membersCount * 8 > r.remaining) throw new IggyDecodeError(`group details announce ${membersCount} members in ${r.remaining} bytes`);
   const members = Array.from({ length: membersCount }, () => {
     const memberId = r.u32('member id');
     const count = r.u32('member partitions');
+    if (count * 4 > r.remaining) throw new IggyDecodeError(`a member announces ${count} partitions in ${r.remaining} bytes`);
     return { id: memberId, partitions: Array.from({ length: count }, () => r.u32('partition id')) };
   });
   return { id, partitionsCount, name, members };
@@ -77,6 +80,7 @@ export function decodeSync(payload: Uint8Array): SyncReply | undefined {
   const r = new Reader(payload);
   const generation = r.u64('generation');
   const count = r.u32('partitions_count');
+  if (count * 4 > r.remaining) throw new IggyDecodeError(`sync reply announces ${count} partitions in ${r.remaining} bytes`);
   return { generation, partitions: Array.from({ length: count }, () => r.u32('partition id')) };
 }
 

@@ -230,6 +230,7 @@ export function decodeSendReply(payload: Uint8Array): SendConfirmation[] {
   if (payload.length === 0) return [];
   const r = new Reader(payload);
   const count = r.u32('count');
+  if (count * 20 > r.remaining) throw new IggyDecodeError(`send reply announces ${count} confirmations in ${r.remaining} bytes`);
   return Array.from({ length: count }, () => ({ streamId: r.u32(), topicId: r.u32(), partitionId: r.u32(), baseOffset: r.u64() }));
 }
 

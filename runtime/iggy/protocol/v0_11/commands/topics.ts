@@ -10,7 +10,7 @@
  *   partition       [id u32][created_at u64][segments_count u32][current_offset u64][size_bytes u64][messages_count u64]
  */
 import { type Identifier, readName, readTlv, type TlvValue, writeIdentifier, writeName, writeTlv } from '../../primitives.js';
-import { Reader, Writer } from '../../wire.js';
+import { IggyDecodeError, Reader, Writer } from '../../wire.js';
 
 export const GET_TOPIC = { code: 300, operation: 2 } as const;
 export const CREATE_TOPIC = { code: 302, operation: 132 } as const;
@@ -94,6 +94,8 @@ export function decodeTopic(payload: Uint8Array): TopicInfo | undefined {
   if (payload.length === 0) return undefined;
   const r = new Reader(payload);
   const header = readTopicHeader(r);
+  if (header.partitionsCount * 40 > r.remaining)
+    throw new IggyDecodeError(`topic announces ${header.partitionsCount} partitions in ${r.remaining} bytes`);
   const partitions = Array.from(
     { length: header.partitionsCount },
     (): PartitionInfo => ({
