@@ -23,7 +23,7 @@ export async function formatSource(path: string, content: string): Promise<strin
  * takes seconds on the megabytes of validator code of a large contract; this takes
  * milliseconds and is just as deterministic.
  */
-export function indentStatements(code: string): string {
+export function indentStatements(code: string, unit = '  '): string {
   let depth = 0;
   const lines: string[] = [];
   for (const raw of code.split('\n')) {
@@ -34,7 +34,7 @@ export function indentStatements(code: string): string {
     }
     const { opens, closes, leadingCloses } = braces(line);
     depth = Math.max(0, depth - leadingCloses);
-    lines.push(`${'  '.repeat(depth)}${line}`);
+    lines.push(`${unit.repeat(depth)}${line}`);
     depth = Math.max(0, depth + opens - (closes - leadingCloses));
   }
   return `${lines.join('\n').trimEnd()}\n`;
