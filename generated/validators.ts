@@ -5,9 +5,9 @@
 // @ts-nocheck -- plain JavaScript validators; the typed surface is in messages.ts
 import { validatorRuntime } from "keiyaku/codegen-v1";
 
-const { report: $r, type: $t, required: $q, format: $f, prefix: $x, failed: $s, escape: $esc, length: $len, equal: $eq, unique: $uniq, mergeItems: $mi, root: $root, formats: $formats } = validatorRuntime;
-const $f_date_time=$formats["date-time"].validate;
-const $f_uuid=/^(?:urn:uuid:)?[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}$/i;
+const { report: $r, type: $t, required: $q, formatError: $f, prefix: $x, failed: $s, escape: $esc, length: $len, equal: $eq, unique: $uniq, mergeItems: $mi, root: $root, format: $format } = validatorRuntime;
+const $f_date_time=$format("date-time");
+const $f_uuid=$format("uuid");
 
 function v_BookBorrowedPayload(d,E){const s=E.length;let ok=true;
 	if(d===null||typeof d!=="object"||Array.isArray(d))ok=$t(E,"","object");else{
@@ -44,7 +44,7 @@ function v_BookBorrowedPayload(d,E){const s=E.length;let ok=true;
 export const validateBookBorrowedPayload=$root(v_BookBorrowedPayload);
 
 function v_BookId(d,E){const s=E.length;let ok=true;
-	if(typeof d!=="string")ok=$t(E,"","string");else if(!$f_uuid.test(d))ok=$f(E,"","uuid");
+	if(typeof d!=="string")ok=$t(E,"","string");else if(!$f_uuid(d))ok=$f(E,"","uuid");
 	return ok||$s(E,s);
 }
 

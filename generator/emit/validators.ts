@@ -24,6 +24,8 @@ const require = createRequire(import.meta.url);
 type FormatDefinition = RegExp | ((s: string) => boolean) | boolean | { type?: string; validate: RegExp | ((s: unknown) => boolean) };
 const FORMATS = (require('ajv-formats/dist/formats') as { fullFormats: Record<string, FormatDefinition> }).fullFormats;
 const knownFormats = Object.keys(FORMATS);
+/** Formats that keiyaku/codegen-v1 checks with its own code (see FAST_FORMATS there). */
+const FAST_FORMATS: readonly string[] = ['date', 'date-time', 'uuid'];
 
 /** Rewrites `#/schemas/<Name>` into `#/$defs/<Name>` (for tools that compile the model's schemas with ajv). */
 export function toAjvSchema(node: SchemaNode): unknown {
@@ -599,12 +601,10 @@ class ValidatorWriter {
     if (def === undefined || typeof def === 'boolean') return undefined;
     const validate = def instanceof RegExp || typeof def === 'function' ? def : def.validate;
     const name = `$f_${format.replace(/[^A-Za-z0-9]/g, '_')}`;
-    const code =
-      validate instanceof RegExp
-        ? `${validate.toString()};`
-        : `$formats[${JSON.stringify(format)}]${def instanceof RegExp || typeof def === 'function' ? '' : '.validate'};`;
+    const inline = validate instanceof RegExp && !FAST_FORMATS.includes(format);
+    const code = inline ? `${validate.toString()};` : `$format(${JSON.stringify(format)});`;
     this.#formatConstants.set(format, `const ${name}=${code}`);
-    const call = validate instanceof RegExp ? `${name}.test` : name;
+    const call = inline ? `${name}.test` : name;
     this.#formats.set(format, call);
     return call;
   }
@@ -636,7 +636,7 @@ class ValidatorWriter {
     const header = [
       'import { validatorRuntime } from "keiyaku/codegen-v1";',
       '',
-      'const { report: $r, type: $t, required: $q, format: $f, prefix: $x, failed: $s, escape: $esc, length: $len, equal: $eq, unique: $uniq, mergeItems: $mi, root: $root, formats: $formats } = validatorRuntime;',
+      'const { report: $r, type: $t, required: $q, formatError: $f, prefix: $x, failed: $s, escape: $esc, length: $len, equal: $eq, unique: $uniq, mergeItems: $mi, root: $root, format: $format } = validatorRuntime;',
       ...[...this.#formatConstants.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, line]) => line),
     ];
     const sorted = [...functions.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, text]) => text);
