@@ -3,7 +3,8 @@
  */
 import { relative, resolve } from 'node:path';
 import type { Diagnostic, SourceLocation } from './diagnostics.js';
-import { type GeneratedFile, generate } from './emit/emit.js';
+import type { GeneratedFile, GenerateOptions, GenerateResult } from './emit/emit.js';
+import { validatorDiagnostics } from './emit/validators.js';
 import { loadContract, sortDiagnostics } from './load/load-contract.js';
 import { tokensFromPointer } from './load/source-locator.js';
 import { buildModel } from './model/build-model.js';
@@ -12,7 +13,11 @@ import type { ContractModel } from './model/contract-model.js';
 export type { Diagnostic, Severity, SourceLocation } from './diagnostics.js';
 export { formatDiagnostic, formatLocation, hasErrors } from './diagnostics.js';
 export type { GeneratedFile, GenerateOptions, GenerateResult } from './emit/emit.js';
-export { generate } from './emit/emit.js';
+
+/** Emits the files of `model` (see generator/emit/emit.ts); the emitter and its formatter load on first use. */
+export async function generate(model: ContractModel, options: GenerateOptions): Promise<GenerateResult> {
+  return (await import('./emit/emit.js')).generate(model, options);
+}
 export { ContractError, isKeiyakuError, KeiyakuError, OptionError, OutputError } from './errors.js';
 export { loadContract } from './load/load-contract.js';
 export { buildModel } from './model/build-model.js';
@@ -59,4 +64,16 @@ export async function generateFromFile(spec: string, options: { cwd?: string } =
   const diagnostics = sortDiagnostics([...compiled.diagnostics, ...emitted.diagnostics]);
   const failed = diagnostics.some((d) => d.severity === 'error');
   return { model: compiled.model, files: failed ? [] : emitted.files, diagnostics, inputs: compiled.files };
+}
+
+/**
+ * Load and model a contract and check what generate would refuse (schemas that cannot become
+ * validators), without emitting or formatting anything: `keiyaku validate`.
+ */
+export async function validateFile(spec: string, options: { cwd?: string } = {}): Promise<GenerateFromFileResult> {
+  const cwd = options.cwd ?? process.cwd();
+  const compiled = await compileContract(spec, { cwd });
+  if (compiled.model === undefined) return { model: undefined, files: [], diagnostics: compiled.diagnostics, inputs: compiled.files };
+  const diagnostics = sortDiagnostics([...compiled.diagnostics, ...validatorDiagnostics(compiled.model)]);
+  return { model: compiled.model, files: [], diagnostics, inputs: compiled.files };
 }

@@ -687,6 +687,15 @@ function splitStatements(code: string): string[] {
 
 /** Compiles validators for `roots` (schema names) of `model`. */
 export function buildValidators(model: ContractModel, roots: readonly string[]): ValidatorModule {
+  const diagnostics = validatorDiagnostics(model);
+  const exports = new Map<string, string>();
+  if (diagnostics.some((d) => d.severity === 'error')) return { code: '', exports, diagnostics };
+  const written = new ValidatorWriter(model).write([...new Set(roots)].sort());
+  return { code: written.code, exports: written.exports, diagnostics };
+}
+
+/** What keeps schemas of `model` from becoming validators (errors), and formats that are not checked (warnings). */
+export function validatorDiagnostics(model: ContractModel): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
   for (const [name, named] of Object.entries(model.schemas)) {
     const seen = new Set<string>();
@@ -724,10 +733,7 @@ export function buildValidators(model: ContractModel, roots: readonly string[]):
       }
     });
   }
-  const exports = new Map<string, string>();
-  if (diagnostics.some((d) => d.severity === 'error')) return { code: '', exports, diagnostics };
-  const written = new ValidatorWriter(model).write([...new Set(roots)].sort());
-  return { code: written.code, exports: written.exports, diagnostics };
+  return diagnostics;
 }
 
 function walk(schema: unknown, visit: (node: Schema) => void): void {

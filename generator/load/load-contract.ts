@@ -12,8 +12,13 @@ import type { Diagnostic, Severity } from '../diagnostics.js';
 import { pointerFromTokens, SourceLocator } from './source-locator.js';
 
 const require = createRequire(import.meta.url);
-// The parser's ESM build does not load under Node's resolver; its CommonJS build does.
-const { Parser, fromFile } = require('@asyncapi/parser') as typeof import('@asyncapi/parser');
+type ParserModule = typeof import('@asyncapi/parser');
+let parserModule: ParserModule | undefined;
+/** The parser loads on first use (it is most of a command's start-up). Its ESM build does not load under Node's resolver; its CommonJS build does. */
+function asyncapiParser(): ParserModule {
+  parserModule ??= require('@asyncapi/parser') as ParserModule;
+  return parserModule;
+}
 
 export interface LoadedContract {
   /** The parsed document, or undefined when it has errors. */
@@ -90,6 +95,7 @@ export async function loadContract(specPath: string, options: { cwd?: string } =
       location: { file: display, line: 1, column: 1, pointer: '' },
     });
   }
+  const { Parser, fromFile } = asyncapiParser();
   const parser = new Parser();
   let result: Awaited<ReturnType<ReturnType<typeof fromFile>['parse']>>;
   try {
