@@ -5,7 +5,7 @@ import { relative, resolve } from 'node:path';
 import type { Diagnostic, SourceLocation } from './diagnostics.js';
 import type { GeneratedFile, GenerateOptions, GenerateResult } from './emit/emit.js';
 import { validatorDiagnostics } from './emit/validators.js';
-import { loadContract, sortDiagnostics } from './load/load-contract.js';
+import { type LoadOptions, loadContract, sortDiagnostics } from './load/load-contract.js';
 import { tokensFromPointer } from './load/source-locator.js';
 import { buildModel } from './model/build-model.js';
 import type { ContractModel } from './model/contract-model.js';
@@ -19,7 +19,7 @@ export async function generate(model: ContractModel, options: GenerateOptions): 
   return (await import('./emit/emit.js')).generate(model, options);
 }
 export { ContractError, isKeiyakuError, KeiyakuError, OptionError, OutputError } from './errors.js';
-export { loadContract } from './load/load-contract.js';
+export { type LoadOptions, loadContract } from './load/load-contract.js';
 export { buildModel } from './model/build-model.js';
 export type * from './model/contract-model.js';
 
@@ -34,10 +34,10 @@ export interface CompiledContract {
 }
 
 /** Load and model a contract file. Contract problems come back as diagnostics. */
-export async function compileContract(spec: string, options: { cwd?: string } = {}): Promise<CompiledContract> {
+export async function compileContract(spec: string, options: LoadOptions = {}): Promise<CompiledContract> {
   const cwd = options.cwd ?? process.cwd();
   const source = relative(cwd, resolve(cwd, spec)) || spec;
-  const loaded = await loadContract(spec, { cwd });
+  const loaded = await loadContract(spec, { ...options, cwd });
   if (loaded.document === undefined) return { model: undefined, diagnostics: loaded.diagnostics, files: loaded.locator.files() };
   const built = buildModel(loaded.document, loaded.locator, source);
   return {
@@ -56,9 +56,9 @@ export interface GenerateFromFileResult {
 }
 
 /** Load, model and emit. Files are empty when there are errors. Writes nothing. */
-export async function generateFromFile(spec: string, options: { cwd?: string } = {}): Promise<GenerateFromFileResult> {
+export async function generateFromFile(spec: string, options: LoadOptions = {}): Promise<GenerateFromFileResult> {
   const cwd = options.cwd ?? process.cwd();
-  const compiled = await compileContract(spec, { cwd });
+  const compiled = await compileContract(spec, { ...options, cwd });
   if (compiled.model === undefined) return { model: undefined, files: [], diagnostics: compiled.diagnostics, inputs: compiled.files };
   const emitted = await generate(compiled.model, { source: compiled.model.source });
   const diagnostics = sortDiagnostics([...compiled.diagnostics, ...emitted.diagnostics]);
@@ -70,9 +70,9 @@ export async function generateFromFile(spec: string, options: { cwd?: string } =
  * Load and model a contract and check what generate would refuse (schemas that cannot become
  * validators), without emitting or formatting anything: `keiyaku validate`.
  */
-export async function validateFile(spec: string, options: { cwd?: string } = {}): Promise<GenerateFromFileResult> {
+export async function validateFile(spec: string, options: LoadOptions = {}): Promise<GenerateFromFileResult> {
   const cwd = options.cwd ?? process.cwd();
-  const compiled = await compileContract(spec, { cwd });
+  const compiled = await compileContract(spec, { ...options, cwd });
   if (compiled.model === undefined) return { model: undefined, files: [], diagnostics: compiled.diagnostics, inputs: compiled.files };
   const diagnostics = sortDiagnostics([...compiled.diagnostics, ...validatorDiagnostics(compiled.model)]);
   return { model: compiled.model, files: [], diagnostics, inputs: compiled.files };
