@@ -154,8 +154,17 @@ async function runCheck(options: CliOptions, io: CliIo): Promise<number> {
     ]);
   const { acknowledge, compareContracts, DEFAULT_MODE, DEFAULT_POLICY } = contractDiff;
   try {
+    // The working contract and the baseline load side by side (each file parsed once).
+    const baselineLoad =
+      options.against !== undefined
+        ? loadBaseline(options.against, options.spec, io.cwd).then(
+            (b) => ({ ok: true as const, b }),
+            (e: unknown) => ({ ok: false as const, e }),
+          )
+        : undefined;
     const compiled = await compileContract(options.spec, { cwd: io.cwd });
     if (compiled.model === undefined) {
+      await baselineLoad;
       render(compiled.diagnostics, options, io);
       io.stderr(`keiyaku: ${options.spec} is not valid; nothing to check.\n`);
       return EXIT.invalid;
@@ -165,7 +174,11 @@ async function runCheck(options: CliOptions, io: CliIo): Promise<number> {
     const policy = options.policy ?? current.compatibility?.policy ?? DEFAULT_POLICY;
     const historyFile = resolve(io.cwd, options.history!);
     const baselines: Baseline[] = [];
-    if (options.against !== undefined) baselines.push(await loadBaseline(options.against, options.spec, io.cwd));
+    if (baselineLoad !== undefined) {
+      const loaded = await baselineLoad;
+      if (!loaded.ok) throw loaded.e;
+      baselines.push(loaded.b);
+    }
     if (mode.endsWith('-transitive'))
       for (const entry of readHistory(historyFile))
         baselines.push({ label: `${relative(io.cwd, historyFile)}@${entry.version}`, model: entry.model });
