@@ -7,7 +7,7 @@ import type { Diagnostic, SourceLocation } from '../diagnostics.js';
 import type { ChannelModel, ContractModel, MessageModel } from '../model/contract-model.js';
 import { kebabCase, NameAllocator } from '../model/identifiers.js';
 import { commentText, jsDoc, jsonLiteral, propertyKey, stringLiteral } from './escape.js';
-import { formatSource, indentStatements } from './format.js';
+import { formatSource, indentStatements, startFormatRun } from './format.js';
 import { buildManifest, schemaHash } from './manifest.js';
 import { SchemaTypeWriter } from './schema-type.js';
 import { loadTemplates, type Templates } from './templates.js';
@@ -53,6 +53,7 @@ function fileHeader(model: ContractModel, source: string, file: string): string 
 }
 
 export async function generate(model: ContractModel, options: GenerateOptions): Promise<GenerateResult> {
+  startFormatRun();
   const templates = loadTemplates();
   const source = options.source.replace(/\\/g, '/');
   const diagnostics: Diagnostic[] = [];

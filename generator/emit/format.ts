@@ -3,11 +3,31 @@ import { KeiyakuError } from '../../runtime/core/errors.js';
 
 const OPTIONS: prettier.Options = { printWidth: 120, singleQuote: false, trailingComma: 'all', endOfLine: 'lf' };
 
+/**
+ * Formatted text of the previous generate run, by unformatted text: in watch mode, and for
+ * `check` after `generate`, only the files whose text changed go through prettier again.
+ */
+let previous = new Map<string, string>();
+let current = new Map<string, string>();
+/** Starts a generate run: results of the run before the last are dropped (the cache holds at most two runs). */
+export function startFormatRun(): void {
+  previous = current;
+  current = new Map();
+}
+
 /** Formats generated source; a syntax error here is a generator bug, reported with the file. */
 export async function formatSource(path: string, content: string): Promise<string> {
   const parser = path.endsWith('.json') ? 'json' : 'typescript';
+  const key = `${parser}\0${content}`;
+  const known = current.get(key) ?? previous.get(key);
+  if (known !== undefined) {
+    current.set(key, known);
+    return known;
+  }
   try {
-    return await prettier.format(content, { ...OPTIONS, parser });
+    const formatted = await prettier.format(content, { ...OPTIONS, parser });
+    current.set(key, formatted);
+    return formatted;
   } catch (cause) {
     throw new KeiyakuError(
       'generator_bug',
