@@ -1,27 +1,36 @@
 /**
- * `keiyaku generate` on a synthetic contract of 500 channels × 4 messages, against
- * @asyncapi/modelina's TypeScript generator on the same document in the same process.
- * keiyaku's figure includes everything `generate` does: parse + validate the document,
- * build the model, emit types, channels, messages, ajv standalone validators, and format.
+ * How long the commands take, side by side in one run:
+ * 1. Whole processes (`node bin/keiyaku.js …`, from dist/: run `npm run build` first) against
+ *    a bare `node -e 0` start: --version, --help, `generate --check` and `validate` of this
+ *    repository's contract, `check` of two small contracts, and `--watch` from a save to the
+ *    regenerated file on disk.
+ * 2. `generate` on a synthetic contract of 500 channels × 4 messages, in process, against
+ *    @asyncapi/modelina's TypeScript generator on the same document; the size of the
+ *    validators per message; the same for a variant with shared component schemas.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TypeScriptGenerator } from '@asyncapi/modelina';
 import { generateFromFile } from '../generator/index.js';
-import { syntheticContract } from './synthetic.js';
+import { sharedSyntheticContract, syntheticContract } from './synthetic.js';
 
 const CHANNELS = Number(process.env['BENCH_CHANNELS'] ?? 500);
 const MESSAGES = 4;
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 3);
+const PROCESS_ROUNDS = Number(process.env['BENCH_PROCESS_ROUNDS'] ?? 5);
+const root = join(import.meta.dirname, '..');
+const bin = join(root, 'bin', 'keiyaku.js');
 
 const out = (line: string): void => {
   process.stdout.write(`${line}\n`);
 };
 
-const dir = mkdtempSync(join(tmpdir(), 'keiyaku-bench-'));
-const document = syntheticContract(CHANNELS, MESSAGES);
-writeFileSync(join(dir, 'asyncapi.json'), JSON.stringify(document));
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
 
 async function time(fn: () => Promise<unknown>): Promise<number> {
   const start = performance.now();
@@ -29,44 +38,152 @@ async function time(fn: () => Promise<unknown>): Promise<number> {
   return performance.now() - start;
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
+/** Wall time of a whole process, in ms; fails when it exits with an unexpected code. */
+function processMs(args: string[], cwd: string, expectCode = 0): number {
+  const start = performance.now();
+  const result = spawnSync(process.execPath, args, { cwd, encoding: 'utf8' });
+  const elapsed = performance.now() - start;
+  if (result.status !== expectCode) throw new Error(`node ${args.join(' ')} exited ${result.status}: ${result.stderr}`);
+  return elapsed;
 }
 
-try {
-  out(
-    `contract: ${CHANNELS} channels x ${MESSAGES} messages (${JSON.stringify(document).length} bytes of JSON); ${ROUNDS} rounds each, median`,
-  );
-  let files = 0;
-  let bytes = 0;
-  const keiyakuTimes: number[] = [];
-  const modelinaTimes: number[] = [];
-  let models = 0;
-  for (let round = 0; round < ROUNDS; round++) {
-    keiyakuTimes.push(
-      await time(async () => {
-        const result = await generateFromFile('asyncapi.json', { cwd: dir });
-        if (result.files.length === 0) throw new Error(`keiyaku generated nothing: ${JSON.stringify(result.diagnostics.slice(0, 3))}`);
-        files = result.files.length;
-        bytes = result.files.reduce((n, f) => n + f.content.length, 0);
-      }),
-    );
-    modelinaTimes.push(
-      await time(async () => {
-        const generator = new TypeScriptGenerator({ modelType: 'interface' });
-        const generated = await generator.generate(structuredClone(document));
-        models = generated.length;
-      }),
-    );
+/** From a save of the contract (a channel's description) to the regenerated channel file on disk, under `generate --watch`. */
+async function watchLatency(dir: string, saves: number): Promise<number[]> {
+  const child = spawn(process.execPath, [bin, 'generate', '--watch'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  const until = async (ready: () => boolean, what: string): Promise<void> => {
+    const deadline = Date.now() + 60_000;
+    while (!ready()) {
+      if (Date.now() > deadline) throw new Error(`watch: timed out waiting for ${what}; output: ${output}`);
+      await new Promise((r) => setTimeout(r, 1));
+    }
+  };
+  const latencies: number[] = [];
+  try {
+    await until(() => output.includes('watching'), 'the first run');
+    const spec = join(dir, 'asyncapi.yaml');
+    const channelFile = join(dir, 'generated', 'channels', 'book-integration-events.ts');
+    const original = readFileSync(spec, 'utf8');
+    for (let i = 0; i < saves; i++) {
+      const marker = `Save number ${i} of the benchmark.`;
+      const seen = output.length;
+      const start = performance.now();
+      writeFileSync(spec, original.replace("Every change to a book's lending state", marker));
+      await until(() => {
+        try {
+          return readFileSync(channelFile, 'utf8').includes(marker);
+        } catch {
+          return false;
+        }
+      }, `save ${i}`);
+      latencies.push(performance.now() - start);
+      await until(() => output.slice(seen).includes('watching'), `the watchers of save ${i}`);
+    }
+  } finally {
+    child.kill('SIGINT');
   }
-  const k = median(keiyakuTimes);
-  const m = median(modelinaTimes);
-  out(
-    `keiyaku generate : ${k.toFixed(0)} ms  (${files} files, ${(bytes / 1024).toFixed(0)} KiB: types, validators, messages, channels, manifest; formatted)`,
-  );
-  out(`modelina (TS)    : ${m.toFixed(0)} ms  (${models} models: interfaces only, no validators)`);
-  out(`ratio keiyaku/modelina: ${(k / m).toFixed(2)}x`);
-} finally {
-  rmSync(dir, { recursive: true, force: true });
+  return latencies;
 }
+
+async function processes(): Promise<void> {
+  if (!existsSync(join(root, 'dist', 'generator', 'cli', 'run.js'))) {
+    out('whole processes: skipped (dist/ is missing; run `npm run build`)');
+    return;
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'keiyaku-process-bench-'));
+  try {
+    // Two small contracts: a fixture and a copy with one compatible change.
+    const fixture = join(root, 'test', 'fixtures', 'unions', 'asyncapi.yaml');
+    writeFileSync(join(dir, 'before.yaml'), readFileSync(fixture, 'utf8'));
+    writeFileSync(join(dir, 'after.yaml'), readFileSync(fixture, 'utf8').replace('version: 2.0.0', 'version: 2.1.0'));
+    const runs: [string, string[], string, number][] = [
+      ['node -e 0 (baseline)', ['-e', '0'], root, 0],
+      ['keiyaku --version', [bin, '--version'], root, 0],
+      ['keiyaku --help', [bin, '--help'], root, 0],
+      ['keiyaku validate (repository)', [bin, 'validate', '--quiet'], root, 0],
+      ['keiyaku generate --check (repository)', [bin, 'generate', '--check', '--quiet'], root, 0],
+      ['keiyaku check (two small contracts)', [bin, 'check', '--spec', 'after.yaml', '--against', 'before.yaml', '--quiet'], dir, 0],
+    ];
+    const times = new Map<string, number[]>(runs.map(([name]) => [name, []]));
+    for (let r = 0; r < PROCESS_ROUNDS; r++) for (const [name, args, cwd, code] of runs) times.get(name)!.push(processMs(args, cwd, code));
+    const baseline = median(times.get('node -e 0 (baseline)')!);
+    out(`whole processes: median of ${PROCESS_ROUNDS} runs each, interleaved`);
+    const goals: Record<string, number> = {
+      'keiyaku --version': 150,
+      'keiyaku --help': 150,
+      'keiyaku generate --check (repository)': 500,
+      'keiyaku check (two small contracts)': 500,
+    };
+    for (const [name, values] of times) {
+      const ms = median(values);
+      const goal = goals[name] !== undefined ? `  (goal <= ${goals[name]} ms)` : '';
+      out(`  ${name.padEnd(40)}: ${ms.toFixed(0).padStart(5)} ms = ${(ms / baseline).toFixed(2)}x node -e 0${goal}`);
+    }
+    const project = join(dir, 'watch');
+    cpSync(join(root, 'asyncapi.yaml'), join(project, 'asyncapi.yaml'));
+    cpSync(join(root, 'schemas'), join(project, 'schemas'), { recursive: true });
+    const latencies = await watchLatency(project, PROCESS_ROUNDS);
+    out(
+      `  keiyaku generate --watch, save → files  : ${median(latencies).toFixed(0).padStart(5)} ms median of ${latencies.length} saves (goal <= 300 ms; max ${Math.max(...latencies).toFixed(0)} ms)`,
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function synthetic(name: string, document: Record<string, unknown>, compare: boolean): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'keiyaku-bench-'));
+  try {
+    writeFileSync(join(dir, 'asyncapi.json'), JSON.stringify(document));
+    let files = 0;
+    let bytes = 0;
+    let validatorBytes = 0;
+    const keiyakuTimes: number[] = [];
+    const modelinaTimes: number[] = [];
+    let models = 0;
+    for (let round = 0; round < ROUNDS; round++) {
+      keiyakuTimes.push(
+        await time(async () => {
+          const result = await generateFromFile('asyncapi.json', { cwd: dir });
+          if (result.files.length === 0) throw new Error(`keiyaku generated nothing: ${JSON.stringify(result.diagnostics.slice(0, 3))}`);
+          files = result.files.length;
+          bytes = result.files.reduce((n, f) => n + f.content.length, 0);
+          validatorBytes = result.files.find((f) => f.path === 'validators.ts')!.content.length;
+        }),
+      );
+      if (compare)
+        modelinaTimes.push(
+          await time(async () => {
+            const generator = new TypeScriptGenerator({ modelType: 'interface' });
+            const generated = await generator.generate(structuredClone(document));
+            models = generated.length;
+          }),
+        );
+    }
+    const messages = CHANNELS * MESSAGES;
+    const k = median(keiyakuTimes);
+    out(
+      `${name}: ${CHANNELS} channels x ${MESSAGES} messages (${JSON.stringify(document).length} bytes of JSON); ${ROUNDS} rounds, median`,
+    );
+    out(
+      `  keiyaku generate : ${k.toFixed(0)} ms  (${files} files, ${(bytes / 1024).toFixed(0)} KiB: types, validators, messages, channels, manifest; formatted)  (goal <= 1500 ms)`,
+    );
+    out(
+      `  validators.ts    : ${(validatorBytes / 1024).toFixed(0)} KiB = ${(validatorBytes / messages / 1024).toFixed(2)} KiB per message (goal <= 2 KiB)`,
+    );
+    if (compare) {
+      const m = median(modelinaTimes);
+      out(`  modelina (TS)    : ${m.toFixed(0)} ms  (${models} models: interfaces only, no validators)`);
+      out(`  ratio keiyaku/modelina: ${(k / m).toFixed(2)}x = ${(m / k).toFixed(1)}x faster (goal >= 10x faster)`);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await processes();
+await synthetic('synthetic contract', syntheticContract(CHANNELS, MESSAGES), true);
+await synthetic('synthetic contract with shared component schemas', sharedSyntheticContract(CHANNELS, MESSAGES), false);

@@ -55,3 +55,49 @@ export function syntheticContract(channels: number, messagesPerChannel: number):
     components: { messages, schemas },
   };
 }
+
+/**
+ * The same shape with shared component schemas: every payload is built from schemas under
+ * `components.schemas` (line items, customers, addresses, money, audit stamps) that every
+ * message references, as real contracts do. Validators must compile each shared schema once.
+ */
+export function sharedSyntheticContract(channels: number, messagesPerChannel: number): Record<string, unknown> {
+  const document = syntheticContract(channels, messagesPerChannel) as {
+    components: { messages: Record<string, { payload: Record<string, unknown> }>; schemas: Record<string, unknown> };
+  };
+  Object.assign(document.components.schemas, {
+    Stamp: {
+      type: 'object',
+      required: ['at', 'by'],
+      properties: { at: { type: 'string', format: 'date-time' }, by: { type: 'string', format: 'email' } },
+    },
+    Customer: {
+      type: 'object',
+      required: ['customerId', 'email'],
+      properties: {
+        customerId: { type: 'string', format: 'uuid' },
+        email: { type: 'string', format: 'email' },
+        billing: { $ref: '#/components/schemas/Address' },
+        shipping: { type: 'array', items: { $ref: '#/components/schemas/Address' } },
+      },
+    },
+    LineItem: {
+      type: 'object',
+      required: ['sku', 'qty', 'price'],
+      properties: {
+        sku: { type: 'string', pattern: '^[A-Z]{3}-[0-9]{4}$' },
+        qty: { type: 'integer', minimum: 1 },
+        price: { $ref: '#/components/schemas/Money' },
+        tags: { type: 'array', items: { type: 'string' }, uniqueItems: true },
+      },
+    },
+  });
+  for (const message of Object.values(document.components.messages)) {
+    const properties = message.payload['properties'] as Record<string, unknown>;
+    properties['lines'] = { type: 'array', items: { $ref: '#/components/schemas/LineItem' } };
+    properties['customer'] = { $ref: '#/components/schemas/Customer' };
+    properties['created'] = { $ref: '#/components/schemas/Stamp' };
+    properties['updated'] = { $ref: '#/components/schemas/Stamp' };
+  }
+  return document;
+}

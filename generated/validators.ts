@@ -1,702 +1,130 @@
 /**
- * Generated validators (ajv standalone code, compiled at generate time) by keiyaku from asyncapi.yaml: Library integration events 1.2.0 (AsyncAPI 3.0.0).
+ * Generated validators (compiled at generate time from the schemas) by keiyaku from asyncapi.yaml: Library integration events 1.2.0 (AsyncAPI 3.0.0).
  * Do not edit: change the contract and run `keiyaku generate`; `keiyaku generate --check` fails when this file is stale.
  */
-// @ts-nocheck -- ajv output is plain JavaScript; the typed surface is in messages.ts
-import { ajvRuntime } from "keiyaku/codegen-v1";
+// @ts-nocheck -- plain JavaScript validators; the typed surface is in messages.ts
+import { validatorRuntime } from "keiyaku/codegen-v1";
 
-export const validateBookBorrowedPayload = validate53;
-const schema20 = {"type":"object","description":"A member borrowed a copy of a book.","required":["bookId","copyId","borrower","borrowedAt","dueAt","channel"],"properties":{"bookId":{"$ref":"#/$defs/BookId"},"copyId":{"type":"string","minLength":1},"borrower":{"$ref":"#/$defs/Member"},"borrowedAt":{"type":"string","format":"date-time"},"dueAt":{"type":"string","format":"date-time"},"channel":{"type":"string","enum":["desk","self-service","app"],"description":"Where the loan was made."},"renewals":{"type":"integer","minimum":0,"maximum":3,"default":0},"note":{"type":["string","null"],"maxLength":500,"description":"Free text from the librarian, if any."}}};
-const func0 = Object.prototype.hasOwnProperty;
-const func68 = ajvRuntime.ucs2length;
-const schema21 = {"type":"string","format":"uuid","description":"Aggregate id of the book."};
-const formats0 = /^(?:urn:uuid:)?[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}$/i;
+const { report: $r, type: $t, required: $q, formatError: $f, prefix: $x, failed: $s, escape: $esc, length: $len, equal: $eq, unique: $uniq, mergeItems: $mi, root: $root, format: $format } = validatorRuntime;
+const $f_date_time=$format("date-time");
+const $f_uuid=$format("uuid");
 
-function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-  let vErrors = null;
-  let errors = 0;
-  const evaluated0 = validate54.evaluated;
-  if(evaluated0.dynamicProps){
-    evaluated0.props = undefined;
-  }
-  if(evaluated0.dynamicItems){
-    evaluated0.items = undefined;
-  }
-  if(errors === 0){
-    if(errors === 0){
-      if(typeof data === "string"){
-        if(!(formats0.test(data))){
-          validate54.errors = [{instancePath,schemaPath:"#/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
-          return false;
-        }
-      }
-      else {
-        validate54.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-        return false;
-      }
-    }
-  }
-  validate54.errors = vErrors;
-  return errors === 0;
+function v_BookBorrowedPayload(d,E){const s=E.length;let ok=true;
+	if(d===null||typeof d!=="object"||Array.isArray(d))ok=$t(E,"","object");else{
+		if(d.bookId===undefined||d.copyId===undefined||d.borrower===undefined||d.borrowedAt===undefined||d.dueAt===undefined||d.channel===undefined)ok=$q(E,"",d,["bookId","copyId","borrower","borrowedAt","dueAt","channel"]);
+		if(d.bookId!==undefined&&!v_BookId(d.bookId,E))ok=$x(E,"/bookId");
+		const d2=d.copyId;
+		if(d2!==undefined)if(typeof d2!=="string")ok=$t(E,"/copyId","string");else if(d2.length<2&&$len(d2)<1)ok=$r(E,"/copyId","minLength",1);
+		if(d.borrower!==undefined&&!v_Member(d.borrower,E))ok=$x(E,"/borrower");
+		const d4=d.borrowedAt;
+		if(d4!==undefined)if(typeof d4!=="string")ok=$t(E,"/borrowedAt","string");else if(!$f_date_time(d4))ok=$f(E,"/borrowedAt","date-time");
+		if(d.dueAt!==undefined)if(typeof d.dueAt!=="string")ok=$t(E,"/dueAt","string");else if(!$f_date_time(d.dueAt))ok=$f(E,"/dueAt","date-time");
+		const d6=d.channel;
+		if(d6!==undefined){
+			if(typeof d6!=="string")ok=$t(E,"/channel","string");
+			if(d6!=="desk"&&d6!=="self-service"&&d6!=="app")ok=$r(E,"/channel","enum",["desk","self-service","app"]);
+		}
+		const d7=d.renewals;
+		if(d7!==undefined){
+			if(!Number.isInteger(d7))ok=$t(E,"/renewals","integer");else{
+				if(d7<0)ok=$r(E,"/renewals","minimum",0);
+				if(d7>3)ok=$r(E,"/renewals","maximum",3);
+			}
+		}
+		const d8=d.note;
+		if(d8!==undefined){
+			if(typeof d8!=="string"&&d8!==null)ok=$t(E,"/note","string,null");
+			if(typeof d8==="string"){
+				if(d8.length>500&&$len(d8)>500)ok=$r(E,"/note","maxLength",500);
+			}
+		}
+	}
+	return ok||$s(E,s);
 }
-validate54.evaluated = {"dynamicProps":false,"dynamicItems":false};
+export const validateBookBorrowedPayload=$root(v_BookBorrowedPayload);
 
-const schema22 = {"type":"object","description":"The member, as other contexts may show them.","required":["memberId"],"properties":{"memberId":{"$ref":"#/$defs/MemberId"},"displayName":{"type":"string","maxLength":80}}};
-const schema23 = {"type":"string","pattern":"^M-[0-9]{4,}$","description":"Library card number."};
-const pattern3 = new RegExp("^M-[0-9]{4,}$", "u");
-
-function validate57(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-  let vErrors = null;
-  let errors = 0;
-  const evaluated0 = validate57.evaluated;
-  if(evaluated0.dynamicProps){
-    evaluated0.props = undefined;
-  }
-  if(evaluated0.dynamicItems){
-    evaluated0.items = undefined;
-  }
-  if(errors === 0){
-    if(typeof data === "string"){
-      if(!pattern3.test(data)){
-        validate57.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^M-[0-9]{4,}$"},message:"must match pattern \""+"^M-[0-9]{4,}$"+"\""}];
-        return false;
-      }
-    }
-    else {
-      validate57.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-      return false;
-    }
-  }
-  validate57.errors = vErrors;
-  return errors === 0;
+function v_BookId(d,E){const s=E.length;let ok=true;
+	if(typeof d!=="string")ok=$t(E,"","string");else if(!$f_uuid(d))ok=$f(E,"","uuid");
+	return ok||$s(E,s);
 }
-validate57.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-  let vErrors = null;
-  let errors = 0;
-  const evaluated0 = validate56.evaluated;
-  if(evaluated0.dynamicProps){
-    evaluated0.props = undefined;
-  }
-  if(evaluated0.dynamicItems){
-    evaluated0.items = undefined;
-  }
-  if(errors === 0){
-    if(data && typeof data == "object" && !Array.isArray(data)){
-      let missing0;
-      if(((data.memberId === undefined) || (!(func0.call(data, "memberId")))) && (missing0 = "memberId")){
-        validate56.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-        return false;
-      }
-      else {
-        if(data.memberId !== undefined && func0.call(data, "memberId")){
-          const _errs1 = errors;
-          if(!(validate57(data.memberId, {instancePath:instancePath+"/memberId",parentData:data,parentDataProperty:"memberId",rootData,dynamicAnchors}))){
-            vErrors = vErrors === null ? validate57.errors : vErrors.concat(validate57.errors);
-            errors = vErrors.length;
-          }
-          var valid0 = _errs1 === errors;
-        }
-        else {
-          var valid0 = true;
-        }
-        if(valid0){
-          if(data.displayName !== undefined && func0.call(data, "displayName")){
-            let data1 = data.displayName;
-            const _errs2 = errors;
-            if(errors === _errs2){
-              if(typeof data1 === "string"){
-                if(func68(data1) > 80){
-                  validate56.errors = [{instancePath:instancePath+"/displayName",schemaPath:"#/properties/displayName/maxLength",keyword:"maxLength",params:{limit: 80},message:"must NOT have more than 80 characters"}];
-                  return false;
-                }
-              }
-              else {
-                validate56.errors = [{instancePath:instancePath+"/displayName",schemaPath:"#/properties/displayName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-                return false;
-              }
-            }
-            var valid0 = _errs2 === errors;
-          }
-          else {
-            var valid0 = true;
-          }
-        }
-      }
-    }
-    else {
-      validate56.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-      return false;
-    }
-  }
-  validate56.errors = vErrors;
-  return errors === 0;
+const v_BookReturnedPayload$0=new RegExp("^[A-Z]{3}$","u");
+function v_BookReturnedPayload(d,E){const s=E.length;let ok=true;
+	if(d===null||typeof d!=="object"||Array.isArray(d))ok=$t(E,"","object");else{
+		if(d.bookId===undefined||d.copyId===undefined||d.memberId===undefined||d.returnedAt===undefined||d.condition===undefined)ok=$q(E,"",d,["bookId","copyId","memberId","returnedAt","condition"]);
+		if(d.bookId!==undefined&&!v_BookId(d.bookId,E))ok=$x(E,"/bookId");
+		const d2=d.copyId;
+		if(d2!==undefined)if(typeof d2!=="string")ok=$t(E,"/copyId","string");else if(d2.length<2&&$len(d2)<1)ok=$r(E,"/copyId","minLength",1);
+		if(d.memberId!==undefined&&!v_MemberId(d.memberId,E))ok=$x(E,"/memberId");
+		const d4=d.returnedAt;
+		if(d4!==undefined)if(typeof d4!=="string")ok=$t(E,"/returnedAt","string");else if(!$f_date_time(d4))ok=$f(E,"/returnedAt","date-time");
+		const d5=d.condition;
+		if(d5!==undefined){
+			if(typeof d5!=="string")ok=$t(E,"/condition","string");
+			if(d5!=="good"&&d5!=="worn"&&d5!=="damaged")ok=$r(E,"/condition","enum",["good","worn","damaged"]);
+		}
+		const d6=d.lateFee;
+		if(d6!==undefined){
+			if(d6===null||typeof d6!=="object"||Array.isArray(d6))ok=$t(E,"/lateFee","object");else{
+				if(d6.amount===undefined||d6.currency===undefined)ok=$q(E,"/lateFee",d6,["amount","currency"]);
+				const d7=d6.amount;
+				if(d7!==undefined)if(typeof d7!=="number"||!isFinite(d7))ok=$t(E,"/lateFee/amount","number");else if(d7<=0)ok=$r(E,"/lateFee/amount","exclusiveMinimum",0);
+				const d8=d6.currency;
+				if(d8!==undefined)if(typeof d8!=="string")ok=$t(E,"/lateFee/currency","string");else if(!v_BookReturnedPayload$0.test(d8))ok=$r(E,"/lateFee/currency","pattern","^[A-Z]{3}$");
+				for(const k9 in d6){
+					let mk9=false;
+					if(k9==="amount"||k9==="currency")mk9=true;
+					if(!mk9)ok=$r(E,"/lateFee","additionalProperties",k9);
+				}
+			}
+		}
+	}
+	return ok||$s(E,s);
 }
-validate56.evaluated = {"props":{"memberId":true,"displayName":true},"dynamicProps":false,"dynamicItems":false};
+export const validateBookReturnedPayload=$root(v_BookReturnedPayload);
 
-const formats2 = ajvRuntime.formats["date-time"];
-
-function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-  let vErrors = null;
-  let errors = 0;
-  const evaluated0 = validate53.evaluated;
-  if(evaluated0.dynamicProps){
-    evaluated0.props = undefined;
-  }
-  if(evaluated0.dynamicItems){
-    evaluated0.items = undefined;
-  }
-  if(errors === 0){
-    if(data && typeof data == "object" && !Array.isArray(data)){
-      let missing0;
-      if((((((((data.bookId === undefined) || (!(func0.call(data, "bookId")))) && (missing0 = "bookId")) || (((data.copyId === undefined) || (!(func0.call(data, "copyId")))) && (missing0 = "copyId"))) || (((data.borrower === undefined) || (!(func0.call(data, "borrower")))) && (missing0 = "borrower"))) || (((data.borrowedAt === undefined) || (!(func0.call(data, "borrowedAt")))) && (missing0 = "borrowedAt"))) || (((data.dueAt === undefined) || (!(func0.call(data, "dueAt")))) && (missing0 = "dueAt"))) || (((data.channel === undefined) || (!(func0.call(data, "channel")))) && (missing0 = "channel"))){
-        validate53.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-        return false;
-      }
-      else {
-        if(data.bookId !== undefined && func0.call(data, "bookId")){
-          const _errs1 = errors;
-          if(!(validate54(data.bookId, {instancePath:instancePath+"/bookId",parentData:data,parentDataProperty:"bookId",rootData,dynamicAnchors}))){
-            vErrors = vErrors === null ? validate54.errors : vErrors.concat(validate54.errors);
-            errors = vErrors.length;
-          }
-          var valid0 = _errs1 === errors;
-        }
-        else {
-          var valid0 = true;
-        }
-        if(valid0){
-          if(data.copyId !== undefined && func0.call(data, "copyId")){
-            let data1 = data.copyId;
-            const _errs2 = errors;
-            if(errors === _errs2){
-              if(typeof data1 === "string"){
-                if(func68(data1) < 1){
-                  validate53.errors = [{instancePath:instancePath+"/copyId",schemaPath:"#/properties/copyId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-                  return false;
-                }
-              }
-              else {
-                validate53.errors = [{instancePath:instancePath+"/copyId",schemaPath:"#/properties/copyId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-                return false;
-              }
-            }
-            var valid0 = _errs2 === errors;
-          }
-          else {
-            var valid0 = true;
-          }
-          if(valid0){
-            if(data.borrower !== undefined && func0.call(data, "borrower")){
-              const _errs4 = errors;
-              if(!(validate56(data.borrower, {instancePath:instancePath+"/borrower",parentData:data,parentDataProperty:"borrower",rootData,dynamicAnchors}))){
-                vErrors = vErrors === null ? validate56.errors : vErrors.concat(validate56.errors);
-                errors = vErrors.length;
-              }
-              var valid0 = _errs4 === errors;
-            }
-            else {
-              var valid0 = true;
-            }
-            if(valid0){
-              if(data.borrowedAt !== undefined && func0.call(data, "borrowedAt")){
-                let data3 = data.borrowedAt;
-                const _errs5 = errors;
-                if(errors === _errs5){
-                  if(errors === _errs5){
-                    if(typeof data3 === "string"){
-                      if(!(formats2.validate(data3))){
-                        validate53.errors = [{instancePath:instancePath+"/borrowedAt",schemaPath:"#/properties/borrowedAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
-                        return false;
-                      }
-                    }
-                    else {
-                      validate53.errors = [{instancePath:instancePath+"/borrowedAt",schemaPath:"#/properties/borrowedAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-                      return false;
-                    }
-                  }
-                }
-                var valid0 = _errs5 === errors;
-              }
-              else {
-                var valid0 = true;
-              }
-              if(valid0){
-                if(data.dueAt !== undefined && func0.call(data, "dueAt")){
-                  let data4 = data.dueAt;
-                  const _errs7 = errors;
-                  if(errors === _errs7){
-                    if(errors === _errs7){
-                      if(typeof data4 === "string"){
-                        if(!(formats2.validate(data4))){
-                          validate53.errors = [{instancePath:instancePath+"/dueAt",schemaPath:"#/properties/dueAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
-                          return false;
-                        }
-                      }
-                      else {
-                        validate53.errors = [{instancePath:instancePath+"/dueAt",schemaPath:"#/properties/dueAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-                        return false;
-                      }
-                    }
-                  }
-                  var valid0 = _errs7 === errors;
-                }
-                else {
-                  var valid0 = true;
-                }
-                if(valid0){
-                  if(data.channel !== undefined && func0.call(data, "channel")){
-                    let data5 = data.channel;
-                    const _errs9 = errors;
-                    if(typeof data5 !== "string"){
-                      validate53.errors = [{instancePath:instancePath+"/channel",schemaPath:"#/properties/channel/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-                      return false;
-                    }
-                    if(!(((data5 === "desk") || (data5 === "self-service")) || (data5 === "app"))){
-                      validate53.errors = [{instancePath:instancePath+"/channel",schemaPath:"#/properties/channel/enum",keyword:"enum",params:{allowedValues: schema20.properties.channel.enum},message:"must be equal to one of the allowed values"}];
-                      return false;
-                    }
-                    var valid0 = _errs9 === errors;
-                  }
-                  else {
-                    var valid0 = true;
-                  }
-                  if(valid0){
-                    if(data.renewals !== undefined && func0.call(data, "renewals")){
-                      let data6 = data.renewals;
-                      const _errs11 = errors;
-                      if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
-                        validate53.errors = [{instancePath:instancePath+"/renewals",schemaPath:"#/properties/renewals/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-                        return false;
-                      }
-                      if(errors === _errs11){
-                        if(typeof data6 == "number"){
-                          if(data6 > 3 || isNaN(data6)){
-                            validate53.errors = [{instancePath:instancePath+"/renewals",schemaPath:"#/properties/renewals/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3},message:"must be <= 3"}];
-                            return false;
-                          }
-                          else {
-                            if(data6 < 0 || isNaN(data6)){
-                              validate53.errors = [{instancePath:instancePath+"/renewals",schemaPath:"#/properties/renewals/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
-                              return false;
-                            }
-                          }
-                        }
-                      }
-                      var valid0 = _errs11 === errors;
-                    }
-                    else {
-                      var valid0 = true;
-                    }
-                    if(valid0){
-                      if(data.note !== undefined && func0.call(data, "note")){
-                        let data7 = data.note;
-                        const _errs13 = errors;
-                        if((typeof data7 !== "string") && (data7 !== null)){
-                          validate53.errors = [{instancePath:instancePath+"/note",schemaPath:"#/properties/note/type",keyword:"type",params:{type: schema20.properties.note.type},message:"must be string,null"}];
-                          return false;
-                        }
-                        if(errors === _errs13){
-                          if(typeof data7 === "string"){
-                            if(func68(data7) > 500){
-                              validate53.errors = [{instancePath:instancePath+"/note",schemaPath:"#/properties/note/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"}];
-                              return false;
-                            }
-                          }
-                        }
-                        var valid0 = _errs13 === errors;
-                      }
-                      else {
-                        var valid0 = true;
-                      }
-                    }
-                  }
-                }
-              }
-            }
-          }
-        }
-      }
-    }
-    else {
-      validate53.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-      return false;
-    }
-  }
-  validate53.errors = vErrors;
-  return errors === 0;
+function v_DueDateReminderPayload(d,E){const s=E.length;let ok=true;
+	if(d===null||typeof d!=="object"||Array.isArray(d))ok=$t(E,"","object");else{
+		if(d.memberId===undefined||d.loans===undefined)ok=$q(E,"",d,["memberId","loans"]);
+		if(d.memberId!==undefined&&!v_MemberId(d.memberId,E))ok=$x(E,"/memberId");
+		const d2=d.loans;
+		if(d2!==undefined){
+			if(!Array.isArray(d2))ok=$t(E,"/loans","array");else{
+				if(d2.length<1)ok=$r(E,"/loans","minItems",1);
+				for(let i3=0;i3<d2.length;i3++){
+					const d4=d2[i3];
+					if(d4===null||typeof d4!=="object"||Array.isArray(d4))ok=$t(E,"/loans/"+i3,"object");else{
+						if(d4.bookId===undefined||d4.dueAt===undefined)ok=$q(E,"/loans/"+i3,d4,["bookId","dueAt"]);
+						if(d4.bookId!==undefined&&!v_BookId(d4.bookId,E))ok=$x(E,"/loans/"+i3+"/bookId");
+						if(d4.title!==undefined&&typeof d4.title!=="string")ok=$t(E,"/loans/"+i3+"/title","string");
+						if(d4.dueAt!==undefined)if(typeof d4.dueAt!=="string")ok=$t(E,"/loans/"+i3+"/dueAt","string");else if(!$f_date_time(d4.dueAt))ok=$f(E,"/loans/"+i3+"/dueAt","date-time");
+					}
+				}
+			}
+		}
+	}
+	return ok||$s(E,s);
 }
-validate53.evaluated = {"props":{"bookId":true,"copyId":true,"borrower":true,"borrowedAt":true,"dueAt":true,"channel":true,"renewals":true,"note":true},"dynamicProps":false,"dynamicItems":false};
+export const validateDueDateReminderPayload=$root(v_DueDateReminderPayload);
 
-export const validateBookReturnedPayload = validate60;
-const schema24 = {"type":"object","required":["bookId","copyId","memberId","returnedAt","condition"],"properties":{"bookId":{"$ref":"#/$defs/BookId"},"copyId":{"type":"string","minLength":1},"memberId":{"$ref":"#/$defs/MemberId"},"returnedAt":{"type":"string","format":"date-time"},"condition":{"type":"string","enum":["good","worn","damaged"]},"lateFee":{"type":"object","description":"Present when the copy came back late.","required":["amount","currency"],"additionalProperties":false,"properties":{"amount":{"type":"number","exclusiveMinimum":0},"currency":{"type":"string","pattern":"^[A-Z]{3}$"}}}}};
-const pattern4 = new RegExp("^[A-Z]{3}$", "u");
-
-function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-  let vErrors = null;
-  let errors = 0;
-  const evaluated0 = validate60.evaluated;
-  if(evaluated0.dynamicProps){
-    evaluated0.props = undefined;
-  }
-  if(evaluated0.dynamicItems){
-    evaluated0.items = undefined;
-  }
-  if(errors === 0){
-    if(data && typeof data == "object" && !Array.isArray(data)){
-      let missing0;
-      if(((((((data.bookId === undefined) || (!(func0.call(data, "bookId")))) && (missing0 = "bookId")) || (((data.copyId === undefined) || (!(func0.call(data, "copyId")))) && (missing0 = "copyId"))) || (((data.memberId === undefined) || (!(func0.call(data, "memberId")))) && (missing0 = "memberId"))) || (((data.returnedAt === undefined) || (!(func0.call(data, "returnedAt")))) && (missing0 = "returnedAt"))) || (((data.condition === undefined) || (!(func0.call(data, "condition")))) && (missing0 = "condition"))){
-        validate60.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-        return false;
-      }
-      else {
-        if(data.bookId !== undefined && func0.call(data, "bookId")){
-          const _errs1 = errors;
-          if(!(validate54(data.bookId, {instancePath:instancePath+"/bookId",parentData:data,parentDataProperty:"bookId",rootData,dynamicAnchors}))){
-            vErrors = vErrors === null ? validate54.errors : vErrors.concat(validate54.errors);
-            errors = vErrors.length;
-          }
-          var valid0 = _errs1 === errors;
-        }
-        else {
-          var valid0 = true;
-        }
-        if(valid0){
-          if(data.copyId !== undefined && func0.call(data, "copyId")){
-            let data1 = data.copyId;
-            const _errs2 = errors;
-            if(errors === _errs2){
-              if(typeof data1 === "string"){
-                if(func68(data1) < 1){
-                  validate60.errors = [{instancePath:instancePath+"/copyId",schemaPath:"#/properties/copyId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-                  return false;
-                }
-              }
-              else {
-                validate60.errors = [{instancePath:instancePath+"/copyId",schemaPath:"#/properties/copyId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-                return false;
-              }
-            }
-            var valid0 = _errs2 === errors;
-          }
-          else {
-            var valid0 = true;
-          }
-          if(valid0){
-            if(data.memberId !== undefined && func0.call(data, "memberId")){
-              const _errs4 = errors;
-              if(!(validate57(data.memberId, {instancePath:instancePath+"/memberId",parentData:data,parentDataProperty:"memberId",rootData,dynamicAnchors}))){
-                vErrors = vErrors === null ? validate57.errors : vErrors.concat(validate57.errors);
-                errors = vErrors.length;
-              }
-              var valid0 = _errs4 === errors;
-            }
-            else {
-              var valid0 = true;
-            }
-            if(valid0){
-              if(data.returnedAt !== undefined && func0.call(data, "returnedAt")){
-                let data3 = data.returnedAt;
-                const _errs5 = errors;
-                if(errors === _errs5){
-                  if(errors === _errs5){
-                    if(typeof data3 === "string"){
-                      if(!(formats2.validate(data3))){
-                        validate60.errors = [{instancePath:instancePath+"/returnedAt",schemaPath:"#/properties/returnedAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
-                        return false;
-                      }
-                    }
-                    else {
-                      validate60.errors = [{instancePath:instancePath+"/returnedAt",schemaPath:"#/properties/returnedAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-                      return false;
-                    }
-                  }
-                }
-                var valid0 = _errs5 === errors;
-              }
-              else {
-                var valid0 = true;
-              }
-              if(valid0){
-                if(data.condition !== undefined && func0.call(data, "condition")){
-                  let data4 = data.condition;
-                  const _errs7 = errors;
-                  if(typeof data4 !== "string"){
-                    validate60.errors = [{instancePath:instancePath+"/condition",schemaPath:"#/properties/condition/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-                    return false;
-                  }
-                  if(!(((data4 === "good") || (data4 === "worn")) || (data4 === "damaged"))){
-                    validate60.errors = [{instancePath:instancePath+"/condition",schemaPath:"#/properties/condition/enum",keyword:"enum",params:{allowedValues: schema24.properties.condition.enum},message:"must be equal to one of the allowed values"}];
-                    return false;
-                  }
-                  var valid0 = _errs7 === errors;
-                }
-                else {
-                  var valid0 = true;
-                }
-                if(valid0){
-                  if(data.lateFee !== undefined && func0.call(data, "lateFee")){
-                    let data5 = data.lateFee;
-                    const _errs9 = errors;
-                    if(errors === _errs9){
-                      if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
-                        let missing1;
-                        if((((data5.amount === undefined) || (!(func0.call(data5, "amount")))) && (missing1 = "amount")) || (((data5.currency === undefined) || (!(func0.call(data5, "currency")))) && (missing1 = "currency"))){
-                          validate60.errors = [{instancePath:instancePath+"/lateFee",schemaPath:"#/properties/lateFee/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
-                          return false;
-                        }
-                        else {
-                          const _errs11 = errors;
-                          for(const key0 of Object.keys(data5)){
-                            if(!((key0 === "amount") || (key0 === "currency"))){
-                              validate60.errors = [{instancePath:instancePath+"/lateFee",schemaPath:"#/properties/lateFee/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-                              return false;
-                              break;
-                            }
-                          }
-                          if(_errs11 === errors){
-                            if(data5.amount !== undefined && func0.call(data5, "amount")){
-                              let data6 = data5.amount;
-                              const _errs12 = errors;
-                              if(errors === _errs12){
-                                if(typeof data6 == "number"){
-                                  if(data6 <= 0 || isNaN(data6)){
-                                    validate60.errors = [{instancePath:instancePath+"/lateFee/amount",schemaPath:"#/properties/lateFee/properties/amount/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
-                                    return false;
-                                  }
-                                }
-                                else {
-                                  validate60.errors = [{instancePath:instancePath+"/lateFee/amount",schemaPath:"#/properties/lateFee/properties/amount/type",keyword:"type",params:{type: "number"},message:"must be number"}];
-                                  return false;
-                                }
-                              }
-                              var valid1 = _errs12 === errors;
-                            }
-                            else {
-                              var valid1 = true;
-                            }
-                            if(valid1){
-                              if(data5.currency !== undefined && func0.call(data5, "currency")){
-                                let data7 = data5.currency;
-                                const _errs14 = errors;
-                                if(errors === _errs14){
-                                  if(typeof data7 === "string"){
-                                    if(!pattern4.test(data7)){
-                                      validate60.errors = [{instancePath:instancePath+"/lateFee/currency",schemaPath:"#/properties/lateFee/properties/currency/pattern",keyword:"pattern",params:{pattern: "^[A-Z]{3}$"},message:"must match pattern \""+"^[A-Z]{3}$"+"\""}];
-                                      return false;
-                                    }
-                                  }
-                                  else {
-                                    validate60.errors = [{instancePath:instancePath+"/lateFee/currency",schemaPath:"#/properties/lateFee/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-                                    return false;
-                                  }
-                                }
-                                var valid1 = _errs14 === errors;
-                              }
-                              else {
-                                var valid1 = true;
-                              }
-                            }
-                          }
-                        }
-                      }
-                      else {
-                        validate60.errors = [{instancePath:instancePath+"/lateFee",schemaPath:"#/properties/lateFee/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-                        return false;
-                      }
-                    }
-                    var valid0 = _errs9 === errors;
-                  }
-                  else {
-                    var valid0 = true;
-                  }
-                }
-              }
-            }
-          }
-        }
-      }
-    }
-    else {
-      validate60.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-      return false;
-    }
-  }
-  validate60.errors = vErrors;
-  return errors === 0;
+function v_EventHeaders(d,E){const s=E.length;let ok=true;
+	if(d===null||typeof d!=="object"||Array.isArray(d))ok=$t(E,"","object");else if(d.correlationId!==undefined&&typeof d.correlationId!=="string")ok=$t(E,"/correlationId","string");
+	return ok||$s(E,s);
 }
-validate60.evaluated = {"props":{"bookId":true,"copyId":true,"memberId":true,"returnedAt":true,"condition":true,"lateFee":true},"dynamicProps":false,"dynamicItems":false};
+export const validateEventHeaders=$root(v_EventHeaders);
 
-export const validateDueDateReminderPayload = validate63;
-const schema25 = {"type":"object","required":["memberId","loans"],"properties":{"memberId":{"$ref":"#/$defs/MemberId"},"loans":{"type":"array","minItems":1,"items":{"type":"object","required":["bookId","dueAt"],"properties":{"bookId":{"$ref":"#/$defs/BookId"},"title":{"type":"string"},"dueAt":{"type":"string","format":"date-time"}}}}}};
-
-function validate63(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-  let vErrors = null;
-  let errors = 0;
-  const evaluated0 = validate63.evaluated;
-  if(evaluated0.dynamicProps){
-    evaluated0.props = undefined;
-  }
-  if(evaluated0.dynamicItems){
-    evaluated0.items = undefined;
-  }
-  if(errors === 0){
-    if(data && typeof data == "object" && !Array.isArray(data)){
-      let missing0;
-      if((((data.memberId === undefined) || (!(func0.call(data, "memberId")))) && (missing0 = "memberId")) || (((data.loans === undefined) || (!(func0.call(data, "loans")))) && (missing0 = "loans"))){
-        validate63.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-        return false;
-      }
-      else {
-        if(data.memberId !== undefined && func0.call(data, "memberId")){
-          const _errs1 = errors;
-          if(!(validate57(data.memberId, {instancePath:instancePath+"/memberId",parentData:data,parentDataProperty:"memberId",rootData,dynamicAnchors}))){
-            vErrors = vErrors === null ? validate57.errors : vErrors.concat(validate57.errors);
-            errors = vErrors.length;
-          }
-          var valid0 = _errs1 === errors;
-        }
-        else {
-          var valid0 = true;
-        }
-        if(valid0){
-          if(data.loans !== undefined && func0.call(data, "loans")){
-            let data1 = data.loans;
-            const _errs2 = errors;
-            if(errors === _errs2){
-              if(Array.isArray(data1)){
-                if(data1.length < 1){
-                  validate63.errors = [{instancePath:instancePath+"/loans",schemaPath:"#/properties/loans/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
-                  return false;
-                }
-                else {
-                  var valid1 = true;
-                  const len0 = data1.length;
-                  for(let i0=0; i0<len0; i0++){
-                    let data2 = data1[i0];
-                    const _errs4 = errors;
-                    if(errors === _errs4){
-                      if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
-                        let missing1;
-                        if((((data2.bookId === undefined) || (!(func0.call(data2, "bookId")))) && (missing1 = "bookId")) || (((data2.dueAt === undefined) || (!(func0.call(data2, "dueAt")))) && (missing1 = "dueAt"))){
-                          validate63.errors = [{instancePath:instancePath+"/loans/" + i0,schemaPath:"#/properties/loans/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
-                          return false;
-                        }
-                        else {
-                          if(data2.bookId !== undefined && func0.call(data2, "bookId")){
-                            const _errs6 = errors;
-                            if(!(validate54(data2.bookId, {instancePath:instancePath+"/loans/" + i0+"/bookId",parentData:data2,parentDataProperty:"bookId",rootData,dynamicAnchors}))){
-                              vErrors = vErrors === null ? validate54.errors : vErrors.concat(validate54.errors);
-                              errors = vErrors.length;
-                            }
-                            var valid2 = _errs6 === errors;
-                          }
-                          else {
-                            var valid2 = true;
-                          }
-                          if(valid2){
-                            if(data2.title !== undefined && func0.call(data2, "title")){
-                              const _errs7 = errors;
-                              if(typeof data2.title !== "string"){
-                                validate63.errors = [{instancePath:instancePath+"/loans/" + i0+"/title",schemaPath:"#/properties/loans/items/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-                                return false;
-                              }
-                              var valid2 = _errs7 === errors;
-                            }
-                            else {
-                              var valid2 = true;
-                            }
-                            if(valid2){
-                              if(data2.dueAt !== undefined && func0.call(data2, "dueAt")){
-                                let data5 = data2.dueAt;
-                                const _errs9 = errors;
-                                if(errors === _errs9){
-                                  if(errors === _errs9){
-                                    if(typeof data5 === "string"){
-                                      if(!(formats2.validate(data5))){
-                                        validate63.errors = [{instancePath:instancePath+"/loans/" + i0+"/dueAt",schemaPath:"#/properties/loans/items/properties/dueAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
-                                        return false;
-                                      }
-                                    }
-                                    else {
-                                      validate63.errors = [{instancePath:instancePath+"/loans/" + i0+"/dueAt",schemaPath:"#/properties/loans/items/properties/dueAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-                                      return false;
-                                    }
-                                  }
-                                }
-                                var valid2 = _errs9 === errors;
-                              }
-                              else {
-                                var valid2 = true;
-                              }
-                            }
-                          }
-                        }
-                      }
-                      else {
-                        validate63.errors = [{instancePath:instancePath+"/loans/" + i0,schemaPath:"#/properties/loans/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-                        return false;
-                      }
-                    }
-                    var valid1 = _errs4 === errors;
-                    if(!valid1){
-                      break;
-                    }
-                  }
-                }
-              }
-              else {
-                validate63.errors = [{instancePath:instancePath+"/loans",schemaPath:"#/properties/loans/type",keyword:"type",params:{type: "array"},message:"must be array"}];
-                return false;
-              }
-            }
-            var valid0 = _errs2 === errors;
-          }
-          else {
-            var valid0 = true;
-          }
-        }
-      }
-    }
-    else {
-      validate63.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-      return false;
-    }
-  }
-  validate63.errors = vErrors;
-  return errors === 0;
+function v_Member(d,E){const s=E.length;let ok=true;
+	if(d===null||typeof d!=="object"||Array.isArray(d))ok=$t(E,"","object");else{
+		if(d.memberId===undefined)ok=$q(E,"",d,["memberId"]);
+		if(d.memberId!==undefined&&!v_MemberId(d.memberId,E))ok=$x(E,"/memberId");
+		const d2=d.displayName;
+		if(d2!==undefined)if(typeof d2!=="string")ok=$t(E,"/displayName","string");else if(d2.length>80&&$len(d2)>80)ok=$r(E,"/displayName","maxLength",80);
+	}
+	return ok||$s(E,s);
 }
-validate63.evaluated = {"props":{"memberId":true,"loans":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateEventHeaders = validate66;
-const schema26 = {"type":"object","properties":{"correlationId":{"type":"string","description":"Id of the request that caused the event."}}};
-
-function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-  let vErrors = null;
-  let errors = 0;
-  const evaluated0 = validate66.evaluated;
-  if(evaluated0.dynamicProps){
-    evaluated0.props = undefined;
-  }
-  if(evaluated0.dynamicItems){
-    evaluated0.items = undefined;
-  }
-  if(errors === 0){
-    if(data && typeof data == "object" && !Array.isArray(data)){
-      if(data.correlationId !== undefined && func0.call(data, "correlationId")){
-        if(typeof data.correlationId !== "string"){
-          validate66.errors = [{instancePath:instancePath+"/correlationId",schemaPath:"#/properties/correlationId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-          return false;
-        }
-      }
-    }
-    else {
-      validate66.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-      return false;
-    }
-  }
-  validate66.errors = vErrors;
-  return errors === 0;
+const v_MemberId$0=new RegExp("^M-[0-9]{4,}$","u");
+function v_MemberId(d,E){const s=E.length;let ok=true;
+	if(typeof d!=="string")ok=$t(E,"","string");else if(!v_MemberId$0.test(d))ok=$r(E,"","pattern","^M-[0-9]{4,}$");
+	return ok||$s(E,s);
 }
-validate66.evaluated = {"props":{"correlationId":true},"dynamicProps":false,"dynamicItems":false};

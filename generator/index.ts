@@ -3,8 +3,9 @@
  */
 import { relative, resolve } from 'node:path';
 import type { Diagnostic, SourceLocation } from './diagnostics.js';
-import { type GeneratedFile, generate } from './emit/emit.js';
-import { loadContract, sortDiagnostics } from './load/load-contract.js';
+import type { GeneratedFile, GenerateOptions, GenerateResult } from './emit/emit.js';
+import { validatorDiagnostics } from './emit/validators.js';
+import { type LoadOptions, loadContract, sortDiagnostics } from './load/load-contract.js';
 import { tokensFromPointer } from './load/source-locator.js';
 import { buildModel } from './model/build-model.js';
 import type { ContractModel } from './model/contract-model.js';
@@ -12,9 +13,13 @@ import type { ContractModel } from './model/contract-model.js';
 export type { Diagnostic, Severity, SourceLocation } from './diagnostics.js';
 export { formatDiagnostic, formatLocation, hasErrors } from './diagnostics.js';
 export type { GeneratedFile, GenerateOptions, GenerateResult } from './emit/emit.js';
-export { generate } from './emit/emit.js';
+
+/** Emits the files of `model` (see generator/emit/emit.ts); the emitter and its formatter load on first use. */
+export async function generate(model: ContractModel, options: GenerateOptions): Promise<GenerateResult> {
+  return (await import('./emit/emit.js')).generate(model, options);
+}
 export { ContractError, isKeiyakuError, KeiyakuError, OptionError, OutputError } from './errors.js';
-export { loadContract } from './load/load-contract.js';
+export { type LoadOptions, loadContract } from './load/load-contract.js';
 export { buildModel } from './model/build-model.js';
 export type * from './model/contract-model.js';
 
@@ -29,10 +34,10 @@ export interface CompiledContract {
 }
 
 /** Load and model a contract file. Contract problems come back as diagnostics. */
-export async function compileContract(spec: string, options: { cwd?: string } = {}): Promise<CompiledContract> {
+export async function compileContract(spec: string, options: LoadOptions = {}): Promise<CompiledContract> {
   const cwd = options.cwd ?? process.cwd();
   const source = relative(cwd, resolve(cwd, spec)) || spec;
-  const loaded = await loadContract(spec, { cwd });
+  const loaded = await loadContract(spec, { ...options, cwd });
   if (loaded.document === undefined) return { model: undefined, diagnostics: loaded.diagnostics, files: loaded.locator.files() };
   const built = buildModel(loaded.document, loaded.locator, source);
   return {
@@ -51,12 +56,24 @@ export interface GenerateFromFileResult {
 }
 
 /** Load, model and emit. Files are empty when there are errors. Writes nothing. */
-export async function generateFromFile(spec: string, options: { cwd?: string } = {}): Promise<GenerateFromFileResult> {
+export async function generateFromFile(spec: string, options: LoadOptions = {}): Promise<GenerateFromFileResult> {
   const cwd = options.cwd ?? process.cwd();
-  const compiled = await compileContract(spec, { cwd });
+  const compiled = await compileContract(spec, { ...options, cwd });
   if (compiled.model === undefined) return { model: undefined, files: [], diagnostics: compiled.diagnostics, inputs: compiled.files };
   const emitted = await generate(compiled.model, { source: compiled.model.source });
   const diagnostics = sortDiagnostics([...compiled.diagnostics, ...emitted.diagnostics]);
   const failed = diagnostics.some((d) => d.severity === 'error');
   return { model: compiled.model, files: failed ? [] : emitted.files, diagnostics, inputs: compiled.files };
+}
+
+/**
+ * Load and model a contract and check what generate would refuse (schemas that cannot become
+ * validators), without emitting or formatting anything: `keiyaku validate`.
+ */
+export async function validateFile(spec: string, options: LoadOptions = {}): Promise<GenerateFromFileResult> {
+  const cwd = options.cwd ?? process.cwd();
+  const compiled = await compileContract(spec, { ...options, cwd });
+  if (compiled.model === undefined) return { model: undefined, files: [], diagnostics: compiled.diagnostics, inputs: compiled.files };
+  const diagnostics = sortDiagnostics([...compiled.diagnostics, ...validatorDiagnostics(compiled.model)]);
+  return { model: compiled.model, files: [], diagnostics, inputs: compiled.files };
 }

@@ -475,11 +475,360 @@ export interface MessageHandler<M extends AnyContractMessage> {
 
 const runtimeRequire = createRequire(import.meta.url);
 
-/** Helpers that ajv standalone validators call; generated validators import them from here. */
+/** At most this many errors are reported for one value; the first is the summary. */
+export const MAX_VALIDATION_ERRORS = 20;
+
+type ErrorSink = StandaloneValidatorError[] & { s?: number };
+
+const COMPARISON: Readonly<Record<string, string>> = { minimum: '>=', maximum: '<=', exclusiveMinimum: '>', exclusiveMaximum: '<' };
+
+function errorOf(instancePath: string, keyword: string, arg: unknown): StandaloneValidatorError {
+  switch (keyword) {
+    case 'type':
+      return { instancePath, keyword, params: { type: arg }, message: `must be ${arg}` };
+    case 'required':
+      return { instancePath, keyword, params: { missingProperty: arg }, message: `must have required property '${arg}'` };
+    case 'additionalProperties':
+      return { instancePath, keyword, params: { additionalProperty: arg }, message: 'must NOT have additional properties' };
+    case 'unevaluatedProperties':
+      return { instancePath, keyword, params: { unevaluatedProperty: arg }, message: 'must NOT have unevaluated properties' };
+    case 'enum':
+      return { instancePath, keyword, params: { allowedValues: arg }, message: 'must be equal to one of the allowed values' };
+    case 'const':
+      return { instancePath, keyword, params: { allowedValue: arg }, message: 'must be equal to constant' };
+    case 'format':
+      return { instancePath, keyword, params: { format: arg }, message: `must match format "${arg}"` };
+    case 'pattern':
+      return { instancePath, keyword, params: { pattern: arg }, message: `must match pattern "${arg}"` };
+    case 'minLength':
+    case 'maxLength':
+      return {
+        instancePath,
+        keyword,
+        params: { limit: arg },
+        message: `must NOT have ${keyword === 'minLength' ? 'fewer' : 'more'} than ${arg} characters`,
+      };
+    case 'minItems':
+    case 'maxItems':
+      return {
+        instancePath,
+        keyword,
+        params: { limit: arg },
+        message: `must NOT have ${keyword === 'minItems' ? 'fewer' : 'more'} than ${arg} items`,
+      };
+    case 'items':
+    case 'unevaluatedItems':
+      return { instancePath, keyword, params: { limit: arg }, message: `must NOT have more than ${arg} items` };
+    case 'minProperties':
+    case 'maxProperties':
+      return {
+        instancePath,
+        keyword,
+        params: { limit: arg },
+        message: `must NOT have ${keyword === 'minProperties' ? 'fewer' : 'more'} than ${arg} properties`,
+      };
+    case 'minimum':
+    case 'maximum':
+    case 'exclusiveMinimum':
+    case 'exclusiveMaximum':
+      return {
+        instancePath,
+        keyword,
+        params: { comparison: COMPARISON[keyword], limit: arg },
+        message: `must be ${COMPARISON[keyword]} ${arg}`,
+      };
+    case 'multipleOf':
+      return { instancePath, keyword, params: { multipleOf: arg }, message: `must be multiple of ${arg}` };
+    case 'uniqueItems': {
+      const [i, j] = arg as [number, number];
+      return { instancePath, keyword, params: { i, j }, message: `must NOT have duplicate items (items ## ${j} and ${i} are identical)` };
+    }
+    case 'oneOf':
+      return {
+        instancePath,
+        keyword,
+        params: { passingSchemas: arg === -1 ? null : arg },
+        message: 'must match exactly one schema in oneOf',
+      };
+    case 'anyOf':
+      return { instancePath, keyword, params: {}, message: 'must match a schema in anyOf' };
+    case 'not':
+      return { instancePath, keyword, params: {}, message: 'must NOT be valid' };
+    case 'if':
+      return { instancePath, keyword, params: { failingKeyword: arg }, message: `must match "${arg}" schema` };
+    case 'contains':
+      return { instancePath, keyword, params: { minContains: arg }, message: `must contain at least ${arg} valid item(s)` };
+    case 'maxContains':
+      return { instancePath, keyword: 'contains', params: { maxContains: arg }, message: `must contain at most ${arg} valid item(s)` };
+    case 'dependentRequired': {
+      const [property, missing] = arg as [string, string];
+      return {
+        instancePath,
+        keyword,
+        params: { property, missingProperty: missing },
+        message: `must have property ${missing} when property ${property} is present`,
+      };
+    }
+    case 'propertyNames':
+      return { instancePath, keyword, params: { propertyName: arg }, message: 'property name must be valid' };
+    default:
+      return { instancePath, keyword, params: {}, message: 'boolean schema is false' };
+  }
+}
+
+function codePoints(text: string): number {
+  let count = 0;
+  for (let i = 0; i < text.length; i++) {
+    count++;
+    const unit = text.charCodeAt(i);
+    if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) i++;
+    }
+  }
+  return count;
+}
+
+function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!deepEqual(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const keys = Object.keys(a);
+  if (keys.length !== Object.keys(b).length) return false;
+  for (const key of keys)
+    if (!Object.hasOwn(b, key) || !deepEqual((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key])) return false;
+  return true;
+}
+
+type FormatCheck = (value: unknown) => boolean;
+
+let fullFormats: Readonly<Record<string, unknown>> | undefined;
+function ajvFormats(): Readonly<Record<string, unknown>> {
+  fullFormats ??= (runtimeRequire('ajv-formats/dist/formats') as { fullFormats: Record<string, unknown> }).fullFormats;
+  return fullFormats;
+}
+
+function ajvFormat(name: string): FormatCheck {
+  const def = ajvFormats()[name] as RegExp | FormatCheck | { validate: RegExp | FormatCheck } | boolean | undefined;
+  if (def === undefined || typeof def === 'boolean') return () => true;
+  const validate = typeof def === 'function' || def instanceof RegExp ? def : def.validate;
+  return validate instanceof RegExp ? (value) => validate.test(String(value)) : validate;
+}
+
+const DAYS_IN_MONTH = [0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** The two ASCII digits at `at` as a number, or -1. */
+function digits2(text: string, at: number): number {
+  const a = text.charCodeAt(at) - 48;
+  const b = text.charCodeAt(at + 1) - 48;
+  return a >= 0 && a <= 9 && b >= 0 && b <= 9 ? a * 10 + b : -1;
+}
+
+/** `YYYY-MM-DD` at the start of `text` is a real calendar date. */
+function validDate(text: string): boolean {
+  const century = digits2(text, 0);
+  const year = digits2(text, 2);
+  const month = digits2(text, 5);
+  const day = digits2(text, 8);
+  if (century < 0 || year < 0 || text.charCodeAt(4) !== 45 || text.charCodeAt(7) !== 45) return false;
+  const y = century * 100 + year;
+  const leap = y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
+  return month >= 1 && month <= 12 && day >= 1 && day <= (month === 2 && leap ? 29 : DAYS_IN_MONTH[month]!);
+}
+
+/**
+ * RFC 3339 `date-time` in its usual spelling (`2026-11-02T10:15:00.123Z`, `…+02:00`) read
+ * character by character; anything else (lower-case `t`/`z`, a space, leap seconds, offsets
+ * without a colon, invalid values) goes to ajv-formats' own check, so both always agree.
+ */
+function fastDateTime(slow: FormatCheck): FormatCheck {
+  return (value) => {
+    if (typeof value !== 'string') return slow(value);
+    const n = value.length;
+    if (n < 20 || value.charCodeAt(10) !== 84 /* T */ || !validDate(value)) return slow(value);
+    const hour = digits2(value, 11);
+    const minute = digits2(value, 14);
+    const second = digits2(value, 17);
+    if (
+      value.charCodeAt(13) !== 58 ||
+      value.charCodeAt(16) !== 58 ||
+      hour < 0 ||
+      hour > 23 ||
+      minute < 0 ||
+      minute > 59 ||
+      second < 0 ||
+      second > 59
+    )
+      return slow(value);
+    let i = 19;
+    if (value.charCodeAt(i) === 46 /* . */) {
+      i++;
+      const start = i;
+      while (i < n && value.charCodeAt(i) >= 48 && value.charCodeAt(i) <= 57) i++;
+      if (i === start) return slow(value);
+    }
+    const zone = value.charCodeAt(i);
+    if (zone === 90 /* Z */ && i + 1 === n) return true;
+    if ((zone === 43 || zone === 45) && i + 6 === n && value.charCodeAt(i + 3) === 58) {
+      const h = digits2(value, i + 1);
+      const m = digits2(value, i + 4);
+      if (h >= 0 && h <= 23 && m >= 0 && m <= 59) return true;
+    }
+    return slow(value);
+  };
+}
+
+function fastDate(slow: FormatCheck): FormatCheck {
+  return (value) => (typeof value === 'string' && value.length === 10 && validDate(value)) || slow(value);
+}
+
+function isHex(code: number): boolean {
+  return (code >= 48 && code <= 57) || ((code | 0x20) >= 97 && (code | 0x20) <= 102);
+}
+
+/** A canonical `8-4-4-4-12` UUID read character by character; other spellings go to ajv-formats' expression. */
+function fastUuid(slow: FormatCheck): FormatCheck {
+  return (value) => {
+    if (typeof value !== 'string' || value.length !== 36) return slow(value);
+    for (let i = 0; i < 36; i++) {
+      const code = value.charCodeAt(i);
+      if (i === 8 || i === 13 || i === 18 || i === 23 ? code !== 45 : !isHex(code)) return false;
+    }
+    return true;
+  };
+}
+
+const formatChecks = new Map<string, FormatCheck>();
+
+/** Formats with a hand-written check here (faster than ajv-formats' own; same verdicts). */
+export const FAST_FORMATS: readonly string[] = ['date', 'date-time', 'uuid'];
+
+/** The check of `format` (the formats of ajv-formats, with faster equivalents for the common ones). */
+function formatCheck(name: string): FormatCheck {
+  let check = formatChecks.get(name);
+  if (check === undefined) {
+    const slow = ajvFormat(name);
+    check = name === 'date-time' ? fastDateTime(slow) : name === 'date' ? fastDate(slow) : name === 'uuid' ? fastUuid(slow) : slow;
+    formatChecks.set(name, check);
+  }
+  return check;
+}
+
+/**
+ * Helpers that the validators keiyaku writes (`generated/validators.ts`) call. Generated
+ * code imports them from here only; their names and signatures are part of codegen-v1.
+ */
+export const validatorRuntime = Object.freeze({
+  /** Records an error (bounded by {@link MAX_VALIDATION_ERRORS}); returns false for `ok = report(…)`. */
+  report(errors: ErrorSink, instancePath: string, keyword: string, arg?: unknown): false {
+    if (errors.length < MAX_VALIDATION_ERRORS) errors.push(errorOf(instancePath, keyword, arg));
+    return false;
+  },
+  /** A `type` error: `types` is the comma-separated list of allowed types. */
+  type(errors: ErrorSink, instancePath: string, types: string): false {
+    if (errors.length < MAX_VALIDATION_ERRORS) errors.push(errorOf(instancePath, 'type', types));
+    return false;
+  },
+  /** A `format` error. */
+  formatError(errors: ErrorSink, instancePath: string, format: string): false {
+    if (errors.length < MAX_VALIDATION_ERRORS) errors.push(errorOf(instancePath, 'format', format));
+    return false;
+  },
+  /** One `required` error per property of `required` that `data` lacks (absent or undefined). */
+  required(errors: ErrorSink, instancePath: string, data: Readonly<Record<string, unknown>>, required: readonly string[]): false {
+    for (const key of required)
+      if (
+        (key in Object.prototype || key === '__proto__' ? !Object.hasOwn(data, key) || data[key] === undefined : data[key] === undefined) &&
+        errors.length < MAX_VALIDATION_ERRORS
+      )
+        errors.push(errorOf(instancePath, 'required', key));
+    return false;
+  },
+  /** After a validator failed: prefixes the paths of the errors it added (from `errors.s` on); returns false. */
+  prefix(errors: ErrorSink, path: string): false {
+    for (let i = errors.s ?? errors.length; i < errors.length; i++) {
+      const error = errors[i]!;
+      errors[i] = { ...error, instancePath: path + error.instancePath };
+    }
+    return false;
+  },
+  /** A validator failed: remembers where its errors start (for `prefix`); returns false. */
+  failed(errors: ErrorSink, start: number): false {
+    errors.s = start;
+    return false;
+  },
+  /** A property name as a JSON pointer token. */
+  escape: (token: string): string => token.replace(/~/g, '~0').replace(/\//g, '~1'),
+  /** Length in code points, as JSON Schema counts it. */
+  length: codePoints,
+  equal: deepEqual,
+  /** The first pair of equal items as [later, earlier], or undefined. */
+  unique(items: readonly unknown[]): [number, number] | undefined {
+    for (let i = 1; i < items.length; i++) for (let j = 0; j < i; j++) if (deepEqual(items[i], items[j])) return [i, j];
+    return undefined;
+  },
+  mergeItems(into: { n: number; a: boolean; s: Set<number> | null }, from: { n: number; a: boolean; s: Set<number> | null }): void {
+    into.n = Math.max(into.n, from.n);
+    into.a ||= from.a;
+    if (from.s) {
+      into.s ??= new Set();
+      for (const i of from.s) into.s.add(i);
+    }
+  },
+  /** The exported validate function of a root schema: `errors` holds every error of the last failing value. */
+  root(check: (data: unknown, errors: ErrorSink) => boolean): StandaloneValidator {
+    // One error list reused while values pass; a failing value keeps its own copy in `errors`.
+    const shared: ErrorSink = [];
+    let busy = false;
+    const validate: StandaloneValidator = (data: unknown): boolean => {
+      const errors: ErrorSink = busy ? [] : shared;
+      const own = errors === shared;
+      busy = true;
+      let ok: boolean;
+      try {
+        ok = check(data, errors);
+      } finally {
+        if (own) busy = false;
+      }
+      if (ok) {
+        validate.errors = null;
+        return true;
+      }
+      validate.errors = errors.slice();
+      errors.length = 0;
+      return false;
+    };
+    validate.errors = null;
+    return validate;
+  },
+  /** The check of a `format` keyword, called on strings (and numbers, for the numeric formats). */
+  format: formatCheck,
+});
+
+/**
+ * Helpers that ajv standalone validators call: code generated by keiyaku 0.1 imports them.
+ * @deprecated validators are now written by keiyaku itself and use {@link validatorRuntime};
+ * regenerate (`keiyaku generate`). Loaded on first use only.
+ */
 export const ajvRuntime: Readonly<Record<string, unknown>> = Object.freeze({
-  equal: (runtimeRequire('ajv/dist/runtime/equal') as { default: unknown }).default,
-  ucs2length: (runtimeRequire('ajv/dist/runtime/ucs2length') as { default: unknown }).default,
-  uri: (runtimeRequire('ajv/dist/runtime/uri') as { default: unknown }).default,
-  validation_error: (runtimeRequire('ajv/dist/runtime/validation_error') as { default: unknown }).default,
-  formats: (runtimeRequire('ajv-formats/dist/formats') as { fullFormats: unknown }).fullFormats,
+  get equal() {
+    return (runtimeRequire('ajv/dist/runtime/equal') as { default: unknown }).default;
+  },
+  get ucs2length() {
+    return (runtimeRequire('ajv/dist/runtime/ucs2length') as { default: unknown }).default;
+  },
+  get uri() {
+    return (runtimeRequire('ajv/dist/runtime/uri') as { default: unknown }).default;
+  },
+  get validation_error() {
+    return (runtimeRequire('ajv/dist/runtime/validation_error') as { default: unknown }).default;
+  },
+  get formats() {
+    return (runtimeRequire('ajv-formats/dist/formats') as { fullFormats: unknown }).fullFormats;
+  },
 });

@@ -21,6 +21,8 @@ export interface CliOptions {
   readonly quiet: boolean;
   readonly json: boolean;
   readonly verbose: boolean;
+  /** Also run the AsyncAPI parser's full Spectral rulesets (style and best-practice rules; seconds, not milliseconds). */
+  readonly lint?: boolean;
   /** `scaffold mapper`: the domain events file, the union's name, the channel id. */
   readonly events?: string;
   readonly eventType?: string;
@@ -66,6 +68,7 @@ const FLAGS: Record<string, FlagSpec> = {
   quiet: { takes: 'boolean', commands: ['generate', 'validate', 'check'] },
   json: { takes: 'boolean', commands: ['generate', 'validate'] },
   verbose: { takes: 'boolean', commands: ['generate', 'validate', 'check'] },
+  lint: { takes: 'boolean', commands: ['generate', 'validate'] },
 };
 const SHORT: Record<string, string> = { s: 'spec', o: 'out', q: 'quiet' };
 const CONFIG_KEYS = new Set(['spec', 'out', 'strict']);
@@ -96,6 +99,8 @@ Options:
   -q, --quiet         print errors only
       --json          print a machine-readable result on stdout
       --verbose       also print informational findings
+      --lint          also run the AsyncAPI parser's full Spectral rulesets (style and best-practice
+                      rules; takes seconds; the default checks the AsyncAPI JSON Schema in milliseconds)
   -h, --help          show this help
   -v, --version       show the version
 
@@ -240,6 +245,7 @@ export function parseArgs(argv: readonly string[], cwd: string): CliOptions {
     quiet: values['quiet'] === true,
     json: values['json'] === true,
     verbose: values['verbose'] === true,
+    ...(values['lint'] === true ? { lint: true } : {}),
     ...(existsSync(configPath) ? { config: configPath } : {}),
   };
 }

@@ -1,17 +1,18 @@
 /**
  * The `keiyaku` command line. The only place that prints: library code returns data
  * and throws typed errors; this module renders them once.
+ *
+ * Start-up matters (`--version`, `--help`, `check` in every CI run): this module imports only
+ * what every command needs; the parser, the emitter (prettier, handlebars), the compatibility
+ * checker and the scaffolder (ts-morph) are loaded by the commands that use them.
  */
 import { type FSWatcher, mkdirSync, watch as watchFile, writeFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
-import { type Baseline, BaselineError, loadBaseline, readHistory, recordHistory } from '../compat/baseline.js';
-import { acknowledge, compareAll, DEFAULT_POLICY, planChannels } from '../compat/contract-diff.js';
-import { render as renderCheck } from '../compat/render.js';
+import type { Baseline } from '../compat/baseline.js';
 import { type Diagnostic, formatDiagnostic, hasErrors } from '../diagnostics.js';
 import { isKeiyakuError } from '../errors.js';
-import { compileContract, type GenerateFromFileResult, generateFromFile } from '../index.js';
+import type { GenerateFromFileResult } from '../index.js';
 import { packageVersion } from '../package-root.js';
-import { scaffoldMapper } from '../scaffold/mapper.js';
 import { type CliOptions, parseArgs, USAGE } from './args.js';
 import { compareOutput, type Drift, hasDrift, writeOutput } from './output.js';
 
@@ -75,7 +76,11 @@ async function runOnce(options: CliOptions, io: CliIo, onInputs?: (inputs: reado
   const outDisplay = relative(io.cwd, outDir) || '.';
   let result: GenerateFromFileResult;
   try {
-    result = await generateFromFile(options.spec, { cwd: io.cwd });
+    const { validateFile, generateFromFile } = await import('../index.js');
+    result =
+      options.command === 'validate'
+        ? await validateFile(options.spec, { cwd: io.cwd })
+        : await generateFromFile(options.spec, { cwd: io.cwd });
   } catch (error) {
     return fatal(error, options, io);
   }
@@ -143,9 +148,26 @@ async function runOnce(options: CliOptions, io: CliIo, onInputs?: (inputs: reado
 }
 
 async function runCheck(options: CliOptions, io: CliIo): Promise<number> {
+  const [{ compileContract }, { BaselineError, loadBaseline, readHistory, recordHistory }, contractDiff, { render: renderCheck }] =
+    await Promise.all([
+      import('../index.js'),
+      import('../compat/baseline.js'),
+      import('../compat/contract-diff.js'),
+      import('../compat/render.js'),
+    ]);
+  const { acknowledge, compareAll, DEFAULT_POLICY, planChannels } = contractDiff;
   try {
+    // The working contract and the baseline load side by side (each file parsed once).
+    const baselineLoad =
+      options.against !== undefined
+        ? loadBaseline(options.against, options.spec, io.cwd).then(
+            (b) => ({ ok: true as const, b }),
+            (e: unknown) => ({ ok: false as const, e }),
+          )
+        : undefined;
     const compiled = await compileContract(options.spec, { cwd: io.cwd });
     if (compiled.model === undefined) {
+      await baselineLoad;
       render(compiled.diagnostics, options, io);
       io.stderr(`keiyaku: ${options.spec} is not valid; nothing to check.\n`);
       return EXIT.invalid;
@@ -159,11 +181,12 @@ async function runCheck(options: CliOptions, io: CliIo): Promise<number> {
     const baselines: Baseline[] = [];
     const notices: string[] = [];
     const labels: string[] = [];
-    if (options.against !== undefined) {
-      const loaded = await loadBaseline(options.against, options.spec, io.cwd);
-      labels.push(loaded.label);
-      if ('first' in loaded) notices.push(loaded.notice);
-      else baselines.push(loaded);
+    if (baselineLoad !== undefined) {
+      const loaded = await baselineLoad;
+      if (!loaded.ok) throw loaded.e;
+      labels.push(loaded.b.label);
+      if ('first' in loaded.b) notices.push(loaded.b.notice);
+      else baselines.push(loaded.b);
     }
     if (mode?.endsWith('-transitive'))
       for (const entry of readHistory(historyFile)) {
@@ -193,6 +216,7 @@ async function runCheck(options: CliOptions, io: CliIo): Promise<number> {
 }
 
 async function runScaffold(options: CliOptions, io: CliIo): Promise<number> {
+  const [{ compileContract }, { scaffoldMapper }] = await Promise.all([import('../index.js'), import('../scaffold/mapper.js')]);
   try {
     const compiled = await compileContract(options.spec, { cwd: io.cwd });
     if (compiled.model === undefined) {

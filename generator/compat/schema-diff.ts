@@ -13,7 +13,7 @@
  *
  * @see https://docs.confluent.io/platform/current/schema-registry/fundamentals/serdes-develop/serdes-json.html
  */
-import { escapeToken as esc } from '../load/source-locator.js';
+import { escapeToken as esc } from '../load/pointer.js';
 import { type ContractModel, refName, SCHEMA_REF_PREFIX, type SchemaNode } from '../model/contract-model.js';
 import type { CompatSeverity, Direction } from './findings.js';
 

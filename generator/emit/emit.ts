@@ -7,7 +7,7 @@ import type { Diagnostic, SourceLocation } from '../diagnostics.js';
 import { type ChannelModel, type ContractModel, type MessageModel, SCHEMA_REF_PREFIX, type SchemaNode } from '../model/contract-model.js';
 import { kebabCase, NameAllocator } from '../model/identifiers.js';
 import { commentText, jsDoc, jsonLiteral, propertyKey, stringLiteral } from './escape.js';
-import { formatSource, indentStatements } from './format.js';
+import { formatSource, indentStatements, startFormatRun } from './format.js';
 import { buildManifest, schemaHash } from './manifest.js';
 import { SchemaTypeWriter } from './schema-type.js';
 import { loadTemplates, type Templates } from './templates.js';
@@ -45,7 +45,7 @@ function origin(ctx: Context, location: SourceLocation | undefined): string | un
 }
 
 function fileHeader(model: ContractModel, source: string, file: string): string {
-  const what = file === 'validators.ts' ? 'validators (ajv standalone code, compiled at generate time)' : 'code';
+  const what = file === 'validators.ts' ? 'validators (compiled at generate time from the schemas)' : 'code';
   return jsDoc([
     `Generated ${what} by keiyaku from ${source}: ${model.info.title} ${model.info.version} (AsyncAPI ${model.asyncapi}).`,
     'Do not edit: change the contract and run `keiyaku generate`; `keiyaku generate --check` fails when this file is stale.',
@@ -53,6 +53,7 @@ function fileHeader(model: ContractModel, source: string, file: string): string 
 }
 
 export async function generate(model: ContractModel, options: GenerateOptions): Promise<GenerateResult> {
+  startFormatRun();
   const templates = loadTemplates();
   const source = options.source.replace(/\\/g, '/');
   const diagnostics: Diagnostic[] = [];
@@ -94,7 +95,9 @@ export async function generate(model: ContractModel, options: GenerateOptions): 
     files.map(async (f) => ({
       path: f.path,
       content:
-        f.path === 'validators.ts' ? validatorsFile(model, source, indentStatements(f.content)) : await formatSource(f.path, f.content),
+        f.path === 'validators.ts'
+          ? validatorsFile(model, source, indentStatements(f.content, '\t'))
+          : await formatSource(f.path, f.content),
     })),
   );
   return { files: formatted.sort((a, b) => a.path.localeCompare(b.path)), diagnostics };
@@ -123,7 +126,7 @@ function iggyFile(ctx: Context, channelFiles: readonly { file: string; identifie
 }
 
 function validatorsFile(model: ContractModel, source: string, code: string): string {
-  return `${fileHeader(model, source, 'validators.ts')}\n// @ts-nocheck -- ajv output is plain JavaScript; the typed surface is in messages.ts\n${code}`;
+  return `${fileHeader(model, source, 'validators.ts')}\n// @ts-nocheck -- plain JavaScript validators; the typed surface is in messages.ts\n${code}`;
 }
 
 function typesFile(ctx: Context, types: SchemaTypeWriter): string {

@@ -3,11 +3,31 @@ import { KeiyakuError } from '../../runtime/core/errors.js';
 
 const OPTIONS: prettier.Options = { printWidth: 120, singleQuote: false, trailingComma: 'all', endOfLine: 'lf' };
 
+/**
+ * Formatted text of the previous generate run, by unformatted text: in watch mode, and for
+ * `check` after `generate`, only the files whose text changed go through prettier again.
+ */
+let previous = new Map<string, string>();
+let current = new Map<string, string>();
+/** Starts a generate run: results of the run before the last are dropped (the cache holds at most two runs). */
+export function startFormatRun(): void {
+  previous = current;
+  current = new Map();
+}
+
 /** Formats generated source; a syntax error here is a generator bug, reported with the file. */
 export async function formatSource(path: string, content: string): Promise<string> {
   const parser = path.endsWith('.json') ? 'json' : 'typescript';
+  const key = `${parser}\0${content}`;
+  const known = current.get(key) ?? previous.get(key);
+  if (known !== undefined) {
+    current.set(key, known);
+    return known;
+  }
   try {
-    return await prettier.format(content, { ...OPTIONS, parser });
+    const formatted = await prettier.format(content, { ...OPTIONS, parser });
+    current.set(key, formatted);
+    return formatted;
   } catch (cause) {
     throw new KeiyakuError(
       'generator_bug',
@@ -23,7 +43,7 @@ export async function formatSource(path: string, content: string): Promise<strin
  * takes seconds on the megabytes of validator code of a large contract; this takes
  * milliseconds and is just as deterministic.
  */
-export function indentStatements(code: string): string {
+export function indentStatements(code: string, unit = '  '): string {
   let depth = 0;
   const lines: string[] = [];
   for (const raw of code.split('\n')) {
@@ -34,7 +54,7 @@ export function indentStatements(code: string): string {
     }
     const { opens, closes, leadingCloses } = braces(line);
     depth = Math.max(0, depth - leadingCloses);
-    lines.push(`${'  '.repeat(depth)}${line}`);
+    lines.push(`${unit.repeat(depth)}${line}`);
     depth = Math.max(0, depth + opens - (closes - leadingCloses));
   }
   return `${lines.join('\n').trimEnd()}\n`;

@@ -13,8 +13,19 @@ export interface Templates {
   render(name: TemplateName, view: object): string;
 }
 
-/** Loads and compiles the templates once per generate run. */
+const loaded = new Map<string, Templates>();
+
+/** Loads and compiles the templates once per process (watch mode generates again and again). */
 export function loadTemplates(dir = join(packageRoot(), 'templates')): Templates {
+  let templates = loaded.get(dir);
+  if (templates === undefined) {
+    templates = compileTemplates(dir);
+    loaded.set(dir, templates);
+  }
+  return templates;
+}
+
+function compileTemplates(dir: string): Templates {
   const hb = Handlebars.create();
   hb.registerPartial('header', readFileSync(join(dir, 'header.hbs'), 'utf8'));
   const compiled = new Map<TemplateName, Handlebars.TemplateDelegate>();

@@ -9,11 +9,17 @@ import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import type { AsyncAPIDocumentInterface } from '@asyncapi/parser';
 import type { Diagnostic, Severity } from '../diagnostics.js';
+import { checkDocument } from './asyncapi-schema.js';
 import { pointerFromTokens, SourceLocator } from './source-locator.js';
 
 const require = createRequire(import.meta.url);
-// The parser's ESM build does not load under Node's resolver; its CommonJS build does.
-const { Parser, fromFile } = require('@asyncapi/parser') as typeof import('@asyncapi/parser');
+type ParserModule = typeof import('@asyncapi/parser');
+let parserModule: ParserModule | undefined;
+/** The parser loads on first use (it is most of a command's start-up). Its ESM build does not load under Node's resolver; its CommonJS build does. */
+function asyncapiParser(): ParserModule {
+  parserModule ??= require('@asyncapi/parser') as ParserModule;
+  return parserModule;
+}
 
 export interface LoadedContract {
   /** The parsed document, or undefined when it has errors. */
@@ -32,6 +38,23 @@ interface ParserDiagnostic {
 }
 
 const SEVERITY: Record<number, Severity> = { 0: 'error', 1: 'warning', 2: 'info', 3: 'info' };
+
+/**
+ * The full parser (core and recommended Spectral rulesets) or the fast one: no rulesets but the
+ * parser's internal rule, which hands the resolved document's inventory to the parser so it
+ * links circular `$ref`s exactly as the full parser does. A new instance per load: the
+ * resolver caches the files it read, and watch mode must see them change.
+ */
+function parserFor(full: boolean): InstanceType<ParserModule['Parser']> {
+  const { Parser } = asyncapiParser();
+  if (full) return new Parser();
+  const { internal } = require('@asyncapi/parser/cjs/ruleset/functions/internal') as { internal: unknown };
+  const { AsyncAPIFormats } = require('@asyncapi/parser/cjs/ruleset/formats') as { AsyncAPIFormats: { formats(): unknown } };
+  // biome-ignore lint/suspicious/noThenProperty: a Spectral rule's `then` is its action, not a promise
+  const rule = { given: '$', recommended: true, then: { function: internal } };
+  const internalOnly = { formats: AsyncAPIFormats.formats(), rules: { 'asyncapi-internal': rule } };
+  return new Parser({ ruleset: { core: false, recommended: false, extends: [internalOnly] } as never });
+}
 
 /** Documentation-style lint rules of the parser: shown with --verbose, never fail --strict. */
 const STYLE_RULES = new Set([
@@ -62,8 +85,19 @@ function hintFor(code: string, message: string): string | undefined {
   return undefined;
 }
 
+export interface LoadOptions {
+  readonly cwd?: string;
+  /**
+   * Run the parser's full Spectral rulesets (core and recommended: style and best-practice
+   * rules), which take seconds. Without it the document is checked against the official
+   * AsyncAPI JSON Schema of its version with a validator compiled at build time, plus
+   * keiyaku's own model checks: every error the rulesets report is still reported.
+   */
+  readonly lint?: boolean;
+}
+
 /** Loads and validates `specPath`. Never throws for contract problems: they come back as diagnostics. */
-export async function loadContract(specPath: string, options: { cwd?: string } = {}): Promise<LoadedContract> {
+export async function loadContract(specPath: string, options: LoadOptions = {}): Promise<LoadedContract> {
   const cwd = options.cwd ?? process.cwd();
   const absolute = resolve(cwd, specPath);
   const locator = new SourceLocator(absolute, cwd);
@@ -90,10 +124,35 @@ export async function loadContract(specPath: string, options: { cwd?: string } =
       location: { file: display, line: 1, column: 1, pointer: '' },
     });
   }
-  const parser = new Parser();
-  let result: Awaited<ReturnType<ReturnType<typeof fromFile>['parse']>>;
+  const { fromFile } = asyncapiParser();
+  type ParseResult = Awaited<ReturnType<ReturnType<typeof fromFile>['parse']>>;
+  const parse = (full: boolean): Promise<ParseResult> =>
+    fromFile(parserFor(full), absolute).parse({
+      validateOptions: { allowedSeverity: { warning: true, info: true, hint: true } },
+    });
+  let result: ParseResult;
+  let schemaDiagnostics: Diagnostic[] = [];
   try {
-    result = await fromFile(parser, absolute).parse({ validateOptions: { allowedSeverity: { warning: true, info: true, hint: true } } });
+    result = await parse(options.lint === true);
+    if (options.lint !== true && result.document !== undefined) {
+      const problems = checkDocument(result.document.json(), result.document.version());
+      if (problems === undefined) result = await parse(true);
+      else if (problems.length > 0) {
+        schemaDiagnostics = problems.map((problem) => {
+          const location = locator.locate(problem.path);
+          return {
+            severity: 'error',
+            code: 'asyncapi-document-resolved',
+            message: problem.message,
+            ...(hintFor('asyncapi-document-resolved', problem.message)
+              ? { hint: hintFor('asyncapi-document-resolved', problem.message)! }
+              : {}),
+            location,
+          };
+        });
+        result = { ...result, document: undefined };
+      }
+    }
   } catch (cause) {
     const message = cause instanceof Error ? cause.message : String(cause);
     return failed({
@@ -122,7 +181,7 @@ export async function loadContract(specPath: string, options: { cwd?: string } =
     const message = missing ? `referenced file ${locator.displayPath(missing[1]!)} does not exist` : d.message;
     return { severity, code, message, ...(hint ? { hint } : {}), location };
   });
-  return { document: result.document ?? undefined, diagnostics: sortDiagnostics(diagnostics), locator };
+  return { document: result.document ?? undefined, diagnostics: sortDiagnostics([...diagnostics, ...schemaDiagnostics]), locator };
 }
 
 export function sortDiagnostics(diagnostics: readonly Diagnostic[]): Diagnostic[] {

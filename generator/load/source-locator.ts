@@ -16,28 +16,9 @@ interface ParsedFile {
   readonly lines: LineCounter;
 }
 
-/** One JSON pointer reference token, escaped (`~` → `~0`, `/` → `~1`; RFC 6901). */
-export function escapeToken(token: string): string {
-  return token.replace(/~/g, '~0').replace(/\//g, '~1');
-}
+import { pointerFromTokens, tokensFromPointer } from './pointer.js';
 
-/** The inverse of {@link escapeToken}. */
-export function unescapeToken(token: string): string {
-  return token.replace(/~1/g, '/').replace(/~0/g, '~');
-}
-
-export function pointerFromTokens(tokens: readonly (string | number)[]): string {
-  return tokens.map((t) => `/${escapeToken(String(t))}`).join('');
-}
-
-export function tokensFromPointer(pointer: string): string[] {
-  if (pointer === '' || pointer === '#') return [];
-  return pointer
-    .replace(/^#/, '')
-    .slice(1)
-    .split('/')
-    .map((t) => unescapeToken(decodeURIComponent(t)));
-}
+export { escapeToken, pointerFromTokens, tokensFromPointer, unescapeToken } from './pointer.js';
 
 export class SourceLocator {
   readonly #files = new Map<string, ParsedFile | null>();

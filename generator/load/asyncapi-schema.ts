@@ -1,0 +1,182 @@
+/**
+ * The fast path's document check: the resolved document against the official AsyncAPI JSON
+ * Schema of its version (@asyncapi/specs), with validators compiled at build time
+ * (scripts/build-asyncapi-validators.mjs), reported like the parser's
+ * `asyncapi-document-resolved` rule. The parser's full Spectral rulesets stay available
+ * (`keiyaku validate --lint`); they cost seconds per run, this costs milliseconds.
+ */
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const require = createRequire(import.meta.url);
+
+/** Versions with a build-time validator; other versions go through the full rulesets. */
+export const FAST_VERSIONS: readonly string[] = ['2.6.0', '3.0.0', '3.1.0'];
+
+export interface SchemaError {
+  readonly instancePath: string;
+  readonly keyword: string;
+  readonly message?: string;
+  readonly params: Record<string, unknown>;
+}
+
+type Validate = ((data: unknown) => boolean) & { errors?: SchemaError[] | null };
+
+const loaded = new Map<string, Validate>();
+
+function validatorFor(version: string): Validate | undefined {
+  if (!FAST_VERSIONS.includes(version)) return undefined;
+  let validate = loaded.get(version);
+  if (validate === undefined) {
+    const file = join(dirname(fileURLToPath(import.meta.url)), 'asyncapi-schemas', `${version}.cjs`);
+    if (!existsSync(file)) return undefined; // not built (`npm run build` writes them): the caller takes the full path
+    validate = (require(file) as { validate: Validate }).validate;
+    loaded.set(version, validate);
+  }
+  return validate;
+}
+
+/** A copy without cycles (the parser links circular `$ref`s as object cycles): a back edge becomes `{}`. */
+function acyclic(value: unknown, stack = new Set<object>()): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  if (stack.has(value)) return {};
+  stack.add(value);
+  const copy = Array.isArray(value)
+    ? value.map((v) => acyclic(v, stack))
+    : Object.fromEntries(Object.entries(value).map(([k, v]) => [k, acyclic(v, stack)]));
+  stack.delete(value);
+  return copy;
+}
+
+export interface DocumentProblem {
+  /** Path in the resolved document. */
+  readonly path: readonly string[];
+  readonly message: string;
+}
+
+/**
+ * Problems of `document` (resolved JSON) against the AsyncAPI schema of `version`, filtered and
+ * worded as the parser's rule does; undefined when no build-time validator exists for `version`.
+ */
+export function checkDocument(document: unknown, version: string): DocumentProblem[] | undefined {
+  const validate = validatorFor(version);
+  if (validate === undefined) return undefined;
+  const data = acyclic(document);
+  if (validate(data)) return [];
+  const errors = prepare([...(validate.errors ?? [])]);
+  const unmatched = new Map<string, string>();
+  for (const e of errors)
+    if ((e.keyword === 'oneOf' || e.keyword === 'anyOf') && !Array.isArray(e.params['passingSchemas']))
+      unmatched.set(e.instancePath, e.keyword);
+  // Report the most specific problems: a combinator or conditional failing where a deeper error explains it says nothing more.
+  const specific = errors.filter(
+    (e) =>
+      !(
+        ['oneOf', 'anyOf', 'if', 'not'].includes(e.keyword) &&
+        errors.some((o) => o !== e && !['oneOf', 'anyOf', 'if', 'not'].includes(o.keyword) && o.instancePath.startsWith(e.instancePath))
+      ),
+  );
+  const seen = new Set<string>();
+  const problems: DocumentProblem[] = [];
+  for (const e of specific) {
+    if (seen.has(e.instancePath)) continue;
+    seen.add(e.instancePath);
+    const path =
+      e.instancePath === ''
+        ? []
+        : e.instancePath
+            .slice(1)
+            .split('/')
+            .map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
+    let message = describe(e, path, data);
+    const combinator = unmatched.get(e.instancePath);
+    if (combinator !== undefined && message.endsWith(` in ${combinator}`))
+      message = `${message}. None of the schemas matched, see the other errors reported for this value`;
+    problems.push({ path, message });
+  }
+  return problems;
+}
+
+/** As the parser's rule: additional properties point at the property, `$ref` requirements (irrelevant once resolved) go, duplicates go. */
+function prepare(errors: SchemaError[]): SchemaError[] {
+  const out: SchemaError[] = [];
+  for (const e of errors) {
+    if (e.keyword === 'required' && e.params['missingProperty'] === '$ref') continue;
+    const instancePath =
+      e.keyword === 'additionalProperties'
+        ? `${e.instancePath}/${String(e.params['additionalProperty']).replace(/~/g, '~0').replace(/\//g, '~1')}`
+        : e.instancePath;
+    if (e.keyword === 'additionalProperties' && e.params['additionalProperty'] === '$ref') continue;
+    out.push({ ...e, instancePath });
+  }
+  return out;
+}
+
+function valueAt(data: unknown, path: readonly string[]): unknown {
+  let node = data;
+  for (const token of path) node = typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[token] : undefined;
+  return node;
+}
+
+/** Wording of @stoplight/better-ajv-errors, as Spectral shows it. */
+function describe(e: SchemaError, path: readonly string[], data: unknown): string {
+  const last = path.at(-1);
+  const value = valueAt(data, path);
+  const name = last === undefined ? typeof value : /^\d+$/.test(last) ? undefined : `"${last}" property`;
+  const subject = (text: string): string =>
+    name === undefined
+      ? `Item at index ${last}${text}`
+      : last === undefined
+        ? `${name[0]!.toUpperCase()}${name.slice(1)}${text}`
+        : `${name}${text}`;
+  const message = (e.message ?? e.keyword).replace(/'/g, '"').replace(/NOT/g, 'not');
+  switch (e.keyword) {
+    case 'additionalProperties':
+      return `Property "${String(e.params['additionalProperty'])}" is not expected to be here`;
+    case 'type':
+      return subject(` type ${message}`);
+    case 'enum': {
+      const allowed = (e.params['allowedValues'] as unknown[]) ?? [];
+      const list = allowed.map((v) => (typeof v === 'string' ? `"${v}"` : JSON.stringify(v))).join(', ');
+      const best =
+        typeof value === 'string'
+          ? closest(
+              value,
+              allowed.filter((v): v is string => typeof v === 'string'),
+            )
+          : undefined;
+      return `${subject(` ${message}: ${list}`)}${best ? `. Did you mean "${best}"?` : ''}`;
+    }
+    default:
+      return subject(` ${message}`);
+  }
+}
+
+function closest(value: string, candidates: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Number.POSITIVE_INFINITY;
+  for (const candidate of candidates) {
+    const d = distance(value, candidate);
+    if (d < bestDistance) {
+      bestDistance = d;
+      best = candidate;
+    }
+  }
+  return best !== undefined && bestDistance <= Math.max(2, Math.floor(value.length / 3)) ? best : undefined;
+}
+
+function distance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let previous = row[0]!;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const current = row[j]!;
+      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, previous + (a[i - 1] === b[j - 1] ? 0 : 1));
+      previous = current;
+    }
+  }
+  return row[b.length]!;
+}
