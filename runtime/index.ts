@@ -13,8 +13,8 @@ export type { EnvelopeOptions, OpenedEnvelope } from './core/envelope.js';
 export { CE_HEADERS, encodeEnvelope, openEnvelope } from './core/envelope.js';
 export { ClosedError, isKeiyakuError, KeiyakuError, PublishError, TransportError } from './core/errors.js';
 export type { HostedComponent, HostedComponentHealth } from './core/hosted.js';
-export type { Logger } from './core/logger.js';
-export { silentLogger } from './core/logger.js';
+export type { Logger, LogLevel, StreamLoggerOptions } from './core/logger.js';
+export { createStreamLogger, silentLogger, stderrLogger } from './core/logger.js';
 export type {
   ConsumerOptions,
   IncomingRecord,

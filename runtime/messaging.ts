@@ -15,7 +15,7 @@ import { resolveAddress } from './core/address.js';
 import { type Clock, systemClock } from './core/clock.js';
 import { KeiyakuError } from './core/errors.js';
 import type { HostedComponent, HostedComponentHealth } from './core/hosted.js';
-import { type Logger, silentLogger } from './core/logger.js';
+import { type Logger, stderrLogger } from './core/logger.js';
 import type { Transport, TransportProducer } from './core/transport.js';
 import { type DeadLetterStore, InMemoryDeadLetterStore } from './dead-letter/store.js';
 import { Publisher, type PublisherOptions } from './publisher.js';
@@ -60,7 +60,7 @@ export class Messaging implements AsyncDisposable {
     this.transport = options.transport;
     this.deadLetters = options.deadLetters ?? new InMemoryDeadLetterStore();
     this.#clock = options.clock ?? systemClock;
-    this.#logger = options.logger ?? silentLogger;
+    this.#logger = options.logger ?? stderrLogger;
   }
 
   /** A typed publisher of `channel`. Publishers share one transport producer. */

@@ -9,7 +9,7 @@
  */
 import type { AnyContractMessage } from './codegen-v1.js';
 import { type Clock, systemClock } from './core/clock.js';
-import { type Logger, silentLogger } from './core/logger.js';
+import { type Logger, stderrLogger } from './core/logger.js';
 import { type Waiter, waitForWake } from './core/wait.js';
 import type { Publisher } from './publisher.js';
 
@@ -165,7 +165,7 @@ export class MessageProducer<D, M extends AnyContractMessage> implements AsyncDi
   constructor(options: MessageProducerOptions<D, M>) {
     this.#options = options;
     this.#checkpoints = options.checkpoints ?? new InMemoryCheckpointStore();
-    this.#logger = options.logger ?? silentLogger;
+    this.#logger = options.logger ?? stderrLogger;
   }
 
   start(): void {

@@ -10,7 +10,7 @@ import { type BackoffOptions, exponentialBackoff } from './core/backoff.js';
 import { type Clock, systemClock } from './core/clock.js';
 import { type EnvelopeOptions, encodeEnvelope } from './core/envelope.js';
 import { ClosedError, PublishError } from './core/errors.js';
-import { type Logger, silentLogger } from './core/logger.js';
+import { type Logger, stderrLogger } from './core/logger.js';
 import type { OutgoingRecord, Transport, TransportProducer } from './core/transport.js';
 
 export interface PublisherOptions<M> {
@@ -71,7 +71,7 @@ export class Publisher<M extends AnyContractMessage> implements AsyncDisposable 
     this.#producer = deps.producer;
     this.#transport = deps.transport;
     this.#clock = deps.clock ?? systemClock;
-    this.#logger = deps.logger ?? silentLogger;
+    this.#logger = deps.logger ?? stderrLogger;
     this.#options = { maxBatchCount: 100, maxBatchBytes: 1024 * 1024, lingerMs: 5, maxAttempts: 5, source: 'keiyaku', ...options };
   }
 

@@ -28,7 +28,7 @@ import {
 } from './core/backoff.js';
 import { type Clock, systemClock } from './core/clock.js';
 import { openEnvelope, recordType } from './core/envelope.js';
-import { type Logger, silentLogger } from './core/logger.js';
+import { type Logger, stderrLogger } from './core/logger.js';
 import type { IncomingRecord, PartitionPosition, Transport, TransportConsumer } from './core/transport.js';
 import { type DeadLetterStore, errorForParking, InMemoryDeadLetterStore } from './dead-letter/store.js';
 
@@ -43,6 +43,11 @@ export interface SubscriptionOptions<M extends AnyContractMessage> {
   readonly address?: string;
   /** Message types this subscription wants; overrides `handler.accepts`. */
   readonly accepts?: readonly MessageTypeOf<M>[];
+  /**
+   * While a lane stays stalled, at most one warning per this many milliseconds (default 30 s):
+   * the first failure is always a warning, later attempts in between are debug lines.
+   */
+  readonly stallLogIntervalMs?: number;
 }
 
 export interface SubscriptionDeps {
@@ -89,6 +94,9 @@ interface Lane {
   readonly queue: IncomingRecord[];
   running: boolean;
   stall: Stall | undefined;
+  /** When the last stall warning of this lane was written, and how many attempts failed since. */
+  warnedAt: number | undefined;
+  quietFailures: number;
 }
 
 export class Subscription<M extends AnyContractMessage> {
@@ -97,6 +105,7 @@ export class Subscription<M extends AnyContractMessage> {
   readonly address: string;
   readonly #deps: Required<Omit<SubscriptionDeps, 'random'>> & { random: () => number };
   readonly #batchSize: number;
+  readonly #stallLogIntervalMs: number;
   /** Message types this subscription handles: the channel's, narrowed by `accepts`. */
   readonly #wanted: ReadonlySet<string>;
   /** Retries before parking, under a dead-letter policy; undefined = retry until it succeeds. */
@@ -126,10 +135,11 @@ export class Subscription<M extends AnyContractMessage> {
       transport: deps.transport,
       deadLetters: deps.deadLetters ?? new InMemoryDeadLetterStore(),
       clock: deps.clock ?? systemClock,
-      logger: deps.logger ?? silentLogger,
+      logger: deps.logger ?? stderrLogger,
       random: deps.random ?? Math.random,
     };
     this.#batchSize = options.batchSize ?? 100;
+    this.#stallLogIntervalMs = options.stallLogIntervalMs ?? 30_000;
     const accepts: readonly string[] | undefined = options.accepts ?? handler.accepts;
     this.#wanted = new Set<string>(accepts === undefined ? channel.messageTypes : channel.messageTypes.filter((t) => accepts.includes(t)));
     const policy: DeadLetterPolicy | undefined = options.deadLetter;
@@ -262,7 +272,7 @@ export class Subscription<M extends AnyContractMessage> {
         for (const record of records) {
           let lane = this.#lanes.get(record.partition);
           if (lane === undefined) {
-            lane = { partition: record.partition, queue: [], running: false, stall: undefined };
+            lane = { partition: record.partition, queue: [], running: false, stall: undefined, warnedAt: undefined, quietFailures: 0 };
             this.#lanes.set(record.partition, lane);
           }
           lane.queue.push(record);
@@ -364,7 +374,7 @@ export class Subscription<M extends AnyContractMessage> {
           return true;
         }
         const delay = this.#backoff.delay(attempts);
-        logger.warn('handler failed; the belt is stopped at this record and retries it', {
+        const fields = {
           channel: this.channel.id,
           groupId: this.groupId,
           type: opened.type,
@@ -373,7 +383,23 @@ export class Subscription<M extends AnyContractMessage> {
           attempt: attempts,
           retryInMs: delay,
           error: reason,
-        });
+        };
+        // Rate-limited while the lane stays stalled: a warning on the first failure, then at
+        // most one per interval (with the count of failures in between); debug lines otherwise.
+        if (lane.warnedAt === undefined || now - lane.warnedAt >= this.#stallLogIntervalMs) {
+          const first = lane.warnedAt === undefined;
+          logger.warn(
+            first
+              ? 'belt blocked: handler failed; the belt is stopped at this record and retries it'
+              : 'belt still blocked: handler keeps failing at this record',
+            first ? fields : { ...fields, stalledMs: now - lane.stall.since.getTime(), failuresSinceLastWarning: lane.quietFailures },
+          );
+          lane.warnedAt = now;
+          lane.quietFailures = 0;
+        } else {
+          lane.quietFailures++;
+          logger.debug('handler failed again; the belt stays blocked', fields);
+        }
         try {
           await clock.sleep(delay, this.#stop.signal);
         } catch {
@@ -385,9 +411,15 @@ export class Subscription<M extends AnyContractMessage> {
 
   #recover(lane: Lane, attempts: number): void {
     if (lane.stall === undefined) return;
+    const stall = lane.stall;
     lane.stall = undefined;
+    const warned = lane.warnedAt !== undefined;
+    lane.warnedAt = undefined;
+    lane.quietFailures = 0;
     this.#consumer?.resume(lane.partition);
-    this.#deps.logger.info('the belt moves again', {
+    // Said at the level its stall was: whoever saw "blocked" also sees it end.
+    (warned ? this.#deps.logger.warn : this.#deps.logger.info).call(this.#deps.logger, 'the belt moves again', {
+      stalledMs: this.#deps.clock.now() - stall.since.getTime(),
       channel: this.channel.id,
       groupId: this.groupId,
       partition: lane.partition,

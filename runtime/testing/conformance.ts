@@ -18,6 +18,7 @@ import {
   type StandaloneValidator,
 } from '../codegen-v1.js';
 import { CE_HEADERS } from '../core/envelope.js';
+import { silentLogger } from '../core/logger.js';
 import type { Transport } from '../core/transport.js';
 import { InMemoryDeadLetterStore } from '../dead-letter/store.js';
 import { createMessaging, type Messaging } from '../messaging.js';
@@ -149,7 +150,7 @@ export function runTransportConformance(target: ConformanceTarget): void {
       const deadLetters = new InMemoryDeadLetterStore();
       const instances: Messaging[] = [];
       const messaging = (): Messaging => {
-        const m = createMessaging({ transport, deadLetters, shutdownBudgetMs: extra.shutdownBudgetMs ?? 5_000 });
+        const m = createMessaging({ transport, deadLetters, logger: silentLogger, shutdownBudgetMs: extra.shutdownBudgetMs ?? 5_000 });
         instances.push(m);
         return m;
       };

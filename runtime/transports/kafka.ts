@@ -25,13 +25,14 @@ import {
   type KafkaConfig,
   type LogEntry,
   logLevel,
+  Partitioners,
   type Producer,
   type RetryOptions,
   type SASLOptions,
 } from 'kafkajs';
 import type { ChannelBindings } from '../codegen-v1.js';
 import { ClosedError, KeiyakuError, TransportError } from '../core/errors.js';
-import { type Logger, silentLogger } from '../core/logger.js';
+import { type Logger, stderrLogger } from '../core/logger.js';
 import type {
   ConsumerOptions,
   IncomingRecord,
@@ -139,7 +140,7 @@ export class KafkaTransport implements Transport {
   constructor(options: KafkaTransportOptions) {
     if (options.brokers.length === 0) throw new KeiyakuError('brokers_required', 'KafkaTransport needs at least one broker');
     this.options = options;
-    this.logger = options.logger ?? silentLogger;
+    this.logger = options.logger ?? stderrLogger;
   }
 
   /** The topic of `address`, with the namespace. */
@@ -169,8 +170,19 @@ export class KafkaTransport implements Transport {
         logLevel: logLevel.INFO,
         logCreator: () => (entry) => {
           onLog?.(entry);
-          const fields = { namespace: entry.namespace, ...entry.log };
-          if (entry.level === logLevel.ERROR) this.logger.error(`kafka: ${entry.log.message}`, fields);
+          const {
+            message: _message,
+            timestamp: _timestamp,
+            logger: _logger,
+            ...rest
+          } = entry.log as LogEntry['log'] & { logger?: unknown };
+          const fields = { namespace: entry.namespace, ...rest };
+          // kafkajs logs each error response at error level before retrying it itself (a group
+          // coordinator still loading, a leader moving); what finally fails surfaces as a crash,
+          // a failed send or a cut-off client, so the retried responses are debug lines.
+          if (entry.level === logLevel.ERROR && entry.namespace === 'Connection' && entry.log.message.startsWith('Response ')) {
+            this.logger.debug(`kafka: ${entry.log.message}`, fields);
+          } else if (entry.level === logLevel.ERROR) this.logger.error(`kafka: ${entry.log.message}`, fields);
           else if (entry.level === logLevel.WARN) this.logger.warn(`kafka: ${entry.log.message}`, fields);
           else this.logger.debug(`kafka: ${entry.log.message}`, fields);
         },
@@ -270,7 +282,12 @@ class KafkaTransportProducer implements TransportProducer {
       const kafka = this.#transport.client((entry) => {
         if (entry.level <= logLevel.WARN && isConnectivity(entry.log)) this.#cutOff.mark(Date.now());
       });
-      const producer = kafka.producer({ retry: this.#transport.retry, allowAutoTopicCreation: false, idempotent: false });
+      const producer = kafka.producer({
+        retry: this.#transport.retry,
+        allowAutoTopicCreation: false,
+        idempotent: false,
+        createPartitioner: Partitioners.DefaultPartitioner,
+      });
       this.#producer = producer;
       this.#connected = producer.connect().catch((error: unknown) => {
         this.#connected = undefined;
