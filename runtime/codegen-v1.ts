@@ -6,9 +6,12 @@
  * this module keeps its shape.
  */
 import { createRequire } from 'node:module';
+import { checkParameters, type ParameterRule } from './core/address.js';
 import type { MessageContext } from './core/context.js';
 import { KeiyakuError } from './core/errors.js';
 
+export type { ParameterRule, ParametersOfAddress } from './core/address.js';
+export { ChannelAddressError } from './core/address.js';
 export type { MessageContext } from './core/context.js';
 export { isKeiyakuError, KeiyakuError } from './core/errors.js';
 
@@ -251,6 +254,8 @@ export interface ChannelDescriptor<M extends AnyContractMessage, A extends strin
   /** The address template exactly as in the contract (`lights.{streetlightId}.on`). */
   readonly addressTemplate: string;
   readonly parameters: readonly string[];
+  /** What the contract allows as values of each parameter (enum, pattern). */
+  readonly parameterRules: Readonly<Record<string, ParameterRule>>;
   readonly messageTypes: readonly MessageTypeOf<M>[];
   readonly bindings: ChannelBindings;
   /** The descriptor registered for `type`, or undefined when the channel does not carry it. */
@@ -271,6 +276,7 @@ export interface ChannelDefinition<A> {
   readonly address: A;
   readonly addressTemplate: string;
   readonly parameters: readonly string[];
+  readonly parameterRules?: Readonly<Record<string, ParameterRule>>;
   // biome-ignore lint/suspicious/noExplicitAny: descriptors of different payload types share one registry
   readonly messages: readonly MessageDescriptor<string, any, any>[];
   readonly bindings: ChannelBindings;
@@ -283,9 +289,22 @@ export function defineChannel<M extends AnyContractMessage, A extends string | (
   const registry = new Map<string, MessageDescriptor<string, unknown, AnyContractMessage>>();
   for (const descriptor of definition.messages) registry.set(descriptor.type, descriptor);
   const types = Object.freeze(definition.messages.map((d) => d.type)) as readonly MessageTypeOf<M>[];
+  const parameterRules = Object.freeze({ ...definition.parameterRules });
+  // The address function of a channel with parameters refuses values the contract does not
+  // allow (missing, empty, not in the enum) with a ChannelAddressError, instead of building
+  // `payments.undefined.requests`.
+  const build = definition.address;
+  const address =
+    typeof build === 'function'
+      ? (((params: never) => {
+          checkParameters({ id: definition.id, parameters: definition.parameters, parameterRules }, params);
+          return (build as (params: never) => string)(params);
+        }) as A)
+      : build;
   return Object.freeze({
     id: definition.id,
-    address: definition.address,
+    address,
+    parameterRules,
     addressTemplate: definition.addressTemplate,
     parameters: definition.parameters,
     messageTypes: types,

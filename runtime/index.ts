@@ -5,6 +5,8 @@
  * The SQLite dead-letter store: `keiyaku/sqlite`. The conformance suite: `keiyaku/testing`.
  */
 export type { AnyChannel, AnyContractMessage, ChannelDescriptor, MessageContext, MessageHandler, MessageTypeOf } from './codegen-v1.js';
+export type { AddressChoice, ParameterRule, ParametersOfAddress } from './core/address.js';
+export { ChannelAddressError } from './core/address.js';
 export type { Backoff, BackoffOptions, DeadLetterPolicy } from './core/backoff.js';
 export { DEFAULT_DEAD_LETTER_SCHEDULE, exponentialBackoff, scheduleBackoff } from './core/backoff.js';
 export type { Clock } from './core/clock.js';

@@ -5,15 +5,20 @@
  * rejects the caller's promise and is announced on `onError`; nothing is dropped silently.
  */
 import type { AnyChannel, AnyContractMessage } from './codegen-v1.js';
-import { resolveAddress } from './core/address.js';
+import { addressOf, chooseAddress } from './core/address.js';
 import { type BackoffOptions, exponentialBackoff } from './core/backoff.js';
 import { type Clock, systemClock } from './core/clock.js';
 import { type EnvelopeOptions, encodeEnvelope } from './core/envelope.js';
-import { ClosedError, PublishError } from './core/errors.js';
+import { ClosedError, KeiyakuError, PublishError } from './core/errors.js';
 import { type Logger, stderrLogger } from './core/logger.js';
 import type { OutgoingRecord, Transport, TransportProducer } from './core/transport.js';
 
-export interface PublisherOptions<M> {
+/**
+ * Options of a publisher. `P` is the type of the channel's parameters (`never` for a channel
+ * with a fixed address): give them here to send every message to one address, or per
+ * `publish` to route each message (one publisher for every region).
+ */
+export interface PublisherOptions<M, P = never> {
   /** Most messages per send (default 100). */
   readonly maxBatchCount?: number;
   /** Most payload bytes per send (default 1 MiB). */
@@ -27,11 +32,23 @@ export interface PublisherOptions<M> {
   readonly source?: string;
   /** Partition key of a message when `publish` is not given one (the aggregate id). */
   readonly key?: (message: M) => string | undefined;
-  /** The concrete address, required when the channel has parameters. */
+  /** Parameter values of a channel with parameters, for every message of this publisher (else give them per publish). */
+  readonly parameters?: P;
+  /**
+   * @deprecated Pass `parameters` instead. A concrete address: on a channel with parameters it
+   * must fit the channel's template and parameter rules (a warning is logged); on a channel
+   * without parameters it is refused unless it is the channel's own address or `forceAddress` is set.
+   */
   readonly address?: string;
+  /** Publish to `address` although it is not the channel's (for a channel without parameters, or an address outside the template). */
+  readonly forceAddress?: boolean;
 }
 
-export type PublishOptions = EnvelopeOptions;
+/** Options of one publish; `parameters` route this message on a channel with parameters (`P`). */
+export type PublishOptions<P = never> = EnvelopeOptions & {
+  /** Parameter values for this message's address; they win over the publisher's. */
+  readonly parameters?: P;
+};
 
 interface Pending {
   readonly record: OutgoingRecord;
@@ -48,43 +65,63 @@ export interface PublisherDeps {
   readonly logger?: Logger;
 }
 
-export class Publisher<M extends AnyContractMessage> implements AsyncDisposable {
+export class Publisher<M extends AnyContractMessage, P = never> implements AsyncDisposable {
   readonly channel: AnyChannel<M>;
+  /** The address every message goes to; the channel's address template when parameters come with each publish. */
   readonly address: string;
+  readonly #fixedAddress: string | undefined;
   readonly #producer: TransportProducer;
   readonly #clock: Clock;
   readonly #logger: Logger;
-  readonly #options: Required<Pick<PublisherOptions<M>, 'maxBatchCount' | 'maxBatchBytes' | 'lingerMs' | 'maxAttempts' | 'source'>> &
-    PublisherOptions<M>;
+  readonly #options: Required<Pick<PublisherOptions<M, P>, 'maxBatchCount' | 'maxBatchBytes' | 'lingerMs' | 'maxAttempts' | 'source'>> &
+    PublisherOptions<M, P>;
   readonly #queue: Pending[] = [];
   readonly #errorListeners = new Set<(error: PublishError) => void>();
   readonly #inFlight = new Set<Promise<void>>();
   #timer: NodeJS.Timeout | undefined;
   #queuedBytes = 0;
-  #provisioned: Promise<void> | undefined;
+  readonly #provisioned = new Map<string, Promise<void>>();
   readonly #transport: Pick<Transport, 'provision'> | undefined;
   #closed = false;
 
-  constructor(channel: AnyChannel<M>, deps: PublisherDeps, options: PublisherOptions<M> = {}) {
+  /** @throws ChannelAddressError when the parameters or the address do not fit the channel. */
+  constructor(
+    channel: AnyChannel<M> & { readonly address: string | ((params: P) => string) },
+    deps: PublisherDeps,
+    options: PublisherOptions<M, P> = {},
+  ) {
     this.channel = channel;
-    this.address = resolveAddress(channel, options.address);
     this.#producer = deps.producer;
     this.#transport = deps.transport;
     this.#clock = deps.clock ?? systemClock;
     this.#logger = deps.logger ?? stderrLogger;
+    this.#fixedAddress = chooseAddress(channel, options, this.#logger);
+    this.address = this.#fixedAddress ?? channel.addressTemplate;
     this.#options = { maxBatchCount: 100, maxBatchBytes: 1024 * 1024, lingerMs: 5, maxAttempts: 5, source: 'keiyaku', ...options };
   }
 
   /** Resolves when the transport has acknowledged `message`; rejects with a {@link PublishError} after the last retry. */
-  publish(message: M, options: PublishOptions = {}): Promise<void> {
+  /**
+   * Resolves when the transport has acknowledged `message`; rejects with a {@link PublishError} after the last retry,
+   * or at once with a ChannelAddressError when `options.parameters` do not fit the channel (or are missing on a
+   * channel with parameters whose publisher has none).
+   */
+  publish(message: M, options: PublishOptions<P> = {}): Promise<void> {
     if (this.#closed) return Promise.reject(new ClosedError(`the publisher of ${this.channel.id}`));
-    const key = options.key ?? this.#options.key?.(message);
+    const { parameters, ...envelope } = options;
+    let address: string;
+    try {
+      address = this.#addressFor(parameters);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const key = envelope.key ?? this.#options.key?.(message);
     const record = encodeEnvelope(
       this.channel,
       message,
-      this.address,
+      address,
       this.#options.source,
-      { ...options, ...(key === undefined ? {} : { key }) },
+      { ...envelope, ...(key === undefined ? {} : { key }) },
       this.#clock.now(),
     );
     const promise = new Promise<void>((resolve, reject) => {
@@ -95,11 +132,23 @@ export class Publisher<M extends AnyContractMessage> implements AsyncDisposable 
     return promise;
   }
 
+  #addressFor(parameters: P | undefined): string {
+    if (parameters !== undefined) {
+      if (typeof this.channel.address !== 'function') return chooseAddress(this.channel, { parameters }) as string;
+      return addressOf(this.channel, parameters);
+    }
+    if (this.#fixedAddress !== undefined) return this.#fixedAddress;
+    throw new KeiyakuError(
+      'address_required',
+      `channel ${this.channel.id} has parameters (${this.channel.addressTemplate}): give parameters to the publisher or to each publish`,
+    );
+  }
+
   /** Publishes each message (or `[message, options]`) in order; resolves when all are acknowledged. */
-  publishMany(items: Iterable<M | readonly [M, PublishOptions]>): Promise<void> {
+  publishMany(items: Iterable<M | readonly [M, PublishOptions<P>]>): Promise<void> {
     const promises: Promise<void>[] = [];
     for (const item of items) {
-      if (Array.isArray(item)) promises.push(this.publish(item[0] as M, item[1] as PublishOptions));
+      if (Array.isArray(item)) promises.push(this.publish(item[0] as M, item[1] as PublishOptions<P>));
       else promises.push(this.publish(item as M));
     }
     return Promise.all(promises).then(() => undefined);
@@ -173,11 +222,17 @@ export class Publisher<M extends AnyContractMessage> implements AsyncDisposable 
     while (true) {
       attempt++;
       try {
-        this.#provisioned ??= this.#transport?.provision?.(this.address, this.channel.bindings) ?? Promise.resolve();
-        await this.#provisioned.catch((error: unknown) => {
-          this.#provisioned = undefined;
-          throw error;
-        });
+        for (const address of new Set(batch.map((p) => p.record.address))) {
+          let provisioned = this.#provisioned.get(address);
+          if (provisioned === undefined) {
+            provisioned = this.#transport?.provision?.(address, this.channel.bindings) ?? Promise.resolve();
+            this.#provisioned.set(address, provisioned);
+          }
+          await provisioned.catch((error: unknown) => {
+            this.#provisioned.delete(address);
+            throw error;
+          });
+        }
         await this.#producer.send(batch.map((p) => p.record));
         for (const p of batch) p.resolve();
         return;

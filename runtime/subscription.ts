@@ -32,15 +32,23 @@ import { type Logger, stderrLogger } from './core/logger.js';
 import type { IncomingRecord, PartitionPosition, Transport, TransportConsumer } from './core/transport.js';
 import { type DeadLetterStore, errorForParking, InMemoryDeadLetterStore } from './dead-letter/store.js';
 
-export interface SubscriptionOptions<M extends AnyContractMessage> {
+export interface SubscriptionOptions<M extends AnyContractMessage, P = never> {
   /** Most records per poll, and acks per commit (default 100). */
   readonly batchSize?: number;
   /** Opt in to parking poison messages instead of blocking on them. */
   readonly deadLetter?: DeadLetterPolicy;
   /** Backoff of the blocking retry (default 1 s doubling to 60 s, ±20 % jitter). */
   readonly retry?: BackoffOptions;
-  /** The concrete address, required when the channel has parameters. */
+  /** Parameter values of a channel with parameters: which address to read (required there). */
+  readonly parameters?: P;
+  /**
+   * @deprecated Pass `parameters` instead. A concrete address: on a channel with parameters it
+   * must fit the channel's template and parameter rules (a warning is logged); on a channel
+   * without parameters it is refused unless it is the channel's own address or `forceAddress` is set.
+   */
   readonly address?: string;
+  /** Read from `address` although it is not the channel's. */
+  readonly forceAddress?: boolean;
   /** Message types this subscription wants; overrides `handler.accepts`. */
   readonly accepts?: readonly MessageTypeOf<M>[];
   /**
@@ -127,10 +135,9 @@ export class Subscription<M extends AnyContractMessage> {
   #lastError: string | undefined;
   #stopped: Promise<void> | undefined;
 
-  constructor(channel: AnyChannel<M>, handler: MessageHandler<M>, deps: SubscriptionDeps, options: SubscriptionOptions<M> = {}) {
+  constructor(channel: AnyChannel<M>, handler: MessageHandler<M>, deps: SubscriptionDeps, options: SubscriptionOptions<M, unknown> = {}) {
     this.channel = channel;
     this.handler = handler;
-    this.address = resolveAddress(channel, options.address);
     this.#deps = {
       transport: deps.transport,
       deadLetters: deps.deadLetters ?? new InMemoryDeadLetterStore(),
@@ -138,6 +145,7 @@ export class Subscription<M extends AnyContractMessage> {
       logger: deps.logger ?? stderrLogger,
       random: deps.random ?? Math.random,
     };
+    this.address = resolveAddress(channel, options, this.#deps.logger);
     this.#batchSize = options.batchSize ?? 100;
     this.#stallLogIntervalMs = options.stallLogIntervalMs ?? 30_000;
     const accepts: readonly string[] | undefined = options.accepts ?? handler.accepts;

@@ -183,6 +183,20 @@ function addressFunction(channel: ChannelModel, parametersType: string): { value
   return { value: `(params: ${parametersType}): string => ${body}`, type: `(params: ${parametersType}) => string` };
 }
 
+/** The `parameterRules` object literal of a channel (enum, pattern per parameter), or undefined when it has none. */
+function parameterRules(channel: ChannelModel): string | undefined {
+  const rules = channel.parameters
+    .filter((p) => (p.enum && p.enum.length > 0) || p.pattern !== undefined)
+    .map((p) => {
+      const parts = [
+        ...(p.enum && p.enum.length > 0 ? [`enum: [${p.enum.map((v) => stringLiteral(v)).join(', ')}]`] : []),
+        ...(p.pattern === undefined ? [] : [`pattern: ${stringLiteral(p.pattern)}`]),
+      ];
+      return `${propertyKey(p.name)}: { ${parts.join(', ')} }`;
+    });
+  return rules.length === 0 ? undefined : `{ ${rules.join(', ')} }`;
+}
+
 function channelFile(ctx: Context, channel: ChannelModel): string {
   const id = channel.identifier;
   const names = {
@@ -216,6 +230,7 @@ function channelFile(ctx: Context, channel: ChannelModel): string {
     addressType: address.type,
     addressLiteral: stringLiteral(channel.address),
     parameterNames: channel.parameters.map((p) => stringLiteral(p.name)).join(', '),
+    parameterRules: parameterRules(channel),
     bindings: JSON.stringify(channel.bindings),
   });
 }

@@ -224,6 +224,7 @@ export function buildModel(document: AsyncAPIDocumentInterface, locator: SourceL
             ...optional('description', p.description()),
             ...optional('enum', Array.isArray(values) ? values.map(String) : undefined),
             ...optional('default', fallback === undefined ? undefined : String(fallback)),
+            ...optional('pattern', typeof schema?.['pattern'] === 'string' ? schema['pattern'] : undefined),
             ...optional('location', p.location()),
           };
         });

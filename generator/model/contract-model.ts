@@ -29,6 +29,8 @@ export interface ChannelParameter {
   readonly description?: string;
   /** Allowed values when the contract lists them. */
   readonly enum?: readonly string[];
+  /** A regular expression values must match (AsyncAPI 2.x parameter `schema.pattern`). */
+  readonly pattern?: string;
   readonly default?: string;
   readonly location?: string;
 }

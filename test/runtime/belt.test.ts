@@ -279,7 +279,11 @@ describe('the conveyor belt', () => {
     expect(() => host.subscribe(MemberNotifications, { groupId: 'notifications.reminders', handle() {} })).toThrow(
       expect.objectContaining({ name: 'KeiyakuError', code: 'address_required', message: expect.stringContaining('has parameters') }),
     );
-    const address = MemberNotifications.address({ memberId: 'M-1001' });
-    expect(host.subscribe(MemberNotifications, { groupId: 'notifications.reminders', handle() {} }, { address }).address).toBe(address);
+    const subscription = host.subscribe(
+      MemberNotifications,
+      { groupId: 'notifications.reminders', handle() {} },
+      { parameters: { memberId: 'M-1001' } },
+    );
+    expect(subscription.address).toBe('library.members.M-1001.notifications');
   });
 });

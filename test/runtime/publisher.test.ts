@@ -181,20 +181,20 @@ describe('Publisher', () => {
     await expect(closed.publish(message('C-4'))).rejects.toMatchObject({ name: 'ClosedError' });
   });
 
-  it('needs a concrete address for a channel with parameters', async () => {
+  it('needs the parameters of a channel with parameters, from the publisher or each publish', async () => {
     const { producer, batches } = recordingProducer();
-    expect(() => new Publisher(MemberNotifications, { producer, logger: silentLogger })).toThrow(/has parameters/);
-    const publisher = new Publisher(
-      MemberNotifications,
-      { producer, logger: silentLogger },
-      { address: MemberNotifications.address({ memberId: 'M-1001' }) },
-    );
-    await publisher.publish(
-      DueDateReminder.create({
-        memberId: 'M-1001',
-        loans: [{ bookId: '6f1c2b8e-3a4d-4e5f-9a0b-1c2d3e4f5a6b', dueAt: '2026-12-01T00:00:00Z' }],
-      }),
-    );
-    expect(batches[0]![0]!.address).toBe('library.members.M-1001.notifications');
+    const reminder = DueDateReminder.create({
+      memberId: 'M-1001',
+      loans: [{ bookId: '6f1c2b8e-3a4d-4e5f-9a0b-1c2d3e4f5a6b', dueAt: '2026-12-01T00:00:00Z' }],
+    });
+    const perMessage = new Publisher(MemberNotifications, { producer, logger: silentLogger });
+    await expect(perMessage.publish(reminder)).rejects.toMatchObject({
+      code: 'address_required',
+      message: expect.stringMatching(/has parameters/),
+    });
+    await perMessage.publish(reminder, { parameters: { memberId: 'M-2002' } });
+    const fixed = new Publisher(MemberNotifications, { producer, logger: silentLogger }, { parameters: { memberId: 'M-1001' } });
+    await fixed.publish(reminder);
+    expect(batches.flat().map((r) => r.address)).toEqual(['library.members.M-2002.notifications', 'library.members.M-1001.notifications']);
   });
 });
