@@ -1,9 +1,9 @@
 // The published package, used the way a team would: `npm pack`, install the tarball in a
 // fresh project outside this repository (npm, then pnpm's strict layout), run
 // `keiyaku generate` there, compile the output with the project's own strict tsc and run it.
-import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, posix } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot, run } from './helpers.js';
 
@@ -22,7 +22,11 @@ afterAll(() => {
   rmSync(work, { recursive: true, force: true });
 });
 
-const main = `import { BookBorrowed, BookIntegrationEvents, dispatchBookIntegrationEvents } from '../generated/index.js';
+const main = `import { ManualClock } from 'keiyaku/testing';
+import { BookBorrowed, BookIntegrationEvents, dispatchBookIntegrationEvents } from '../generated/index.js';
+
+// keiyaku/testing loads without vitest installed
+if (new ManualClock(1_000).now() !== 1_000) throw new Error('ManualClock');
 
 const message = BookBorrowed.create({
   bookId: '6f1c2b8e-3a4d-4e5f-9a0b-1c2d3e4f5a6b',
@@ -88,6 +92,39 @@ async function exercise(dir: string, exec: readonly string[]): Promise<void> {
   expect(ran.stderr).toBe('');
   expect(ran.stdout).toBe('borrowed C-7\nrejected at $.copyId\n');
 }
+
+describe('the tarball', () => {
+  it('ships every file its source maps and its README links point at', async () => {
+    const listed = await run('tar', ['-tzf', tarball]);
+    expect(listed.code, listed.stderr).toBe(0);
+    const files = new Set(
+      listed.stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((f) => f.replace(/^package\//, '')),
+    );
+    const maps = [...files].filter((f) => f.endsWith('.map'));
+    expect(maps.length).toBeGreaterThan(10);
+    const unpacked = join(work, 'unpacked');
+    mkdirSync(unpacked, { recursive: true });
+    expect((await run('tar', ['-xzf', tarball, '-C', unpacked])).code).toBe(0);
+    const dangling: string[] = [];
+    for (const map of maps) {
+      const { sources } = JSON.parse(readFileSync(join(unpacked, 'package', map), 'utf8')) as { sources: string[] };
+      for (const source of sources) {
+        const target = posix.normalize(posix.join(posix.dirname(map), source));
+        if (!files.has(target)) dangling.push(`${map} → ${target}`);
+      }
+    }
+    expect(dangling).toEqual([]);
+    const readme = readFileSync(join(unpacked, 'package', 'README.md'), 'utf8');
+    const links = [...readme.matchAll(/\]\(((?:docs|examples|schemas|generated|runtime|generator)\/[^)#\s]+)/g)].map((m) => m[1]!);
+    expect(links.filter((l) => l.startsWith('docs/')).length).toBeGreaterThan(0);
+    expect(links.filter((l) => l.startsWith('docs/') && !files.has(l))).toEqual([]);
+    const manifest = JSON.parse(readFileSync(join(unpacked, 'package', 'package.json'), 'utf8')) as { repository?: { url?: string } };
+    expect(manifest.repository?.url).toMatch(/^git\+https:\/\//);
+  });
+});
 
 describe('keiyaku as a dependency of another project', () => {
   it('npm: install the tarball, generate, compile under strict, run', async () => {

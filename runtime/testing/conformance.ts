@@ -3,12 +3,19 @@
  * through the public runtime (publisher, subscription, dead-lettering). Memory, Kafka and
  * Iggy all run it; a transport lists the cases it skips, each with its reason.
  *
+ * It needs a test runner with `describe`, `it` (and `it.skip`), `afterEach` and a jest-style
+ * `expect` (vitest, jest, bun:test). Pass them; or leave them out under vitest, which is then
+ * loaded when the suite is registered (vitest is an optional peer dependency: importing
+ * `keiyaku/testing` never loads it).
+ *
  * ```ts
- * runTransportConformance({ name: 'memory', create: async () => ({ transport: new InMemoryTransport() }) });
+ * import { afterEach, describe, expect, it } from 'vitest';
+ * runTransportConformance({ name: 'memory', create: async () => ({ transport: new InMemoryTransport() }) }, { describe, it, afterEach, expect });
+ * // or, under vitest only:
+ * await runTransportConformance({ name: 'memory', create: async () => ({ transport: new InMemoryTransport() }) });
  * ```
  */
 import { randomUUID } from 'node:crypto';
-import { afterEach, describe, expect, it } from 'vitest';
 import {
   type ContractMessage,
   defineChannel,
@@ -18,6 +25,7 @@ import {
   type StandaloneValidator,
 } from '../codegen-v1.js';
 import { CE_HEADERS } from '../core/envelope.js';
+import { KeiyakuError } from '../core/errors.js';
 import { silentLogger } from '../core/logger.js';
 import type { Transport } from '../core/transport.js';
 import { InMemoryDeadLetterStore } from '../dead-letter/store.js';
@@ -133,7 +141,53 @@ function recorder(
   return { handler, seen, attempts };
 }
 
-export function runTransportConformance(target: ConformanceTarget): void {
+/** The matchers the suite uses: any jest-style `expect` has them. */
+export interface ConformanceMatchers {
+  toBe(expected: unknown): void;
+  toEqual(expected: unknown): void;
+  toMatchObject(expected: object): void;
+  toContain(expected: unknown): void;
+  toHaveLength(expected: number): void;
+  toBeGreaterThan(expected: number): void;
+  toBeGreaterThanOrEqual(expected: number): void;
+  toBeLessThan(expected: number): void;
+  toBeInstanceOf(expected: abstract new (...args: never[]) => unknown): void;
+  readonly not: ConformanceMatchers;
+}
+
+/** The parts of a test runner the suite registers its cases with. */
+export interface ConformanceRunner {
+  describe(name: string, body: () => void): void;
+  it: {
+    (name: string, body: () => Promise<void>, timeoutMs?: number): void;
+    skip(name: string, body: () => void): void;
+  };
+  afterEach(body: () => Promise<void>): void;
+  expect(actual: unknown): ConformanceMatchers;
+}
+
+/**
+ * Registers the suite for `target` with `runner`; without one, with vitest (loaded now: await the
+ * result at the top of the test file).
+ */
+export function runTransportConformance(target: ConformanceTarget, runner?: ConformanceRunner): Promise<void> {
+  if (runner !== undefined) {
+    registerConformance(target, runner);
+    return Promise.resolve();
+  }
+  return import('vitest').then(
+    (vitest) => registerConformance(target, vitest as unknown as ConformanceRunner),
+    (cause: unknown) => {
+      throw new KeiyakuError(
+        'test_runner_missing',
+        'runTransportConformance needs a test runner: pass { describe, it, afterEach, expect } of yours, or install vitest',
+        { cause },
+      );
+    },
+  );
+}
+
+function registerConformance(target: ConformanceTarget, { describe, it, afterEach, expect }: ConformanceRunner): void {
   const timeout = target.timeoutMs ?? 15_000;
   const partitions = target.partitions ?? 3;
 
