@@ -330,8 +330,91 @@ function validate53(data, {instancePath="", parentData, parentDataProperty, root
 validate53.evaluated = {"props":{"bookId":true,"copyId":true,"borrower":true,"borrowedAt":true,"dueAt":true,"channel":true,"renewals":true,"note":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateBookReturnedPayload = validate60;
-const schema24 = {"type":"object","required":["bookId","copyId","memberId","returnedAt","condition"],"properties":{"bookId":{"$ref":"#/$defs/BookId"},"copyId":{"type":"string","minLength":1},"memberId":{"$ref":"#/$defs/MemberId"},"returnedAt":{"type":"string","format":"date-time"},"condition":{"type":"string","enum":["good","worn","damaged"]},"lateFee":{"type":"object","description":"Present when the copy came back late.","required":["amount","currency"],"additionalProperties":false,"properties":{"amount":{"type":"number","exclusiveMinimum":0},"currency":{"type":"string","pattern":"^[A-Z]{3}$"}}}}};
+const schema24 = {"type":"object","required":["bookId","copyId","memberId","returnedAt","condition"],"properties":{"bookId":{"$ref":"#/$defs/BookId"},"copyId":{"type":"string","minLength":1},"memberId":{"$ref":"#/$defs/MemberId"},"returnedAt":{"type":"string","format":"date-time"},"condition":{"type":"string","enum":["good","worn","damaged"]},"lateFee":{"$ref":"#/$defs/BookReturnedPayloadLateFee"}}};
+const schema25 = {"type":"object","description":"Present when the copy came back late.","required":["amount","currency"],"additionalProperties":false,"properties":{"amount":{"type":"number","exclusiveMinimum":0},"currency":{"type":"string","pattern":"^[A-Z]{3}$"}}};
 const pattern4 = new RegExp("^[A-Z]{3}$", "u");
+
+function validate63(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate63.evaluated;
+  if(evaluated0.dynamicProps){
+    evaluated0.props = undefined;
+  }
+  if(evaluated0.dynamicItems){
+    evaluated0.items = undefined;
+  }
+  if(errors === 0){
+    if(data && typeof data == "object" && !Array.isArray(data)){
+      let missing0;
+      if((((data.amount === undefined) || (!(func0.call(data, "amount")))) && (missing0 = "amount")) || (((data.currency === undefined) || (!(func0.call(data, "currency")))) && (missing0 = "currency"))){
+        validate63.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+        return false;
+      }
+      else {
+        const _errs1 = errors;
+        for(const key0 of Object.keys(data)){
+          if(!((key0 === "amount") || (key0 === "currency"))){
+            validate63.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+            return false;
+            break;
+          }
+        }
+        if(_errs1 === errors){
+          if(data.amount !== undefined && func0.call(data, "amount")){
+            let data0 = data.amount;
+            const _errs2 = errors;
+            if(errors === _errs2){
+              if(typeof data0 == "number"){
+                if(data0 <= 0 || isNaN(data0)){
+                  validate63.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
+                  return false;
+                }
+              }
+              else {
+                validate63.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+                return false;
+              }
+            }
+            var valid0 = _errs2 === errors;
+          }
+          else {
+            var valid0 = true;
+          }
+          if(valid0){
+            if(data.currency !== undefined && func0.call(data, "currency")){
+              let data1 = data.currency;
+              const _errs4 = errors;
+              if(errors === _errs4){
+                if(typeof data1 === "string"){
+                  if(!pattern4.test(data1)){
+                    validate63.errors = [{instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/pattern",keyword:"pattern",params:{pattern: "^[A-Z]{3}$"},message:"must match pattern \""+"^[A-Z]{3}$"+"\""}];
+                    return false;
+                  }
+                }
+                else {
+                  validate63.errors = [{instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+                  return false;
+                }
+              }
+              var valid0 = _errs4 === errors;
+            }
+            else {
+              var valid0 = true;
+            }
+          }
+        }
+      }
+    }
+    else {
+      validate63.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+      return false;
+    }
+  }
+  validate63.errors = vErrors;
+  return errors === 0;
+}
+validate63.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
   let vErrors = null;
@@ -437,74 +520,10 @@ function validate60(data, {instancePath="", parentData, parentDataProperty, root
                 }
                 if(valid0){
                   if(data.lateFee !== undefined && func0.call(data, "lateFee")){
-                    let data5 = data.lateFee;
                     const _errs9 = errors;
-                    if(errors === _errs9){
-                      if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
-                        let missing1;
-                        if((((data5.amount === undefined) || (!(func0.call(data5, "amount")))) && (missing1 = "amount")) || (((data5.currency === undefined) || (!(func0.call(data5, "currency")))) && (missing1 = "currency"))){
-                          validate60.errors = [{instancePath:instancePath+"/lateFee",schemaPath:"#/properties/lateFee/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
-                          return false;
-                        }
-                        else {
-                          const _errs11 = errors;
-                          for(const key0 of Object.keys(data5)){
-                            if(!((key0 === "amount") || (key0 === "currency"))){
-                              validate60.errors = [{instancePath:instancePath+"/lateFee",schemaPath:"#/properties/lateFee/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-                              return false;
-                              break;
-                            }
-                          }
-                          if(_errs11 === errors){
-                            if(data5.amount !== undefined && func0.call(data5, "amount")){
-                              let data6 = data5.amount;
-                              const _errs12 = errors;
-                              if(errors === _errs12){
-                                if(typeof data6 == "number"){
-                                  if(data6 <= 0 || isNaN(data6)){
-                                    validate60.errors = [{instancePath:instancePath+"/lateFee/amount",schemaPath:"#/properties/lateFee/properties/amount/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
-                                    return false;
-                                  }
-                                }
-                                else {
-                                  validate60.errors = [{instancePath:instancePath+"/lateFee/amount",schemaPath:"#/properties/lateFee/properties/amount/type",keyword:"type",params:{type: "number"},message:"must be number"}];
-                                  return false;
-                                }
-                              }
-                              var valid1 = _errs12 === errors;
-                            }
-                            else {
-                              var valid1 = true;
-                            }
-                            if(valid1){
-                              if(data5.currency !== undefined && func0.call(data5, "currency")){
-                                let data7 = data5.currency;
-                                const _errs14 = errors;
-                                if(errors === _errs14){
-                                  if(typeof data7 === "string"){
-                                    if(!pattern4.test(data7)){
-                                      validate60.errors = [{instancePath:instancePath+"/lateFee/currency",schemaPath:"#/properties/lateFee/properties/currency/pattern",keyword:"pattern",params:{pattern: "^[A-Z]{3}$"},message:"must match pattern \""+"^[A-Z]{3}$"+"\""}];
-                                      return false;
-                                    }
-                                  }
-                                  else {
-                                    validate60.errors = [{instancePath:instancePath+"/lateFee/currency",schemaPath:"#/properties/lateFee/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-                                    return false;
-                                  }
-                                }
-                                var valid1 = _errs14 === errors;
-                              }
-                              else {
-                                var valid1 = true;
-                              }
-                            }
-                          }
-                        }
-                      }
-                      else {
-                        validate60.errors = [{instancePath:instancePath+"/lateFee",schemaPath:"#/properties/lateFee/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-                        return false;
-                      }
+                    if(!(validate63(data.lateFee, {instancePath:instancePath+"/lateFee",parentData:data,parentDataProperty:"lateFee",rootData,dynamicAnchors}))){
+                      vErrors = vErrors === null ? validate63.errors : vErrors.concat(validate63.errors);
+                      errors = vErrors.length;
                     }
                     var valid0 = _errs9 === errors;
                   }
@@ -528,13 +547,92 @@ function validate60(data, {instancePath="", parentData, parentDataProperty, root
 }
 validate60.evaluated = {"props":{"bookId":true,"copyId":true,"memberId":true,"returnedAt":true,"condition":true,"lateFee":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateDueDateReminderPayload = validate63;
-const schema25 = {"type":"object","required":["memberId","loans"],"properties":{"memberId":{"$ref":"#/$defs/MemberId"},"loans":{"type":"array","minItems":1,"items":{"type":"object","required":["bookId","dueAt"],"properties":{"bookId":{"$ref":"#/$defs/BookId"},"title":{"type":"string"},"dueAt":{"type":"string","format":"date-time"}}}}}};
+export const validateDueDateReminderPayload = validate65;
+const schema26 = {"type":"object","required":["memberId","loans"],"properties":{"memberId":{"$ref":"#/$defs/MemberId"},"loans":{"type":"array","minItems":1,"items":{"$ref":"#/$defs/DueDateReminderPayloadLoansItem"}}}};
+const schema27 = {"type":"object","required":["bookId","dueAt"],"properties":{"bookId":{"$ref":"#/$defs/BookId"},"title":{"type":"string"},"dueAt":{"type":"string","format":"date-time"}}};
 
-function validate63(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate67(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate63.evaluated;
+  const evaluated0 = validate67.evaluated;
+  if(evaluated0.dynamicProps){
+    evaluated0.props = undefined;
+  }
+  if(evaluated0.dynamicItems){
+    evaluated0.items = undefined;
+  }
+  if(errors === 0){
+    if(data && typeof data == "object" && !Array.isArray(data)){
+      let missing0;
+      if((((data.bookId === undefined) || (!(func0.call(data, "bookId")))) && (missing0 = "bookId")) || (((data.dueAt === undefined) || (!(func0.call(data, "dueAt")))) && (missing0 = "dueAt"))){
+        validate67.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+        return false;
+      }
+      else {
+        if(data.bookId !== undefined && func0.call(data, "bookId")){
+          const _errs1 = errors;
+          if(!(validate54(data.bookId, {instancePath:instancePath+"/bookId",parentData:data,parentDataProperty:"bookId",rootData,dynamicAnchors}))){
+            vErrors = vErrors === null ? validate54.errors : vErrors.concat(validate54.errors);
+            errors = vErrors.length;
+          }
+          var valid0 = _errs1 === errors;
+        }
+        else {
+          var valid0 = true;
+        }
+        if(valid0){
+          if(data.title !== undefined && func0.call(data, "title")){
+            const _errs2 = errors;
+            if(typeof data.title !== "string"){
+              validate67.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+              return false;
+            }
+            var valid0 = _errs2 === errors;
+          }
+          else {
+            var valid0 = true;
+          }
+          if(valid0){
+            if(data.dueAt !== undefined && func0.call(data, "dueAt")){
+              let data2 = data.dueAt;
+              const _errs4 = errors;
+              if(errors === _errs4){
+                if(errors === _errs4){
+                  if(typeof data2 === "string"){
+                    if(!(formats2.validate(data2))){
+                      validate67.errors = [{instancePath:instancePath+"/dueAt",schemaPath:"#/properties/dueAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+                      return false;
+                    }
+                  }
+                  else {
+                    validate67.errors = [{instancePath:instancePath+"/dueAt",schemaPath:"#/properties/dueAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+                    return false;
+                  }
+                }
+              }
+              var valid0 = _errs4 === errors;
+            }
+            else {
+              var valid0 = true;
+            }
+          }
+        }
+      }
+    }
+    else {
+      validate67.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+      return false;
+    }
+  }
+  validate67.errors = vErrors;
+  return errors === 0;
+}
+validate67.evaluated = {"props":{"bookId":true,"title":true,"dueAt":true},"dynamicProps":false,"dynamicItems":false};
+
+function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate65.evaluated;
   if(evaluated0.dynamicProps){
     evaluated0.props = undefined;
   }
@@ -545,7 +643,7 @@ function validate63(data, {instancePath="", parentData, parentDataProperty, root
     if(data && typeof data == "object" && !Array.isArray(data)){
       let missing0;
       if((((data.memberId === undefined) || (!(func0.call(data, "memberId")))) && (missing0 = "memberId")) || (((data.loans === undefined) || (!(func0.call(data, "loans")))) && (missing0 = "loans"))){
-        validate63.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+        validate65.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
         return false;
       }
       else {
@@ -567,77 +665,17 @@ function validate63(data, {instancePath="", parentData, parentDataProperty, root
             if(errors === _errs2){
               if(Array.isArray(data1)){
                 if(data1.length < 1){
-                  validate63.errors = [{instancePath:instancePath+"/loans",schemaPath:"#/properties/loans/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+                  validate65.errors = [{instancePath:instancePath+"/loans",schemaPath:"#/properties/loans/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
                   return false;
                 }
                 else {
                   var valid1 = true;
                   const len0 = data1.length;
                   for(let i0=0; i0<len0; i0++){
-                    let data2 = data1[i0];
                     const _errs4 = errors;
-                    if(errors === _errs4){
-                      if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
-                        let missing1;
-                        if((((data2.bookId === undefined) || (!(func0.call(data2, "bookId")))) && (missing1 = "bookId")) || (((data2.dueAt === undefined) || (!(func0.call(data2, "dueAt")))) && (missing1 = "dueAt"))){
-                          validate63.errors = [{instancePath:instancePath+"/loans/" + i0,schemaPath:"#/properties/loans/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
-                          return false;
-                        }
-                        else {
-                          if(data2.bookId !== undefined && func0.call(data2, "bookId")){
-                            const _errs6 = errors;
-                            if(!(validate54(data2.bookId, {instancePath:instancePath+"/loans/" + i0+"/bookId",parentData:data2,parentDataProperty:"bookId",rootData,dynamicAnchors}))){
-                              vErrors = vErrors === null ? validate54.errors : vErrors.concat(validate54.errors);
-                              errors = vErrors.length;
-                            }
-                            var valid2 = _errs6 === errors;
-                          }
-                          else {
-                            var valid2 = true;
-                          }
-                          if(valid2){
-                            if(data2.title !== undefined && func0.call(data2, "title")){
-                              const _errs7 = errors;
-                              if(typeof data2.title !== "string"){
-                                validate63.errors = [{instancePath:instancePath+"/loans/" + i0+"/title",schemaPath:"#/properties/loans/items/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-                                return false;
-                              }
-                              var valid2 = _errs7 === errors;
-                            }
-                            else {
-                              var valid2 = true;
-                            }
-                            if(valid2){
-                              if(data2.dueAt !== undefined && func0.call(data2, "dueAt")){
-                                let data5 = data2.dueAt;
-                                const _errs9 = errors;
-                                if(errors === _errs9){
-                                  if(errors === _errs9){
-                                    if(typeof data5 === "string"){
-                                      if(!(formats2.validate(data5))){
-                                        validate63.errors = [{instancePath:instancePath+"/loans/" + i0+"/dueAt",schemaPath:"#/properties/loans/items/properties/dueAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
-                                        return false;
-                                      }
-                                    }
-                                    else {
-                                      validate63.errors = [{instancePath:instancePath+"/loans/" + i0+"/dueAt",schemaPath:"#/properties/loans/items/properties/dueAt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-                                      return false;
-                                    }
-                                  }
-                                }
-                                var valid2 = _errs9 === errors;
-                              }
-                              else {
-                                var valid2 = true;
-                              }
-                            }
-                          }
-                        }
-                      }
-                      else {
-                        validate63.errors = [{instancePath:instancePath+"/loans/" + i0,schemaPath:"#/properties/loans/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-                        return false;
-                      }
+                    if(!(validate67(data1[i0], {instancePath:instancePath+"/loans/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+                      vErrors = vErrors === null ? validate67.errors : vErrors.concat(validate67.errors);
+                      errors = vErrors.length;
                     }
                     var valid1 = _errs4 === errors;
                     if(!valid1){
@@ -647,7 +685,7 @@ function validate63(data, {instancePath="", parentData, parentDataProperty, root
                 }
               }
               else {
-                validate63.errors = [{instancePath:instancePath+"/loans",schemaPath:"#/properties/loans/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+                validate65.errors = [{instancePath:instancePath+"/loans",schemaPath:"#/properties/loans/type",keyword:"type",params:{type: "array"},message:"must be array"}];
                 return false;
               }
             }
@@ -660,22 +698,22 @@ function validate63(data, {instancePath="", parentData, parentDataProperty, root
       }
     }
     else {
-      validate63.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+      validate65.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
       return false;
     }
   }
-  validate63.errors = vErrors;
+  validate65.errors = vErrors;
   return errors === 0;
 }
-validate63.evaluated = {"props":{"memberId":true,"loans":true},"dynamicProps":false,"dynamicItems":false};
+validate65.evaluated = {"props":{"memberId":true,"loans":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateEventHeaders = validate66;
-const schema26 = {"type":"object","properties":{"correlationId":{"type":"string","description":"Id of the request that caused the event."}}};
+export const validateEventHeaders = validate70;
+const schema28 = {"type":"object","properties":{"correlationId":{"type":"string","description":"Id of the request that caused the event."}}};
 
-function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate70(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate66.evaluated;
+  const evaluated0 = validate70.evaluated;
   if(evaluated0.dynamicProps){
     evaluated0.props = undefined;
   }
@@ -686,17 +724,17 @@ function validate66(data, {instancePath="", parentData, parentDataProperty, root
     if(data && typeof data == "object" && !Array.isArray(data)){
       if(data.correlationId !== undefined && func0.call(data, "correlationId")){
         if(typeof data.correlationId !== "string"){
-          validate66.errors = [{instancePath:instancePath+"/correlationId",schemaPath:"#/properties/correlationId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+          validate70.errors = [{instancePath:instancePath+"/correlationId",schemaPath:"#/properties/correlationId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
           return false;
         }
       }
     }
     else {
-      validate66.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+      validate70.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
       return false;
     }
   }
-  validate66.errors = vErrors;
+  validate70.errors = vErrors;
   return errors === 0;
 }
-validate66.evaluated = {"props":{"correlationId":true},"dynamicProps":false,"dynamicItems":false};
+validate70.evaluated = {"props":{"correlationId":true},"dynamicProps":false,"dynamicItems":false};

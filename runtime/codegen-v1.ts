@@ -120,6 +120,10 @@ export interface MessageDescriptor<T extends string = string, P = unknown, M ext
   validate(value: unknown): readonly ValidationIssue[];
   /** True when `value` is a contract message of this type (made by `create` or `decode`). */
   is(value: unknown): value is M;
+  /** The payload property that is the message's partition key (from the Kafka binding's key schema), if any. */
+  readonly keyProperty?: string;
+  /** The default partition key of `message`: its {@link keyProperty}, as a string. */
+  key(message: M): string | undefined;
   /** UTF-8 JSON bytes of the message. */
   encode(message: M): Uint8Array;
   /** Bytes to a contract message, or an error naming the failing JSON path. Never throws. */
@@ -134,6 +138,8 @@ export interface MessageDefinition<T extends string> {
   readonly validate: StandaloneValidator;
   /** The payload is a JSON primitive: hold it as `{ value }`. */
   readonly boxed?: boolean;
+  /** The payload property that is the default partition key. */
+  readonly keyProperty?: string;
 }
 
 const utf8Decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
@@ -184,6 +190,7 @@ export function defineMessage<T extends string, P, M extends AnyContractMessage 
 ): MessageDescriptor<T, P, M> {
   const { type, validate } = definition;
   const boxed = definition.boxed === true;
+  const keyProperty = definition.keyProperty;
   const check = (value: unknown): readonly ValidationIssue[] => (validate(value) ? [] : toIssues(validate.errors));
   return Object.freeze({
     type,
@@ -191,6 +198,12 @@ export function defineMessage<T extends string, P, M extends AnyContractMessage 
     contentType: definition.contentType,
     schemaHash: definition.schemaHash,
     boxed,
+    ...(keyProperty === undefined ? {} : { keyProperty }),
+    key(message: M): string | undefined {
+      if (keyProperty === undefined) return undefined;
+      const value = (message as unknown as Record<string, unknown>)[keyProperty];
+      return value === undefined || value === null ? undefined : String(value);
+    },
     create(payload: P): M {
       const issues = check(payload);
       if (issues.length > 0) throw new ContractValidationError(type, issues);
@@ -242,7 +255,15 @@ function fail(reason: DecodeFailure, type: string, message: string, issues: read
 
 /** Kafka and Iggy placement of a channel, from its bindings. */
 export interface ChannelBindings {
-  readonly kafka?: { readonly topic?: string; readonly partitions?: number; readonly replicas?: number; readonly key?: string };
+  readonly kafka?: {
+    /** The Kafka topic of the channel's address (the binding's `topic`), when it differs from the address. */
+    readonly topic?: string;
+    readonly partitions?: number;
+    readonly replicas?: number;
+    /** Topic configs set when the transport creates the topic (the binding's `topicConfiguration`). */
+    readonly configs?: Readonly<Record<string, string>>;
+    readonly key?: string;
+  };
   readonly iggy?: { readonly stream?: string; readonly topic?: string; readonly partitions?: number };
 }
 

@@ -30,7 +30,10 @@ export interface PublisherOptions<M, P = never> {
   readonly retry?: BackoffOptions;
   /** CloudEvents `ce_source` (default `keiyaku`). */
   readonly source?: string;
-  /** Partition key of a message when `publish` is not given one (the aggregate id). */
+  /**
+   * Partition key of a message when `publish` is not given one (the aggregate id). Default: the
+   * message's key property from its Kafka binding's key schema, when the contract has one.
+   */
   readonly key?: (message: M) => string | undefined;
   /** Parameter values of a channel with parameters, for every message of this publisher (else give them per publish). */
   readonly parameters?: P;
@@ -115,7 +118,7 @@ export class Publisher<M extends AnyContractMessage, P = never> implements Async
     } catch (error) {
       return Promise.reject(error);
     }
-    const key = envelope.key ?? this.#options.key?.(message);
+    const key = envelope.key ?? this.#options.key?.(message) ?? this.channel.message(this.channel.typeOf(message))?.key(message);
     const record = encodeEnvelope(
       this.channel,
       message,

@@ -269,6 +269,10 @@ export class SchemaRegistry {
 
   #needsName(node: RawSchema, info: NodeInfo): boolean {
     if (this.#roots.has(node) || info.cyclic || info.definitionKey !== undefined || componentId(node) !== undefined) return true;
+    // A titled object or union (a `oneOf` variant with a title), and an inline object with
+    // properties, get an exported name: from the title, else from where they sit.
+    if (typeof node['title'] === 'string' && isStructural(node)) return true;
+    if (isObjectWithProperties(node)) return true;
     return info.references > 1 && isStructural(node);
   }
 
@@ -281,7 +285,17 @@ export class SchemaRegistry {
     const sharedFile = root !== undefined && (info?.references ?? 0) > 1 ? info?.fileName : undefined;
     const candidates = [info?.definitionKey, componentId(node), sharedFile, root ? root.fallbackName : title, info?.contextName, fallback];
     const base = candidates.map((c) => (c ? pascalCase(c) : '')).find((c) => c.length > 0) ?? 'Schema';
-    const name = this.#allocator.allocate(safeIdentifier(base, 'Schema'));
+    const wanted = safeIdentifier(base, 'Schema');
+    const tokens = info?.tokens ?? root?.tokens ?? [];
+    const where = this.#locate(tokens);
+    const name = this.#allocator.allocate(wanted, `the schema at ${where.file}#${where.pointer}`);
+    if (name !== wanted)
+      this.#warn(
+        'name-clash',
+        `the schema at ${where.file}#${where.pointer} is named ${name}: ${wanted} is taken by ${this.#allocator.ownerOf(wanted)}`,
+        tokens,
+        'give one of them a distinct title (or $defs key) to choose its name',
+      );
     this.#names.set(node, name);
     this.#pending.push([node, name]);
     return name;
@@ -407,6 +421,10 @@ function nullable(schema: Record<string, unknown>): SchemaNode {
   if (Array.isArray(schema['enum']))
     return (schema['enum'] as unknown[]).includes(null) ? schema : { ...schema, enum: [...(schema['enum'] as unknown[]), null] };
   return { anyOf: [schema, { type: 'null' }] };
+}
+
+function isObjectWithProperties(node: RawSchema): boolean {
+  return isSchemaObject(node['properties']) && Object.keys(node['properties']).length > 0;
 }
 
 function isStructural(node: RawSchema): boolean {

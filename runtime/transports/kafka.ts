@@ -135,6 +135,8 @@ export class KafkaTransport implements Transport {
   readonly #consumers = new Set<KafkaTransportConsumer>();
   readonly #producers = new Set<KafkaTransportProducer>();
   readonly #provisioned = new Map<string, Promise<void>>();
+  /** Address → topic, from channel bindings with a `topic` (learnt when an address is provisioned). */
+  readonly #topics = new Map<string, string>();
   #kafka: Kafka | undefined;
 
   constructor(options: KafkaTransportOptions) {
@@ -143,9 +145,10 @@ export class KafkaTransport implements Transport {
     this.logger = options.logger ?? stderrLogger;
   }
 
-  /** The topic of `address`, with the namespace. */
+  /** The topic of `address` (its channel binding's `topic` once provisioned, else the address), with the namespace. */
   topic(address: string): string {
-    return this.options.namespace ? `${this.options.namespace}.${address}` : address;
+    const topic = this.#topics.get(address) ?? address;
+    return this.options.namespace ? `${this.options.namespace}.${topic}` : topic;
   }
 
   /** The consumer group of `groupId`, with the namespace. */
@@ -192,23 +195,45 @@ export class KafkaTransport implements Transport {
     return this.#kafka;
   }
 
+  /**
+   * Creates the topic of `address` when missing: the binding's `topic` (else the address), its
+   * partitions, replicas and topic configs. An existing topic is never altered.
+   */
   async provision(address: string, bindings: ChannelBindings): Promise<void> {
+    if (bindings.kafka?.topic !== undefined && bindings.kafka.topic !== '') this.#topics.set(address, bindings.kafka.topic);
     const topic = this.topic(address);
     let pending = this.#provisioned.get(topic);
     if (pending === undefined) {
-      pending = this.#createTopic(topic, bindings.kafka?.partitions ?? this.options.defaultPartitions ?? 3, bindings.kafka?.replicas);
+      pending = this.#createTopic(
+        topic,
+        bindings.kafka?.partitions ?? this.options.defaultPartitions ?? 3,
+        bindings.kafka?.replicas,
+        bindings.kafka?.configs,
+      );
       this.#provisioned.set(topic, pending);
       pending.catch(() => this.#provisioned.delete(topic));
     }
     return pending;
   }
 
-  async #createTopic(topic: string, partitions: number, replicas: number | undefined): Promise<void> {
+  async #createTopic(
+    topic: string,
+    partitions: number,
+    replicas: number | undefined,
+    configs: Readonly<Record<string, string>> | undefined,
+  ): Promise<void> {
     const admin = this.client().admin();
     try {
       await admin.connect();
       const created = await admin.createTopics({
-        topics: [{ topic, numPartitions: partitions, replicationFactor: replicas ?? this.options.replicationFactor ?? 1 }],
+        topics: [
+          {
+            topic,
+            numPartitions: partitions,
+            replicationFactor: replicas ?? this.options.replicationFactor ?? 1,
+            ...(configs === undefined ? {} : { configEntries: Object.entries(configs).map(([name, value]) => ({ name, value })) }),
+          },
+        ],
         waitForLeaders: true,
       });
       if (created) {
