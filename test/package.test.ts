@@ -22,8 +22,17 @@ afterAll(() => {
   rmSync(work, { recursive: true, force: true });
 });
 
-const main = `import { ManualClock } from 'keiyaku/testing';
-import { BookBorrowed, BookIntegrationEvents, dispatchBookIntegrationEvents } from '../generated/index.js';
+const main = `import type { MessageContext } from 'keiyaku/codegen-v1';
+import { InMemoryTransport } from 'keiyaku/memory';
+import { createMessaging, silentLogger } from 'keiyaku/runtime';
+import { ManualClock } from 'keiyaku/testing';
+import {
+  BookBorrowed,
+  BookIntegrationEvents,
+  type BookIntegrationEventsHandler,
+  type BookIntegrationEventsMessage,
+  dispatchBookIntegrationEvents,
+} from '../generated/index.js';
 
 // keiyaku/testing loads without vitest installed
 if (new ManualClock(1_000).now() !== 1_000) throw new Error('ManualClock');
@@ -41,6 +50,23 @@ if (!decoded.ok) throw decoded.error;
 const bad = BookIntegrationEvents.decode(new TextEncoder().encode('{"bookId":1}'), 'BookBorrowed');
 process.stdout.write(dispatchBookIntegrationEvents(decoded.value, { BookBorrowed: (m) => 'borrowed ' + m.copyId, BookReturned: () => 'returned' }) + '\\n');
 process.stdout.write((bad.ok ? 'accepted' : 'rejected at ' + bad.error.path) + '\\n');
+
+// The guide's steps 5 and 6: a handler implementing the generated interface, wired with createMessaging.
+class Shelf implements BookIntegrationEventsHandler {
+  readonly groupId = 'inventory.shelf';
+  readonly seen: string[] = [];
+  handle(message: BookIntegrationEventsMessage, context: MessageContext): void {
+    this.seen.push(context.type + ' ' + message.copyId);
+  }
+}
+const shelf = new Shelf();
+const messaging = createMessaging({ transport: new InMemoryTransport(), logger: silentLogger });
+messaging.subscribe(BookIntegrationEvents, shelf);
+await messaging.start();
+await messaging.publisher(BookIntegrationEvents).publish(message);
+for (let i = 0; i < 200 && shelf.seen.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+await messaging.stop();
+process.stdout.write('handled ' + shelf.seen.join(',') + '\\n');
 `;
 
 function consumerProject(name: string): string {
@@ -85,12 +111,14 @@ async function exercise(dir: string, exec: readonly string[]): Promise<void> {
   const generated = await run(exec[0]!, [...exec.slice(1), 'keiyaku', 'generate'], { cwd: dir });
   expect(generated.stderr).toBe('');
   expect(generated.stdout).toContain('2 channels, 3 messages');
+  const check = await run(exec[0]!, [...exec.slice(1), 'keiyaku', 'generate', '--check'], { cwd: dir });
+  expect(check.code, check.stderr).toBe(0);
   const compiled = await run(exec[0]!, [...exec.slice(1), 'tsc', '-p', '.'], { cwd: dir });
   expect(compiled.stdout + compiled.stderr).toBe('');
   expect(compiled.code).toBe(0);
   const ran = await run(process.execPath, ['dist/src/main.js'], { cwd: dir });
   expect(ran.stderr).toBe('');
-  expect(ran.stdout).toBe('borrowed C-7\nrejected at $.copyId\n');
+  expect(ran.stdout).toBe('borrowed C-7\nrejected at $.copyId\nhandled BookBorrowed C-7\n');
 }
 
 describe('the tarball', () => {
