@@ -9,7 +9,7 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { repoRoot } from './helpers.js';
 
-export const FRAGMENT_MARKER = '<!-- docs: fragment -->';
+const FRAGMENT_MARKER = '<!-- docs: fragment -->';
 
 interface Block {
   readonly doc: string;
