@@ -54,7 +54,7 @@ describe('keiyaku CLI', () => {
   });
 
   it.each([
-    ['invalid-yaml', /asyncapi\.yaml:9:1 error parser: Unexpected end of the stream/, 'fix: fix the YAML/JSON syntax'],
+    ['invalid-yaml', /asyncapi\.yaml:9:1 error parser: Unexpected end of the stream/, 'fix: close the [ or { opened above'],
     [
       'invalid-asyncapi',
       /asyncapi\.yaml:7:13 error asyncapi-document-resolved: Property "adress" is not expected to be here \(at #\/channels\/orders\/adress\)/,

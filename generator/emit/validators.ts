@@ -13,7 +13,6 @@ const require = createRequire(import.meta.url);
 const Ajv2020 = (require('ajv/dist/2020') as { default: new (options: object) => AjvInstance }).default;
 const standaloneCode = (require('ajv/dist/standalone') as { default: (ajv: AjvInstance, refs: Record<string, string>) => string }).default;
 const addFormats = require('ajv-formats') as (ajv: AjvInstance, options?: object) => void;
-const knownFormats = Object.keys((require('ajv-formats/dist/formats') as { fullFormats: object }).fullFormats);
 
 interface AjvInstance {
   addSchema(schema: object, key?: string): AjvInstance;
@@ -50,19 +49,7 @@ export function buildValidators(model: ContractModel, roots: readonly string[]):
   const diagnostics: Diagnostic[] = [];
   const defs: Record<string, unknown> = {};
   for (const [name, named] of Object.entries(model.schemas)) defs[name] = toAjvSchema(named.schema);
-  collectFormats(defs, (format, name) => {
-    const location = model.schemas[name]?.location;
-    diagnostics.push({
-      severity: 'warning',
-      code: 'unknown-format',
-      message: `format "${format}" is not one keiyaku validates; it is kept as documentation only`,
-      hint: `use one of ${knownFormats
-        .filter((f) => !f.startsWith('i'))
-        .slice(0, 8)
-        .join(', ')}, …, or drop "format"`,
-      ...(location ? { location } : {}),
-    });
-  });
+  // Unknown formats are reported where they are written, by the schema registry (generator/model/schema-object.ts).
   const ajv = new Ajv2020({
     code: { source: true, esm: true, lines: true },
     strict: false,
@@ -125,17 +112,4 @@ function rewriteRuntimeImports(code: string): string {
       `ajv standalone code needs ${leftover[1]}, which keiyaku/codegen-v1 does not provide; please report it`,
     );
   return `import { ajvRuntime } from "keiyaku/codegen-v1";\n\n${rewritten}`;
-}
-
-function collectFormats(defs: Record<string, unknown>, report: (format: string, schemaName: string) => void): void {
-  for (const [name, schema] of Object.entries(defs)) {
-    const seen = new Set<string>();
-    JSON.stringify(schema, (key, value) => {
-      if (key === 'format' && typeof value === 'string' && !knownFormats.includes(value) && !seen.has(value)) {
-        seen.add(value);
-        report(value, name);
-      }
-      return value;
-    });
-  }
 }

@@ -4,11 +4,13 @@
  *
  * @see https://github.com/asyncapi/parser-js
  */
+
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import type { AsyncAPIDocumentInterface } from '@asyncapi/parser';
 import type { Diagnostic, Severity } from '../diagnostics.js';
+import { refineDiagnostics } from './refine-diagnostics.js';
 import { pointerFromTokens, SourceLocator } from './source-locator.js';
 
 const require = createRequire(import.meta.url);
@@ -122,7 +124,7 @@ export async function loadContract(specPath: string, options: { cwd?: string } =
     const message = missing ? `referenced file ${locator.displayPath(missing[1]!)} does not exist` : d.message;
     return { severity, code, message, ...(hint ? { hint } : {}), location };
   });
-  return { document: result.document ?? undefined, diagnostics: sortDiagnostics(diagnostics), locator };
+  return { document: result.document ?? undefined, diagnostics: sortDiagnostics(refineDiagnostics(diagnostics, locator, cwd)), locator };
 }
 
 export function sortDiagnostics(diagnostics: readonly Diagnostic[]): Diagnostic[] {

@@ -10,7 +10,8 @@
  * @see https://json-schema.org/draft/2020-12/json-schema-core
  * @see https://www.asyncapi.com/docs/reference/specification/v3.0.0#schemaObject
  */
-import type { Diagnostic, SourceLocation } from '../diagnostics.js';
+import { createRequire } from 'node:module';
+import { type Diagnostic, didYouMean, type SourceLocation } from '../diagnostics.js';
 import { unescapeToken } from '../load/source-locator.js';
 import { type NamedSchema, SCHEMA_REF_PREFIX, type SchemaNode } from './contract-model.js';
 import { type NameAllocator, pascalCase, safeIdentifier } from './identifiers.js';
@@ -102,6 +103,11 @@ const DROPPED = new Set([
   'nullable',
   'dependencies',
 ]);
+/** The formats generated validators check (ajv-formats' full set). */
+const KNOWN_FORMATS: readonly string[] = Object.keys(
+  (createRequire(import.meta.url)('ajv-formats/dist/formats') as { fullFormats: object }).fullFormats,
+);
+
 /** Keywords that cannot be honoured; named in a warning and ignored (documented in docs/schema-mapping.md). */
 const UNSUPPORTED: Record<string, string> = {
   $dynamicRef: 'dynamic references cannot be resolved statically; replace $dynamicRef with $ref',
@@ -333,13 +339,25 @@ export class SchemaRegistry {
         continue;
       }
       if (!KNOWN.has(key)) {
+        const meant = didYouMean(key, KNOWN);
         this.#warn(
           'unknown-keyword',
           `"${key}" is not a JSON Schema keyword keiyaku knows; generated types and validators ignore it`,
           [...tokens, key],
-          `fix its spelling, or prefix it with "x-" if it is an extension`,
+          meant === undefined ? `fix its spelling, or prefix it with "x-" if it is an extension` : `did you mean "${meant}"?`,
         );
         continue;
+      }
+      if (key === 'format' && typeof value === 'string' && !KNOWN_FORMATS.includes(value)) {
+        const meant = didYouMean(value, KNOWN_FORMATS);
+        this.#warn(
+          'unknown-format',
+          `format "${value}" is not one keiyaku validates; it is kept as documentation only`,
+          [...tokens, key],
+          meant === undefined
+            ? `use a format ajv-formats knows (date-time, uuid, email, uri, …), or drop "format"`
+            : `did you mean "${meant}"?`,
+        );
       }
       if (DROPPED.has(key)) continue;
       if (key === 'pattern' && typeof value === 'string') this.#checkPattern(value, [...tokens, key]);
