@@ -92,6 +92,25 @@ describe('diagnostics', () => {
     ]);
   });
 
+  it('name an OpenAPI discriminator object at the discriminator, once, with the AsyncAPI form as the fix', async () => {
+    const { diagnostics } = await diagnose({
+      'asyncapi.yaml': contract(
+        '          type: object\n          discriminator:\n            propertyName: kind\n          properties:\n            kind: { type: string }\n',
+      ),
+    });
+    expect(diagnostics).toEqual([
+      expect.objectContaining({
+        message: expect.stringContaining('not an OpenAPI discriminator object'),
+        hint: 'write `discriminator: <propertyName>` (for example `discriminator: kind`)',
+        location: expect.objectContaining({
+          file: 'asyncapi.yaml',
+          line: 12,
+          pointer: '/channels/orders/messages/OrderPaid/payload/discriminator',
+        }),
+      }),
+    ]);
+  });
+
   it('say that a remote $ref could not be fetched', async () => {
     const { diagnostics } = await diagnose({ 'asyncapi.yaml': contract('          $ref: "https://schemas.invalid/order.json"\n') });
     expect(diagnostics).toEqual([

@@ -7,6 +7,8 @@
  * - a `$ref` whose pointer does not exist is located at the `$ref` itself, in the file that holds it
  *   (not at the contract's 1:1), and says which file and pointer are missing;
  * - a remote `$ref` that cannot be fetched says so, with the reason;
+ * - an error of a schema branch (`must match "else" schema`) is dropped when the error it wraps,
+ *   deeper in the same node, is reported; an OpenAPI-style discriminator object is named as such;
  * - absolute paths in messages become paths relative to the working directory.
  */
 import { readFileSync } from 'node:fs';
@@ -67,7 +69,27 @@ export function refineDiagnostics(diagnostics: readonly Diagnostic[], locator: S
     return [...syntax.values()].map((d) => ({ ...d, message: relativePaths(d.message), hint: yamlHint(d.message) }));
   }
 
-  return diagnostics.map((d): Diagnostic => {
+  // A schema-branch error (`"payload" property must match "else" schema`) wraps the real one
+  // found deeper in the same node: keep only the deeper one.
+  const pointers = diagnostics.map((d) => d.location?.pointer).filter((p): p is string => p !== undefined);
+  const kept = diagnostics.filter(
+    (d) =>
+      !(
+        /must match "(else|then)" schema|must match (exactly one|a) schema in (oneOf|anyOf)/.test(d.message) &&
+        d.location?.pointer !== undefined &&
+        pointers.some((p) => p.startsWith(`${d.location!.pointer}/`))
+      ),
+  );
+
+  return kept.map((d): Diagnostic => {
+    if (/"discriminator" property type must be string/.test(d.message)) {
+      return {
+        ...d,
+        message:
+          'an AsyncAPI Schema discriminator is the name of the property that tells the variants apart (a string), not an OpenAPI discriminator object',
+        hint: 'write `discriminator: <propertyName>` (for example `discriminator: kind`)',
+      };
+    }
     if (d.code !== 'invalid-ref') return { ...d, message: relativePaths(d.message) };
     const fetch = /^FetchError: request to (\S+) failed, reason: (.*?)(?: \(at #[^)]*\))?$/.exec(d.message);
     if (fetch) {
