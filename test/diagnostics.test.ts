@@ -104,7 +104,7 @@ describe('diagnostics', () => {
         hint: 'write `discriminator: <propertyName>` (for example `discriminator: kind`)',
         location: expect.objectContaining({
           file: 'asyncapi.yaml',
-          line: 12,
+          line: 11,
           pointer: '/channels/orders/messages/OrderPaid/payload/discriminator',
         }),
       }),
