@@ -160,7 +160,7 @@ describe('keiyaku as a dependency of another project', () => {
     const installed = await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline'], { cwd: dir, timeout: 300_000 });
     expect(installed.code, installed.stderr).toBe(0);
     await exercise(dir, ['npx', '--no-install']);
-  }, 360_000);
+  }, 600_000);
 
   it('pnpm (strict node_modules): the same project works unchanged', async () => {
     const dir = consumerProject('pnpm');
@@ -171,5 +171,5 @@ describe('keiyaku as a dependency of another project', () => {
     });
     expect(installed.code, installed.stdout + installed.stderr).toBe(0);
     await exercise(dir, [...pnpm, 'exec']);
-  }, 360_000);
+  }, 600_000);
 });
