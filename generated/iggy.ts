@@ -2,7 +2,11 @@
  * Generated code by keiyaku from asyncapi.yaml: Library integration events 1.2.0 (AsyncAPI 3.0.0).
  * Do not edit: change the contract and run `keiyaku generate`; `keiyaku generate --check` fails when this file is stale.
  */
-import { iggyChannel } from "keiyaku/iggy";
+/*
+ * Channels left out of this file:
+ * - MemberNotifications (memberNotifications): no x-iggy binding
+ */
+import { iggyChannel } from "keiyaku/iggy-codegen-v1";
 import { BookIntegrationEvents, type BookIntegrationEventsMessage } from "./channels/book-integration-events.js";
 
 /**

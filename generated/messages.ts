@@ -27,6 +27,7 @@ export const BookBorrowed: MessageDescriptor<"BookBorrowed", BookBorrowedPayload
   schemaHash: "sha256:4fbfe41f5260b9ad243c93afe712c1f015f24b8f61964ba8f06688efd44589ae",
   validate: validateBookBorrowedPayload,
   headers: { names: ["correlationId"], json: [], validate: validateEventHeaders },
+  keyProperty: "bookId",
 });
 
 /**
@@ -42,7 +43,7 @@ export const BookReturned: MessageDescriptor<"BookReturned", BookReturnedPayload
   type: "BookReturned",
   id: "BookReturned",
   contentType: "application/json",
-  schemaHash: "sha256:cdfd6b3cc5e8102e317797412ae379947a0f341f9e35637fc60d74789d3455bf",
+  schemaHash: "sha256:521b68f1810754abc60623c0a6ebf1abde52c7f65f88e6f6e1274f4ccf7a803f",
   validate: validateBookReturnedPayload,
   headers: { names: ["correlationId"], json: [], validate: validateEventHeaders },
 });
@@ -61,6 +62,6 @@ export const DueDateReminder: MessageDescriptor<"DueDateReminder", DueDateRemind
     type: "DueDateReminder",
     id: "DueDateReminder",
     contentType: "application/json",
-    schemaHash: "sha256:cf171649156ccafb8c23d93816c2b545d089ce7039933780e1b67a52c47b48dc",
+    schemaHash: "sha256:02fe155ff5b1d89c58907a847375739b33aa73eb817248fb8266fc93afca114f",
     validate: validateDueDateReminderPayload,
   });

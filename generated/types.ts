@@ -67,12 +67,17 @@ export interface BookReturnedPayload {
   /** @format date-time */
   readonly returnedAt: string;
   readonly condition: "good" | "worn" | "damaged";
-  /** Present when the copy came back late. */
-  readonly lateFee?: {
-    readonly amount: number;
-    /** @pattern ^[A-Z]{3}$ */
-    readonly currency: string;
-  };
+  readonly lateFee?: BookReturnedPayloadLateFee;
+}
+
+/**
+ * Present when the copy came back late.
+ * @generated from schemas/book-returned.json#/properties/lateFee
+ */
+export interface BookReturnedPayloadLateFee {
+  readonly amount: number;
+  /** @pattern ^[A-Z]{3}$ */
+  readonly currency: string;
 }
 
 /**
@@ -81,10 +86,13 @@ export interface BookReturnedPayload {
  */
 export interface DueDateReminderPayload {
   readonly memberId: MemberId;
-  readonly loans: readonly {
-    readonly bookId: BookId;
-    readonly title?: string;
-    /** @format date-time */
-    readonly dueAt: string;
-  }[];
+  readonly loans: readonly DueDateReminderPayloadLoansItem[];
+}
+
+/** @generated from schemas/due-date-reminder.json#/properties/loans/items */
+export interface DueDateReminderPayloadLoansItem {
+  readonly bookId: BookId;
+  readonly title?: string;
+  /** @format date-time */
+  readonly dueAt: string;
 }

@@ -48,7 +48,6 @@ function v_BookId(d,E){const s=E.length;let ok=true;
 	return ok||$s(E,s);
 }
 
-const v_BookReturnedPayload$0=new RegExp("^[A-Z]{3}$","u");
 function v_BookReturnedPayload(d,E){const s=E.length;let ok=true;
 	if(d===null||typeof d!=="object"||Array.isArray(d))ok=$t(E,"","object");else{
 		if(d.bookId===undefined||d.copyId===undefined||d.memberId===undefined||d.returnedAt===undefined||d.condition===undefined)ok=$q(E,"",d,["bookId","copyId","memberId","returnedAt","condition"]);
@@ -63,25 +62,28 @@ function v_BookReturnedPayload(d,E){const s=E.length;let ok=true;
 			if(typeof d5!=="string")ok=$t(E,"/condition","string");
 			if(d5!=="good"&&d5!=="worn"&&d5!=="damaged")ok=$r(E,"/condition","enum",["good","worn","damaged"]);
 		}
-		const d6=d.lateFee;
-		if(d6!==undefined){
-			if(d6===null||typeof d6!=="object"||Array.isArray(d6))ok=$t(E,"/lateFee","object");else{
-				if(d6.amount===undefined||d6.currency===undefined)ok=$q(E,"/lateFee",d6,["amount","currency"]);
-				const d7=d6.amount;
-				if(d7!==undefined)if(typeof d7!=="number"||!isFinite(d7))ok=$t(E,"/lateFee/amount","number");else if(d7<=0)ok=$r(E,"/lateFee/amount","exclusiveMinimum",0);
-				const d8=d6.currency;
-				if(d8!==undefined)if(typeof d8!=="string")ok=$t(E,"/lateFee/currency","string");else if(!v_BookReturnedPayload$0.test(d8))ok=$r(E,"/lateFee/currency","pattern","^[A-Z]{3}$");
-				for(const k9 in d6){
-					let mk9=false;
-					if(k9==="amount"||k9==="currency")mk9=true;
-					if(!mk9)ok=$r(E,"/lateFee","additionalProperties",k9);
-				}
-			}
-		}
+		if(d.lateFee!==undefined&&!v_BookReturnedPayloadLateFee(d.lateFee,E))ok=$x(E,"/lateFee");
 	}
 	return ok||$s(E,s);
 }
 export const validateBookReturnedPayload=$root(v_BookReturnedPayload);
+
+const v_BookReturnedPayloadLateFee$0=new RegExp("^[A-Z]{3}$","u");
+function v_BookReturnedPayloadLateFee(d,E){const s=E.length;let ok=true;
+	if(d===null||typeof d!=="object"||Array.isArray(d))ok=$t(E,"","object");else{
+		if(d.amount===undefined||d.currency===undefined)ok=$q(E,"",d,["amount","currency"]);
+		const d1=d.amount;
+		if(d1!==undefined)if(typeof d1!=="number"||!isFinite(d1))ok=$t(E,"/amount","number");else if(d1<=0)ok=$r(E,"/amount","exclusiveMinimum",0);
+		const d2=d.currency;
+		if(d2!==undefined)if(typeof d2!=="string")ok=$t(E,"/currency","string");else if(!v_BookReturnedPayloadLateFee$0.test(d2))ok=$r(E,"/currency","pattern","^[A-Z]{3}$");
+		for(const k3 in d){
+			let mk3=false;
+			if(k3==="amount"||k3==="currency")mk3=true;
+			if(!mk3)ok=$r(E,"","additionalProperties",k3);
+		}
+	}
+	return ok||$s(E,s);
+}
 
 function v_DueDateReminderPayload(d,E){const s=E.length;let ok=true;
 	if(d===null||typeof d!=="object"||Array.isArray(d))ok=$t(E,"","object");else{
@@ -93,12 +95,7 @@ function v_DueDateReminderPayload(d,E){const s=E.length;let ok=true;
 				if(d2.length<1)ok=$r(E,"/loans","minItems",1);
 				for(let i3=0;i3<d2.length;i3++){
 					const d4=d2[i3];
-					if(d4===null||typeof d4!=="object"||Array.isArray(d4))ok=$t(E,"/loans/"+i3,"object");else{
-						if(d4.bookId===undefined||d4.dueAt===undefined)ok=$q(E,"/loans/"+i3,d4,["bookId","dueAt"]);
-						if(d4.bookId!==undefined&&!v_BookId(d4.bookId,E))ok=$x(E,"/loans/"+i3+"/bookId");
-						if(d4.title!==undefined&&typeof d4.title!=="string")ok=$t(E,"/loans/"+i3+"/title","string");
-						if(d4.dueAt!==undefined)if(typeof d4.dueAt!=="string")ok=$t(E,"/loans/"+i3+"/dueAt","string");else if(!$f_date_time(d4.dueAt))ok=$f(E,"/loans/"+i3+"/dueAt","date-time");
-					}
+					if(!v_DueDateReminderPayloadLoansItem(d4,E))ok=$x(E,"/loans/"+i3);
 				}
 			}
 		}
@@ -106,6 +103,16 @@ function v_DueDateReminderPayload(d,E){const s=E.length;let ok=true;
 	return ok||$s(E,s);
 }
 export const validateDueDateReminderPayload=$root(v_DueDateReminderPayload);
+
+function v_DueDateReminderPayloadLoansItem(d,E){const s=E.length;let ok=true;
+	if(d===null||typeof d!=="object"||Array.isArray(d))ok=$t(E,"","object");else{
+		if(d.bookId===undefined||d.dueAt===undefined)ok=$q(E,"",d,["bookId","dueAt"]);
+		if(d.bookId!==undefined&&!v_BookId(d.bookId,E))ok=$x(E,"/bookId");
+		if(d.title!==undefined&&typeof d.title!=="string")ok=$t(E,"/title","string");
+		if(d.dueAt!==undefined)if(typeof d.dueAt!=="string")ok=$t(E,"/dueAt","string");else if(!$f_date_time(d.dueAt))ok=$f(E,"/dueAt","date-time");
+	}
+	return ok||$s(E,s);
+}
 
 function v_EventHeaders(d,E){const s=E.length;let ok=true;
 	if(d===null||typeof d!=="object"||Array.isArray(d))ok=$t(E,"","object");else if(d.correlationId!==undefined&&typeof d.correlationId!=="string")ok=$t(E,"/correlationId","string");

@@ -43,3 +43,30 @@ export function formatDiagnostic(diagnostic: Diagnostic): string {
 export function hasErrors(diagnostics: readonly Diagnostic[], strict = false): boolean {
   return diagnostics.some((d) => d.severity === 'error' || (strict && d.severity === 'warning'));
 }
+
+/** Edit distance (insertions, deletions, substitutions) between `a` and `b`. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++)
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    previous = current;
+  }
+  return previous[b.length]!;
+}
+
+/** The candidate `word` was most likely meant to be (a typo of at most 2 edits, fewer for short words), if any. */
+export function didYouMean(word: string, candidates: Iterable<string>): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Number.POSITIVE_INFINITY;
+  for (const candidate of candidates) {
+    const d = editDistance(word.toLowerCase(), candidate.toLowerCase());
+    if (d < bestDistance) {
+      best = candidate;
+      bestDistance = d;
+    }
+  }
+  const limit = Math.min(2, Math.floor(word.length / 3));
+  return best !== undefined && bestDistance > 0 && bestDistance <= limit ? best : undefined;
+}

@@ -6,9 +6,12 @@
  * this module keeps its shape.
  */
 import { createRequire } from 'node:module';
+import { checkParameters, type ParameterRule } from './core/address.js';
 import type { MessageContext } from './core/context.js';
 import { KeiyakuError } from './core/errors.js';
 
+export type { ParameterRule, ParametersOfAddress } from './core/address.js';
+export { ChannelAddressError } from './core/address.js';
 export type { MessageContext } from './core/context.js';
 export { isKeiyakuError, KeiyakuError } from './core/errors.js';
 
@@ -138,6 +141,10 @@ export interface MessageDescriptor<T extends string = string, P = unknown, M ext
   validate(value: unknown): readonly ValidationIssue[];
   /** True when `value` is a contract message of this type (made by `create` or `decode`). */
   is(value: unknown): value is M;
+  /** The payload property that is the message's partition key (from the Kafka binding's key schema), if any. */
+  readonly keyProperty?: string;
+  /** The default partition key of `message`: its {@link keyProperty}, as a string. */
+  key(message: M): string | undefined;
   /** UTF-8 JSON bytes of the message. */
   encode(message: M): Uint8Array;
   /** Bytes to a contract message, or an error naming the failing JSON path. Never throws. */
@@ -156,6 +163,8 @@ export interface MessageDefinition<T extends string> {
   readonly boxed?: boolean;
   /** The headers schema of the message, when the contract declares one. */
   readonly headers?: HeadersDefinition;
+  /** The payload property that is the default partition key. */
+  readonly keyProperty?: string;
 }
 
 const utf8Decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
@@ -206,6 +215,7 @@ export function defineMessage<T extends string, P, M extends AnyContractMessage 
 ): MessageDescriptor<T, P, M> {
   const { type, validate } = definition;
   const boxed = definition.boxed === true;
+  const keyProperty = definition.keyProperty;
   const check = (value: unknown): readonly ValidationIssue[] => (validate(value) ? [] : toIssues(validate.errors));
   return Object.freeze({
     type,
@@ -214,6 +224,12 @@ export function defineMessage<T extends string, P, M extends AnyContractMessage 
     schemaHash: definition.schemaHash,
     boxed,
     ...(definition.headers === undefined ? {} : { headers: defineHeaders(type, definition.headers) }),
+    ...(keyProperty === undefined ? {} : { keyProperty }),
+    key(message: M): string | undefined {
+      if (keyProperty === undefined) return undefined;
+      const value = (message as unknown as Record<string, unknown>)[keyProperty];
+      return value === undefined || value === null ? undefined : String(value);
+    },
     create(payload: P): M {
       const issues = check(payload);
       if (issues.length > 0) throw new ContractValidationError(type, issues);
@@ -370,7 +386,15 @@ function defineHeaders(type: string, definition: HeadersDefinition): HeadersCode
 
 /** Kafka and Iggy placement of a channel, from its bindings. */
 export interface ChannelBindings {
-  readonly kafka?: { readonly topic?: string; readonly partitions?: number; readonly replicas?: number; readonly key?: string };
+  readonly kafka?: {
+    /** The Kafka topic of the channel's address (the binding's `topic`), when it differs from the address. */
+    readonly topic?: string;
+    readonly partitions?: number;
+    readonly replicas?: number;
+    /** Topic configs set when the transport creates the topic (the binding's `topicConfiguration`). */
+    readonly configs?: Readonly<Record<string, string>>;
+    readonly key?: string;
+  };
   readonly iggy?: { readonly stream?: string; readonly topic?: string; readonly partitions?: number };
 }
 
@@ -382,6 +406,8 @@ export interface ChannelDescriptor<M extends AnyContractMessage, A extends strin
   /** The address template exactly as in the contract (`lights.{streetlightId}.on`). */
   readonly addressTemplate: string;
   readonly parameters: readonly string[];
+  /** What the contract allows as values of each parameter (enum, pattern). */
+  readonly parameterRules: Readonly<Record<string, ParameterRule>>;
   readonly messageTypes: readonly MessageTypeOf<M>[];
   readonly bindings: ChannelBindings;
   /** The descriptor registered for `type`, or undefined when the channel does not carry it. */
@@ -402,6 +428,7 @@ export interface ChannelDefinition<A> {
   readonly address: A;
   readonly addressTemplate: string;
   readonly parameters: readonly string[];
+  readonly parameterRules?: Readonly<Record<string, ParameterRule>>;
   // biome-ignore lint/suspicious/noExplicitAny: descriptors of different payload types share one registry
   readonly messages: readonly MessageDescriptor<string, any, any>[];
   readonly bindings: ChannelBindings;
@@ -414,9 +441,22 @@ export function defineChannel<M extends AnyContractMessage, A extends string | (
   const registry = new Map<string, MessageDescriptor<string, unknown, AnyContractMessage>>();
   for (const descriptor of definition.messages) registry.set(descriptor.type, descriptor);
   const types = Object.freeze(definition.messages.map((d) => d.type)) as readonly MessageTypeOf<M>[];
+  const parameterRules = Object.freeze({ ...definition.parameterRules });
+  // The address function of a channel with parameters refuses values the contract does not
+  // allow (missing, empty, not in the enum) with a ChannelAddressError, instead of building
+  // `payments.undefined.requests`.
+  const build = definition.address;
+  const address =
+    typeof build === 'function'
+      ? (((params: never) => {
+          checkParameters({ id: definition.id, parameters: definition.parameters, parameterRules }, params);
+          return (build as (params: never) => string)(params);
+        }) as A)
+      : build;
   return Object.freeze({
     id: definition.id,
-    address: definition.address,
+    address,
+    parameterRules,
     addressTemplate: definition.addressTemplate,
     parameters: definition.parameters,
     messageTypes: types,

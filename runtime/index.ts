@@ -5,6 +5,8 @@
  * The SQLite dead-letter store: `keiyaku/sqlite`. The conformance suite: `keiyaku/testing`.
  */
 export type { AnyChannel, AnyContractMessage, ChannelDescriptor, MessageContext, MessageHandler, MessageTypeOf } from './codegen-v1.js';
+export type { AddressChoice, ParameterRule, ParametersOfAddress } from './core/address.js';
+export { ChannelAddressError } from './core/address.js';
 export type { Backoff, BackoffOptions, DeadLetterPolicy } from './core/backoff.js';
 export { DEFAULT_DEAD_LETTER_SCHEDULE, exponentialBackoff, scheduleBackoff } from './core/backoff.js';
 export type { Clock } from './core/clock.js';
@@ -15,8 +17,8 @@ export type { EnvelopeOptions, OpenedEnvelope } from './core/envelope.js';
 export { CE_HEADERS, encodeEnvelope, openEnvelope } from './core/envelope.js';
 export { ClosedError, isKeiyakuError, KeiyakuError, PublishError, TransportError } from './core/errors.js';
 export type { HostedComponent, HostedComponentHealth } from './core/hosted.js';
-export type { Logger } from './core/logger.js';
-export { silentLogger } from './core/logger.js';
+export type { Logger, LogLevel, StreamLoggerOptions } from './core/logger.js';
+export { createStreamLogger, silentLogger, stderrLogger } from './core/logger.js';
 export { ATTR as MESSAGING_ATTRIBUTES, formatTraceparent, INSTRUMENTATION_NAME, parseTraceparent, TRACE_HEADERS } from './core/tracing.js';
 export type {
   ConsumerOptions,

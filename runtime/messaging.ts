@@ -10,13 +10,13 @@
  * await messaging.start();
  * ```
  */
-import type { AnyChannel, AnyContractMessage, MessageHandler } from './codegen-v1.js';
-import { resolveAddress } from './core/address.js';
+import type { AnyChannel, AnyContractMessage, ChannelDescriptor, MessageHandler } from './codegen-v1.js';
+import { type ParametersOfAddress, resolveAddress } from './core/address.js';
 import { type Clock, systemClock } from './core/clock.js';
 import { CE_HEADERS } from './core/envelope.js';
 import { KeiyakuError } from './core/errors.js';
 import type { HostedComponent, HostedComponentHealth } from './core/hosted.js';
-import { type Logger, silentLogger } from './core/logger.js';
+import { type Logger, silentLogger, stderrLogger } from './core/logger.js';
 import type { Transport, TransportHealth, TransportProducer } from './core/transport.js';
 import { type DeadLetterStore, InMemoryDeadLetterStore } from './dead-letter/store.js';
 import { instrumentMessaging } from './ops/otel.js';
@@ -55,7 +55,7 @@ export class Messaging implements AsyncDisposable {
   readonly #clock: Clock;
   readonly #logger: Logger;
   readonly #subscriptions: Subscription<AnyContractMessage>[] = [];
-  readonly #publishers: Publisher<AnyContractMessage>[] = [];
+  readonly #publishers: Publisher<AnyContractMessage, unknown>[] = [];
   readonly #components: HostedComponent[] = [];
   #producer: TransportProducer | undefined;
   #started = false;
@@ -67,18 +67,24 @@ export class Messaging implements AsyncDisposable {
     this.transport = options.transport;
     this.deadLetters = options.deadLetters ?? new InMemoryDeadLetterStore();
     this.#clock = options.clock ?? systemClock;
-    this.#logger = options.logger ?? silentLogger;
+    this.#logger = options.logger ?? stderrLogger;
   }
 
-  /** A typed publisher of `channel`. Publishers share one transport producer. */
-  publisher<M extends AnyContractMessage>(channel: AnyChannel<M>, options: PublisherOptions<M> = {}): Publisher<M> {
+  /**
+   * A typed publisher of `channel`. Publishers share one transport producer. On a channel with
+   * parameters, give `parameters` here (one address) or with each `publish` (routing per message).
+   */
+  publisher<M extends AnyContractMessage, A extends string | ((params: never) => string)>(
+    channel: ChannelDescriptor<M, A>,
+    options: PublisherOptions<M, ParametersOfAddress<A>> = {},
+  ): Publisher<M, ParametersOfAddress<A>> {
     this.#producer ??= this.transport.producer();
-    const publisher = new Publisher<M>(
-      channel,
+    const publisher = new Publisher<M, ParametersOfAddress<A>>(
+      channel as AnyChannel<M> & { readonly address: string | ((params: ParametersOfAddress<A>) => string) },
       { producer: this.#producer, clock: this.#clock, logger: this.#logger, transport: this.transport, system: this.transport.name },
       { ...(this.#options.source === undefined ? {} : { source: this.#options.source }), ...options },
     );
-    this.#publishers.push(publisher as unknown as Publisher<AnyContractMessage>);
+    this.#publishers.push(publisher as unknown as Publisher<AnyContractMessage, unknown>);
     return publisher;
   }
 
@@ -88,17 +94,17 @@ export class Messaging implements AsyncDisposable {
   }
 
   /** Every publisher, in the order they were made. */
-  get publishers(): readonly Publisher<AnyContractMessage>[] {
+  get publishers(): readonly Publisher<AnyContractMessage, unknown>[] {
     return [...this.#publishers];
   }
 
   /** Registers `handler` on `channel` with its own consumer group; it starts with `start()` (or now, if started). */
-  subscribe<M extends AnyContractMessage>(
-    channel: AnyChannel<M>,
+  subscribe<M extends AnyContractMessage, A extends string | ((params: never) => string)>(
+    channel: ChannelDescriptor<M, A>,
     handler: MessageHandler<M>,
-    options: SubscriptionOptions<M> = {},
+    options: SubscriptionOptions<M, ParametersOfAddress<A>> = {},
   ): Subscription<M> {
-    const address = resolveAddress(channel, options.address);
+    const address = resolveAddress(channel, options, silentLogger);
     const duplicate = this.#subscriptions.find(
       (s) => s.channel.id === channel.id && s.groupId === handler.groupId && s.address === address,
     );

@@ -11,7 +11,7 @@ import type { AnyContractMessage } from './codegen-v1.js';
 import { type Backoff, type BackoffOptions, exponentialBackoff } from './core/backoff.js';
 import { type Clock, systemClock } from './core/clock.js';
 import type { HostedComponent, HostedComponentHealth } from './core/hosted.js';
-import { type Logger, silentLogger } from './core/logger.js';
+import { type Logger, stderrLogger } from './core/logger.js';
 import { type Waiter, waitForWake } from './core/wait.js';
 import {
   type AppendToStreamOptions,
@@ -234,7 +234,7 @@ export class MessageProducer<D, M extends AnyContractMessage> implements HostedC
   constructor(options: MessageProducerOptions<D, M>) {
     this.#options = options;
     this.#checkpoints = options.checkpoints ?? new InMemoryCheckpointStore();
-    this.#logger = options.logger ?? silentLogger;
+    this.#logger = options.logger ?? stderrLogger;
     this.#backoff = options.retry === false ? undefined : exponentialBackoff(options.retry ?? {}, options.random);
   }
 

@@ -6,16 +6,21 @@
  */
 import { isSpanContextValid, type Span, SpanKind, type Tracer } from '@opentelemetry/api';
 import type { AnyChannel, AnyContractMessage, HeadersOf } from './codegen-v1.js';
-import { resolveAddress } from './core/address.js';
+import { addressOf, chooseAddress } from './core/address.js';
 import { type BackoffOptions, exponentialBackoff } from './core/backoff.js';
 import { type Clock, systemClock } from './core/clock.js';
 import { CE_HEADERS, type EnvelopeOptions, envelopeRecord } from './core/envelope.js';
-import { ClosedError, PublishError } from './core/errors.js';
-import { type Logger, silentLogger } from './core/logger.js';
+import { ClosedError, KeiyakuError, PublishError } from './core/errors.js';
+import { type Logger, stderrLogger } from './core/logger.js';
 import { ATTR, failSpan, formatTraceparent, remoteContext, tracer, tracingEnabled } from './core/tracing.js';
 import type { OutgoingRecord, Transport, TransportProducer } from './core/transport.js';
 
-export interface PublisherOptions<M> {
+/**
+ * Options of a publisher. `P` is the type of the channel's parameters (`never` for a channel
+ * with a fixed address): give them here to send every message to one address, or per
+ * `publish` to route each message (one publisher for every region).
+ */
+export interface PublisherOptions<M, P = never> {
   /** Most messages per send (default 100). */
   readonly maxBatchCount?: number;
   /** Most payload bytes per send (default 1 MiB). */
@@ -27,14 +32,31 @@ export interface PublisherOptions<M> {
   readonly retry?: BackoffOptions;
   /** CloudEvents `ce_source` (default `keiyaku`). */
   readonly source?: string;
-  /** Partition key of a message when `publish` is not given one (the aggregate id). */
+  /**
+   * Partition key of a message when `publish` is not given one (the aggregate id). Default: the
+   * message's key property from its Kafka binding's key schema, when the contract has one.
+   */
   readonly key?: (message: M) => string | undefined;
-  /** The concrete address, required when the channel has parameters. */
+  /** Parameter values of a channel with parameters, for every message of this publisher (else give them per publish). */
+  readonly parameters?: P;
+  /**
+   * @deprecated Pass `parameters` instead. A concrete address: on a channel with parameters it
+   * must fit the channel's template and parameter rules (a warning is logged); on a channel
+   * without parameters it is refused unless it is the channel's own address or `forceAddress` is set.
+   */
   readonly address?: string;
+  /** Publish to `address` although it is not the channel's (for a channel without parameters, or an address outside the template). */
+  readonly forceAddress?: boolean;
 }
 
-/** Options of one publish; `headers` are the message's contract headers where the contract declares them. */
-export type PublishOptions<H = Readonly<Record<string, string>>> = EnvelopeOptions<H>;
+/**
+ * Options of one publish: `headers` are the message's contract headers where the contract declares
+ * them (`H`); `parameters` route this message on a channel with parameters (`P`).
+ */
+export type PublishOptions<H = Readonly<Record<string, string>>, P = never> = EnvelopeOptions<H> & {
+  /** Parameter values for this message's address; they win over the publisher's. */
+  readonly parameters?: P;
+};
 
 /** The callers of one message type in one batch share one promise (not one per message). */
 interface Settlement {
@@ -98,14 +120,16 @@ export interface PublisherDeps {
   readonly system?: string;
 }
 
-export class Publisher<M extends AnyContractMessage> implements AsyncDisposable {
+export class Publisher<M extends AnyContractMessage, P = never> implements AsyncDisposable {
   readonly channel: AnyChannel<M>;
+  /** The address every message goes to; the channel's address template when parameters come with each publish. */
   readonly address: string;
+  readonly #fixedAddress: string | undefined;
   readonly #producer: TransportProducer;
   readonly #clock: Clock;
   readonly #logger: Logger;
-  readonly #options: Required<Pick<PublisherOptions<M>, 'maxBatchCount' | 'maxBatchBytes' | 'lingerMs' | 'maxAttempts' | 'source'>> &
-    PublisherOptions<M>;
+  readonly #options: Required<Pick<PublisherOptions<M, P>, 'maxBatchCount' | 'maxBatchBytes' | 'lingerMs' | 'maxAttempts' | 'source'>> &
+    PublisherOptions<M, P>;
   /** Batches waiting to be sent, the last one still filling. */
   readonly #queue: Batch[] = [];
   #queuedCount = 0;
@@ -113,7 +137,7 @@ export class Publisher<M extends AnyContractMessage> implements AsyncDisposable 
   readonly #errorListeners = new Set<(error: PublishError) => void>();
   readonly #inFlight = new Set<Promise<void>>();
   #timer: NodeJS.Timeout | undefined;
-  #provisioned: Promise<void> | undefined;
+  readonly #provisioned = new Map<string, Promise<void>>();
   readonly #transport: Pick<Transport, 'provision'> | undefined;
   #closed = false;
   readonly #tracer: Tracer;
@@ -122,13 +146,19 @@ export class Publisher<M extends AnyContractMessage> implements AsyncDisposable 
   #sentBytes = 0;
   #failed = 0;
 
-  constructor(channel: AnyChannel<M>, deps: PublisherDeps, options: PublisherOptions<M> = {}) {
+  /** @throws ChannelAddressError when the parameters or the address do not fit the channel. */
+  constructor(
+    channel: AnyChannel<M> & { readonly address: string | ((params: P) => string) },
+    deps: PublisherDeps,
+    options: PublisherOptions<M, P> = {},
+  ) {
     this.channel = channel;
-    this.address = resolveAddress(channel, options.address);
     this.#producer = deps.producer;
     this.#transport = deps.transport;
     this.#clock = deps.clock ?? systemClock;
-    this.#logger = deps.logger ?? silentLogger;
+    this.#logger = deps.logger ?? stderrLogger;
+    this.#fixedAddress = chooseAddress(channel, options, this.#logger);
+    this.address = this.#fixedAddress ?? channel.addressTemplate;
     this.#tracer = tracer();
     this.#system = deps.system ?? 'keiyaku';
     this.#options = { maxBatchCount: 100, maxBatchBytes: 1024 * 1024, lingerMs: 5, maxAttempts: 5, source: 'keiyaku', ...options };
@@ -136,20 +166,23 @@ export class Publisher<M extends AnyContractMessage> implements AsyncDisposable 
 
   /**
    * Resolves when the transport has acknowledged `message`; rejects with a {@link PublishError} after the last retry,
-   * and at once with a ContractValidationError naming the header when its contract headers do not validate.
+   * at once with a ContractValidationError naming the header when its contract headers do not validate, and at once
+   * with a ChannelAddressError when `options.parameters` do not fit the channel (or are missing on a channel with
+   * parameters whose publisher has none).
    */
-  publish<T extends M>(message: T, options: PublishOptions<HeadersOf<T>> = {}): Promise<void> {
+  publish<T extends M>(message: T, options: PublishOptions<HeadersOf<T>, P> = {}): Promise<void> {
     if (this.#closed) return Promise.reject(new ClosedError(`the publisher of ${this.channel.id}`));
-    const key = options.key ?? this.#options.key?.(message);
     const type = this.channel.typeOf(message);
     let record: OutgoingRecord;
     let span: Span | undefined;
     try {
+      const address = options.parameters === undefined ? this.#addressFor(undefined) : this.#addressFor(options.parameters);
+      const key = options.key ?? this.#options.key?.(message) ?? this.channel.message(type)?.key(message);
       if (tracingEnabled()) {
         // The send span: a child of the active context (or of a context the caller carried over,
         // e.g. from an outbox row); its context travels in the message.
         const parent = options.traceparent === undefined ? undefined : remoteContext(options.traceparent, options.tracestate);
-        const started = this.#tracer.startSpan(`send ${this.address}`, { kind: SpanKind.PRODUCER }, parent);
+        const started = this.#tracer.startSpan(`send ${address}`, { kind: SpanKind.PRODUCER }, parent);
         const spanContext = started.spanContext();
         let envelope = options;
         if (isSpanContextValid(spanContext)) {
@@ -157,7 +190,7 @@ export class Publisher<M extends AnyContractMessage> implements AsyncDisposable 
           envelope = { ...options, traceparent: formatTraceparent(spanContext), ...(state ? { tracestate: state } : {}) };
         }
         try {
-          record = envelopeRecord(this.channel, message, this.address, this.#options.source, envelope, key, this.#clock.now());
+          record = envelopeRecord(this.channel, message, address, this.#options.source, envelope, key, this.#clock.now());
         } catch (error) {
           failSpan(started, error);
           started.end();
@@ -167,7 +200,7 @@ export class Publisher<M extends AnyContractMessage> implements AsyncDisposable 
           span = started;
           span.setAttributes({
             [ATTR.system]: this.#system,
-            [ATTR.destination]: this.address,
+            [ATTR.destination]: address,
             [ATTR.operationType]: 'send',
             [ATTR.operationName]: 'send',
             [ATTR.messageId]: record.headers[CE_ID]!,
@@ -179,7 +212,7 @@ export class Publisher<M extends AnyContractMessage> implements AsyncDisposable 
           });
         }
       } else {
-        record = envelopeRecord(this.channel, message, this.address, this.#options.source, options, key, this.#clock.now());
+        record = envelopeRecord(this.channel, message, address, this.#options.source, options, key, this.#clock.now());
       }
     } catch (error) {
       return Promise.reject(error);
@@ -212,11 +245,23 @@ export class Publisher<M extends AnyContractMessage> implements AsyncDisposable 
     return settled.promise;
   }
 
+  #addressFor(parameters: P | undefined): string {
+    if (parameters !== undefined) {
+      if (typeof this.channel.address !== 'function') return chooseAddress(this.channel, { parameters }) as string;
+      return addressOf(this.channel, parameters);
+    }
+    if (this.#fixedAddress !== undefined) return this.#fixedAddress;
+    throw new KeiyakuError(
+      'address_required',
+      `channel ${this.channel.id} has parameters (${this.channel.addressTemplate}): give parameters to the publisher or to each publish`,
+    );
+  }
+
   /** Publishes each message (or `[message, options]`) in order; resolves when all are acknowledged. */
-  publishMany(items: Iterable<M | readonly [M, PublishOptions<HeadersOf<M>>]>): Promise<void> {
+  publishMany(items: Iterable<M | readonly [M, PublishOptions<HeadersOf<M>, P>]>): Promise<void> {
     const promises: Promise<void>[] = [];
     for (const item of items) {
-      if (Array.isArray(item)) promises.push(this.publish(item[0] as M, item[1] as PublishOptions<HeadersOf<M>>));
+      if (Array.isArray(item)) promises.push(this.publish(item[0] as M, item[1] as PublishOptions<HeadersOf<M>, P>));
       else promises.push(this.publish(item as M));
     }
     return Promise.all(promises).then(() => undefined);
@@ -303,11 +348,17 @@ export class Publisher<M extends AnyContractMessage> implements AsyncDisposable 
     while (true) {
       attempt++;
       try {
-        this.#provisioned ??= this.#transport?.provision?.(this.address, this.channel.bindings) ?? Promise.resolve();
-        await this.#provisioned.catch((error: unknown) => {
-          this.#provisioned = undefined;
-          throw error;
-        });
+        for (const address of new Set(batch.records.map((record) => record.address))) {
+          let provisioned = this.#provisioned.get(address);
+          if (provisioned === undefined) {
+            provisioned = this.#transport?.provision?.(address, this.channel.bindings) ?? Promise.resolve();
+            this.#provisioned.set(address, provisioned);
+          }
+          await provisioned.catch((error: unknown) => {
+            this.#provisioned.delete(address);
+            throw error;
+          });
+        }
         await this.#producer.send(batch.records);
         this.#sent += batch.records.length;
         this.#sentBytes += batch.bytes;

@@ -36,22 +36,35 @@ import {
   partitionCounters,
 } from './core/counters.js';
 import { type OpenedEnvelope, openEnvelope, recordType } from './core/envelope.js';
-import { type Logger, silentLogger } from './core/logger.js';
+import { type Logger, stderrLogger } from './core/logger.js';
 import { ATTR, extractTraceContext, failSpan, INSTRUMENTATION_NAME, tracer, tracingEnabled, withSpan } from './core/tracing.js';
 import type { IncomingRecord, PartitionPosition, Transport, TransportConsumer } from './core/transport.js';
 import { type DeadLetterStore, errorForParking, InMemoryDeadLetterStore } from './dead-letter/store.js';
 
-export interface SubscriptionOptions<M extends AnyContractMessage> {
+export interface SubscriptionOptions<M extends AnyContractMessage, P = never> {
   /** Most records per poll, and acks per commit (default 100). */
   readonly batchSize?: number;
   /** Opt in to parking poison messages instead of blocking on them. */
   readonly deadLetter?: DeadLetterPolicy;
   /** Backoff of the blocking retry (default 1 s doubling to 60 s, ±20 % jitter). */
   readonly retry?: BackoffOptions;
-  /** The concrete address, required when the channel has parameters. */
+  /** Parameter values of a channel with parameters: which address to read (required there). */
+  readonly parameters?: P;
+  /**
+   * @deprecated Pass `parameters` instead. A concrete address: on a channel with parameters it
+   * must fit the channel's template and parameter rules (a warning is logged); on a channel
+   * without parameters it is refused unless it is the channel's own address or `forceAddress` is set.
+   */
   readonly address?: string;
+  /** Read from `address` although it is not the channel's. */
+  readonly forceAddress?: boolean;
   /** Message types this subscription wants; overrides `handler.accepts`. */
   readonly accepts?: readonly MessageTypeOf<M>[];
+  /**
+   * While a lane stays stalled, at most one warning per this many milliseconds (default 30 s):
+   * the first failure is always a warning, later attempts in between are debug lines.
+   */
+  readonly stallLogIntervalMs?: number;
 }
 
 export interface SubscriptionDeps {
@@ -111,6 +124,9 @@ interface Lane {
   readonly counters: MutablePartitionCounters;
   /** Metric attributes of this lane (OpenTelemetry semantic conventions). */
   readonly attributes: Attributes;
+  /** When the last stall warning of this lane was written, and how many attempts failed since. */
+  warnedAt: number | undefined;
+  quietFailures: number;
 }
 
 export class Subscription<M extends AnyContractMessage> {
@@ -119,6 +135,7 @@ export class Subscription<M extends AnyContractMessage> {
   readonly address: string;
   readonly #deps: Required<Omit<SubscriptionDeps, 'random'>> & { random: () => number };
   readonly #batchSize: number;
+  readonly #stallLogIntervalMs: number;
   /** Message types this subscription handles: the channel's, narrowed by `accepts`. */
   readonly #wanted: ReadonlySet<string>;
   /** Retries before parking, under a dead-letter policy; undefined = retry until it succeeds. */
@@ -143,18 +160,19 @@ export class Subscription<M extends AnyContractMessage> {
   readonly #tracer: Tracer = tracer();
   #otelDuration: Histogram | undefined;
 
-  constructor(channel: AnyChannel<M>, handler: MessageHandler<M>, deps: SubscriptionDeps, options: SubscriptionOptions<M> = {}) {
+  constructor(channel: AnyChannel<M>, handler: MessageHandler<M>, deps: SubscriptionDeps, options: SubscriptionOptions<M, unknown> = {}) {
     this.channel = channel;
     this.handler = handler;
-    this.address = resolveAddress(channel, options.address);
     this.#deps = {
       transport: deps.transport,
       deadLetters: deps.deadLetters ?? new InMemoryDeadLetterStore(),
       clock: deps.clock ?? systemClock,
-      logger: deps.logger ?? silentLogger,
+      logger: deps.logger ?? stderrLogger,
       random: deps.random ?? Math.random,
     };
+    this.address = resolveAddress(channel, options, this.#deps.logger);
     this.#batchSize = options.batchSize ?? 100;
+    this.#stallLogIntervalMs = options.stallLogIntervalMs ?? 30_000;
     const accepts: readonly string[] | undefined = options.accepts ?? handler.accepts;
     this.#wanted = new Set<string>(accepts === undefined ? channel.messageTypes : channel.messageTypes.filter((t) => accepts.includes(t)));
     const policy: DeadLetterPolicy | undefined = options.deadLetter;
@@ -307,6 +325,8 @@ export class Subscription<M extends AnyContractMessage> {
               queue: [],
               running: false,
               stall: undefined,
+              warnedAt: undefined,
+              quietFailures: 0,
               counters: partitionCounters(record.partition),
               attributes: {
                 [ATTR.system]: this.#deps.transport.name,
@@ -506,7 +526,7 @@ export class Subscription<M extends AnyContractMessage> {
         }
         const delay = this.#backoff.delay(attempts);
         lane.counters.retried++;
-        logger.warn('handler failed; the belt is stopped at this record and retries it', {
+        const fields = {
           channel: this.channel.id,
           groupId: this.groupId,
           type: opened.type,
@@ -515,7 +535,23 @@ export class Subscription<M extends AnyContractMessage> {
           attempt: attempts,
           retryInMs: delay,
           error: reason,
-        });
+        };
+        // Rate-limited while the lane stays stalled: a warning on the first failure, then at
+        // most one per interval (with the count of failures in between); debug lines otherwise.
+        if (lane.warnedAt === undefined || now - lane.warnedAt >= this.#stallLogIntervalMs) {
+          const first = lane.warnedAt === undefined;
+          logger.warn(
+            first
+              ? 'belt blocked: handler failed; the belt is stopped at this record and retries it'
+              : 'belt still blocked: handler keeps failing at this record',
+            first ? fields : { ...fields, stalledMs: now - lane.stall.since.getTime(), failuresSinceLastWarning: lane.quietFailures },
+          );
+          lane.warnedAt = now;
+          lane.quietFailures = 0;
+        } else {
+          lane.quietFailures++;
+          logger.debug('handler failed again; the belt stays blocked', fields);
+        }
         try {
           await clock.sleep(delay, this.#stop.signal);
         } catch {
@@ -553,9 +589,15 @@ export class Subscription<M extends AnyContractMessage> {
 
   #recover(lane: Lane, attempts: number): void {
     if (lane.stall === undefined) return;
+    const stall = lane.stall;
     lane.stall = undefined;
+    const warned = lane.warnedAt !== undefined;
+    lane.warnedAt = undefined;
+    lane.quietFailures = 0;
     this.#consumer?.resume(lane.partition);
-    this.#deps.logger.info('the belt moves again', {
+    // Said at the level its stall was: whoever saw "blocked" also sees it end.
+    (warned ? this.#deps.logger.warn : this.#deps.logger.info).call(this.#deps.logger, 'the belt moves again', {
+      stalledMs: this.#deps.clock.now() - stall.since.getTime(),
       channel: this.channel.id,
       groupId: this.groupId,
       partition: lane.partition,

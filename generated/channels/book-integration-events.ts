@@ -37,7 +37,7 @@ export const BookIntegrationEvents = defineChannel<BookIntegrationEventsMessage,
 
 /**
  * Implement this to consume channel "bookIntegrationEvents". `groupId` names the consumer group
- * (one per capability, e.g. `inventory.book-availability`); handlers must be idempotent.
+ * (one per capability, named like `<service>.<capability>`); handlers must be idempotent.
  */
 export interface BookIntegrationEventsHandler extends MessageHandler<BookIntegrationEventsMessage> {}
 

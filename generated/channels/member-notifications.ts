@@ -43,7 +43,7 @@ export const MemberNotifications = defineChannel<
 
 /**
  * Implement this to consume channel "memberNotifications". `groupId` names the consumer group
- * (one per capability, e.g. `inventory.book-availability`); handlers must be idempotent.
+ * (one per capability, named like `<service>.<capability>`); handlers must be idempotent.
  */
 export interface MemberNotificationsHandler extends MessageHandler<MemberNotificationsMessage> {}
 

@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, s
 import { basename, dirname, join, relative, sep } from 'node:path';
 import type { GeneratedFile } from '../emit/emit.js';
 import { OutputError } from '../errors.js';
+import { sameGeneratedContent } from './same-code.js';
 
 function listFiles(dir: string): string[] {
   if (!existsSync(dir)) return [];
@@ -27,14 +28,14 @@ export interface Drift {
   readonly extra: readonly string[];
 }
 
-/** How the files on disk differ from `files`. */
+/** How the files on disk differ from `files`; a file only reformatted (by a project's own prettier) is not stale. */
 export function compareOutput(outDir: string, files: readonly GeneratedFile[]): Drift {
   const onDisk = new Set(listFiles(outDir));
   const stale: string[] = [];
   const missing: string[] = [];
   for (const file of files) {
     if (!onDisk.has(file.path)) missing.push(file.path);
-    else if (readFileSync(join(outDir, file.path), 'utf8') !== file.content) stale.push(file.path);
+    else if (!sameGeneratedContent(file.path, readFileSync(join(outDir, file.path), 'utf8'), file.content)) stale.push(file.path);
     onDisk.delete(file.path);
   }
   return { stale, missing, extra: [...onDisk].sort() };

@@ -89,7 +89,19 @@ export async function generate(model: ContractModel, options: GenerateOptions): 
     }),
   });
   files.push({ path: 'manifest.json', content: buildManifest(model, source, hashes) });
-  files.push({ path: 'iggy.ts', content: iggyFile(make('iggy.ts'), channelFiles) });
+  // generated/iggy.ts only when the contract asks for Iggy (an `x-iggy` on some channel).
+  if (model.channels.some((c) => c.bindings.iggy !== undefined)) {
+    files.push({ path: 'iggy.ts', content: iggyFile(make('iggy.ts'), channelFiles) });
+    for (const channel of model.channels.filter((c) => c.bindings.iggy !== undefined && c.parameters.length > 0)) {
+      diagnostics.push({
+        severity: 'warning',
+        code: 'iggy-parameterized-channel',
+        message: `channel "${channel.id}" has parameters (${channel.address}), so generated/iggy.ts leaves it out: its stream/topic differ per address`,
+        hint: `build its placement at run time: iggyChannel(${channel.identifier}, { stream, topic }) from "keiyaku/iggy-codegen-v1"`,
+        ...(channel.location === undefined ? {} : { location: channel.location }),
+      });
+    }
+  }
 
   const formatted = await Promise.all(
     files.map(async (f) => ({
@@ -103,10 +115,23 @@ export async function generate(model: ContractModel, options: GenerateOptions): 
   return { files: formatted.sort((a, b) => a.path.localeCompare(b.path)), diagnostics };
 }
 
-/** Stream/topic per channel for Apache Iggy: the `x-iggy` binding, else stream `keiyaku` and topic = the address. Channels with parameters are left out. */
+/**
+ * Stream/topic per channel for Apache Iggy, from each channel's `x-iggy` binding (stream default
+ * `keiyaku`, topic default the address). Channels without `x-iggy` and channels with parameters
+ * are left out, each named with the reason in the file's opening comment.
+ */
 function iggyFile(ctx: Context, channelFiles: readonly { file: string; identifier: string }[]): string {
+  const leftOut = ctx.model.channels
+    .filter((c) => c.bindings.iggy === undefined || c.parameters.length > 0)
+    .map((c) =>
+      commentText(
+        c.bindings.iggy === undefined
+          ? `${c.identifier} (${c.id}): no x-iggy binding`
+          : `${c.identifier} (${c.id}): its address has parameters, so its stream/topic differ per address; build it with iggyChannel() at run time`,
+      ),
+    );
   const channels = ctx.model.channels
-    .filter((c) => c.parameters.length === 0)
+    .filter((c) => c.bindings.iggy !== undefined && c.parameters.length === 0)
     .map((channel) => {
       const stream = channel.bindings.iggy?.stream ?? 'keiyaku';
       const topic = channel.bindings.iggy?.topic ?? channel.address;
@@ -122,7 +147,7 @@ function iggyFile(ctx: Context, channelFiles: readonly { file: string; identifie
         partitions: channel.bindings.iggy?.partitions,
       };
     });
-  return ctx.templates.render('iggy.ts', { header: ctx.header, channels });
+  return ctx.templates.render('iggy.ts', { header: ctx.header, channels, leftOut });
 }
 
 function validatorsFile(model: ContractModel, source: string, code: string): string {
@@ -199,6 +224,7 @@ function messagesFile(ctx: Context, validatorExports: ReadonlyMap<string, string
     validator: validatorExports.get(message.payload)!,
     boxed: message.boxed,
     ...(message.headers === undefined ? {} : headersOf(ctx.model, message.headers, validatorExports)),
+    keyLiteral: message.kafkaKeyProperty === undefined || message.boxed ? undefined : stringLiteral(message.kafkaKeyProperty),
   }));
   const typeImports = [
     ...new Set(messages.flatMap((m) => (m.headersType === undefined ? [m.payloadType] : [m.payloadType, m.headersType]))),
@@ -242,6 +268,20 @@ function addressFunction(channel: ChannelModel, parametersType: string): { value
   return { value: `(params: ${parametersType}): string => ${body}`, type: `(params: ${parametersType}) => string` };
 }
 
+/** The `parameterRules` object literal of a channel (enum, pattern per parameter), or undefined when it has none. */
+function parameterRules(channel: ChannelModel): string | undefined {
+  const rules = channel.parameters
+    .filter((p) => (p.enum && p.enum.length > 0) || p.pattern !== undefined)
+    .map((p) => {
+      const parts = [
+        ...(p.enum && p.enum.length > 0 ? [`enum: [${p.enum.map((v) => stringLiteral(v)).join(', ')}]`] : []),
+        ...(p.pattern === undefined ? [] : [`pattern: ${stringLiteral(p.pattern)}`]),
+      ];
+      return `${propertyKey(p.name)}: { ${parts.join(', ')} }`;
+    });
+  return rules.length === 0 ? undefined : `{ ${rules.join(', ')} }`;
+}
+
 function channelFile(ctx: Context, channel: ChannelModel): string {
   const id = channel.identifier;
   const names = {
@@ -275,6 +315,7 @@ function channelFile(ctx: Context, channel: ChannelModel): string {
     addressType: address.type,
     addressLiteral: stringLiteral(channel.address),
     parameterNames: channel.parameters.map((p) => stringLiteral(p.name)).join(', '),
+    parameterRules: parameterRules(channel),
     bindings: JSON.stringify(channel.bindings),
   });
 }

@@ -23,7 +23,6 @@ import { type ContractModel, refName, SCHEMA_REF_PREFIX, type SchemaNode } from 
 const require = createRequire(import.meta.url);
 type FormatDefinition = RegExp | ((s: string) => boolean) | boolean | { type?: string; validate: RegExp | ((s: unknown) => boolean) };
 const FORMATS = (require('ajv-formats/dist/formats') as { fullFormats: Record<string, FormatDefinition> }).fullFormats;
-const knownFormats = Object.keys(FORMATS);
 /** Formats that keiyaku/codegen-v1 checks with its own code (see FAST_FORMATS there). */
 const FAST_FORMATS: readonly string[] = ['date', 'date-time', 'uuid'];
 
@@ -694,26 +693,11 @@ export function buildValidators(model: ContractModel, roots: readonly string[]):
   return { code: written.code, exports: written.exports, diagnostics };
 }
 
-/** What keeps schemas of `model` from becoming validators (errors), and formats that are not checked (warnings). */
+/** What keeps schemas of `model` from becoming validators (unknown formats are reported by the schema registry, generator/model/schema-object.ts). */
 export function validatorDiagnostics(model: ContractModel): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
   for (const [name, named] of Object.entries(model.schemas)) {
-    const seen = new Set<string>();
     walk(named.schema, (node) => {
-      const format = node['format'];
-      if (typeof format === 'string' && !knownFormats.includes(format) && !seen.has(format)) {
-        seen.add(format);
-        diagnostics.push({
-          severity: 'warning',
-          code: 'unknown-format',
-          message: `format "${format}" is not one keiyaku validates; it is kept as documentation only`,
-          hint: `use one of ${knownFormats
-            .filter((f) => !f.startsWith('i'))
-            .slice(0, 8)
-            .join(', ')}, …, or drop "format"`,
-          ...(named.location ? { location: named.location } : {}),
-        });
-      }
       const patterns = [
         ...(typeof node['pattern'] === 'string' ? [node['pattern']] : []),
         ...Object.keys((node['patternProperties'] ?? {}) as object),

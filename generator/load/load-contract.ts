@@ -4,12 +4,14 @@
  *
  * @see https://github.com/asyncapi/parser-js
  */
+
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import type { AsyncAPIDocumentInterface } from '@asyncapi/parser';
 import type { Diagnostic, Severity } from '../diagnostics.js';
 import { checkDocument } from './asyncapi-schema.js';
+import { refineDiagnostics } from './refine-diagnostics.js';
 import { pointerFromTokens, SourceLocator } from './source-locator.js';
 
 const require = createRequire(import.meta.url);
@@ -181,7 +183,11 @@ export async function loadContract(specPath: string, options: LoadOptions = {}):
     const message = missing ? `referenced file ${locator.displayPath(missing[1]!)} does not exist` : d.message;
     return { severity, code, message, ...(hint ? { hint } : {}), location };
   });
-  return { document: result.document ?? undefined, diagnostics: sortDiagnostics([...diagnostics, ...schemaDiagnostics]), locator };
+  return {
+    document: result.document ?? undefined,
+    diagnostics: sortDiagnostics(refineDiagnostics([...diagnostics, ...schemaDiagnostics], locator, cwd)),
+    locator,
+  };
 }
 
 export function sortDiagnostics(diagnostics: readonly Diagnostic[]): Diagnostic[] {

@@ -119,18 +119,34 @@ export function buildModel(document: AsyncAPIDocumentInterface, locator: SourceL
   }
 
   const identifiers = new Map<string, string>();
-  for (const type of pending.keys()) identifiers.set(type, allocateFamily(allocator, safeIdentifier(pascalCase(type), 'Message'), ['']));
+  const clash = (what: string, wanted: string, given: string, location: SourceLocation): void => {
+    if (given === wanted) return;
+    diagnostics.push({
+      severity: 'warning',
+      code: 'name-clash',
+      message: `${what} is named ${given} in generated code: ${wanted} is taken by ${allocator.ownerOf(wanted)}`,
+      hint: `rename one of them in the contract to choose the names`,
+      location,
+    });
+  };
+  for (const [type, { pointer }] of pending) {
+    const wanted = safeIdentifier(pascalCase(type), 'Message');
+    const given = allocateFamily(allocator, wanted, [''], [], `message "${type}"`);
+    identifiers.set(type, given);
+    clash(`message "${type}"`, wanted, given, locate(pointer));
+  }
   const channelIdentifiers = new Map<string, string>();
   for (const channel of document.channels().all()) {
-    channelIdentifiers.set(
-      channel.id(),
-      allocateFamily(
-        allocator,
-        safeIdentifier(pascalCase(channel.id()), 'Channel'),
-        ['', 'Message', 'MessageType', 'Handler', 'Parameters', 'Cases', 'Iggy'],
-        ['dispatch'],
-      ),
+    const wanted = safeIdentifier(pascalCase(channel.id()), 'Channel');
+    const given = allocateFamily(
+      allocator,
+      wanted,
+      ['', 'Message', 'MessageType', 'Handler', 'Parameters', 'Cases', 'Iggy'],
+      ['dispatch'],
+      `channel "${channel.id()}"`,
     );
+    channelIdentifiers.set(channel.id(), given);
+    clash(`channel "${channel.id()}"`, wanted, given, locate(meta(channel).pointer ?? `/channels/${channel.id()}`));
   }
 
   for (const { message, type, pointer } of pending.values()) {
@@ -167,6 +183,16 @@ export function buildModel(document: AsyncAPIDocumentInterface, locator: SourceL
         : registry.named({ schema: headersSchema, tokens: tokensFromPointer(`${pointer}/headers`), fallbackName: `${base}Headers` });
     const json = message.json() as Record<string, unknown>;
     const kafkaKey = (message.bindings().get('kafka')?.value() as { key?: unknown } | undefined)?.key;
+    const kafkaKeyProperty = kafkaKey === undefined ? undefined : keyProperty(kafkaKey, payloadSchema);
+    if (kafkaKey !== undefined && kafkaKeyProperty === undefined) {
+      diagnostics.push({
+        severity: 'warning',
+        code: 'kafka-key-not-derived',
+        message: `message "${type}": its Kafka binding's key schema matches no single required payload property, so generated code has no default key for it`,
+        hint: 'give the publisher a `key` option (or each publish a `key`); a key schema of the same type and format as exactly one required property makes that property the default key',
+        location: locate(pointer, ['bindings', 'kafka', 'key']),
+      });
+    }
     messages[type] = {
       type,
       id: anonymous(message.id()) ? type : (message.id() as string),
@@ -184,6 +210,7 @@ export function buildModel(document: AsyncAPIDocumentInterface, locator: SourceL
         .all()
         .map((e) => ({ ...optional('name', e.name()), ...optional('payload', e.payload()), ...optional('headers', e.headers()) })),
       ...optional('kafkaKey', kafkaKey === undefined ? undefined : stripParserKeys(kafkaKey)),
+      ...optional('kafkaKeyProperty', kafkaKeyProperty),
       deprecated: json['deprecated'] === true,
       ...optional(
         'compatibility',
@@ -224,6 +251,7 @@ export function buildModel(document: AsyncAPIDocumentInterface, locator: SourceL
             ...optional('description', p.description()),
             ...optional('enum', Array.isArray(values) ? values.map(String) : undefined),
             ...optional('default', fallback === undefined ? undefined : String(fallback)),
+            ...optional('pattern', typeof schema?.['pattern'] === 'string' ? schema['pattern'] : undefined),
             ...optional('location', p.location()),
           };
         });
@@ -246,7 +274,7 @@ export function buildModel(document: AsyncAPIDocumentInterface, locator: SourceL
         ...optional('description', channel.description()),
         parameters,
         messages: channelMessages.get(channel.id()) ?? [],
-        bindings: channelBindings(channel, diagnostics, locate(pointer)),
+        bindings: channelBindings(channel, diagnostics, locate(pointer), locate(pointer, ['bindings', 'kafka', 'topic'])),
         ...optional(
           'compatibility',
           ownCompatibility(channel.extensions().get('x-keiyaku')?.value(), `channel "${channel.id()}"`, diagnostics, (...path) =>
@@ -301,12 +329,18 @@ export function buildModel(document: AsyncAPIDocumentInterface, locator: SourceL
 }
 
 /** Allocates `base` such that every `base + suffix` and `prefix + base` is free, and reserves them all. */
-function allocateFamily(allocator: NameAllocator, base: string, suffixes: readonly string[], prefixes: readonly string[] = []): string {
+function allocateFamily(
+  allocator: NameAllocator,
+  base: string,
+  suffixes: readonly string[],
+  prefixes: readonly string[],
+  owner: string,
+): string {
   for (let n = 1; ; n++) {
     const candidate = n === 1 ? base : `${base}${n}`;
     const names = [...suffixes.map((s) => candidate + s), ...prefixes.map((p) => p + candidate)];
     if (names.every((name) => !allocator.isTaken(name))) {
-      for (const name of names) allocator.reserve(name);
+      for (const name of names) allocator.reserve(name, owner);
       return candidate;
     }
   }
@@ -420,7 +454,46 @@ function stripParserKeys(value: unknown): unknown {
   return JSON.parse(JSON.stringify(value, (key, v) => (key.startsWith('x-parser-') ? undefined : v)));
 }
 
-function channelBindings(channel: ChannelInterface, diagnostics: Diagnostic[], location: SourceLocation): ChannelBindings {
+/**
+ * The payload property a message binding's key schema stands for: the one required, top-level
+ * property of the same `type` and `format` (and `pattern`, `enum` when the key has them).
+ */
+function keyProperty(key: unknown, payload: unknown): string | undefined {
+  if (typeof key !== 'object' || key === null || typeof payload !== 'object' || payload === null) return undefined;
+  const k = key as Record<string, unknown>;
+  const p = payload as { properties?: Record<string, Record<string, unknown>>; required?: unknown };
+  if (k['type'] !== 'string' && k['type'] !== 'integer' && k['type'] !== 'number') return undefined;
+  const required = Array.isArray(p.required) ? (p.required as unknown[]) : [];
+  const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+  const matches = Object.entries(p.properties ?? {}).filter(
+    ([name, schema]) =>
+      required.includes(name) &&
+      typeof schema === 'object' &&
+      schema !== null &&
+      schema['type'] === k['type'] &&
+      schema['format'] === k['format'] &&
+      (k['pattern'] === undefined || schema['pattern'] === k['pattern']) &&
+      (k['enum'] === undefined || same(schema['enum'], k['enum'])),
+  );
+  return matches.length === 1 ? matches[0]![0] : undefined;
+}
+
+/** A Kafka binding's `topicConfiguration` as topic configs: values as strings, lists comma-joined. */
+function topicConfigs(value: unknown): Record<string, string> | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([key, v]) => !key.startsWith('x-') && v !== undefined && v !== null)
+    .map(([key, v]) => [key, Array.isArray(v) ? v.map(String).join(',') : String(v)] as const)
+    .sort(([a], [b]) => a.localeCompare(b));
+  return entries.length === 0 ? undefined : Object.fromEntries(entries);
+}
+
+function channelBindings(
+  channel: ChannelInterface,
+  diagnostics: Diagnostic[],
+  location: SourceLocation,
+  topicLocation: SourceLocation,
+): ChannelBindings {
   const kafka = channel.bindings().get('kafka')?.value() as Record<string, unknown> | undefined;
   const iggy = channel.extensions().get('x-iggy')?.value() as Record<string, unknown> | undefined;
   if (iggy !== undefined && (typeof iggy !== 'object' || iggy === null)) {
@@ -438,7 +511,17 @@ function channelBindings(channel: ChannelInterface, diagnostics: Diagnostic[], l
       ...optional('topic', typeof kafka['topic'] === 'string' ? kafka['topic'] : undefined),
       ...optional('partitions', positiveInt(kafka['partitions'])),
       ...optional('replicas', positiveInt(kafka['replicas'])),
+      ...optional('configs', topicConfigs(kafka['topicConfiguration'])),
     };
+    if (typeof kafka['topic'] === 'string' && channel.parameters().length > 0) {
+      diagnostics.push({
+        severity: 'warning',
+        code: 'kafka-topic-ignored',
+        message: `channel "${channel.id()}" has parameters, so its Kafka binding's topic "${kafka['topic']}" is not used: each address is its own topic`,
+        hint: 'remove `topic` from the binding, or give the channel a fixed address',
+        location: topicLocation,
+      });
+    }
   }
   if (iggy && typeof iggy === 'object') {
     result.iggy = {

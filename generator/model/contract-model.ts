@@ -29,6 +29,8 @@ export interface ChannelParameter {
   readonly description?: string;
   /** Allowed values when the contract lists them. */
   readonly enum?: readonly string[];
+  /** A regular expression values must match (AsyncAPI 2.x parameter `schema.pattern`). */
+  readonly pattern?: string;
   readonly default?: string;
   readonly location?: string;
 }
@@ -37,6 +39,8 @@ export interface KafkaChannelBinding {
   readonly topic?: string;
   readonly partitions?: number;
   readonly replicas?: number;
+  /** The binding's `topicConfiguration`, as Kafka topic configs (`retention.ms` → `"604800000"`, lists comma-joined). */
+  readonly configs?: Readonly<Record<string, string>>;
 }
 
 export interface IggyChannelBinding {
@@ -76,6 +80,8 @@ export interface MessageModel {
   readonly examples: readonly { readonly name?: string; readonly payload?: unknown; readonly headers?: unknown }[];
   /** Kafka message binding key schema (normalized), when declared. */
   readonly kafkaKey?: SchemaNode;
+  /** The payload property the Kafka key schema stands for: the default partition key of the message. */
+  readonly kafkaKeyProperty?: string;
   readonly deprecated: boolean;
   /** `x-keiyaku.compatibility` of the message: its own compatibility mode. */
   readonly compatibility?: Mode;

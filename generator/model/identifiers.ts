@@ -15,7 +15,9 @@ const RESERVED = new Set(
     'unknown never object bigint undefined type keyof readonly infer is asserts declare abstract async await ' +
     'constructor get set module namespace require global of arguments eval NaN Infinity ' +
     'Array Boolean Date Error Function JSON Map Math Number Object Promise Proxy Record Reflect RegExp Set String ' +
-    'Symbol Uint8Array Partial Required Readonly Pick Omit Exclude Extract'
+    'Symbol Uint8Array Partial Required Readonly Pick Omit Exclude Extract ' +
+    // globals of Node and the web platform a generated type must not shadow
+    'Headers Request Response URL Event Buffer Blob File FormData AbortSignal TextEncoder TextDecoder ReadableStream'
   ).split(' '),
 );
 
@@ -60,6 +62,8 @@ export function safeIdentifier(candidate: string, fallback: string): string {
 /** Hands out unique names within one scope (a generated file set, a module, a file system folder). */
 export class NameAllocator {
   readonly #taken = new Set<string>();
+  /** Who took a name (case-folded), when the taker said. */
+  readonly #owners = new Map<string, string>();
 
   constructor(reserved: Iterable<string> = []) {
     for (const name of reserved) this.#taken.add(name.toLowerCase());
@@ -69,20 +73,26 @@ export class NameAllocator {
     return this.#taken.has(name.toLowerCase());
   }
 
-  /** Reserve `name` exactly; false when it (case-folded) is already taken. */
-  reserve(name: string): boolean {
+  /** Reserve `name` exactly for `owner`; false when it (case-folded) is already taken. */
+  reserve(name: string, owner?: string): boolean {
     const key = name.toLowerCase();
     if (this.#taken.has(key)) return false;
     this.#taken.add(key);
+    if (owner !== undefined) this.#owners.set(key, owner);
     return true;
   }
 
+  /** Who took `name` (case-folded): the owner given when it was reserved, or `a reserved name`. */
+  ownerOf(name: string): string {
+    return this.#owners.get(name.toLowerCase()) ?? 'a name keiyaku reserves';
+  }
+
   /** `base`, or `base2`, `base3`, … the first one free after case-folding. */
-  allocate(base: string): string {
-    if (this.reserve(base)) return base;
+  allocate(base: string, owner?: string): string {
+    if (this.reserve(base, owner)) return base;
     for (let n = 2; ; n++) {
       const candidate = `${base}${n}`;
-      if (this.reserve(candidate)) return candidate;
+      if (this.reserve(candidate, owner)) return candidate;
     }
   }
 }

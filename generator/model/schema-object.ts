@@ -10,7 +10,8 @@
  * @see https://json-schema.org/draft/2020-12/json-schema-core
  * @see https://www.asyncapi.com/docs/reference/specification/v3.0.0#schemaObject
  */
-import type { Diagnostic, SourceLocation } from '../diagnostics.js';
+import { createRequire } from 'node:module';
+import { type Diagnostic, didYouMean, type SourceLocation } from '../diagnostics.js';
 import { unescapeToken } from '../load/source-locator.js';
 import { type NamedSchema, SCHEMA_REF_PREFIX, type SchemaNode } from './contract-model.js';
 import { type NameAllocator, pascalCase, safeIdentifier } from './identifiers.js';
@@ -102,6 +103,11 @@ const DROPPED = new Set([
   'nullable',
   'dependencies',
 ]);
+/** The formats generated validators check (ajv-formats' full set). */
+const KNOWN_FORMATS: readonly string[] = Object.keys(
+  (createRequire(import.meta.url)('ajv-formats/dist/formats') as { fullFormats: object }).fullFormats,
+);
+
 /** Keywords that cannot be honoured; named in a warning and ignored (documented in docs/schema-mapping.md). */
 const UNSUPPORTED: Record<string, string> = {
   $dynamicRef: 'dynamic references cannot be resolved statically; replace $dynamicRef with $ref',
@@ -269,6 +275,10 @@ export class SchemaRegistry {
 
   #needsName(node: RawSchema, info: NodeInfo): boolean {
     if (this.#roots.has(node) || info.cyclic || info.definitionKey !== undefined || componentId(node) !== undefined) return true;
+    // A titled object or union (a `oneOf` variant with a title), and an inline object with
+    // properties, get an exported name: from the title, else from where they sit.
+    if (typeof node['title'] === 'string' && isStructural(node)) return true;
+    if (isObjectWithProperties(node)) return true;
     return info.references > 1 && isStructural(node);
   }
 
@@ -281,7 +291,17 @@ export class SchemaRegistry {
     const sharedFile = root !== undefined && (info?.references ?? 0) > 1 ? info?.fileName : undefined;
     const candidates = [info?.definitionKey, componentId(node), sharedFile, root ? root.fallbackName : title, info?.contextName, fallback];
     const base = candidates.map((c) => (c ? pascalCase(c) : '')).find((c) => c.length > 0) ?? 'Schema';
-    const name = this.#allocator.allocate(safeIdentifier(base, 'Schema'));
+    const wanted = safeIdentifier(base, 'Schema');
+    const tokens = info?.tokens ?? root?.tokens ?? [];
+    const where = this.#locate(tokens);
+    const name = this.#allocator.allocate(wanted, `the schema at ${where.file}#${where.pointer}`);
+    if (name !== wanted)
+      this.#warn(
+        'name-clash',
+        `the schema at ${where.file}#${where.pointer} is named ${name}: ${wanted} is taken by ${this.#allocator.ownerOf(wanted)}`,
+        tokens,
+        'give one of them a distinct title (or $defs key) to choose its name',
+      );
     this.#names.set(node, name);
     this.#pending.push([node, name]);
     return name;
@@ -319,13 +339,25 @@ export class SchemaRegistry {
         continue;
       }
       if (!KNOWN.has(key)) {
+        const meant = didYouMean(key, KNOWN);
         this.#warn(
           'unknown-keyword',
           `"${key}" is not a JSON Schema keyword keiyaku knows; generated types and validators ignore it`,
           [...tokens, key],
-          `fix its spelling, or prefix it with "x-" if it is an extension`,
+          meant === undefined ? `fix its spelling, or prefix it with "x-" if it is an extension` : `did you mean "${meant}"?`,
         );
         continue;
+      }
+      if (key === 'format' && typeof value === 'string' && !KNOWN_FORMATS.includes(value)) {
+        const meant = didYouMean(value, KNOWN_FORMATS);
+        this.#warn(
+          'unknown-format',
+          `format "${value}" is not one keiyaku validates; it is kept as documentation only`,
+          [...tokens, key],
+          meant === undefined
+            ? `use a format ajv-formats knows (date-time, uuid, email, uri, …), or drop "format"`
+            : `did you mean "${meant}"?`,
+        );
       }
       if (DROPPED.has(key)) continue;
       if (key === 'pattern' && typeof value === 'string') this.#checkPattern(value, [...tokens, key]);
@@ -407,6 +439,10 @@ function nullable(schema: Record<string, unknown>): SchemaNode {
   if (Array.isArray(schema['enum']))
     return (schema['enum'] as unknown[]).includes(null) ? schema : { ...schema, enum: [...(schema['enum'] as unknown[]), null] };
   return { anyOf: [schema, { type: 'null' }] };
+}
+
+function isObjectWithProperties(node: RawSchema): boolean {
+  return isSchemaObject(node['properties']) && Object.keys(node['properties']).length > 0;
 }
 
 function isStructural(node: RawSchema): boolean {

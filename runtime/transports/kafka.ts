@@ -25,13 +25,14 @@ import {
   type KafkaConfig,
   type LogEntry,
   logLevel,
+  Partitioners,
   type Producer,
   type RetryOptions,
   type SASLOptions,
 } from 'kafkajs';
 import type { ChannelBindings } from '../codegen-v1.js';
 import { ClosedError, KeiyakuError, TransportError } from '../core/errors.js';
-import { type Logger, silentLogger } from '../core/logger.js';
+import { type Logger, stderrLogger } from '../core/logger.js';
 import type {
   ConsumerOptions,
   IncomingRecord,
@@ -191,17 +192,20 @@ export class KafkaTransport implements Transport {
   readonly #consumers = new Set<KafkaTransportConsumer>();
   readonly #producers = new Set<KafkaTransportProducer>();
   readonly #provisioned = new Map<string, Promise<void>>();
+  /** Address → topic, from channel bindings with a `topic` (learnt when an address is provisioned). */
+  readonly #topics = new Map<string, string>();
   #kafka: Kafka | undefined;
 
   constructor(options: KafkaTransportOptions) {
     if (options.brokers.length === 0) throw new KeiyakuError('brokers_required', 'KafkaTransport needs at least one broker');
     this.options = options;
-    this.logger = options.logger ?? silentLogger;
+    this.logger = options.logger ?? stderrLogger;
   }
 
-  /** The topic of `address`, with the namespace. */
+  /** The topic of `address` (its channel binding's `topic` once provisioned, else the address), with the namespace. */
   topic(address: string): string {
-    return this.options.namespace ? `${this.options.namespace}.${address}` : address;
+    const topic = this.#topics.get(address) ?? address;
+    return this.options.namespace ? `${this.options.namespace}.${topic}` : topic;
   }
 
   /** The consumer group of `groupId`, with the namespace. */
@@ -226,8 +230,19 @@ export class KafkaTransport implements Transport {
         logLevel: logLevel.INFO,
         logCreator: () => (entry) => {
           onLog?.(entry);
-          const fields = { namespace: entry.namespace, ...entry.log };
-          if (entry.level === logLevel.ERROR) this.logger.error(`kafka: ${entry.log.message}`, fields);
+          const {
+            message: _message,
+            timestamp: _timestamp,
+            logger: _logger,
+            ...rest
+          } = entry.log as LogEntry['log'] & { logger?: unknown };
+          const fields = { namespace: entry.namespace, ...rest };
+          // kafkajs logs each error response at error level before retrying it itself (a group
+          // coordinator still loading, a leader moving); what finally fails surfaces as a crash,
+          // a failed send or a cut-off client, so the retried responses are debug lines.
+          if (entry.level === logLevel.ERROR && entry.namespace === 'Connection' && entry.log.message.startsWith('Response ')) {
+            this.logger.debug(`kafka: ${entry.log.message}`, fields);
+          } else if (entry.level === logLevel.ERROR) this.logger.error(`kafka: ${entry.log.message}`, fields);
           else if (entry.level === logLevel.WARN) this.logger.warn(`kafka: ${entry.log.message}`, fields);
           else this.logger.debug(`kafka: ${entry.log.message}`, fields);
         },
@@ -237,23 +252,45 @@ export class KafkaTransport implements Transport {
     return this.#kafka;
   }
 
+  /**
+   * Creates the topic of `address` when missing: the binding's `topic` (else the address), its
+   * partitions, replicas and topic configs. An existing topic is never altered.
+   */
   async provision(address: string, bindings: ChannelBindings): Promise<void> {
+    if (bindings.kafka?.topic !== undefined && bindings.kafka.topic !== '') this.#topics.set(address, bindings.kafka.topic);
     const topic = this.topic(address);
     let pending = this.#provisioned.get(topic);
     if (pending === undefined) {
-      pending = this.#createTopic(topic, bindings.kafka?.partitions ?? this.options.defaultPartitions ?? 3, bindings.kafka?.replicas);
+      pending = this.#createTopic(
+        topic,
+        bindings.kafka?.partitions ?? this.options.defaultPartitions ?? 3,
+        bindings.kafka?.replicas,
+        bindings.kafka?.configs,
+      );
       this.#provisioned.set(topic, pending);
       pending.catch(() => this.#provisioned.delete(topic));
     }
     return pending;
   }
 
-  async #createTopic(topic: string, partitions: number, replicas: number | undefined): Promise<void> {
+  async #createTopic(
+    topic: string,
+    partitions: number,
+    replicas: number | undefined,
+    configs: Readonly<Record<string, string>> | undefined,
+  ): Promise<void> {
     const admin = this.client().admin();
     try {
       await admin.connect();
       const created = await admin.createTopics({
-        topics: [{ topic, numPartitions: partitions, replicationFactor: replicas ?? this.options.replicationFactor ?? 1 }],
+        topics: [
+          {
+            topic,
+            numPartitions: partitions,
+            replicationFactor: replicas ?? this.options.replicationFactor ?? 1,
+            ...(configs === undefined ? {} : { configEntries: Object.entries(configs).map(([name, value]) => ({ name, value })) }),
+          },
+        ],
         waitForLeaders: true,
       });
       if (created) {
@@ -375,7 +412,12 @@ class KafkaTransportProducer implements TransportProducer {
       const kafka = this.#transport.client((entry) => {
         if (entry.level <= logLevel.WARN && isConnectivity(entry.log)) this.#cutOff.mark(Date.now());
       });
-      const producer = kafka.producer({ retry: this.#transport.retry, allowAutoTopicCreation: false, idempotent: false });
+      const producer = kafka.producer({
+        retry: this.#transport.retry,
+        allowAutoTopicCreation: false,
+        idempotent: false,
+        createPartitioner: Partitioners.DefaultPartitioner,
+      });
       this.#producer = producer;
       this.#connected = producer.connect().catch((error: unknown) => {
         this.#connected = undefined;

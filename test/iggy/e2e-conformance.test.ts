@@ -12,7 +12,7 @@ if (skipReason) {
   });
 } else {
   const stream = uniqueName('keiyaku-conformance');
-  runTransportConformance({
+  await runTransportConformance({
     name: 'iggy-server',
     create: async () => ({ transport: new IggyTransport({ ...clientOptions({ heartbeatMs: 5_000 }), stream, idleWaitMs: 20 }) }),
     partitions: 3,

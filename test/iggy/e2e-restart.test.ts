@@ -3,7 +3,7 @@
 // subscription. Duplicates are allowed (at least once) and printed.
 import { exec } from 'node:child_process';
 import { promisify } from 'node:util';
-import { createMessaging, InMemoryDeadLetterStore } from 'keiyaku/runtime';
+import { createMessaging, InMemoryDeadLetterStore, silentLogger } from 'keiyaku/runtime';
 import { describe, expect, it } from 'vitest';
 import { BookBorrowed, BookIntegrationEvents } from '../../generated/index.js';
 import { IggyConsumerBuilder } from '../../runtime/iggy/consumer.js';
@@ -71,7 +71,7 @@ const restart = async (): Promise<void> => {
       stream: uniqueName('keiyaku-restart-transport'),
       idleWaitMs: 20,
     });
-    const host = createMessaging({ transport, deadLetters: new InMemoryDeadLetterStore() });
+    const host = createMessaging({ logger: silentLogger, transport, deadLetters: new InMemoryDeadLetterStore() });
     const seen = new Map<string, number>();
     const run = uniqueName('C'); // the channel's topic is shared with earlier runs: count this run's copies only
     host.subscribe(BookIntegrationEvents, {

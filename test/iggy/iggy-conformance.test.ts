@@ -13,7 +13,7 @@ afterAll(async () => {
   await server.stop();
 });
 
-runTransportConformance({
+await runTransportConformance({
   name: 'iggy (protocol test double)',
   create: async () => ({
     transport: new IggyTransport({ host: '127.0.0.1', port: server.port, requestTimeoutMs: 2_000, heartbeatMs: 0, idleWaitMs: 10 }),

@@ -1,6 +1,6 @@
 // Recovery after an eviction or a dead connection: reconnect, log in again, rejoin the group,
 // resume from stored offsets — over the protocol test double (not Iggy).
-import { createMessaging, InMemoryDeadLetterStore } from 'keiyaku/runtime';
+import { createMessaging, InMemoryDeadLetterStore, silentLogger } from 'keiyaku/runtime';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BookBorrowed, BookIntegrationEvents } from '../../generated/index.js';
 import { IggyClient } from '../../runtime/iggy/client.js';
@@ -32,7 +32,7 @@ const borrowed = (copyId: string) =>
 describe('Iggy recovery', () => {
   it('a keiyaku subscription on Iggy rejoins after its member is evicted and loses nothing', async () => {
     const transport = new IggyTransport({ host: '127.0.0.1', port: server.port, requestTimeoutMs: 1_000, heartbeatMs: 0, idleWaitMs: 10 });
-    const host = createMessaging({ transport, deadLetters: new InMemoryDeadLetterStore() });
+    const host = createMessaging({ logger: silentLogger, transport, deadLetters: new InMemoryDeadLetterStore() });
     const seen = new Set<string>();
     host.subscribe(
       BookIntegrationEvents,
@@ -124,7 +124,7 @@ describe('transient errors on a live connection', () => {
 
   it('a keiyaku subscription on Iggy rides out transient poll errors without reconnecting', async () => {
     const transport = new IggyTransport({ host: '127.0.0.1', port: server.port, requestTimeoutMs: 1_000, heartbeatMs: 0, idleWaitMs: 10 });
-    const host = createMessaging({ transport, deadLetters: new InMemoryDeadLetterStore() });
+    const host = createMessaging({ logger: silentLogger, transport, deadLetters: new InMemoryDeadLetterStore() });
     const seen = new Set<string>();
     host.subscribe(BookIntegrationEvents, { groupId: 'inventory.book-availability', handle: (m) => void seen.add(m.copyId) });
     await host.start();

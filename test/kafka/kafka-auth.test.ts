@@ -1,5 +1,5 @@
 // A credential the broker rejects is not an outage: it faults loudly instead of retrying forever.
-import { createMessaging } from 'keiyaku/runtime';
+import { createMessaging, silentLogger } from 'keiyaku/runtime';
 import { describe, expect, it } from 'vitest';
 import { BookBorrowed, BookIntegrationEvents } from '../../generated/index.js';
 import { waitFor } from '../helpers.js';
@@ -15,7 +15,7 @@ const brokers = process.env['KAFKA_SASL_BROKERS'] ?? saslBroker;
 (reason ? describe.skip : describe)(`Kafka authentication${reason ? ` (${reason})` : ''}`, () => {
   it('accepts the right credentials', async () => {
     const transport = testTransport({ brokers: [brokers], sasl: { mechanism: 'plain', username: 'keiyaku', password: 'keiyaku-secret' } });
-    const host = createMessaging({ transport });
+    const host = createMessaging({ logger: silentLogger, transport });
     let handled = 0;
     host.subscribe(BookIntegrationEvents, { groupId: 'auth.ok', handle: () => void handled++ });
     await host.start();
@@ -39,7 +39,7 @@ const brokers = process.env['KAFKA_SASL_BROKERS'] ?? saslBroker;
       sasl: { mechanism: 'plain', username: 'keiyaku', password: 'wrong' },
       retry: { retries: 1, initialRetryTime: 100 },
     });
-    const host = createMessaging({ transport });
+    const host = createMessaging({ logger: silentLogger, transport });
     const subscription = host.subscribe(BookIntegrationEvents, { groupId: 'auth.bad', handle: () => {} });
     await expect(host.start()).rejects.toMatchObject({ name: 'TransportError', retriable: false });
     expect(subscription.health()).toMatchObject({ state: 'failed', ready: false });

@@ -8,5 +8,5 @@ if (kafkaBrokers === '') {
     it('needs a broker', () => {});
   });
 } else {
-  runTransportConformance({ name: 'kafka', create: async () => ({ transport: testTransport() }), partitions: 3, timeoutMs: 30_000 });
+  await runTransportConformance({ name: 'kafka', create: async () => ({ transport: testTransport() }), partitions: 3, timeoutMs: 30_000 });
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { KafkaTransport, type KafkaTransportOptions } from 'keiyaku/kafka';
+import { silentLogger } from 'keiyaku/runtime';
 import { inject } from 'vitest';
 
 /** Brokers from the global setup, or the reason Kafka tests are skipped. */
@@ -15,6 +16,7 @@ export function testTransport(options: Partial<KafkaTransportOptions> = {}): Kaf
     sessionTimeoutMs: 6_000,
     heartbeatIntervalMs: 500,
     maxWaitTimeInMs: 100,
+    logger: silentLogger,
     retry: { retries: 5, initialRetryTime: 100, maxRetryTime: 2_000 },
     ...options,
   });

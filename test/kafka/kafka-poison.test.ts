@@ -1,6 +1,6 @@
 // On a real broker: a failing message blocks only its own partition; under a dead-letter
 // policy it is parked and its partition moves on.
-import { createMessaging, InMemoryDeadLetterStore, type Messaging } from 'keiyaku/runtime';
+import { createMessaging, InMemoryDeadLetterStore, type Messaging, silentLogger } from 'keiyaku/runtime';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BookBorrowed, BookIntegrationEvents } from '../../generated/index.js';
 import { waitFor } from '../helpers.js';
@@ -24,7 +24,7 @@ const borrowed = (copyId: string, i: number) =>
   it('blocks only the partition of the failing message while the others keep flowing, then parks it under the policy', async () => {
     const transport = testTransport();
     const deadLetters = new InMemoryDeadLetterStore();
-    const host = createMessaging({ transport, deadLetters });
+    const host = createMessaging({ logger: silentLogger, transport, deadLetters });
     hosts.push(host);
     let poisonAttempts = 0;
     const handled: { copyId: string; partition: number }[] = [];

@@ -1,7 +1,7 @@
 // The Kafka transport against the real broker, checked from the outside with a raw kafkajs admin.
 import { Kafka, logLevel } from 'kafkajs';
 import { KafkaTransport } from 'keiyaku/kafka';
-import { createMessaging, type Logger, type Messaging } from 'keiyaku/runtime';
+import { createMessaging, type Logger, type Messaging, silentLogger } from 'keiyaku/runtime';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { BookBorrowed, BookIntegrationEvents, BookReturned } from '../../generated/index.js';
 import { waitFor } from '../helpers.js';
@@ -67,7 +67,7 @@ run(`Kafka transport on a real broker${kafkaSkipReason ? ` (${kafkaSkipReason})`
   it('splits keys over partitions, keeps per-key order, fans out to two groups and commits offsets the broker can see', async () => {
     await admin!.connect();
     const transport = testTransport();
-    const host = createMessaging({ transport });
+    const host = createMessaging({ logger: silentLogger, transport });
     hosts.push(host);
     const seen = { inventory: [] as string[], notifications: [] as string[] };
     const partitionsSeen = new Set<number>();
@@ -101,7 +101,7 @@ run(`Kafka transport on a real broker${kafkaSkipReason ? ` (${kafkaSkipReason})`
 
   it('reports assigned partitions, committed offsets, high watermarks and lag for health', async () => {
     const transport = testTransport();
-    const host = createMessaging({ transport });
+    const host = createMessaging({ logger: silentLogger, transport });
     hosts.push(host);
     let handled = 0;
     const received = new Set<number>();

@@ -3,7 +3,7 @@
 import { POSTGRES_OUTBOX_SCHEMA, PostgresOutbox } from 'keiyaku/postgres';
 import { OutboxPing, outboxConformanceChannel, runOutboxConformance } from 'keiyaku/testing';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type FreshDatabase, freshDatabase, postgresSkipNote, postgresUrl } from '../postgres/postgres-env.js';
 
 const run = postgresUrl !== '';
@@ -14,44 +14,47 @@ const run = postgresUrl !== '';
     for (const db of databases) await db.drop();
   });
 
-  runOutboxConformance({
-    name: 'postgres',
-    exclusive: false,
-    create: async ({ channel }) => {
-      const db = await freshDatabase('outbox');
-      databases.push(db);
-      const outbox = new PostgresOutbox(db.pool);
-      await outbox.migrate();
-      const writer = outbox.channel(channel);
-      const others: PostgresOutbox[] = [];
-      return {
-        store: outbox,
-        async write(items, options = {}) {
-          const client = await db.pool.connect();
-          try {
-            await client.query('BEGIN');
-            await writer.writeMany(client, items);
-            if (options.rollback) throw new Error('rolled back on purpose');
-            await client.query('COMMIT');
-          } catch (error) {
-            await client.query('ROLLBACK');
-            throw error;
-          } finally {
-            client.release();
-          }
-        },
-        async another() {
-          const other = new PostgresOutbox(db.url);
-          others.push(other);
-          return other;
-        },
-        async cleanup() {
-          for (const other of others) await other.close();
-          await outbox.close();
-        },
-      };
+  void runOutboxConformance(
+    {
+      name: 'postgres',
+      exclusive: false,
+      create: async ({ channel }) => {
+        const db = await freshDatabase('outbox');
+        databases.push(db);
+        const outbox = new PostgresOutbox(db.pool);
+        await outbox.migrate();
+        const writer = outbox.channel(channel);
+        const others: PostgresOutbox[] = [];
+        return {
+          store: outbox,
+          async write(items, options = {}) {
+            const client = await db.pool.connect();
+            try {
+              await client.query('BEGIN');
+              await writer.writeMany(client, items);
+              if (options.rollback) throw new Error('rolled back on purpose');
+              await client.query('COMMIT');
+            } catch (error) {
+              await client.query('ROLLBACK');
+              throw error;
+            } finally {
+              client.release();
+            }
+          },
+          async another() {
+            const other = new PostgresOutbox(db.url);
+            others.push(other);
+            return other;
+          },
+          async cleanup() {
+            for (const other of others) await other.close();
+            await outbox.close();
+          },
+        };
+      },
     },
-  });
+    { describe, it, afterEach, expect },
+  );
 
   describe('PostgresOutbox', () => {
     let db: FreshDatabase;

@@ -20,7 +20,7 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-runOutboxConformance({
+await runOutboxConformance({
   name: 'sqlite',
   exclusive: true,
   create: async ({ channel }) => {

@@ -44,7 +44,7 @@ describe('domain events stay private', () => {
     const messaging = createMessaging({ transport: new InMemoryTransport() });
     const events = new InMemoryEventStore<BookEvent>();
     new MessageProducer({ name: 'library', source: events, mapper: bookMapper, publisher: messaging.publisher(BookIntegrationEvents) });
-    const reminders = messaging.publisher(MemberNotifications, { address: MemberNotifications.address({ memberId: 'M-1' }) });
+    const reminders = messaging.publisher(MemberNotifications, { parameters: { memberId: 'M-1' } });
     // @ts-expect-error a book mapper cannot feed the member-notifications channel
     new MessageProducer({ name: 'wrong', source: events, mapper: bookMapper, publisher: reminders });
   });

@@ -2,7 +2,7 @@
 // the backoff schedules, parking with every field, routing, health and other partitions flowing.
 import type { MessageContext } from 'keiyaku/codegen-v1';
 import { InMemoryTransport } from 'keiyaku/memory';
-import { createMessaging, InMemoryDeadLetterStore, ManualClock, type Messaging } from 'keiyaku/runtime';
+import { createMessaging, InMemoryDeadLetterStore, ManualClock, type Messaging, silentLogger } from 'keiyaku/runtime';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   BookBorrowed,
@@ -34,7 +34,7 @@ function rig(options: { partitions?: number } = {}) {
   const clock = new ManualClock(Date.UTC(2026, 10, 30, 8, 0, 0));
   const transport = new InMemoryTransport({ defaultPartitions: options.partitions ?? 1, idleWaitMs: 5 });
   const deadLetters = new InMemoryDeadLetterStore();
-  const host = createMessaging({ transport, deadLetters, clock, random: () => 0.5, shutdownBudgetMs: 1_000 });
+  const host = createMessaging({ logger: silentLogger, transport, deadLetters, clock, random: () => 0.5, shutdownBudgetMs: 1_000 });
   hosts.push(host);
   const publisher = host.publisher(BookIntegrationEvents, { key: (m) => m.bookId, lingerMs: 0 });
   return { clock, transport, deadLetters, host, publisher };
@@ -279,7 +279,11 @@ describe('the conveyor belt', () => {
     expect(() => host.subscribe(MemberNotifications, { groupId: 'notifications.reminders', handle() {} })).toThrow(
       expect.objectContaining({ name: 'KeiyakuError', code: 'address_required', message: expect.stringContaining('has parameters') }),
     );
-    const address = MemberNotifications.address({ memberId: 'M-1001' });
-    expect(host.subscribe(MemberNotifications, { groupId: 'notifications.reminders', handle() {} }, { address }).address).toBe(address);
+    const subscription = host.subscribe(
+      MemberNotifications,
+      { groupId: 'notifications.reminders', handle() {} },
+      { parameters: { memberId: 'M-1001' } },
+    );
+    expect(subscription.address).toBe('library.members.M-1001.notifications');
   });
 });

@@ -1,7 +1,14 @@
 // The message producer: domain events → mapper → contract messages on the channel, with
 // key = aggregate id, causation = event id, and a checkpoint that resumes after a restart.
 import { InMemoryTransport } from 'keiyaku/memory';
-import { createMessaging, InMemoryCheckpointStore, InMemoryEventStore, MessageProducer, type Messaging } from 'keiyaku/runtime';
+import {
+  createMessaging,
+  InMemoryCheckpointStore,
+  InMemoryEventStore,
+  MessageProducer,
+  type Messaging,
+  silentLogger,
+} from 'keiyaku/runtime';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { BookEvent } from '../../examples/library/book.js';
 import { bookMapper } from '../../examples/library/book-mapper.js';
@@ -25,11 +32,12 @@ const borrowed = (copyId: string): BookEvent => ({
 describe('MessageProducer', () => {
   it('publishes mapped events, filters nulls, keys by aggregate and carries correlation and causation', async () => {
     const transport = new InMemoryTransport();
-    const host = createMessaging({ transport });
+    const host = createMessaging({ logger: silentLogger, transport });
     hosts.push(host);
     const events = new InMemoryEventStore<BookEvent>();
     const producer = new MessageProducer({
       name: 'library',
+      logger: silentLogger,
       source: events,
       mapper: bookMapper,
       publisher: host.publisher(BookIntegrationEvents),
@@ -63,13 +71,14 @@ describe('MessageProducer', () => {
 
   it('resumes from its checkpoint after a restart and publishes nothing twice', async () => {
     const transport = new InMemoryTransport();
-    const host = createMessaging({ transport });
+    const host = createMessaging({ logger: silentLogger, transport });
     hosts.push(host);
     const events = new InMemoryEventStore<BookEvent>();
     const checkpoints = new InMemoryCheckpointStore();
     const make = () =>
       new MessageProducer({
         name: 'library',
+        logger: silentLogger,
         source: events,
         mapper: bookMapper,
         publisher: host.publisher(BookIntegrationEvents),
@@ -92,12 +101,13 @@ describe('MessageProducer', () => {
 
   it('with retry: false, stops on a mapper error without moving its checkpoint past the event, and says why', async () => {
     const transport = new InMemoryTransport();
-    const host = createMessaging({ transport });
+    const host = createMessaging({ logger: silentLogger, transport });
     hosts.push(host);
     const events = new InMemoryEventStore<BookEvent>();
     const checkpoints = new InMemoryCheckpointStore();
     const producer = new MessageProducer({
       name: 'library',
+      logger: silentLogger,
       source: events,
       checkpoints,
       retry: false,

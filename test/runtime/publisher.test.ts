@@ -1,6 +1,14 @@
 // The publisher: batching by count, bytes and linger; retries; failures reach the caller
 // and the error listeners; flush and `await using`.
-import { type Logger, type OutgoingRecord, PublishError, Publisher, TransportError, type TransportProducer } from 'keiyaku/runtime';
+import {
+  type Logger,
+  type OutgoingRecord,
+  PublishError,
+  Publisher,
+  silentLogger,
+  TransportError,
+  type TransportProducer,
+} from 'keiyaku/runtime';
 import { describe, expect, it } from 'vitest';
 import { BookBorrowed, BookIntegrationEvents, DueDateReminder, MemberNotifications } from '../../generated/index.js';
 
@@ -34,7 +42,7 @@ function recordingProducer(failures = 0, retriable = true) {
 describe('Publisher', () => {
   it('batches by count and resolves each publish when its batch is acknowledged', async () => {
     const { producer, batches } = recordingProducer();
-    const publisher = new Publisher(BookIntegrationEvents, { producer }, { maxBatchCount: 3, lingerMs: 50 });
+    const publisher = new Publisher(BookIntegrationEvents, { producer, logger: silentLogger }, { maxBatchCount: 3, lingerMs: 50 });
     await Promise.all(Array.from({ length: 7 }, (_, i) => publisher.publish(message(`C-${i}`))));
     expect(batches.map((b) => b.length)).toEqual([3, 3, 1]);
     expect(batches.flat().map((r) => JSON.parse(new TextDecoder().decode(r.value)).copyId)).toEqual([
@@ -51,14 +59,14 @@ describe('Publisher', () => {
   it('batches by bytes', async () => {
     const { producer, batches } = recordingProducer();
     const size = BookIntegrationEvents.encode(message('C-0')).byteLength;
-    const publisher = new Publisher(BookIntegrationEvents, { producer }, { maxBatchBytes: size * 2, lingerMs: 20 });
+    const publisher = new Publisher(BookIntegrationEvents, { producer, logger: silentLogger }, { maxBatchBytes: size * 2, lingerMs: 20 });
     await publisher.publishMany([message('C-0'), message('C-1'), message('C-2'), message('C-3'), message('C-4')]);
     expect(batches.map((b) => b.length)).toEqual([2, 2, 1]);
   });
 
   it('writes CloudEvents headers and the key', async () => {
     const { producer, batches } = recordingProducer();
-    const publisher = new Publisher(BookIntegrationEvents, { producer }, { source: 'library', key: (m) => m.bookId });
+    const publisher = new Publisher(BookIntegrationEvents, { producer, logger: silentLogger }, { source: 'library', key: (m) => m.bookId });
     await publisher.publish(message('C-1'), {
       id: 'evt-1',
       correlationId: 'corr',
@@ -85,14 +93,22 @@ describe('Publisher', () => {
 
   it('retries a failed send with backoff and then succeeds', async () => {
     const { producer, batches } = recordingProducer(2);
-    const publisher = new Publisher(BookIntegrationEvents, { producer }, { retry: { initialMs: 1, jitter: 0 }, maxAttempts: 3 });
+    const publisher = new Publisher(
+      BookIntegrationEvents,
+      { producer, logger: silentLogger },
+      { retry: { initialMs: 1, jitter: 0 }, maxAttempts: 3 },
+    );
     await publisher.publish(message('C-1'));
     expect(batches).toHaveLength(1);
   });
 
   it('rejects the caller and tells the error listeners when every attempt failed; nothing is dropped silently', async () => {
     const { producer, batches } = recordingProducer(10);
-    const publisher = new Publisher(BookIntegrationEvents, { producer }, { retry: { initialMs: 1, jitter: 0 }, maxAttempts: 3 });
+    const publisher = new Publisher(
+      BookIntegrationEvents,
+      { producer, logger: silentLogger },
+      { retry: { initialMs: 1, jitter: 0 }, maxAttempts: 3 },
+    );
     const heard: PublishError[] = [];
     const unsubscribe = publisher.onError((e) => heard.push(e));
     const outcome = publisher.publish(message('C-1'));
@@ -144,14 +160,14 @@ describe('Publisher', () => {
 
   it('does not retry an error that says it is not retriable', async () => {
     const { producer } = recordingProducer(1, false);
-    const publisher = new Publisher(BookIntegrationEvents, { producer }, { retry: { initialMs: 1 }, maxAttempts: 5 });
+    const publisher = new Publisher(BookIntegrationEvents, { producer, logger: silentLogger }, { retry: { initialMs: 1 }, maxAttempts: 5 });
     await expect(publisher.publish(message('C-1'))).rejects.toMatchObject({ attempts: 1 });
   });
 
   it('flush waits for everything queued; close refuses more; await using closes', async () => {
     const { producer, batches } = recordingProducer();
     {
-      await using publisher = new Publisher(BookIntegrationEvents, { producer }, { lingerMs: 10_000 });
+      await using publisher = new Publisher(BookIntegrationEvents, { producer, logger: silentLogger }, { lingerMs: 10_000 });
       void publisher.publish(message('C-1'));
       void publisher.publish(message('C-2'));
       expect(publisher.pending).toBe(2);
@@ -160,21 +176,25 @@ describe('Publisher', () => {
       void publisher.publish(message('C-3'));
     }
     expect(batches.flat()).toHaveLength(3);
-    const closed = new Publisher(BookIntegrationEvents, { producer });
+    const closed = new Publisher(BookIntegrationEvents, { producer, logger: silentLogger });
     await closed.close();
     await expect(closed.publish(message('C-4'))).rejects.toMatchObject({ name: 'ClosedError' });
   });
 
-  it('needs a concrete address for a channel with parameters', async () => {
+  it('needs the parameters of a channel with parameters, from the publisher or each publish', async () => {
     const { producer, batches } = recordingProducer();
-    expect(() => new Publisher(MemberNotifications, { producer })).toThrow(/has parameters/);
-    const publisher = new Publisher(MemberNotifications, { producer }, { address: MemberNotifications.address({ memberId: 'M-1001' }) });
-    await publisher.publish(
-      DueDateReminder.create({
-        memberId: 'M-1001',
-        loans: [{ bookId: '6f1c2b8e-3a4d-4e5f-9a0b-1c2d3e4f5a6b', dueAt: '2026-12-01T00:00:00Z' }],
-      }),
-    );
-    expect(batches[0]![0]!.address).toBe('library.members.M-1001.notifications');
+    const reminder = DueDateReminder.create({
+      memberId: 'M-1001',
+      loans: [{ bookId: '6f1c2b8e-3a4d-4e5f-9a0b-1c2d3e4f5a6b', dueAt: '2026-12-01T00:00:00Z' }],
+    });
+    const perMessage = new Publisher(MemberNotifications, { producer, logger: silentLogger });
+    await expect(perMessage.publish(reminder)).rejects.toMatchObject({
+      code: 'address_required',
+      message: expect.stringMatching(/has parameters/),
+    });
+    await perMessage.publish(reminder, { parameters: { memberId: 'M-2002' } });
+    const fixed = new Publisher(MemberNotifications, { producer, logger: silentLogger }, { parameters: { memberId: 'M-1001' } });
+    await fixed.publish(reminder);
+    expect(batches.flat().map((r) => r.address)).toEqual(['library.members.M-2002.notifications', 'library.members.M-1001.notifications']);
   });
 });

@@ -8,6 +8,6 @@ import {
 } from 'keiyaku/testing';
 
 const notDurable = 'in-memory stores keep nothing across a restart';
-runEventStoreConformance({ name: 'memory', create: async () => ({ store: new InMemoryEventStore<ConformanceEvent>() }), notDurable });
-runCheckpointStoreConformance({ name: 'memory', create: async () => ({ store: new InMemoryCheckpointStore() }), notDurable });
-runDeadLetterStoreConformance({ name: 'memory', create: async () => ({ store: new InMemoryDeadLetterStore() }), notDurable });
+await runEventStoreConformance({ name: 'memory', create: async () => ({ store: new InMemoryEventStore<ConformanceEvent>() }), notDurable });
+await runCheckpointStoreConformance({ name: 'memory', create: async () => ({ store: new InMemoryCheckpointStore() }), notDurable });
+await runDeadLetterStoreConformance({ name: 'memory', create: async () => ({ store: new InMemoryDeadLetterStore() }), notDurable });

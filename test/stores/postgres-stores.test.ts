@@ -32,15 +32,15 @@ if (postgresUrl === '') {
     };
 
   const events = (pool: pg.Pool) => new PostgresEventStore<ConformanceEvent>(pool, { pollIntervalMs: 200 });
-  runEventStoreConformance({ name: 'postgres', create: async () => ({ store: events(database.pool) }), reopen: reopen(events) });
+  await runEventStoreConformance({ name: 'postgres', create: async () => ({ store: events(database.pool) }), reopen: reopen(events) });
   const checkpoints = (pool: pg.Pool) => new PostgresCheckpointStore(pool);
-  runCheckpointStoreConformance({
+  await runCheckpointStoreConformance({
     name: 'postgres',
     create: async () => ({ store: checkpoints(database.pool) }),
     reopen: reopen(checkpoints),
   });
   const deadLetters = (pool: pg.Pool) => new PostgresDeadLetterStore(pool);
-  runDeadLetterStoreConformance({
+  await runDeadLetterStoreConformance({
     name: 'postgres',
     create: async () => ({ store: deadLetters(database.pool) }),
     reopen: reopen(deadLetters),

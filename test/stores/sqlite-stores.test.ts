@@ -43,7 +43,7 @@ const reopenWith =
   };
 
 const events = (db: Database.Database) => new SqliteEventStore<ConformanceEvent>(db, { pollIntervalMs: 20 });
-runEventStoreConformance({
+await runEventStoreConformance({
   name: 'sqlite',
   create: async () => {
     const { file, db } = database();
@@ -53,7 +53,7 @@ runEventStoreConformance({
 });
 
 const checkpoints = (db: Database.Database) => new SqliteCheckpointStore(db);
-runCheckpointStoreConformance({
+await runCheckpointStoreConformance({
   name: 'sqlite',
   create: async () => {
     const { file, db } = database();
@@ -63,7 +63,7 @@ runCheckpointStoreConformance({
 });
 
 const deadLetters = (db: Database.Database) => new SqliteDeadLetterStore(db);
-runDeadLetterStoreConformance({
+await runDeadLetterStoreConformance({
   name: 'sqlite',
   create: async () => {
     const { file, db } = database();
