@@ -149,8 +149,6 @@ describe('the tarball', () => {
     const links = [...readme.matchAll(/\]\(((?:docs|examples|schemas|generated|runtime|generator)\/[^)#\s]+)/g)].map((m) => m[1]!);
     expect(links.filter((l) => l.startsWith('docs/')).length).toBeGreaterThan(0);
     expect(links.filter((l) => l.startsWith('docs/') && !files.has(l))).toEqual([]);
-    const manifest = JSON.parse(readFileSync(join(unpacked, 'package', 'package.json'), 'utf8')) as { repository?: { url?: string } };
-    expect(manifest.repository?.url).toMatch(/^git\+https:\/\//);
   });
 });
 

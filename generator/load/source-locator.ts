@@ -80,6 +80,7 @@ export class SourceLocator {
     const fallback = { file: this.displayPath(file), line: 0, column: 0, pointer: pointerFromTokens(tokens) };
     if (parsed === null || parsed.root === null) return fallback;
     let node: YamlNode | null = parsed.root;
+    let parent: YamlNode | null = null;
     let consumed: (string | number)[] = [];
     let index = 0;
     while (true) {
@@ -93,11 +94,15 @@ export class SourceLocator {
       const token = String(tokens[index]);
       const child: YamlNode | null = childOf(this.#mapIndex, node, token);
       if (child === null) break;
+      parent = node;
       node = child;
       consumed = [...consumed, token];
       index++;
     }
-    const offset = node?.range?.[0];
+    // A mapping or sequence value is located at its key (where a reader looks, and where the
+    // value of a block collection does not start).
+    const keyed = (isMap(node) || isSeq(node)) && isMap(parent) ? parent.items.find((pair) => pair.value === node)?.key : undefined;
+    const offset = (isScalar(keyed) ? keyed.range?.[0] : undefined) ?? node?.range?.[0];
     if (offset === undefined) return { ...fallback, pointer: pointerFromTokens(consumed) };
     const pos = parsed.lines.linePos(offset);
     return { file: this.displayPath(file), line: pos.line, column: pos.col, pointer: pointerFromTokens(consumed) };

@@ -3,7 +3,7 @@
 // against the in-repo protocol double), and parks a poison message in the configured SQLite store.
 import { randomUUID } from 'node:crypto';
 import { configure } from 'keiyaku/config';
-import { createMessaging, type DeadLetterStore, type Transport } from 'keiyaku/runtime';
+import { createMessaging, type DeadLetterStore, silentLogger, type Transport } from 'keiyaku/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BookBorrowed, BookIntegrationEvents } from '../../generated/index.js';
 import { waitFor } from '../helpers.js';
@@ -13,7 +13,7 @@ import { type FreshDatabase, freshDatabase, postgresSkipNote, postgresSkipReason
 
 /** The service: one handler, one publisher. It knows nothing of the transport it runs on. */
 async function runService(parts: { transport: Transport; deadLetters: DeadLetterStore }): Promise<{ handled: string[]; parked: number }> {
-  const messaging = createMessaging({ ...parts, shutdownBudgetMs: 5_000 });
+  const messaging = createMessaging({ logger: silentLogger, ...parts, shutdownBudgetMs: 5_000 });
   const handled: string[] = [];
   messaging.subscribe(
     BookIntegrationEvents,

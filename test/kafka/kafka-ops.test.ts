@@ -3,7 +3,7 @@
 // cut off in health and on /readyz, with the rebuilds it makes counted.
 import { KafkaTransport } from 'keiyaku/kafka';
 import { serveOperations } from 'keiyaku/ops';
-import { createMessaging } from 'keiyaku/runtime';
+import { createMessaging, silentLogger } from 'keiyaku/runtime';
 import { describe, expect, it } from 'vitest';
 import { BookIntegrationEvents } from '../../generated/index.js';
 import { waitFor } from '../helpers.js';
@@ -13,7 +13,7 @@ import { kafkaBrokers, kafkaSkipReason, testTransport } from './kafka-env.js';
 (kafkaBrokers === '' ? describe.skip : describe)(`operations over Kafka${kafkaSkipReason ? ` (${kafkaSkipReason})` : ''}`, () => {
   it('reports lag, committed offsets and high watermarks from the broker, and the transport as connected', async () => {
     const transport = testTransport();
-    const host = createMessaging({ transport, shutdownBudgetMs: 5_000 });
+    const host = createMessaging({ logger: silentLogger, transport, shutdownBudgetMs: 5_000 });
     const publisher = host.publisher(BookIntegrationEvents, { key: (m) => m.bookId, lingerMs: 0 });
     const handled: string[] = [];
     host.subscribe(BookIntegrationEvents, { groupId: 'inventory.book-availability', handle: (m) => void handled.push(m.copyId) });
@@ -47,6 +47,7 @@ import { kafkaBrokers, kafkaSkipReason, testTransport } from './kafka-env.js';
   it('is cut off (not ready, with the reason) while no broker answers, and rebuilds its client in place', async () => {
     const transport = new KafkaTransport({
       brokers: ['127.0.0.1:1'], // nothing listens there
+      logger: silentLogger,
       namespace: 'cutoff',
       rebuildAfterMs: 1_000,
       maxRebuildIntervalMs: 2_000,
@@ -54,7 +55,7 @@ import { kafkaBrokers, kafkaSkipReason, testTransport } from './kafka-env.js';
       client: { connectionTimeout: 300, requestTimeout: 500 },
       maxWaitTimeInMs: 100,
     });
-    const host = createMessaging({ transport, shutdownBudgetMs: 3_000 });
+    const host = createMessaging({ logger: silentLogger, transport, shutdownBudgetMs: 3_000 });
     host.subscribe(BookIntegrationEvents, { groupId: 'inventory.book-availability', handle: () => {} });
     const server = await serveOperations(host, { port: 0 });
     try {

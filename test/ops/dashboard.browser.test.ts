@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InMemoryTransport } from 'keiyaku/memory';
 import { type OperationsServer, serveOperations } from 'keiyaku/ops';
-import { createMessaging, InMemoryDeadLetterStore, type Messaging, type Publisher } from 'keiyaku/runtime';
+import { createMessaging, InMemoryDeadLetterStore, type Messaging, type Publisher, silentLogger } from 'keiyaku/runtime';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BookAvailability, type InventoryStore } from '../../examples/inventory/book-availability.js';
@@ -72,6 +72,7 @@ if (reason && process.env['CI'])
 
   beforeAll(async () => {
     host = createMessaging({
+      logger: silentLogger,
       transport: new InMemoryTransport({ defaultPartitions: 2, idleWaitMs: 5 }),
       deadLetters: new InMemoryDeadLetterStore(),
       source: 'library',

@@ -4,7 +4,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { InMemoryTransport } from 'keiyaku/memory';
 import { createOperations, type OperationsServer, serveOperations } from 'keiyaku/ops';
-import { createMessaging, type HostedComponent, InMemoryDeadLetterStore } from 'keiyaku/runtime';
+import { createMessaging, type HostedComponent, InMemoryDeadLetterStore, silentLogger } from 'keiyaku/runtime';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BookIntegrationEvents, BookReturned } from '../../generated/index.js';
 import { waitFor } from '../helpers.js';
@@ -46,7 +46,7 @@ class FakeOutbox implements HostedComponent {
 
 async function rig(options: { token?: string } = {}) {
   const transport = new InMemoryTransport({ defaultPartitions: 2, idleWaitMs: 5 });
-  const host = createMessaging({ transport, deadLetters: new InMemoryDeadLetterStore(), shutdownBudgetMs: 2_000 });
+  const host = createMessaging({ logger: silentLogger, transport, deadLetters: new InMemoryDeadLetterStore(), shutdownBudgetMs: 2_000 });
   const publisher = host.publisher(BookIntegrationEvents, { key: (m) => m.bookId, lingerMs: 0 });
   const state = { inventoryDown: false, rates: new Set(['EUR']), inventory: [] as string[] };
   const inventory = host.subscribe(
@@ -322,7 +322,7 @@ describe('the operations server', () => {
   });
 
   it('mounts in an existing node:http server under a base path (passing other paths on) and serves fetch-style servers', async () => {
-    const host = createMessaging({ transport: new InMemoryTransport({ idleWaitMs: 5 }) });
+    const host = createMessaging({ logger: silentLogger, transport: new InMemoryTransport({ idleWaitMs: 5 }) });
     cleanups.push(() => host.stop());
     await host.start();
     const ops = createOperations(host, { basePath: '/ops' });
@@ -346,7 +346,7 @@ describe('the operations server', () => {
   });
 
   it('refuses a short token and a port that is taken, naming it', async () => {
-    const host = createMessaging({ transport: new InMemoryTransport() });
+    const host = createMessaging({ logger: silentLogger, transport: new InMemoryTransport() });
     expect(() => createOperations(host, { token: 'short' })).toThrow(/at least 16 characters/);
     const first = await serveOperations(host, { port: 0 });
     cleanups.push(() => first.close());

@@ -2,7 +2,7 @@
 // OpenTelemetry SDK's in-memory exporter; and nothing recorded, nothing written, without an SDK.
 import { SpanStatusCode, trace } from '@opentelemetry/api';
 import { InMemoryTransport } from 'keiyaku/memory';
-import { createMessaging, formatTraceparent, parseTraceparent } from 'keiyaku/runtime';
+import { createMessaging, formatTraceparent, parseTraceparent, silentLogger } from 'keiyaku/runtime';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BookIntegrationEvents } from '../../generated/index.js';
 import { waitFor } from '../helpers.js';
@@ -22,7 +22,7 @@ describe('tracing', () => {
 
   it('marks a failing attempt as an error span and the retry as a new process span of the same parent', async () => {
     traced = registerSdk();
-    const host = createMessaging({ transport: new InMemoryTransport({ defaultPartitions: 1, idleWaitMs: 5 }) });
+    const host = createMessaging({ logger: silentLogger, transport: new InMemoryTransport({ defaultPartitions: 1, idleWaitMs: 5 }) });
     const publisher = host.publisher(BookIntegrationEvents, { lingerMs: 0 });
     let calls = 0;
     host.subscribe(
@@ -55,7 +55,7 @@ describe('tracing', () => {
   it('writes no trace headers and records nothing without an SDK, but carries a context given explicitly', async () => {
     expect(trace.getTracer('x').startSpan('probe').isRecording()).toBe(false);
     const transport = new InMemoryTransport({ defaultPartitions: 1, idleWaitMs: 5 });
-    const host = createMessaging({ transport });
+    const host = createMessaging({ logger: silentLogger, transport });
     const publisher = host.publisher(BookIntegrationEvents, { lingerMs: 0 });
     await publisher.publish(borrowed('C-1'));
     const carried = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';

@@ -4,7 +4,7 @@
 // the conformance suite (runtime/testing/conformance.ts).
 import { type ContractMessage, ContractValidationError, defineChannel, defineMessage, type StandaloneValidator } from 'keiyaku/codegen-v1';
 import { InMemoryTransport } from 'keiyaku/memory';
-import { CE_HEADERS, createMessaging, type Messaging } from 'keiyaku/runtime';
+import { CE_HEADERS, createMessaging, type Messaging, silentLogger } from 'keiyaku/runtime';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BookBorrowed, BookIntegrationEvents, DueDateReminder } from '../../generated/index.js';
 import { waitFor } from '../helpers.js';
@@ -109,7 +109,7 @@ describe('the headers codec', () => {
 describe('headers on the belt (memory transport)', () => {
   it('valid contract headers pass the belt; publish sends declared and undeclared string headers', async () => {
     const transport = new InMemoryTransport({ defaultPartitions: 1, idleWaitMs: 5 });
-    const host = createMessaging({ transport });
+    const host = createMessaging({ logger: silentLogger, transport });
     hosts.push(host);
     const handled: string[] = [];
     const subscription = host.subscribe(
@@ -144,7 +144,7 @@ describe('headers on the belt (memory transport)', () => {
 
   it('blocks the lane on a header mismatch (no dead-letter policy), naming the header', async () => {
     const transport = new InMemoryTransport({ defaultPartitions: 1, idleWaitMs: 5 });
-    const host = createMessaging({ transport });
+    const host = createMessaging({ logger: silentLogger, transport });
     hosts.push(host);
     const jobs = defineChannel<Job>({
       id: 'jobs',

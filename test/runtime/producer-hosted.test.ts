@@ -13,6 +13,7 @@ import {
   MessageProducer,
   type Messaging,
   type OutgoingRecord,
+  silentLogger,
   type Transport,
   TransportError,
 } from 'keiyaku/runtime';
@@ -80,7 +81,7 @@ function flaky(inner: InMemoryTransport): Transport & { down: boolean; refused: 
 describe('MessageProducer hosted by Messaging', () => {
   it('starts with messaging.start(), reports position and backlog in health(), stops with messaging.stop()', async () => {
     const transport = new InMemoryTransport();
-    const host = createMessaging({ transport, shutdownBudgetMs: 2_000 });
+    const host = createMessaging({ logger: silentLogger, transport, shutdownBudgetMs: 2_000 });
     hosts.push(host);
     const events = new InMemoryEventStore<BookEvent>();
     events.append(BOOK, [borrowed('C-1'), borrowed('C-2')]);
@@ -126,7 +127,7 @@ describe('MessageProducer hosted by Messaging', () => {
     const boot = async () => {
       const db = openSqlite(file);
       dbs.push(db);
-      const host = createMessaging({ transport });
+      const host = createMessaging({ logger: silentLogger, transport });
       hosts.push(host);
       const events = new SqliteEventStore<BookEvent>(db, { pollIntervalMs: 20 });
       host.host(
@@ -169,7 +170,7 @@ describe('MessageProducer hosted by Messaging', () => {
     const inner = new InMemoryTransport();
     const transport = flaky(inner);
     const { logger, lines } = recordingLogger();
-    const host = createMessaging({ transport });
+    const host = createMessaging({ logger: silentLogger, transport });
     hosts.push(host);
     const events = new InMemoryEventStore<BookEvent>();
     const checkpoints = new InMemoryCheckpointStore();
@@ -221,10 +222,16 @@ describe('MessageProducer hosted by Messaging', () => {
       close: () => inner.close(),
       producer: () => ({ send: () => new Promise<void>(() => {}), close: async () => {} }),
     };
-    const host = createMessaging({ transport: hanging, shutdownBudgetMs: 300 });
+    const host = createMessaging({ logger: silentLogger, transport: hanging, shutdownBudgetMs: 300 });
     const events = new InMemoryEventStore<BookEvent>();
     const producer = host.host(
-      new MessageProducer({ name: 'stuck', source: events, mapper: bookMapper, publisher: host.publisher(BookIntegrationEvents) }),
+      new MessageProducer({
+        name: 'stuck',
+        source: events,
+        mapper: bookMapper,
+        publisher: host.publisher(BookIntegrationEvents),
+        logger: silentLogger,
+      }),
     );
     await host.start();
     events.append(BOOK, [borrowed('C-1')]);
