@@ -45,7 +45,7 @@ export function hasErrors(diagnostics: readonly Diagnostic[], strict = false): b
 }
 
 /** Edit distance (insertions, deletions, substitutions) between `a` and `b`. */
-function editDistance(a: string, b: string): number {
+export function editDistance(a: string, b: string): number {
   let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const current = [i];
