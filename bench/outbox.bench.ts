@@ -9,7 +9,7 @@
  *    the outbox is empty, against publishing the same messages directly with a publisher on the
  *    memory transport. Throughput ratio (goal ≥ 0.8×).
  *
- * POSTGRES_URL, else scripts/postgres start on POSTGRES_PORT (default 55492), stopped after.
+ * POSTGRES_URL, else scripts/postgres start on POSTGRES_PORT (default 25492), stopped after.
  * A fresh database per run, dropped after. OUTBOX_BENCH_ROWS (default 20 000), OUTBOX_BENCH_CONCURRENCY (default 4).
  */
 import { execFileSync } from 'node:child_process';
@@ -29,7 +29,7 @@ const out = (line: string): void => {
 };
 
 let serverUrl = process.env['POSTGRES_URL'];
-const env = { ...process.env, POSTGRES_PORT: process.env['POSTGRES_PORT'] ?? '55492' };
+const env = { ...process.env, POSTGRES_PORT: process.env['POSTGRES_PORT'] ?? '25492' };
 const startedServer = !serverUrl;
 if (!serverUrl)
   serverUrl = execFileSync(join(root, 'scripts', 'postgres'), ['start'], { env, encoding: 'utf8' })

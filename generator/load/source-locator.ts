@@ -99,9 +99,10 @@ export class SourceLocator {
       consumed = [...consumed, token];
       index++;
     }
-    // A mapping or sequence value is located at its key (where a reader looks, and where the
-    // value of a block collection does not start).
-    const keyed = (isMap(node) || isSeq(node)) && isMap(parent) ? parent.items.find((pair) => pair.value === node)?.key : undefined;
+    // A block mapping or sequence starts on the line after its key: it is located at its key
+    // (where a reader looks). A scalar or a flow collection is located where it starts.
+    const keyed =
+      (isMap(node) || isSeq(node)) && !node.flow && isMap(parent) ? parent.items.find((pair) => pair.value === node)?.key : undefined;
     const offset = (isScalar(keyed) ? keyed.range?.[0] : undefined) ?? node?.range?.[0];
     if (offset === undefined) return { ...fallback, pointer: pointerFromTokens(consumed) };
     const pos = parsed.lines.linePos(offset);

@@ -74,7 +74,7 @@ ${order}`);
       expect.objectContaining({
         code: 'iggy-parameterized-channel',
         message: expect.stringContaining('channel "regionOrders" has parameters (orders.{region}), so generated/iggy.ts leaves it out'),
-        location: expect.objectContaining({ file: 'asyncapi.yaml', line: 17 }),
+        location: expect.objectContaining({ file: 'asyncapi.yaml', line: 16, column: 3 }), // at the channel's key
       }),
     ]);
   });

@@ -164,9 +164,9 @@ describe(`outbox while Kafka is halted${kafkaSkipReason ? ` (${kafkaSkipReason})
   );
 });
 
-// The PostgreSQL test restarts a server of its own on OUTBOX_POSTGRES_PORT (default 55492), never
+// The PostgreSQL test restarts a server of its own on OUTBOX_POSTGRES_PORT (default 25492), never
 // the one the other test files share: it starts it (unless running), restarts it, and stops it if it started it.
-const postgresPort = process.env['OUTBOX_POSTGRES_PORT'] ?? '55492';
+const postgresPort = process.env['OUTBOX_POSTGRES_PORT'] ?? '25492';
 const postgresScript = (command: string): string =>
   execFileSync(join(repoRoot, 'scripts', 'postgres'), [command], {
     env: { ...process.env, POSTGRES_PORT: postgresPort },

