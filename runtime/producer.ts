@@ -15,12 +15,15 @@ import { type Logger, stderrLogger } from './core/logger.js';
 import { type Waiter, waitForWake } from './core/wait.js';
 import {
   type AppendToStreamOptions,
-  type Awaitable,
   checkExpectedVersion,
+  type EventSource,
   type EventStore,
   type ReadAllOptions,
   type RecordedEvent,
 } from './event-store/store.js';
+
+export type { AppendOptions, EventSource, StoredEvent } from './event-store/store.js';
+
 import type { Publisher } from './publisher.js';
 
 /** What a mapper knows about the stored event beside the event itself. */
@@ -41,26 +44,6 @@ export interface Mapper<D, M extends AnyContractMessage> {
   map(event: D, context: EventMapperContext): M | null;
 }
 
-/** A stored domain event with its envelope. */
-export interface StoredEvent<D> {
-  readonly event: D;
-  readonly aggregateId: string;
-  readonly position: number;
-  readonly timestamp: Date;
-  readonly eventId: string;
-  readonly correlationId?: string;
-  readonly causationId?: string;
-  readonly metadata: Readonly<Record<string, string>>;
-}
-
-/** Anything that can replay domain events from a position and then follow new ones. */
-export interface EventSource<D> {
-  /** Events after `position` (exclusive), then new ones as they are appended, until `signal` aborts. */
-  subscribe(after: number, signal: AbortSignal): AsyncIterable<StoredEvent<D>>;
-  /** The position of the last event (0 when empty); when present, a producer reports its backlog. */
-  lastPosition?(): Awaitable<number>;
-}
-
 /** Where a producer remembers how far it got. */
 export interface CheckpointStore {
   load(name: string): Promise<number | undefined>;
@@ -75,12 +58,6 @@ export class InMemoryCheckpointStore implements CheckpointStore {
   async save(name: string, position: number): Promise<void> {
     this.#positions.set(name, position);
   }
-}
-
-export interface AppendOptions {
-  readonly correlationId?: string;
-  readonly causationId?: string;
-  readonly metadata?: Readonly<Record<string, string>>;
 }
 
 /** An in-process event store: append-only, with subscriptions that catch up and then follow. Synchronous. */

@@ -6,8 +6,9 @@
  * `KEIYAKU_KAFKA_PROPERTY_<KEY>` with the dots of the key written as underscores
  * (`KEIYAKU_KAFKA_PROPERTY_SECURITY_PROTOCOL` is `security.protocol`).
  */
-import type { KeiyakuConfig } from './index.js';
+
 import { type ConfigProblem, closest } from './problems.js';
+import type { KeiyakuConfig } from './types.js';
 
 export interface EnvironmentVariable {
   readonly name: string;

@@ -21,29 +21,20 @@ import type { DeadLetterStore } from '../dead-letter/store.js';
 import type { IggyTransportOptions } from '../iggy/transport.js';
 import type { KafkaTransportOptions } from '../transports/kafka.js';
 import { ENVIRONMENT_VARIABLES, readEnvironment } from './env.js';
-import { type IggySection, iggyOptionsFrom } from './iggy.js';
-import { type KafkaSection, kafkaOptionsFrom } from './kafka.js';
+import { iggyOptionsFrom } from './iggy.js';
+import { kafkaOptionsFrom } from './kafka.js';
 import { ConfigurationError, Problems } from './problems.js';
 import { SectionReader } from './section.js';
 import {
   DEAD_LETTER_STORES,
   type DeadLetterChoice,
-  type DeadLetterSection,
   type DeadLetterStoreFactory,
   type DeadLetterStoreKind,
   deadLetterChoiceFrom,
 } from './stores.js';
+import type { KeiyakuConfig, TransportKind } from './types.js';
 
-export type TransportKind = 'memory' | 'kafka' | 'iggy';
-
-/** A keiyaku configuration as written (JSON, YAML, an object literal). Keys match case-insensitively. */
-export interface KeiyakuConfig {
-  /** Which transport to build (default `memory`). */
-  readonly transport?: TransportKind;
-  readonly kafka?: KafkaSection;
-  readonly iggy?: IggySection;
-  readonly deadLetters?: DeadLetterSection;
-}
+export type { KeiyakuConfig, TransportKind } from './types.js';
 
 /** A validated configuration: the options each part is built with. */
 export interface ResolvedConfig {

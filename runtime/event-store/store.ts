@@ -5,7 +5,32 @@
  * `SqliteEventStore` (keiyaku/sqlite), `PostgresEventStore` (keiyaku/postgres).
  */
 import { KeiyakuError } from '../core/errors.js';
-import type { AppendOptions, EventSource, StoredEvent } from '../producer.js';
+
+/** A stored domain event with its envelope. */
+export interface StoredEvent<D> {
+  readonly event: D;
+  readonly aggregateId: string;
+  readonly position: number;
+  readonly timestamp: Date;
+  readonly eventId: string;
+  readonly correlationId?: string;
+  readonly causationId?: string;
+  readonly metadata: Readonly<Record<string, string>>;
+}
+
+/** Anything that can replay domain events from a position and then follow new ones. */
+export interface EventSource<D> {
+  /** Events after `position` (exclusive), then new ones as they are appended, until `signal` aborts. */
+  subscribe(after: number, signal: AbortSignal): AsyncIterable<StoredEvent<D>>;
+  /** The position of the last event (0 when empty); when present, a producer reports its backlog. */
+  lastPosition?(): Awaitable<number>;
+}
+
+export interface AppendOptions {
+  readonly correlationId?: string;
+  readonly causationId?: string;
+  readonly metadata?: Readonly<Record<string, string>>;
+}
 
 /** A value, or a promise of it: SQLite and memory stores answer synchronously, PostgreSQL asynchronously. */
 export type Awaitable<T> = T | Promise<T>;
