@@ -263,9 +263,15 @@ export async function runOutboxKillFault(options: OutboxFaultOptions): Promise<O
         if (transactions % 20 === 0) await sleep(25);
       }
     })();
+    let writingDone = false;
+    void writing.finally(() => {
+      writingDone = true;
+    });
     let kills = 0;
     while (kills < options.kills) {
       await sleep(300 + Math.floor(Math.random() * 400));
+      // Every row written and already published: no batch is left to kill the dispatcher in.
+      if (writingDone && (await service.backlog()) === 0) break;
       await nextLine(child, 'sent');
       child.kill('SIGKILL');
       await exited(child);
