@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { defineMessage, type StandaloneValidator, validatorRuntime } from 'keiyaku/codegen-v1';
+import { defineMessage, type StandaloneValidator, validatorRuntime } from '@keiyaku/runtime/codegen-v1';
 import { BookBorrowed } from '../generated/index.js';
 import { toAjvSchema } from '../generator/emit/validators.js';
 import { type ContractModel, compileContract, generate } from '../generator/index.js';

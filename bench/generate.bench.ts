@@ -1,6 +1,6 @@
 /**
  * How long the commands take, side by side in one run:
- * 1. Whole processes (`node bin/keiyaku.js …`, from dist/: run `npm run build` first) against
+ * 1. Whole processes (`node generator/bin/keiyaku.js …`, from dist/: run `npm run build` first) against
  *    a bare `node -e 0` start: --version, --help, `generate --check` and `validate` of this
  *    repository's contract, `check` of two small contracts, and `--watch` from a save to the
  *    regenerated file on disk.
@@ -21,7 +21,7 @@ const MESSAGES = 4;
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 3);
 const PROCESS_ROUNDS = Number(process.env['BENCH_PROCESS_ROUNDS'] ?? 5);
 const root = join(import.meta.dirname, '..');
-const bin = join(root, 'bin', 'keiyaku.js');
+const bin = join(root, 'generator', 'bin', 'keiyaku.js');
 
 const out = (line: string): void => {
   process.stdout.write(`${line}\n`);

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { BookBorrowed, BookIntegrationEvents } from '../generated/index.js';
 import { createMessaging } from '../runtime/index.js';
-import { KafkaTransport } from '../runtime/kafka.js';
+import { KafkaTransport } from '../runtime/kafka/index.js';
 
 const TOTAL = Number(process.env['BENCH_MESSAGES'] ?? 50_000);
 const out = (line: string): void => {

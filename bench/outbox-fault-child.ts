@@ -8,9 +8,9 @@
  */
 import { BookIntegrationEvents } from '../generated/index.js';
 import type { Transport } from '../runtime/index.js';
-import { KafkaTransport } from '../runtime/kafka.js';
-import { PostgresOutbox } from '../runtime/postgres.js';
-import { SqliteOutbox } from '../runtime/sqlite.js';
+import { KafkaTransport } from '../runtime/kafka/index.js';
+import { PostgresOutbox } from '../runtime/postgres/index.js';
+import { SqliteOutbox } from '../runtime/sqlite/index.js';
 
 const store = process.env['OUTBOX_FAULT_STORE']!;
 const leaseMs = Number(process.env['OUTBOX_FAULT_LEASE_MS'] ?? 2_000);

@@ -23,8 +23,8 @@ import Database from 'better-sqlite3';
 import { Kafka, logLevel } from 'kafkajs';
 import pg from 'pg';
 import { BookBorrowed, BookIntegrationEvents } from '../generated/index.js';
-import { PostgresOutbox } from '../runtime/postgres.js';
-import { SqliteOutbox } from '../runtime/sqlite.js';
+import { PostgresOutbox } from '../runtime/postgres/index.js';
+import { SqliteOutbox } from '../runtime/sqlite/index.js';
 
 const root = join(import.meta.dirname, '..');
 

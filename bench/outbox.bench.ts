@@ -19,7 +19,7 @@ import pg from 'pg';
 import { BookBorrowed, BookIntegrationEvents } from '../generated/index.js';
 import { createMessaging } from '../runtime/index.js';
 import { InMemoryTransport } from '../runtime/memory.js';
-import { PostgresOutbox } from '../runtime/postgres.js';
+import { PostgresOutbox } from '../runtime/postgres/index.js';
 
 const ROWS = Number(process.env['OUTBOX_BENCH_ROWS'] ?? 20_000);
 const CONCURRENCY = Number(process.env['OUTBOX_BENCH_CONCURRENCY'] ?? 4);

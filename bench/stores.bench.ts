@@ -11,8 +11,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { migratePostgres, PostgresEventStore } from '../runtime/postgres.js';
-import { migrateSqlite, openSqlite, SqliteEventStore } from '../runtime/sqlite.js';
+import { migratePostgres, PostgresEventStore } from '../runtime/postgres/index.js';
+import { migrateSqlite, openSqlite, SqliteEventStore } from '../runtime/sqlite/index.js';
 
 const out = (line: string): void => {
   process.stdout.write(`${line}\n`);

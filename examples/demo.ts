@@ -11,12 +11,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { KafkaTransport } from '@keiyaku/kafka';
+import { PostgresOutbox } from '@keiyaku/postgres';
+import { createMessaging, payloadText } from '@keiyaku/runtime';
+import { InMemoryTransport } from '@keiyaku/runtime/memory';
+import { SqliteDeadLetterStore, SqliteOutbox } from '@keiyaku/sqlite';
 import Database from 'better-sqlite3';
-import { KafkaTransport } from 'keiyaku/kafka';
-import { InMemoryTransport } from 'keiyaku/memory';
-import { PostgresOutbox } from 'keiyaku/postgres';
-import { createMessaging, payloadText } from 'keiyaku/runtime';
-import { SqliteDeadLetterStore, SqliteOutbox } from 'keiyaku/sqlite';
 import pg from 'pg';
 import { BookIntegrationEvents } from '../generated/index.js';
 import { BookAvailability, type InventoryStore } from './inventory/book-availability.js';

@@ -5,8 +5,8 @@
  * random one printed at start.
  */
 import { randomBytes } from 'node:crypto';
-import { serveOperations } from 'keiyaku/ops';
-import type { Messaging } from 'keiyaku/runtime';
+import type { Messaging } from '@keiyaku/runtime';
+import { serveOperations } from '@keiyaku/runtime/ops';
 
 export async function serveUntilInterrupted(messaging: Messaging, say: (line?: string) => void): Promise<void> {
   const token = process.env['KEIYAKU_OPS_TOKEN'] || randomBytes(16).toString('hex');

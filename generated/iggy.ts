@@ -6,7 +6,7 @@
  * Channels left out of this file:
  * - MemberNotifications (memberNotifications): no x-iggy binding
  */
-import { iggyChannel } from "keiyaku/iggy-codegen-v1";
+import { iggyChannel } from "@keiyaku/iggy/codegen-v1";
 import { BookIntegrationEvents, type BookIntegrationEventsMessage } from "./channels/book-integration-events.js";
 
 /**

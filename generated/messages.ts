@@ -2,7 +2,7 @@
  * Generated code by keiyaku from asyncapi.yaml: Library integration events 1.2.0 (AsyncAPI 3.0.0).
  * Do not edit: change the contract and run `keiyaku generate`; `keiyaku generate --check` fails when this file is stale.
  */
-import { type ContractMessage, defineMessage, type MessageDescriptor } from "keiyaku/codegen-v1";
+import { type ContractMessage, defineMessage, type MessageDescriptor } from "@keiyaku/runtime/codegen-v1";
 import type { BookBorrowedPayload, BookReturnedPayload, DueDateReminderPayload, EventHeaders } from "./types.js";
 import {
   validateBookBorrowedPayload,

@@ -3,7 +3,7 @@
  * Do not edit: change the contract and run `keiyaku generate`; `keiyaku generate --check` fails when this file is stale.
  */
 // @ts-nocheck -- plain JavaScript validators; the typed surface is in messages.ts
-import { validatorRuntime } from "keiyaku/codegen-v1";
+import { validatorRuntime } from "@keiyaku/runtime/codegen-v1";
 
 const { report: $r, type: $t, required: $q, formatError: $f, prefix: $x, failed: $s, escape: $esc, length: $len, equal: $eq, unique: $uniq, mergeItems: $mi, root: $root, format: $format } = validatorRuntime;
 const $f_date_time=$format("date-time");

@@ -1,4 +1,4 @@
-/** `keiyaku/config`: the transport and dead-letter store from a configuration object or the environment (docs/configuration.md). */
+/** `@keiyaku/runtime/config`: the transport and dead-letter store from a configuration object or the environment (docs/configuration.md). */
 export type {
   ConfigProblem,
   ConfigureOptions,

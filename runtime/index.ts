@@ -1,16 +1,17 @@
 /**
- * `keiyaku/runtime`: the transport-independent core — publishers, the conveyor belt,
+ * `@keiyaku/runtime`: the transport-independent core — publishers, the conveyor belt,
  * dead-lettering, health, lifecycle, mappers and the message producer.
- * Transports: `keiyaku/memory` (and Kafka, Iggy in their own subpaths).
- * The SQLite dead-letter store: `keiyaku/sqlite`. The conformance suite: `keiyaku/testing`.
+ * Transports: `@keiyaku/runtime/memory` (and Kafka, Iggy in their own subpaths).
+ * The SQLite dead-letter store: `@keiyaku/sqlite`. The conformance suite: `@keiyaku/runtime/testing`.
  */
-export type { AnyChannel, AnyContractMessage, ChannelDescriptor, MessageContext, MessageHandler, MessageTypeOf } from './codegen-v1.js';
+
 export type { AddressChoice, ParameterRule, ParametersOfAddress } from './core/address.js';
 export { ChannelAddressError } from './core/address.js';
 export type { Backoff, BackoffOptions, DeadLetterPolicy } from './core/backoff.js';
 export { DEFAULT_DEAD_LETTER_SCHEDULE, exponentialBackoff, scheduleBackoff } from './core/backoff.js';
 export type { Clock } from './core/clock.js';
 export { ManualClock, settle, systemClock } from './core/clock.js';
+export type { AnyChannel, AnyContractMessage, ChannelDescriptor, MessageContext, MessageHandler, MessageTypeOf } from './core/contract.js';
 export type { HistogramSnapshot, PartitionCounters } from './core/counters.js';
 export { DURATION_BUCKETS } from './core/counters.js';
 export type { EnvelopeOptions, OpenedEnvelope } from './core/envelope.js';

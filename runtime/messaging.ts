@@ -10,18 +10,22 @@
  * await messaging.start();
  * ```
  */
-import type { AnyChannel, AnyContractMessage, ChannelDescriptor, MessageHandler } from './codegen-v1.js';
+
 import { type ParametersOfAddress, resolveAddress } from './core/address.js';
 import { type Clock, systemClock } from './core/clock.js';
+import type { AnyChannel, AnyContractMessage, ChannelDescriptor, MessageHandler } from './core/contract.js';
 import { CE_HEADERS } from './core/envelope.js';
 import { KeiyakuError } from './core/errors.js';
-import type { HostedComponent, HostedComponentHealth } from './core/hosted.js';
+import type { HostedComponent } from './core/hosted.js';
 import { type Logger, silentLogger, stderrLogger } from './core/logger.js';
-import type { Transport, TransportHealth, TransportProducer } from './core/transport.js';
+import type { Transport, TransportProducer } from './core/transport.js';
 import { type DeadLetterStore, InMemoryDeadLetterStore } from './dead-letter/store.js';
+import type { MessagingHealth } from './health.js';
 import { instrumentMessaging } from './ops/otel.js';
 import { Publisher, type PublisherOptions } from './publisher.js';
-import { Subscription, type SubscriptionHealth, type SubscriptionOptions } from './subscription.js';
+import { Subscription, type SubscriptionOptions } from './subscription.js';
+
+export type { MessagingHealth, MessagingView } from './health.js';
 
 export interface MessagingOptions {
   readonly transport: Transport;
@@ -34,18 +38,6 @@ export interface MessagingOptions {
   /** CloudEvents `ce_source` of published messages (default `keiyaku`). */
   readonly source?: string;
   readonly random?: () => number;
-}
-
-export interface MessagingHealth {
-  /** Started, every subscription is running and none is stalled, every hosted component and the transport are ready. */
-  readonly ready: boolean;
-  /** `start()` has finished. */
-  readonly started: boolean;
-  /** The transport's connections (cut-offs, rebuilds, reconnects), when it reports them. */
-  readonly transport?: TransportHealth;
-  readonly subscriptions: readonly SubscriptionHealth[];
-  /** Hosted background components (outbox dispatchers, producers), in the order they were added. */
-  readonly components: readonly HostedComponentHealth[];
 }
 
 export class Messaging implements AsyncDisposable {

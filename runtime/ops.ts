@@ -1,5 +1,5 @@
 /**
- * `keiyaku/ops`: the operations server of a `Messaging` host — `/healthz`, `/readyz`,
+ * `@keiyaku/runtime/ops`: the operations server of a `Messaging` host — `/healthz`, `/readyz`,
  * `/metrics` (Prometheus text format) and the operations page with dead-letter redrive.
  */
 export type { PageContext } from './ops/dashboard.js';

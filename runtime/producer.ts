@@ -7,9 +7,10 @@
  * be a contract message (branded), so a domain event type cannot be the target, and a
  * publisher only takes contract messages.
  */
-import type { AnyContractMessage } from './codegen-v1.js';
+
 import { type Backoff, type BackoffOptions, exponentialBackoff } from './core/backoff.js';
 import { type Clock, systemClock } from './core/clock.js';
+import type { AnyContractMessage } from './core/contract.js';
 import type { HostedComponent, HostedComponentHealth } from './core/hosted.js';
 import { type Logger, stderrLogger } from './core/logger.js';
 import { type Waiter, waitForWake } from './core/wait.js';

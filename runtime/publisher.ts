@@ -5,10 +5,10 @@
  * rejects the caller's promise and is announced on `onError`; nothing is dropped silently.
  */
 import { isSpanContextValid, type Span, SpanKind, type Tracer } from '@opentelemetry/api';
-import type { AnyChannel, AnyContractMessage, HeadersOf } from './codegen-v1.js';
 import { addressOf, chooseAddress } from './core/address.js';
 import { type BackoffOptions, exponentialBackoff } from './core/backoff.js';
 import { type Clock, systemClock } from './core/clock.js';
+import type { AnyChannel, AnyContractMessage, HeadersOf } from './core/contract.js';
 import { CE_HEADERS, type EnvelopeOptions, envelopeRecord } from './core/envelope.js';
 import { ClosedError, KeiyakuError, PublishError } from './core/errors.js';
 import { type Logger, stderrLogger } from './core/logger.js';

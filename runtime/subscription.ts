@@ -17,7 +17,6 @@
  *   belt goes idle, and on shutdown. Delivery is at least once: handlers must be idempotent.
  */
 import { type Attributes, type Histogram, metrics, SpanKind, type Tracer } from '@opentelemetry/api';
-import type { AnyChannel, AnyContractMessage, MessageContext, MessageHandler, MessageTypeOf } from './codegen-v1.js';
 import { resolveAddress } from './core/address.js';
 import {
   type Backoff,
@@ -28,6 +27,7 @@ import {
   scheduleBackoff,
 } from './core/backoff.js';
 import { type Clock, systemClock } from './core/clock.js';
+import type { AnyChannel, AnyContractMessage, MessageContext, MessageHandler, MessageTypeOf } from './core/contract.js';
 import {
   DurationHistogram,
   type HistogramSnapshot,

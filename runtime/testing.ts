@@ -1,5 +1,5 @@
 /**
- * `keiyaku/testing`: the transport conformance suite and a manual clock. Importing it does not
+ * `@keiyaku/runtime/testing`: the transport conformance suite and a manual clock. Importing it does not
  * load vitest (an optional peer): the suite takes your runner's `describe`/`it`/`afterEach`/`expect`,
  * or loads vitest when it is registered without them.
  */

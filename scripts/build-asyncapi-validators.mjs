@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Compiles the official AsyncAPI JSON Schemas (@asyncapi/specs, as the parser's own
 // `asyncapi-document-resolved` rule prepares them) into ajv standalone validators, once, at
-// build time: generator/load/asyncapi-schemas/<version>.cjs and the same under dist/.
+// build time: generator/load/asyncapi-schemas/<version>.cjs and the same under generator/dist/.
 // `keiyaku generate/validate/check` load these instead of compiling the schemas on every run.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -39,7 +39,7 @@ function resolvedSchema(version) {
   return copied;
 }
 
-const targets = [join(root, 'generator', 'load', 'asyncapi-schemas'), join(root, 'dist', 'generator', 'load', 'asyncapi-schemas')];
+const targets = [join(root, 'generator', 'load', 'asyncapi-schemas'), join(root, 'generator', 'dist', 'load', 'asyncapi-schemas')];
 for (const version of VERSIONS) {
   const ajv = new Ajv({ allErrors: true, strict: false, logger: false, allowUnionTypes: true, code: { source: true, optimize: true } });
   addFormats(ajv);

@@ -1,6 +1,6 @@
 // Type-level tests: contract values are branded, so only generated factories and
 // decoders produce them. Checked by tsc through vitest's typecheck mode.
-import type { DecodeResult, MessageContext } from 'keiyaku/codegen-v1';
+import type { DecodeResult, MessageContext } from '@keiyaku/runtime/codegen-v1';
 import { describe, expectTypeOf, it } from 'vitest';
 import {
   BookBorrowed,

@@ -1,4 +1,4 @@
-import { ContractDecodeError, ContractValidationError, messageType } from 'keiyaku/codegen-v1';
+import { ContractDecodeError, ContractValidationError, messageType } from '@keiyaku/runtime/codegen-v1';
 import { describe, expect, it } from 'vitest';
 import { BookBorrowed, BookIntegrationEvents, BookReturned, DueDateReminder, dispatchBookIntegrationEvents } from '../generated/index.js';
 

@@ -57,7 +57,7 @@ describe('generate --check and a project formatter', () => {
     const dir = scratch('format-cli');
     cpSync(join(repoRoot, 'generated'), join(dir, 'generated'), { recursive: true });
     await reformat(join(dir, 'generated'));
-    const bin = join(repoRoot, 'bin', 'keiyaku.js');
+    const bin = join(repoRoot, 'generator', 'bin', 'keiyaku.js');
     const args = [bin, 'generate', '--check', '--spec', join(repoRoot, 'asyncapi.yaml'), '--out', join(dir, 'generated')];
     const ok = await run(process.execPath, args);
     expect(ok.stderr).toBe('');

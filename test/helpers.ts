@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const fixturesDir = join(repoRoot, 'test', 'fixtures');
-export const binPath = join(repoRoot, 'bin', 'keiyaku.js');
+export const binPath = join(repoRoot, 'generator', 'bin', 'keiyaku.js');
 
 /** A fresh scratch folder under test/.tmp (inside the package, so generated code resolves `keiyaku`). */
 export function scratch(prefix: string): string {

@@ -22,10 +22,10 @@ afterAll(() => {
   rmSync(work, { recursive: true, force: true });
 });
 
-const main = `import type { MessageContext } from 'keiyaku/codegen-v1';
-import { InMemoryTransport } from 'keiyaku/memory';
-import { createMessaging, silentLogger } from 'keiyaku/runtime';
-import { ManualClock } from 'keiyaku/testing';
+const main = `import type { MessageContext } from '@keiyaku/runtime/codegen-v1';
+import { InMemoryTransport } from '@keiyaku/runtime/memory';
+import { createMessaging, silentLogger } from '@keiyaku/runtime';
+import { ManualClock } from '@keiyaku/runtime/testing';
 import {
   BookBorrowed,
   BookIntegrationEvents,

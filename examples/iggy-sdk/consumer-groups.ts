@@ -4,7 +4,7 @@
  * topic's partitions between the members. Disposing the consumer (`await using`) leaves the
  * group.
  */
-import { Consumer, Identifier, type IggyClient, IggyConsumerBuilder, PollingStrategy } from 'keiyaku/iggy';
+import { Consumer, Identifier, type IggyClient, IggyConsumerBuilder, PollingStrategy } from '@keiyaku/iggy';
 
 const utf8 = new TextDecoder();
 

@@ -5,7 +5,7 @@
  * `AbortSignal` aborts, so this example stops after `count` messages and writes its lines to
  * `sink` instead of the console.
  */
-import { Consumer, Identifier, type IggyClient, IggyConsumerBuilder, PollingStrategy } from 'keiyaku/iggy';
+import { Consumer, Identifier, type IggyClient, IggyConsumerBuilder, PollingStrategy } from '@keiyaku/iggy';
 
 const utf8 = new TextDecoder();
 

@@ -5,7 +5,7 @@
  * `resetLastPolled: true`), so the next poll of that partition resumes right after the
  * stored offset; `deleteOffset(partition)` clears the stored offset.
  */
-import { Consumer, Identifier, type IggyClient, IggyConsumerBuilder, PollingStrategy, type ReceivedMessage } from 'keiyaku/iggy';
+import { Consumer, Identifier, type IggyClient, IggyConsumerBuilder, PollingStrategy, type ReceivedMessage } from '@keiyaku/iggy';
 
 export interface ManualOffsets {
   /** Messages to process (and store) before stopping. */

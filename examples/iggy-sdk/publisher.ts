@@ -4,7 +4,7 @@
  * (this builder does not create them: see `createIfMissing`).
  */
 import { randomUUID } from 'node:crypto';
-import { Identifier, type IggyClient, IggyPublisherBuilder, messageIdFromUuid, Partitioning, type PublisherMessage } from 'keiyaku/iggy';
+import { Identifier, type IggyClient, IggyPublisherBuilder, messageIdFromUuid, Partitioning, type PublisherMessage } from '@keiyaku/iggy';
 
 const utf8 = new TextEncoder();
 

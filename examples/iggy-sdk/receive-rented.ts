@@ -5,7 +5,7 @@
  * one at the end of its iteration (C#: `using (message) { … }`); reading it afterwards throws
  * `ObjectDisposedError`, so copy out what you keep (`message.payload.slice()`).
  */
-import { Consumer, Identifier, type IggyClient, IggyConsumerBuilder, PollingStrategy, type RentedReceivedMessage } from 'keiyaku/iggy';
+import { Consumer, Identifier, type IggyClient, IggyConsumerBuilder, PollingStrategy, type RentedReceivedMessage } from '@keiyaku/iggy';
 
 const utf8 = new TextDecoder();
 

@@ -15,7 +15,7 @@ import {
   type RentedMessageBatch,
   RentedMessageBatchBuilder,
   type RentedPayloadWriter,
-} from 'keiyaku/iggy';
+} from '@keiyaku/iggy';
 
 // static (e, writer) => { using var json = new Utf8JsonWriter(writer); JsonSerializer.Serialize(json, e); }
 // A module-level function that closes over nothing, with the event passed as its state: no closure per message.

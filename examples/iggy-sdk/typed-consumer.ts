@@ -4,7 +4,7 @@
  * message with a status to check: a payload that does not decode is a
  * `deserialization-failed` status carrying the error, never a throw.
  */
-import { Consumer, type Deserializer, Identifier, type IggyClient, IggyTypedConsumerBuilder } from 'keiyaku/iggy';
+import { Consumer, type Deserializer, Identifier, type IggyClient, IggyTypedConsumerBuilder } from '@keiyaku/iggy';
 
 export interface OrderEvent {
   readonly orderId: string;

@@ -3,7 +3,7 @@
  * in TypeScript (docs/iggy.md): `JsonSerializer<T>` (C#: `SystemTextJsonSerializer<T>`)
  * needs no serializer class of your own.
  */
-import { Identifier, type IggyClient, IggyTypedPublisherBuilder, JsonSerializer } from 'keiyaku/iggy';
+import { Identifier, type IggyClient, IggyTypedPublisherBuilder, JsonSerializer } from '@keiyaku/iggy';
 import type { Order } from './typed-publisher.js';
 
 export async function publishOrdersAsJson(client: IggyClient, orders: readonly Order[]): Promise<void> {

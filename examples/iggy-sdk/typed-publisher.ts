@@ -3,7 +3,7 @@
  * `Serializer<Order>` turns each order into payload bytes. Besides a collection, `send`
  * takes one item (with an optional id and headers) or `[item, id, headers]` entries.
  */
-import { Identifier, type IggyClient, IggyTypedPublisherBuilder, type Serializer, type TypedEntry } from 'keiyaku/iggy';
+import { Identifier, type IggyClient, IggyTypedPublisherBuilder, type Serializer, type TypedEntry } from '@keiyaku/iggy';
 
 export interface Order {
   readonly orderId: string;

@@ -3,7 +3,7 @@
  * Its handler names its consumer group after the capability, not the service, so the
  * group (and its position) moves with the handler if the service is ever split.
  */
-import type { MessageContext } from 'keiyaku/codegen-v1';
+import type { MessageContext } from '@keiyaku/runtime/codegen-v1';
 import {
   type BookIntegrationEventsHandler,
   type BookIntegrationEventsMessage,

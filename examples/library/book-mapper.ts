@@ -2,7 +2,7 @@
  * Book domain events → the public `bookIntegrationEvents` contract. Scaffolded by
  * `keiyaku scaffold mapper`, then filled in. Returning null keeps an event internal.
  */
-import type { EventMapperContext, Mapper } from 'keiyaku/runtime';
+import type { EventMapperContext, Mapper } from '@keiyaku/runtime';
 import { BookBorrowed, type BookIntegrationEventsMessage, BookReturned } from '../../generated/index.js';
 import type { BookEvent } from './book.js';
 

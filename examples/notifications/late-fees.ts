@@ -2,7 +2,7 @@
  * The notifications context: emails members about late fees. It only wants returns
  * (`accepts`), so borrowings are skipped by routing, not treated as failures.
  */
-import type { MessageContext } from 'keiyaku/codegen-v1';
+import type { MessageContext } from '@keiyaku/runtime/codegen-v1';
 import type { BookIntegrationEventsHandler, BookIntegrationEventsMessage } from '../../generated/index.js';
 
 const RATES: Readonly<Record<string, number>> = { EUR: 1, GBP: 1.17, USD: 0.92 };

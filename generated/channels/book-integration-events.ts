@@ -8,7 +8,7 @@ import {
   type DispatchCases,
   type MessageHandler,
   type MessageTypeOf,
-} from "keiyaku/codegen-v1";
+} from "@keiyaku/runtime/codegen-v1";
 import { BookBorrowed, BookReturned } from "../messages.js";
 
 /** Every message type that travels on channel "bookIntegrationEvents". */

@@ -4,10 +4,10 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { MODES, type Mode, POLICIES } from '../compat/contract-diff.js';
 import { FORMATS, type Format } from '../compat/render.js';
 import type { Policy } from '../compat/schema-diff.js';
 import { OptionError } from '../errors.js';
+import { MODES, type Mode, POLICIES } from '../model/vocabulary.js';
 
 export type Command = 'generate' | 'validate' | 'scaffold' | 'check' | 'help' | 'version';
 

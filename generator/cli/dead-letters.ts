@@ -11,15 +11,11 @@
 import { existsSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
-import Database from 'better-sqlite3';
-import pg from 'pg';
-import { isKeiyakuError, KeiyakuError } from '../../runtime/core/errors.js';
-import { SqliteDeadLetterStore } from '../../runtime/dead-letter/sqlite.js';
-import { type DeadLetterStore, type ParkedMessage, payloadText } from '../../runtime/dead-letter/store.js';
-import type { OutboxAdmin, OutboxRow } from '../../runtime/outbox/outbox.js';
-import { PostgresOutbox } from '../../runtime/outbox/postgres.js';
-import { SqliteOutbox } from '../../runtime/outbox/sqlite.js';
-import { PostgresDeadLetterStore } from '../../runtime/postgres/dead-letters.js';
+import type { PostgresOutbox } from '@keiyaku/postgres';
+import { type DeadLetterStore, type ParkedMessage, payloadText } from '@keiyaku/runtime';
+import type { OutboxAdmin, OutboxRow } from '@keiyaku/runtime/adapter';
+import type { SqliteOutbox } from '@keiyaku/sqlite';
+import { isKeiyakuError, KeiyakuError } from '../errors.js';
 import type { ContractModel } from '../model/contract-model.js';
 
 export interface DeadLettersIo {
@@ -272,6 +268,31 @@ function redact(url: string): string {
 
 const reason = (error: unknown): string => (error instanceof Error ? error.message || error.name : String(error));
 
+interface StorePackages {
+  '@keiyaku/sqlite': typeof import('@keiyaku/sqlite');
+  '@keiyaku/postgres': typeof import('@keiyaku/postgres');
+  '@keiyaku/kafka': typeof import('@keiyaku/kafka');
+}
+
+/** Loads a store or transport package (optional peers of keiyaku); a missing one is named with its install command. */
+async function optionalPackage<N extends keyof StorePackages>(name: N, purpose: string): Promise<StorePackages[N]> {
+  const specifier: string = name;
+  try {
+    return (await import(specifier)) as StorePackages[N];
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if ((code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') && String((error as Error).message).includes(name))
+      throw new DeadLettersError(`${purpose} needs the package ${name}: npm i -D ${name} (nothing changed)`);
+    throw error;
+  }
+}
+
+/** An error a database driver raised (pg's DatabaseError carries a SQLSTATE code; better-sqlite3's is a SqliteError). */
+function isDriverError(error: unknown): boolean {
+  const e = error as { name?: unknown; code?: unknown; severity?: unknown };
+  return e?.name === 'SqliteError' || (typeof e?.code === 'string' && typeof e?.severity === 'string');
+}
+
 async function openStore(store: string, cwd: string): Promise<OpenedStore> {
   if (/^postgres(ql)?:\/\//.test(store)) return openPostgres(store);
   return openSqliteFile(resolve(cwd, store), store);
@@ -279,8 +300,8 @@ async function openStore(store: string, cwd: string): Promise<OpenedStore> {
 
 async function openPostgres(url: string): Promise<OpenedStore> {
   const shown = redact(url);
-  const pool = new pg.Pool({ connectionString: url, max: 2, connectionTimeoutMillis: 5_000 });
-  pool.on('error', () => {});
+  const { createPostgresPool, PostgresDeadLetterStore, PostgresOutbox } = await optionalPackage('@keiyaku/postgres', 'a postgres:// store');
+  const pool = createPostgresPool(url, { max: 2, connectionTimeoutMillis: 5_000 });
   let tables: { dead: boolean; outbox: boolean };
   try {
     const { rows } = await pool.query<{ dead: boolean; outbox: boolean }>(
@@ -317,11 +338,11 @@ async function openPostgres(url: string): Promise<OpenedStore> {
 async function openSqliteFile(path: string, shown: string): Promise<OpenedStore> {
   if (!existsSync(path)) throw new DeadLettersError(`no SQLite database at ${shown} (for PostgreSQL pass a postgres://… URL)`);
   if (!statSync(path).isFile()) throw new DeadLettersError(`${shown} is not a file`);
-  let db: Database.Database;
+  const { openSqlite, SqliteDeadLetterStore, SqliteOutbox } = await optionalPackage('@keiyaku/sqlite', 'a SQLite file');
+  let db: ReturnType<typeof openSqlite>;
   let tables: Set<string>;
   try {
-    db = new Database(path, { fileMustExist: true });
-    db.pragma('busy_timeout = 5000');
+    db = openSqlite(path, { fileMustExist: true });
     tables = new Set(
       db
         .prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'keiyaku_%'")
@@ -463,7 +484,7 @@ async function republish(options: Options, item: DeadItem): Promise<string> {
   const brokers = options.brokers ?? process.env['KAFKA_BROKERS'];
   if (!brokers)
     throw new DeadLettersError('redrive republishes to Kafka: pass --brokers host:port[,…] or set KAFKA_BROKERS (nothing changed)');
-  const { KafkaTransport } = await import('../../runtime/transports/kafka.js');
+  const { KafkaTransport } = await optionalPackage('@keiyaku/kafka', 'redrive (it republishes to Kafka)');
   const transport = new KafkaTransport({
     brokers: brokers.split(',').map((b) => b.trim()),
     clientId: 'keiyaku-dead-letters',
@@ -606,8 +627,7 @@ export async function runDeadLetters(argv: readonly string[], io: DeadLettersIo)
     return 0;
   } catch (error) {
     // Store and driver errors are the operator's to read; anything else is a bug (internal error).
-    if (isKeiyakuError(error) || error instanceof pg.DatabaseError || (error as { name?: unknown }).name === 'SqliteError')
-      return fail(error);
+    if (isKeiyakuError(error) || isDriverError(error)) return fail(error);
     throw error;
   } finally {
     await opened?.close();

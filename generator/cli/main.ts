@@ -8,13 +8,13 @@
  */
 import { type FSWatcher, mkdirSync, watch as watchFile, writeFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
-import type { Baseline } from '../compat/baseline.js';
 import { type Diagnostic, formatDiagnostic, hasErrors } from '../diagnostics.js';
 import { isKeiyakuError } from '../errors.js';
 import type { GenerateFromFileResult } from '../index.js';
-import { packageVersion } from '../package-root.js';
 import { type CliOptions, parseArgs, USAGE } from './args.js';
+import type { Baseline } from './baseline.js';
 import { compareOutput, type Drift, hasDrift, writeOutput } from './output.js';
+import { packageVersion } from './package-version.js';
 
 export interface CliIo {
   readonly cwd: string;
@@ -151,7 +151,7 @@ async function runCheck(options: CliOptions, io: CliIo): Promise<number> {
   const [{ compileContract }, { BaselineError, loadBaseline, readHistory, recordHistory }, contractDiff, { render: renderCheck }] =
     await Promise.all([
       import('../index.js'),
-      import('../compat/baseline.js'),
+      import('./baseline.js'),
       import('../compat/contract-diff.js'),
       import('../compat/render.js'),
     ]);

@@ -9,21 +9,11 @@
  */
 import { formatLocation, type SourceLocation } from '../diagnostics.js';
 import type { ChannelModel, ContractModel, MessageModel } from '../model/contract-model.js';
+import { DEFAULT_POLICY, MODES, type Mode, POLICIES, type Policy } from '../model/vocabulary.js';
 import { type CompatSeverity, type Direction, type Finding, findingId } from './findings.js';
-import { diffNodes, diffSchemas, type Policy } from './schema-diff.js';
+import { diffNodes, diffSchemas } from './schema-diff.js';
 
-export const MODES = ['backward', 'forward', 'full', 'backward-transitive', 'forward-transitive', 'full-transitive', 'none'] as const;
-export type Mode = (typeof MODES)[number];
-export const POLICIES = ['strict', 'lenient'] as const satisfies readonly Policy[];
-
-/**
- * The default policy: keiyaku's decoders ignore unknown fields of open objects (lenient), so
- * adding an optional field is compatible. Lenient never softens changes to closed objects:
- * those decoders reject undeclared fields. There is no default mode: without `--mode` or a
- * contract-wide `x-keiyaku.compatibility`, each channel is checked in the direction its
- * operations imply ({@link impliedMode}).
- */
-export const DEFAULT_POLICY: Policy = 'lenient';
+export { DEFAULT_POLICY, MODES, type Mode, POLICIES, type Policy };
 
 export interface CheckResult {
   readonly findings: readonly (Finding & { readonly acknowledged?: { readonly reason: string; readonly version: string } })[];

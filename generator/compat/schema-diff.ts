@@ -13,11 +13,13 @@
  *
  * @see https://docs.confluent.io/platform/current/schema-registry/fundamentals/serdes-develop/serdes-json.html
  */
-import { escapeToken as esc } from '../load/pointer.js';
+
 import { type ContractModel, refName, SCHEMA_REF_PREFIX, type SchemaNode } from '../model/contract-model.js';
+import type { Policy } from '../model/vocabulary.js';
+import { escapeToken as esc } from '../pointer.js';
 import type { CompatSeverity, Direction } from './findings.js';
 
-export type Policy = 'strict' | 'lenient';
+export type { Policy } from '../model/vocabulary.js';
 
 /** A schema-level finding before it is placed in a channel and message. */
 export interface SchemaChange {

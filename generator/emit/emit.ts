@@ -97,7 +97,7 @@ export async function generate(model: ContractModel, options: GenerateOptions): 
         severity: 'warning',
         code: 'iggy-parameterized-channel',
         message: `channel "${channel.id}" has parameters (${channel.address}), so generated/iggy.ts leaves it out: its stream/topic differ per address`,
-        hint: `build its placement at run time: iggyChannel(${channel.identifier}, { stream, topic }) from "keiyaku/iggy-codegen-v1"`,
+        hint: `build its placement at run time: iggyChannel(${channel.identifier}, { stream, topic }) from "@keiyaku/iggy/codegen-v1"`,
         ...(channel.location === undefined ? {} : { location: channel.location }),
       });
     }

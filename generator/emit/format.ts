@@ -1,5 +1,5 @@
 import * as prettier from 'prettier';
-import { KeiyakuError } from '../../runtime/core/errors.js';
+import { KeiyakuError } from '../errors.js';
 
 const OPTIONS: prettier.Options = { printWidth: 120, singleQuote: false, trailingComma: 'all', endOfLine: 'lf' };
 

@@ -1,11 +1,13 @@
 /**
- * The Handlebars templates in `templates/`. They receive resolved names and pre-escaped
- * text only (see the view models in `emit.ts`): no logic beyond loops and conditionals.
+ * The Handlebars templates of `templates/`, precompiled into `templates.generated.ts` at build
+ * time (scripts/bundle-templates.mjs) and rendered with handlebars' runtime: nothing is read from
+ * disk. They receive resolved names and pre-escaped text only (see the view models in
+ * `emit.ts`): no logic beyond loops and conditionals.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import Handlebars from 'handlebars';
-import { packageRoot } from '../package-root.js';
+import type HandlebarsApi from 'handlebars';
+import HandlebarsRuntime from 'handlebars/runtime.js';
+import { KeiyakuError } from '../errors.js';
+import { TEMPLATE_SPECS } from './templates.generated.js';
 
 export type TemplateName = 'types.ts' | 'messages.ts' | 'channel.ts' | 'index.ts' | 'iggy.ts';
 
@@ -13,30 +15,35 @@ export interface Templates {
   render(name: TemplateName, view: object): string;
 }
 
-const loaded = new Map<string, Templates>();
+// handlebars' runtime build is the full API minus the compiler; its own typings declare nothing.
+const Handlebars = HandlebarsRuntime as unknown as typeof HandlebarsApi;
 
-/** Loads and compiles the templates once per process (watch mode generates again and again). */
-export function loadTemplates(dir = join(packageRoot(), 'templates')): Templates {
-  let templates = loaded.get(dir);
-  if (templates === undefined) {
-    templates = compileTemplates(dir);
-    loaded.set(dir, templates);
+type TemplateSpec = Parameters<typeof Handlebars.template>[0];
+
+let loaded: Templates | undefined;
+
+/** The templates, instantiated once per process (watch mode generates again and again). */
+export function loadTemplates(): Templates {
+  if (loaded === undefined) {
+    const hb = Handlebars.create();
+    const spec = (name: string): TemplateSpec => {
+      const found = TEMPLATE_SPECS[name];
+      if (found === undefined)
+        throw new KeiyakuError('template_missing', `template ${name} is not bundled with keiyaku; the installation is incomplete`);
+      return found as TemplateSpec;
+    };
+    hb.registerPartial('header', hb.template(spec('header')));
+    const compiled = new Map<TemplateName, ReturnType<typeof Handlebars.template>>();
+    loaded = {
+      render(name, view) {
+        let template = compiled.get(name);
+        if (template === undefined) {
+          template = hb.template(spec(name));
+          compiled.set(name, template);
+        }
+        return template(view);
+      },
+    };
   }
-  return templates;
-}
-
-function compileTemplates(dir: string): Templates {
-  const hb = Handlebars.create();
-  hb.registerPartial('header', readFileSync(join(dir, 'header.hbs'), 'utf8'));
-  const compiled = new Map<TemplateName, Handlebars.TemplateDelegate>();
-  return {
-    render(name, view) {
-      let template = compiled.get(name);
-      if (template === undefined) {
-        template = hb.compile(readFileSync(join(dir, `${name}.hbs`), 'utf8'), { noEscape: true, strict: true });
-        compiled.set(name, template);
-      }
-      return template(view);
-    },
-  };
+  return loaded;
 }

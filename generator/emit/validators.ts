@@ -6,7 +6,7 @@
  * and changes no other line.
  *
  * Validation reports every error of a value (bounded by `MAX_ERRORS` in
- * `keiyaku/codegen-v1`) in the shape ajv uses (`instancePath`, `keyword`, `params`,
+ * `@keiyaku/runtime/codegen-v1`) in the shape ajv uses (`instancePath`, `keyword`, `params`,
  * `message`); the success path allocates nothing but the error list.
  *
  * Supported keywords are those the model keeps (see generator/model/schema-object.ts):
@@ -23,7 +23,7 @@ import { type ContractModel, refName, SCHEMA_REF_PREFIX, type SchemaNode } from 
 const require = createRequire(import.meta.url);
 type FormatDefinition = RegExp | ((s: string) => boolean) | boolean | { type?: string; validate: RegExp | ((s: unknown) => boolean) };
 const FORMATS = (require('ajv-formats/dist/formats') as { fullFormats: Record<string, FormatDefinition> }).fullFormats;
-/** Formats that keiyaku/codegen-v1 checks with its own code (see FAST_FORMATS there). */
+/** Formats that @keiyaku/runtime/codegen-v1 checks with its own code (see FAST_FORMATS there). */
 const FAST_FORMATS: readonly string[] = ['date', 'date-time', 'uuid'];
 
 /** Rewrites `#/schemas/<Name>` into `#/$defs/<Name>` (for tools that compile the model's schemas with ajv). */
@@ -38,7 +38,7 @@ export function toAjvSchema(node: SchemaNode): unknown {
 }
 
 export interface ValidatorModule {
-  /** JavaScript (ESM) module text; imports `validatorRuntime` from `keiyaku/codegen-v1`. */
+  /** JavaScript (ESM) module text; imports `validatorRuntime` from `@keiyaku/runtime/codegen-v1`. */
   readonly code: string;
   /** Export name per schema name. */
   readonly exports: ReadonlyMap<string, string>;
@@ -633,7 +633,7 @@ class ValidatorWriter {
       functions.set(`${name}${tracking ? '$t' : ''}`, text);
     }
     const header = [
-      'import { validatorRuntime } from "keiyaku/codegen-v1";',
+      'import { validatorRuntime } from "@keiyaku/runtime/codegen-v1";',
       '',
       'const { report: $r, type: $t, required: $q, formatError: $f, prefix: $x, failed: $s, escape: $esc, length: $len, equal: $eq, unique: $uniq, mergeItems: $mi, root: $root, format: $format } = validatorRuntime;',
       ...[...this.#formatConstants.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, line]) => line),

@@ -16,9 +16,9 @@ interface ParsedFile {
   readonly lines: LineCounter;
 }
 
-import { pointerFromTokens, tokensFromPointer } from './pointer.js';
+import { pointerFromTokens, tokensFromPointer } from '../pointer.js';
 
-export { escapeToken, pointerFromTokens, tokensFromPointer, unescapeToken } from './pointer.js';
+export { escapeToken, pointerFromTokens, tokensFromPointer, unescapeToken } from '../pointer.js';
 
 export class SourceLocator {
   readonly #files = new Map<string, ParsedFile | null>();

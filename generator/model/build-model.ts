@@ -7,10 +7,9 @@
  * @see https://www.asyncapi.com/docs/reference/specification/v3.0.0#messageObject
  */
 import type { AsyncAPIDocumentInterface, ChannelInterface, MessageInterface } from '@asyncapi/parser';
-import { MODES, type Mode, POLICIES } from '../compat/contract-diff.js';
 import type { Diagnostic, SourceLocation } from '../diagnostics.js';
 import type { SourceLocator } from '../load/source-locator.js';
-import { tokensFromPointer } from '../load/source-locator.js';
+import { tokensFromPointer } from '../pointer.js';
 import {
   type ChannelBindings,
   type ChannelModel,
@@ -22,6 +21,7 @@ import {
 } from './contract-model.js';
 import { NameAllocator, pascalCase, safeIdentifier } from './identifiers.js';
 import { SchemaRegistry } from './schema-object.js';
+import { MODES, type Mode, POLICIES } from './vocabulary.js';
 
 export interface BuiltModel {
   readonly model: ContractModel | undefined;

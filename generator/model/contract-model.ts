@@ -4,9 +4,9 @@
  *
  * @see https://www.asyncapi.com/docs/reference/specification/v3.0.0
  */
-import type { Mode } from '../compat/contract-diff.js';
-import type { Policy } from '../compat/schema-diff.js';
+
 import type { SourceLocation } from '../diagnostics.js';
+import type { Mode, Policy } from './vocabulary.js';
 
 /**
  * A JSON Schema node after normalization: plain acyclic JSON where every reference to a

@@ -12,7 +12,7 @@
  */
 import { createRequire } from 'node:module';
 import { type Diagnostic, didYouMean, type SourceLocation } from '../diagnostics.js';
-import { unescapeToken } from '../load/source-locator.js';
+import { unescapeToken } from '../pointer.js';
 import { type NamedSchema, SCHEMA_REF_PREFIX, type SchemaNode } from './contract-model.js';
 import { type NameAllocator, pascalCase, safeIdentifier } from './identifiers.js';
 

@@ -127,7 +127,7 @@ function fresh(options: MapperScaffoldOptions, union: Union, outFile: string): s
  * Scaffolded by \`keiyaku scaffold mapper\`; this file is yours. Return null to keep an event internal.
  * Run the scaffold again after adding domain events: it adds the missing cases and changes nothing else.
  */
-import type { EventMapperContext, Mapper } from 'keiyaku/runtime';
+import type { EventMapperContext, Mapper } from '@keiyaku/runtime';
 import type { ${target} } from '${generated}';
 import type { ${options.eventType} } from '${events}';
 

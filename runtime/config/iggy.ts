@@ -1,13 +1,13 @@
 /**
- * The `iggy` section of a keiyaku configuration turned into {@link IggyTransportOptions}:
+ * The `iggy` section of a keiyaku configuration turned into {@link IggySettings} (the Iggy transport's options):
  *
  * ```json
  * { "iggy": { "address": "iggy:8090", "username": "iggy", "password": "…", "stream": "my-app" } }
  * ```
  */
-import type { IggyTransportOptions } from '../iggy/transport.js';
 import type { Problems } from './problems.js';
 import { SectionReader } from './section.js';
+import type { IggySettings } from './settings.js';
 
 export interface IggySection {
   /** `host:port` of the server's TCP endpoint (or `host` and `port`). */
@@ -37,7 +37,7 @@ export const IGGY_SECTION_KEYS = [
   'heartbeatMs',
 ] as const;
 
-export function iggyOptionsFrom(raw: unknown, path: string, problems: Problems): IggyTransportOptions | undefined {
+export function iggyOptionsFrom(raw: unknown, path: string, problems: Problems): IggySettings | undefined {
   const section = new SectionReader(raw, path, IGGY_SECTION_KEYS, problems);
   const before = problems.list.length;
   const address = section.string('address');

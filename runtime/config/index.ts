@@ -4,7 +4,7 @@
  * production by configuration alone (Nagare's one-line transport swap, twelve-factor style):
  *
  * ```ts
- * import { configure } from 'keiyaku/config';
+ * import { configure } from '@keiyaku/runtime/config';
  * await using messaging = createMessaging({ ...(await configure()), logger }); // KEIYAKU_TRANSPORT=kafka|iggy|memory, …
  * // or from an object (e.g. a parsed appsettings.json):
  * await configure({ transport: 'kafka', kafka: { bootstrapServers: 'broker:9092', namespace: 'my-app' } });
@@ -18,13 +18,13 @@
 import type { Logger } from '../core/logger.js';
 import type { Transport } from '../core/transport.js';
 import type { DeadLetterStore } from '../dead-letter/store.js';
-import type { IggyTransportOptions } from '../iggy/transport.js';
-import type { KafkaTransportOptions } from '../transports/kafka.js';
 import { ENVIRONMENT_VARIABLES, readEnvironment } from './env.js';
 import { iggyOptionsFrom } from './iggy.js';
 import { kafkaOptionsFrom } from './kafka.js';
+import { loadPackage } from './packages.js';
 import { ConfigurationError, Problems } from './problems.js';
 import { SectionReader } from './section.js';
+import type { IggySettings, KafkaSettings } from './settings.js';
 import {
   DEAD_LETTER_STORES,
   type DeadLetterChoice,
@@ -39,8 +39,8 @@ export type { KeiyakuConfig, TransportKind } from './types.js';
 /** A validated configuration: the options each part is built with. */
 export interface ResolvedConfig {
   readonly transport: TransportKind;
-  readonly kafka?: Omit<KafkaTransportOptions, 'logger'>;
-  readonly iggy?: IggyTransportOptions;
+  readonly kafka?: KafkaSettings;
+  readonly iggy?: IggySettings;
   readonly deadLetters: DeadLetterChoice;
   /** Where it came from. */
   readonly source: 'object' | 'environment';
@@ -113,11 +113,19 @@ export async function createTransport(config?: KeiyakuConfig | ResolvedConfig, o
   switch (resolved.transport) {
     case 'memory':
       return new (await import('../transports/memory.js')).InMemoryTransport();
-    case 'kafka':
-      return new (await import('../transports/kafka.js')).KafkaTransport({ ...resolved.kafka!, ...logger });
-    case 'iggy':
-      return new (await import('../iggy/transport.js')).IggyTransport(resolved.iggy!);
+    case 'kafka': {
+      const { KafkaTransport } = await loadPackage('@keiyaku/kafka', transportKey(resolved));
+      return new KafkaTransport({ ...resolved.kafka!, ...logger });
+    }
+    case 'iggy': {
+      const { IggyTransport } = await loadPackage('@keiyaku/iggy', transportKey(resolved));
+      return new IggyTransport({ ...resolved.iggy!, ...logger });
+    }
   }
+}
+
+function transportKey(resolved: ResolvedConfig): string {
+  return resolved.source === 'environment' ? 'KEIYAKU_TRANSPORT' : 'transport';
 }
 
 /** The dead-letter store the configuration chooses (memory by default). */
@@ -198,4 +206,5 @@ export type { IggySection } from './iggy.js';
 export { EVENT_HUBS_PORT, EVENT_HUBS_USERNAME, type KafkaSection, kafkaOptionsFrom } from './kafka.js';
 export { KAFKA_PROPERTIES, UNSUPPORTED_KAFKA_PROPERTIES } from './kafka-properties.js';
 export { type ConfigProblem, ConfigurationError } from './problems.js';
+export type { IggySettings, KafkaRetrySettings, KafkaSaslSettings, KafkaSettings } from './settings.js';
 export type { DeadLetterChoice, DeadLetterSection, DeadLetterStoreFactory, DeadLetterStoreKind } from './stores.js';

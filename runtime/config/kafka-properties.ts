@@ -8,9 +8,9 @@
  * @see https://github.com/confluentinc/librdkafka/blob/master/CONFIGURATION.md
  */
 import { readFileSync } from 'node:fs';
-import type { RetryOptions } from 'kafkajs';
 import { closest, type Problems, shown } from './problems.js';
 import { integerValue } from './section.js';
+import type { KafkaRetrySettings } from './settings.js';
 
 export type SecurityProtocol = 'PLAINTEXT' | 'SSL' | 'SASL_PLAINTEXT' | 'SASL_SSL';
 export type SaslMechanism = 'plain' | 'scram-sha-256' | 'scram-sha-512';
@@ -42,7 +42,7 @@ export interface KafkaPropertyValues {
   heartbeatIntervalMs?: number;
   maxWaitTimeInMs?: number;
   fromBeginning?: boolean;
-  retry: { -readonly [K in keyof RetryOptions]?: RetryOptions[K] };
+  retry: { -readonly [K in keyof KafkaRetrySettings]?: KafkaRetrySettings[K] };
 }
 
 interface Row {

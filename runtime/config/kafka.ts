@@ -1,6 +1,6 @@
 /**
  * The `kafka` section of a keiyaku configuration (Nagare's `Kafka` section: BootstrapServers,
- * Namespace, FullyQualifiedNamespace, Properties) turned into {@link KafkaTransportOptions}.
+ * Namespace, FullyQualifiedNamespace, Properties) turned into {@link KafkaSettings} (the Kafka transport's options).
  *
  * ```json
  * { "kafka": { "bootstrapServers": "broker:9092", "namespace": "my-app",
@@ -13,11 +13,10 @@
  * and the namespace's connection string as the password (`connectionString`, or
  * `properties["sasl.password"]`).
  */
-import type { KafkaConfig, SASLOptions } from 'kafkajs';
-import type { KafkaTransportOptions } from '../transports/kafka.js';
 import { type KafkaPropertyValues, readKafkaProperties } from './kafka-properties.js';
 import type { Problems } from './problems.js';
 import { SectionReader } from './section.js';
+import type { KafkaSaslSettings, KafkaSettings } from './settings.js';
 
 /** The `kafka` section, as written in a configuration file or built from the environment. */
 export interface KafkaSection {
@@ -61,7 +60,7 @@ export const EVENT_HUBS_USERNAME = '$ConnectionString';
 const HOST_PORT = /^[A-Za-z0-9.-]+:\d{1,5}$|^\[[0-9A-Fa-f:.]+\]:\d{1,5}$/;
 
 /** Reads and validates the section; problems go to `problems` (nothing is thrown here). */
-export function kafkaOptionsFrom(raw: unknown, path: string, problems: Problems): Omit<KafkaTransportOptions, 'logger'> | undefined {
+export function kafkaOptionsFrom(raw: unknown, path: string, problems: Problems): KafkaSettings | undefined {
   const section = new SectionReader(raw, path, KAFKA_SECTION_KEYS, problems);
   const before = problems.list.length;
   const servers = section.list('bootstrapServers');
@@ -93,7 +92,7 @@ export function kafkaOptionsFrom(raw: unknown, path: string, problems: Problems)
   if (servers && props.brokers)
     problems.add(prop('bootstrap.servers'), `conflicts with ${problems.key(section.at('bootstrapServers'))}; set one of them`);
   let protocol = props.securityProtocol;
-  let sasl: SASLOptions | undefined;
+  let sasl: KafkaSaslSettings | undefined;
 
   if (fqns !== undefined) {
     // Azure Event Hubs: the options this implies are fixed; properties may repeat them but not contradict them.
@@ -140,7 +139,7 @@ export function kafkaOptionsFrom(raw: unknown, path: string, problems: Problems)
         mechanism: props.saslMechanism ?? 'plain',
         username: props.saslUsername ?? '',
         password: props.saslPassword ?? '',
-      } as SASLOptions;
+      } as KafkaSaslSettings;
     } else if (props.saslKeys.length > 0) {
       problems.add(prop(props.saslKeys[0]!), 'SASL settings need security.protocol SASL_PLAINTEXT or SASL_SSL');
     }
@@ -150,8 +149,8 @@ export function kafkaOptionsFrom(raw: unknown, path: string, problems: Problems)
   if (!wantsTls && props.tlsKeys.length > 0) problems.add(prop(props.tlsKeys[0]!), 'TLS settings need security.protocol SSL or SASL_SSL');
 
   if (problems.list.length > before) return undefined;
-  const ssl: KafkaConfig['ssl'] = wantsTls ? (props.tlsKeys.length > 0 ? { ...props.tls } : true) : undefined;
-  const client: Partial<KafkaConfig> = {
+  const ssl: KafkaSettings['ssl'] = wantsTls ? (props.tlsKeys.length > 0 ? { ...props.tls } : true) : undefined;
+  const client: { requestTimeout?: number; connectionTimeout?: number } = {
     ...(props.requestTimeout === undefined ? {} : { requestTimeout: props.requestTimeout }),
     ...(props.connectionTimeout === undefined ? {} : { connectionTimeout: props.connectionTimeout }),
   };

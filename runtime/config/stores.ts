@@ -7,6 +7,7 @@
  * before building it; without, an unmigrated database fails the first use with StoreNotMigratedError.
  */
 import type { DeadLetterStore } from '../dead-letter/store.js';
+import { loadPackage } from './packages.js';
 import type { Problems } from './problems.js';
 import { SectionReader } from './section.js';
 
@@ -74,38 +75,12 @@ export const DEAD_LETTER_STORES: Readonly<Partial<Record<DeadLetterStoreKind, De
   memory: async () => new (await import('../dead-letter/store.js')).InMemoryDeadLetterStore(),
   sqlite: async (choice) => {
     const { path, migrate } = choice as Extract<DeadLetterChoice, { store: 'sqlite' }>;
-    const { openSqlite } = await import('../sqlite/event-store.js');
-    const { migrateSqlite } = await import('../sqlite/migrations.js');
-    const { SqliteDeadLetterStore } = await import('../dead-letter/sqlite.js');
-    const db = openSqlite(path);
-    try {
-      if (migrate) migrateSqlite(db, { components: ['dead-letters'] });
-      const store = new SqliteDeadLetterStore(db);
-      // The database was opened here, so closing the store closes it too.
-      return Object.assign(store, {
-        close: async () => {
-          if (db.open) db.close();
-        },
-      });
-    } catch (error) {
-      db.close();
-      throw error;
-    }
+    const { openDeadLetterStore } = await loadPackage('@keiyaku/sqlite', 'deadLetters.store');
+    return openDeadLetterStore({ path, migrate });
   },
   postgres: async (choice) => {
     const { connectionString, schema, migrate } = choice as Extract<DeadLetterChoice, { store: 'postgres' }>;
-    const { default: pg } = await import('pg');
-    const { migratePostgres } = await import('../postgres/migrations.js');
-    const { PostgresDeadLetterStore } = await import('../postgres/dead-letters.js');
-    const pool = new pg.Pool({ connectionString, ...(schema === undefined ? {} : { options: `-c search_path=${schema}` }) });
-    // An idle connection the server drops emits 'error' on the pool; the next query reconnects.
-    pool.on('error', () => undefined);
-    try {
-      if (migrate) await migratePostgres(pool, { components: ['dead-letters'] });
-    } catch (error) {
-      await pool.end();
-      throw error;
-    }
-    return new PostgresDeadLetterStore(pool, { closeOnClose: true });
+    const { openDeadLetterStore } = await loadPackage('@keiyaku/postgres', 'deadLetters.store');
+    return openDeadLetterStore({ connectionString, ...(schema === undefined ? {} : { schema }), migrate });
   },
 };

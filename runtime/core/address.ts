@@ -4,9 +4,19 @@
  * rules (present, a non-empty string without `{`/`}`, one of the `enum`, matching the
  * `pattern`); a channel without parameters has exactly one address.
  */
-import type { AnyChannel } from '../codegen-v1.js';
 import { KeiyakuError } from './errors.js';
 import type { Logger } from './logger.js';
+
+/** What addressing reads of a channel descriptor. */
+export interface AddressedChannel {
+  readonly id: string;
+  /** The address, or a function of the channel parameters when the address has any. */
+  readonly address: string | ((params: never) => string);
+  /** The address template exactly as in the contract (`lights.{streetlightId}.on`). */
+  readonly addressTemplate: string;
+  readonly parameters: readonly string[];
+  readonly parameterRules?: Readonly<Record<string, ParameterRule>>;
+}
 
 /** What the contract says about the values of one channel parameter. */
 export interface ParameterRule {
@@ -76,7 +86,7 @@ export function checkParameters(
 
 /** The parameter values in `address` when it fits the channel's template, else undefined. */
 export function parseAddress(
-  channel: Pick<AnyChannel, 'addressTemplate' | 'parameters'>,
+  channel: Pick<AddressedChannel, 'addressTemplate' | 'parameters'>,
   address: string,
 ): Record<string, string> | undefined {
   const names: string[] = [];
@@ -118,7 +128,7 @@ export interface AddressChoice {
  *
  * @throws ChannelAddressError on a bad parameter, an address that does not fit the template, or an override refused.
  */
-export function chooseAddress(channel: AnyChannel, choice: AddressChoice, logger?: Logger): string | undefined {
+export function chooseAddress(channel: AddressedChannel, choice: AddressChoice, logger?: Logger): string | undefined {
   const parameterized = typeof channel.address === 'function';
   if (choice.parameters !== undefined) {
     if (!parameterized)
@@ -160,7 +170,7 @@ export function chooseAddress(channel: AnyChannel, choice: AddressChoice, logger
 }
 
 /** The address of a channel with parameters for `params`, checked. */
-export function addressOf(channel: AnyChannel, params: unknown): string {
+export function addressOf(channel: AddressedChannel, params: unknown): string {
   // Generated descriptors check their parameters inside address(); descriptors of an older
   // keiyaku do not, so check here as well (cheap, and the same rules).
   checkParameters(channel, params);
@@ -171,7 +181,7 @@ export function addressOf(channel: AnyChannel, params: unknown): string {
  * The concrete address of `channel`: for a subscription, which needs one.
  * @throws KeiyakuError `address_required` for a channel with parameters and no choice.
  */
-export function resolveAddress(channel: AnyChannel, choice: AddressChoice | string | undefined = {}, logger?: Logger): string {
+export function resolveAddress(channel: AddressedChannel, choice: AddressChoice | string | undefined = {}, logger?: Logger): string {
   const address = chooseAddress(channel, typeof choice === 'string' ? { address: choice } : choice, logger);
   if (address !== undefined) return address;
   throw new KeiyakuError(

@@ -5,8 +5,8 @@
  * @see https://github.com/cloudevents/spec/blob/v1.0.2/cloudevents/bindings/kafka-protocol-binding.md
  */
 import { randomUUID } from 'node:crypto';
-import type { AnyChannel, AnyContractMessage, DecodeResult } from '../codegen-v1.js';
-import { ContractDecodeError } from '../codegen-v1.js';
+import type { AnyChannel, AnyContractMessage, DecodeResult } from './contract.js';
+import { ContractDecodeError } from './contract.js';
 import type { IncomingRecord, OutgoingRecord } from './transport.js';
 
 export const CE_HEADERS = Object.freeze({

@@ -1,4 +1,4 @@
-import type { ChannelBindings } from '../codegen-v1.js';
+import type { ChannelBindings } from './contract.js';
 
 /**
  * The Transport interface that the memory, Kafka and Iggy transports implement. Shared

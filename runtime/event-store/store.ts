@@ -1,8 +1,8 @@
 /**
  * The event store a {@link MessageProducer} reads: append-only streams with an optimistic
  * concurrency check, read by stream and by global position, and a subscription that catches
- * up and then follows. Implementations: `InMemoryEventStore` (keiyaku/runtime),
- * `SqliteEventStore` (keiyaku/sqlite), `PostgresEventStore` (keiyaku/postgres).
+ * up and then follows. Implementations: `InMemoryEventStore` (@keiyaku/runtime),
+ * `SqliteEventStore` (@keiyaku/sqlite), `PostgresEventStore` (@keiyaku/postgres).
  */
 import { KeiyakuError } from '../core/errors.js';
 

@@ -5,7 +5,7 @@
  * with the right message type — a bad message is a status, never a throw.
  */
 import { randomUUID } from 'node:crypto';
-import type { AnyChannel, AnyContractMessage, DecodeResult } from '../codegen-v1.js';
+import type { AnyChannel, AnyContractMessage, DecodeResult } from '@keiyaku/runtime/adapter';
 import type { IggyClient } from './client.js';
 import { messageIdFromUuid } from './client.js';
 import { type IggyConsumer, IggyConsumerBuilder, type ReceivedMessage } from './consumer.js';

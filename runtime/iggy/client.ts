@@ -4,7 +4,7 @@
  * names. Errors are {@link IggyError} (server said no, with stream/topic/partition context)
  * or TransportError (connection-level).
  */
-import { ClosedError } from '../core/errors.js';
+import { ClosedError } from '@keiyaku/runtime/adapter';
 import { type ConnectionOptions, IggyConnection } from './connection.js';
 import { IggyError } from './protocol/errors.js';
 import type { Identifier, Partitioning } from './protocol/primitives.js';

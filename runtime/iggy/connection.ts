@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { connect, type Socket } from 'node:net';
-import { ClosedError, TransportError } from '../core/errors.js';
+import { ClosedError, TransportError } from '@keiyaku/runtime/adapter';
 import { describeEviction, IggyError } from './protocol/errors.js';
 import { unpackVersion } from './protocol/primitives.js';
 import { DEFAULT_PROTOCOL } from './protocol/registry.js';

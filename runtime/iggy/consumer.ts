@@ -19,7 +19,7 @@
  * `storeOffset` yourself). Consumer groups are created if missing, joined and synced; an
  * empty poll with the re-sync sentinel triggers a re-sync, an eviction a re-join.
  */
-import { KeiyakuError } from '../core/errors.js';
+import { KeiyakuError } from '@keiyaku/runtime/adapter';
 import type { IggyClient } from './client.js';
 import { GroupMembership } from './group.js';
 import { IggyError, isRecoverable } from './protocol/errors.js';

@@ -17,7 +17,7 @@
  * gate) with a linger interval, retries with exponential backoff, and reports a batch that
  * finally failed to `onError` and to the caller of `waitUntilAllSends` — never silently.
  */
-import { ClosedError, KeiyakuError } from '../core/errors.js';
+import { ClosedError, KeiyakuError } from '@keiyaku/runtime/adapter';
 import type { IggyClient } from './client.js';
 import { ensureTopic } from './group.js';
 import { xxh32Seed0 } from './protocol/checksum.js';

@@ -14,7 +14,7 @@
  * await client.sendMessages(stream, topic, Partitioning.none(), batch.messages);
  * ```
  */
-import { KeiyakuError } from '../core/errors.js';
+import { KeiyakuError } from '@keiyaku/runtime/adapter';
 import { FRAME_HEADER_SIZE, type FrameSlot, type InPlaceBatch } from './protocol/v0_11/commands/messages.js';
 import type { PublisherMessage } from './publisher.js';
 

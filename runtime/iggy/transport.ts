@@ -12,9 +12,8 @@
  *   stores the last acknowledged offset per partition (at least once).
  */
 import { randomUUID } from 'node:crypto';
-import type { ChannelBindings } from '../codegen-v1.js';
-import { ClosedError, TransportError } from '../core/errors.js';
 import type {
+  ChannelBindings,
   ConsumerOptions,
   IncomingRecord,
   OutgoingRecord,
@@ -24,7 +23,8 @@ import type {
   TransportConsumer,
   TransportHealth,
   TransportProducer,
-} from '../core/transport.js';
+} from '@keiyaku/runtime/adapter';
+import { ClosedError, TransportError } from '@keiyaku/runtime/adapter';
 import { IggyClient, type IggyClientOptions, messageIdFromUuid } from './client.js';
 import { ensureTopic, GroupMembership } from './group.js';
 import { UserHeaders } from './kinds.js';

@@ -7,11 +7,11 @@
  */
 import { type Attributes, metrics, type ObservableResult } from '@opentelemetry/api';
 import { INSTRUMENTATION_NAME } from '../core/tracing.js';
-import type { Messaging } from '../messaging.js';
+import type { MessagingView } from '../health.js';
 import { backlogOf } from './state.js';
 
 /** Registers the observable instruments of `messaging` on the global meter provider. */
-export function instrumentMessaging(messaging: Messaging): void {
+export function instrumentMessaging(messaging: MessagingView): void {
   const meter = metrics.getMeter(INSTRUMENTATION_NAME);
   const system = messaging.transport.name;
   const belt = (field: 'consumed' | 'handled' | 'failed' | 'retried' | 'parked' | 'skipped') => (result: ObservableResult) => {

@@ -4,7 +4,7 @@
  * hosted components (outbox, producer).
  */
 import type { HostedComponentHealth } from '../core/hosted.js';
-import type { Messaging, MessagingHealth } from '../messaging.js';
+import type { MessagingHealth, MessagingView } from '../health.js';
 import type { SubscriptionHealth } from '../subscription.js';
 import { Exposition } from './prometheus.js';
 
@@ -73,7 +73,7 @@ export function readiness(health: MessagingHealth, limits: ReadinessLimits = {})
 const STATES = ['idle', 'running', 'stalled', 'stopping', 'stopped', 'failed'] as const;
 
 /** The host's metrics in the Prometheus text format. */
-export async function prometheusText(messaging: Messaging, limits: ReadinessLimits = {}): Promise<string> {
+export async function prometheusText(messaging: MessagingView, limits: ReadinessLimits = {}): Promise<string> {
   const health = messaging.health();
   const out = new Exposition();
   const ready = readiness(health, limits);

@@ -13,9 +13,9 @@
  *   dispatcher that dies between the two publishes it again after a restart.
  */
 import { hostname } from 'node:os';
-import type { AnyChannel, ChannelBindings } from '../codegen-v1.js';
 import { type BackoffOptions, exponentialBackoff } from '../core/backoff.js';
 import { type Clock, systemClock } from '../core/clock.js';
+import type { AnyChannel, ChannelBindings } from '../core/contract.js';
 import type { HostedComponent, HostedComponentHealth } from '../core/hosted.js';
 import { type Logger, silentLogger } from '../core/logger.js';
 import type { OutgoingRecord, Transport, TransportProducer } from '../core/transport.js';

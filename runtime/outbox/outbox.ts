@@ -8,10 +8,10 @@
  * validated inside the user's transaction, so the dispatcher only copies bytes to the broker.
  */
 import { randomUUID } from 'node:crypto';
-import type { AnyChannel, AnyContractMessage } from '../codegen-v1.js';
-import { ContractValidationError } from '../codegen-v1.js';
 import { resolveAddress } from '../core/address.js';
 import { type Clock, systemClock } from '../core/clock.js';
+import type { AnyChannel, AnyContractMessage } from '../core/contract.js';
+import { ContractValidationError } from '../core/contract.js';
 import { type EnvelopeOptions, encodeEnvelope } from '../core/envelope.js';
 import { KeiyakuError } from '../core/errors.js';
 import type { EventMapperContext, Mapper } from '../producer.js';

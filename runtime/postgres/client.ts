@@ -1,8 +1,19 @@
 /** What the PostgreSQL stores accept: a `pg` Pool (they borrow a client per operation) or one client. */
-import type pg from 'pg';
-import { StoreError, StoreNotMigratedError } from '../event-store/store.js';
+
+import { StoreError, StoreNotMigratedError } from '@keiyaku/runtime/adapter';
+import pg from 'pg';
 
 export type PostgresQueryable = pg.Pool | pg.PoolClient | pg.Client;
+
+/**
+ * A `pg` pool to `connectionString`. An idle connection the server drops emits `error` on the
+ * pool; that is ignored here (the next query reconnects) instead of crashing the process.
+ */
+export function createPostgresPool(connectionString: string, options: Omit<pg.PoolConfig, 'connectionString'> = {}): pg.Pool {
+  const pool = new pg.Pool({ connectionString, ...options });
+  pool.on('error', () => undefined);
+  return pool;
+}
 
 function isPool(db: PostgresQueryable): db is pg.Pool {
   return typeof (db as pg.Pool).totalCount === 'number' && typeof (db as pg.Pool).idleCount === 'number';
@@ -65,7 +76,7 @@ export function isConnectionError(error: unknown): boolean {
 export function storeError(error: unknown, doing: string): Error {
   if (error instanceof Error && (error as { code?: unknown }).code === '42P01') {
     const table = /relation "([^"]+)"/.exec(error.message)?.[1] ?? 'keiyaku_…';
-    return new StoreNotMigratedError(table, 'migratePostgres(pool) from keiyaku/postgres', error);
+    return new StoreNotMigratedError(table, 'migratePostgres(pool) from @keiyaku/postgres', error);
   }
   if (error instanceof Error && /^[A-Z]\w*Error$/.test(error.name) && typeof (error as { retriable?: unknown }).retriable === 'boolean')
     return error;

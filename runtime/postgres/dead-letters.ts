@@ -1,7 +1,8 @@
 /** The PostgreSQL dead-letter store (`pg`): parked messages in `keiyaku_dead_letters`. */
 import { randomUUID } from 'node:crypto';
-import type { DeadLetterFilter, DeadLetterStore, ParkedMessage, ParkRequest } from '../dead-letter/store.js';
-import { type PostgresQueryable, storeError } from './client.js';
+import type { DeadLetterFilter, DeadLetterStore, ParkedMessage, ParkRequest } from '@keiyaku/runtime/adapter';
+import { createPostgresPool, type PostgresQueryable, storeError } from './client.js';
+import { migratePostgres } from './migrations.js';
 
 interface Row {
   id: string;
@@ -137,4 +138,27 @@ export class PostgresDeadLetterStore implements DeadLetterStore {
   async close(): Promise<void> {
     if (this.#closeDb) await this.#db.end();
   }
+}
+
+/**
+ * A dead-letter store on its own pool to `connectionString` (tables in `schema` when given), its
+ * table migrated first when `migrate` is set; closing the store ends the pool. What `configure()`
+ * builds for `deadLetters: { store: 'postgres' }`.
+ */
+export async function openDeadLetterStore(options: {
+  readonly connectionString: string;
+  readonly schema?: string;
+  readonly migrate?: boolean;
+}): Promise<PostgresDeadLetterStore> {
+  const pool = createPostgresPool(
+    options.connectionString,
+    options.schema === undefined ? {} : { options: `-c search_path=${options.schema}` },
+  );
+  try {
+    if (options.migrate === true) await migratePostgres(pool, { components: ['dead-letters'] });
+  } catch (error) {
+    await pool.end();
+    throw error;
+  }
+  return new PostgresDeadLetterStore(pool, { closeOnClose: true });
 }

@@ -6,11 +6,10 @@
  * the subscription throw a retriable {@link StoreError} (a hosted producer backs off and resumes).
  */
 import { randomUUID } from 'node:crypto';
-import type pg from 'pg';
-import { type Clock, systemClock } from '../core/clock.js';
-import { type Waiter, waitForWake } from '../core/wait.js';
+import type { CheckpointStore } from '@keiyaku/runtime/adapter';
 import {
   type AppendToStreamOptions,
+  type Clock,
   checkExpectedVersion,
   type EventSerializer,
   type EventStore,
@@ -18,8 +17,11 @@ import {
   jsonSerializer,
   type ReadAllOptions,
   type RecordedEvent,
-} from '../event-store/store.js';
-import type { CheckpointStore } from '../producer.js';
+  systemClock,
+  type Waiter,
+  waitForWake,
+} from '@keiyaku/runtime/adapter';
+import type pg from 'pg';
 import { inTransaction, type PostgresQueryable, storeError } from './client.js';
 
 /** The channel appends notify (payload: the last position appended). */

@@ -5,10 +5,10 @@
  * lock. Teams that run their own migrations take the same SQL from {@link postgresMigrationSql}.
  * Tables are created in the connection's current schema (its `search_path`).
  */
-import { type MigrateOptions, type Migration, type MigrationResult, selectMigrations } from '../core/migration.js';
+import { type MigrateOptions, type Migration, type MigrationResult, selectMigrations } from '@keiyaku/runtime/adapter';
 import { inTransaction, type PostgresQueryable, storeError } from './client.js';
 
-export type { MigrateOptions, Migration, MigrationResult } from '../core/migration.js';
+export type { MigrateOptions, Migration, MigrationResult } from '@keiyaku/runtime/adapter';
 
 /** Key of the advisory lock `migratePostgres` holds while it runs. */
 export const MIGRATION_LOCK_KEY = 0x6b65_6979; // "keiy"

@@ -5,11 +5,10 @@
  * {@link StoreNotMigratedError} when it is constructed.
  */
 import { randomUUID } from 'node:crypto';
-import Database from 'better-sqlite3';
-import { type Clock, systemClock } from '../core/clock.js';
-import { type Waiter, waitForWake } from '../core/wait.js';
+import type { CheckpointStore } from '@keiyaku/runtime/adapter';
 import {
   type AppendToStreamOptions,
+  type Clock,
   checkExpectedVersion,
   type EventSerializer,
   type EventStore,
@@ -18,8 +17,11 @@ import {
   type ReadAllOptions,
   type RecordedEvent,
   StoreNotMigratedError,
-} from '../event-store/store.js';
-import type { CheckpointStore } from '../producer.js';
+  systemClock,
+  type Waiter,
+  waitForWake,
+} from '@keiyaku/runtime/adapter';
+import Database from 'better-sqlite3';
 
 interface EventRow {
   position: number;
@@ -34,9 +36,9 @@ interface EventRow {
 }
 
 /** Opens `path` (a file, created if missing) in WAL mode, or uses the given database. */
-export function openSqlite(database: string | Database.Database): Database.Database {
+export function openSqlite(database: string | Database.Database, options: { readonly fileMustExist?: boolean } = {}): Database.Database {
   if (typeof database !== 'string') return database;
-  const db = new Database(database);
+  const db = new Database(database, options.fileMustExist === true ? { fileMustExist: true } : {});
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('busy_timeout = 5000');
@@ -53,7 +55,7 @@ export function prepareMigrated<P extends unknown[] | {} = unknown[], R = unknow
     return db.prepare<P, R>(sql);
   } catch (error) {
     const missing = error instanceof Error ? /no such table: (\w+)/.exec(error.message)?.[1] : undefined;
-    if (missing) throw new StoreNotMigratedError(missing, 'migrateSqlite(db) from keiyaku/sqlite', error);
+    if (missing) throw new StoreNotMigratedError(missing, 'migrateSqlite(db) from @keiyaku/sqlite', error);
     throw error;
   }
 }

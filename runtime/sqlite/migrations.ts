@@ -4,10 +4,11 @@
  * later release adds steps and `migrateSqlite` applies only the new ones. Teams that run their
  * own migrations take the same SQL from {@link sqliteMigrationSql}.
  */
-import type Database from 'better-sqlite3';
-import { type MigrateOptions, type Migration, type MigrationResult, selectMigrations } from '../core/migration.js';
 
-export type { MigrateOptions, Migration, MigrationResult } from '../core/migration.js';
+import { type MigrateOptions, type Migration, type MigrationResult, selectMigrations } from '@keiyaku/runtime/adapter';
+import type Database from 'better-sqlite3';
+
+export type { MigrateOptions, Migration, MigrationResult } from '@keiyaku/runtime/adapter';
 
 export const SQLITE_VERSIONS_TABLE = `CREATE TABLE IF NOT EXISTS keiyaku_schema_versions (
   component TEXT PRIMARY KEY,

@@ -6,7 +6,7 @@
  * It needs a test runner with `describe`, `it` (and `it.skip`), `afterEach` and a jest-style
  * `expect` (vitest, jest, bun:test). Pass them; or leave them out under vitest, which is then
  * loaded when the suite is registered (vitest is an optional peer dependency: importing
- * `keiyaku/testing` never loads it).
+ * `@keiyaku/runtime/testing` never loads it).
  *
  * ```ts
  * import { afterEach, describe, expect, it } from 'vitest';
@@ -24,7 +24,7 @@ import {
   type MessageContext,
   type MessageHandler,
   type StandaloneValidator,
-} from '../codegen-v1.js';
+} from '../core/contract.js';
 import { CE_HEADERS } from '../core/envelope.js';
 import { KeiyakuError } from '../core/errors.js';
 import { silentLogger } from '../core/logger.js';

@@ -27,7 +27,7 @@ import {
   defineMessage,
   type MessageHandler,
   type StandaloneValidator,
-} from '../codegen-v1.js';
+} from '../core/contract.js';
 import { CE_HEADERS } from '../core/envelope.js';
 import { TransportError } from '../core/errors.js';
 import type { OutgoingRecord, Transport, TransportProducer } from '../core/transport.js';

@@ -8,9 +8,10 @@
  * It is a product feature for users' tests (`published`, `drain`, `clear`), not a
  * stand-in for Kafka in keiyaku's own tests of Kafka.
  */
-import type { AnyChannel, AnyContractMessage, ChannelBindings } from '../codegen-v1.js';
+
 import { resolveAddress } from '../core/address.js';
 import { systemClock } from '../core/clock.js';
+import type { AnyChannel, AnyContractMessage, ChannelBindings } from '../core/contract.js';
 import { openEnvelope } from '../core/envelope.js';
 import { ClosedError, KeiyakuError } from '../core/errors.js';
 import type {

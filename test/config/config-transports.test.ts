@@ -2,8 +2,8 @@
 // real Kafka broker (configured from the environment) and on Iggy (configured from an object,
 // against the in-repo protocol double), and parks a poison message in the configured SQLite store.
 import { randomUUID } from 'node:crypto';
-import { configure } from 'keiyaku/config';
-import { createMessaging, type DeadLetterStore, silentLogger, type Transport } from 'keiyaku/runtime';
+import { createMessaging, type DeadLetterStore, silentLogger, type Transport } from '@keiyaku/runtime';
+import { configure } from '@keiyaku/runtime/config';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BookBorrowed, BookIntegrationEvents } from '../../generated/index.js';
 import { waitFor } from '../helpers.js';

@@ -5,6 +5,9 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { IggyTransport } from '@keiyaku/iggy';
+import { KafkaTransport } from '@keiyaku/kafka';
+import { InMemoryDeadLetterStore, type Logger } from '@keiyaku/runtime';
 import {
   ConfigurationError,
   configure,
@@ -13,12 +16,9 @@ import {
   describeConfig,
   ENVIRONMENT_VARIABLES,
   resolveConfig,
-} from 'keiyaku/config';
-import { IggyTransport } from 'keiyaku/iggy';
-import { KafkaTransport } from 'keiyaku/kafka';
-import { InMemoryTransport } from 'keiyaku/memory';
-import { InMemoryDeadLetterStore, type Logger } from 'keiyaku/runtime';
-import { SqliteDeadLetterStore } from 'keiyaku/sqlite';
+} from '@keiyaku/runtime/config';
+import { InMemoryTransport } from '@keiyaku/runtime/memory';
+import { SqliteDeadLetterStore } from '@keiyaku/sqlite';
 import { describe, expect, it } from 'vitest';
 
 const CONNECTION_STRING =

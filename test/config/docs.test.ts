@@ -1,7 +1,7 @@
 // docs/configuration.md lists every environment variable and every librdkafka key the code knows.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ENVIRONMENT_VARIABLES, KAFKA_PROPERTIES, UNSUPPORTED_KAFKA_PROPERTIES } from 'keiyaku/config';
+import { ENVIRONMENT_VARIABLES, KAFKA_PROPERTIES, UNSUPPORTED_KAFKA_PROPERTIES } from '@keiyaku/runtime/config';
 import { expect, it } from 'vitest';
 import { repoRoot } from '../helpers.js';
 

@@ -64,8 +64,8 @@ ${order}  audit:
         name: Audited
 ${order}`);
     const iggy = file('iggy.ts')!;
-    expect(iggy).toContain('import { iggyChannel } from "keiyaku/iggy-codegen-v1";');
-    expect(iggy).not.toMatch(/from "keiyaku\/iggy"/);
+    expect(iggy).toContain('import { iggyChannel } from "@keiyaku/iggy/codegen-v1";');
+    expect(iggy).not.toMatch(/from "@keiyaku\/iggy"/);
     expect(iggy).toContain('export const OrdersIggy');
     expect(iggy).toContain('RegionOrders (regionOrders): its address has parameters');
     expect(iggy).toContain('Audit (audit): no x-iggy binding');

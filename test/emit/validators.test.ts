@@ -4,9 +4,9 @@
 import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { MAX_VALIDATION_ERRORS, type StandaloneValidator } from '@keiyaku/runtime/codegen-v1';
 import fc from 'fast-check';
 import { type ContractModel, compileContract, generate, type SchemaNode } from 'keiyaku';
-import { MAX_VALIDATION_ERRORS, type StandaloneValidator } from 'keiyaku/codegen-v1';
 import { describe, expect, it } from 'vitest';
 import { BookBorrowed } from '../../generated/index.js';
 import { toAjvSchema } from '../../generator/emit/validators.js';
@@ -80,9 +80,11 @@ function mutate(value: unknown, at: number, kind: number, replacement: unknown):
 async function generatedValidators(model: ContractModel): Promise<Record<string, StandaloneValidator>> {
   const { files } = await generate(model, { source: model.source });
   const code = files.find((f) => f.path === 'validators.ts')!.content;
-  const { validatorRuntime } = await import('keiyaku/codegen-v1');
+  const { validatorRuntime } = await import('@keiyaku/runtime/codegen-v1');
   // The module's one import, bound by hand: this evaluates exactly the text `generate` wrote.
-  const body = code.replace(/^import \{ validatorRuntime \} from "keiyaku\/codegen-v1";$/m, '').replace(/^export const /gm, 'exports.');
+  const body = code
+    .replace(/^import \{ validatorRuntime \} from "@keiyaku\/runtime\/codegen-v1";$/m, '')
+    .replace(/^export const /gm, 'exports.');
   const exports: Record<string, StandaloneValidator> = {};
   new Function('validatorRuntime', 'exports', body)(validatorRuntime, exports);
   return exports;

@@ -2,8 +2,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DeadLetterRecordError, SqliteDeadLetterStore } from '@keiyaku/sqlite';
 import Database from 'better-sqlite3';
-import { DeadLetterRecordError, SqliteDeadLetterStore } from 'keiyaku/sqlite';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readIdentifier, readName } from '../../runtime/iggy/protocol/primitives.js';
 import { decodeGroupDetails, decodeSync } from '../../runtime/iggy/protocol/v0_11/commands/groups.js';
@@ -11,7 +11,7 @@ import { decodeSendReply } from '../../runtime/iggy/protocol/v0_11/commands/mess
 import { decodeTopic } from '../../runtime/iggy/protocol/v0_11/commands/topics.js';
 import { IggyDecodeError, Reader } from '../../runtime/iggy/protocol/wire.js';
 import { recordFromIggy } from '../../runtime/iggy/transport.js';
-import { recordFromKafka } from '../../runtime/transports/kafka.js';
+import { recordFromKafka } from '../../runtime/kafka/transport.js';
 
 const hex = (s: string): Uint8Array => new Uint8Array(Buffer.from(s, 'hex'));
 

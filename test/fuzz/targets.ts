@@ -8,7 +8,6 @@ import { BookBorrowed, BookIntegrationEvents, BookReturned, DueDateReminder, Mem
 import { type AnyChannel, isKeiyakuError } from '../../runtime/codegen-v1.js';
 import { openEnvelope } from '../../runtime/core/envelope.js';
 import type { IncomingRecord } from '../../runtime/core/transport.js';
-import { parkedFromRow } from '../../runtime/dead-letter/sqlite.js';
 import { UserHeaders } from '../../runtime/iggy/kinds.js';
 import { tlv, writeTlv } from '../../runtime/iggy/protocol/primitives.js';
 import { encodeGroupDetails, encodeSync } from '../../runtime/iggy/protocol/v0_11/commands/groups.js';
@@ -20,7 +19,8 @@ import { encodeEviction, encodeReply } from '../../runtime/iggy/protocol/v0_11/h
 import { protocol_0_11 } from '../../runtime/iggy/protocol/v0_11/index.js';
 import { Writer } from '../../runtime/iggy/protocol/wire.js';
 import { recordFromIggy } from '../../runtime/iggy/transport.js';
-import { recordFromKafka } from '../../runtime/transports/kafka.js';
+import { recordFromKafka } from '../../runtime/kafka/transport.js';
+import { parkedFromRow } from '../../runtime/sqlite/dead-letters.js';
 
 export interface FuzzTarget {
   readonly name: string;

@@ -1,5 +1,5 @@
 // The typed Iggy client over the protocol test double (not Iggy): streams, topics, messages, offsets, errors with context.
-import { IggyClient, messageIdFromUuid } from 'keiyaku/iggy';
+import { IggyClient, messageIdFromUuid } from '@keiyaku/iggy';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { IggyProtocolDouble } from './protocol-double.js';
 

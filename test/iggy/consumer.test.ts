@@ -1,6 +1,6 @@
 // The high-level IggyConsumer over the protocol test double (not Iggy): the async iterator,
 // auto-commit modes, manual offsets, and consumer groups split across two members.
-import { IggyClient } from 'keiyaku/iggy';
+import { IggyClient } from '@keiyaku/iggy';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { IggyConsumerBuilder } from '../../runtime/iggy/consumer.js';
 import { IggyPublisherBuilder } from '../../runtime/iggy/publisher.js';

@@ -3,7 +3,7 @@
 // subscription. Duplicates are allowed (at least once) and printed.
 import { exec } from 'node:child_process';
 import { promisify } from 'node:util';
-import { createMessaging, InMemoryDeadLetterStore, silentLogger } from 'keiyaku/runtime';
+import { createMessaging, InMemoryDeadLetterStore, silentLogger } from '@keiyaku/runtime';
 import { describe, expect, it } from 'vitest';
 import { BookBorrowed, BookIntegrationEvents } from '../../generated/index.js';
 import { IggyConsumerBuilder } from '../../runtime/iggy/consumer.js';

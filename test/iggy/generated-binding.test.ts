@@ -1,5 +1,5 @@
 // What `keiyaku generate` emits for Iggy (generated/iggy.ts), used against the protocol test double (not Iggy).
-import { IggyClient } from 'keiyaku/iggy';
+import { IggyClient } from '@keiyaku/iggy';
 import { afterEach, beforeEach, describe, expect, expectTypeOf, it } from 'vitest';
 import { BookIntegrationEventsIggy } from '../../generated/iggy.js';
 import { BookBorrowed, type BookIntegrationEventsMessage } from '../../generated/index.js';

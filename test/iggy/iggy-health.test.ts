@@ -1,8 +1,9 @@
 // The Iggy transport's clients in health and on /readyz: generations (logins) and reconnects,
 // not ready while a logged-in client has lost its connection, ready again once it reconnected.
 // Against the in-repo protocol test double, restarted on the same port.
-import { serveOperations } from 'keiyaku/ops';
-import { createMessaging } from 'keiyaku/runtime';
+
+import { createMessaging } from '@keiyaku/runtime';
+import { serveOperations } from '@keiyaku/runtime/ops';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BookIntegrationEvents } from '../../generated/index.js';
 import { IggyTransport } from '../../runtime/iggy/transport.js';

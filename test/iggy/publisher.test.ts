@@ -1,6 +1,6 @@
 // The high-level IggyPublisher over the protocol test double (not Iggy): init, background
 // batching by count and bytes, retries, failures that reach the caller, client-side partitioning.
-import { IggyClient } from 'keiyaku/iggy';
+import { IggyClient } from '@keiyaku/iggy';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { IggyPublisherBuilder, IggyPublisherError } from '../../runtime/iggy/publisher.js';
 import { IggyProtocolDouble } from './protocol-double.js';

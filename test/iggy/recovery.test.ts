@@ -1,6 +1,6 @@
 // Recovery after an eviction or a dead connection: reconnect, log in again, rejoin the group,
 // resume from stored offsets — over the protocol test double (not Iggy).
-import { createMessaging, InMemoryDeadLetterStore, silentLogger } from 'keiyaku/runtime';
+import { createMessaging, InMemoryDeadLetterStore, silentLogger } from '@keiyaku/runtime';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BookBorrowed, BookIntegrationEvents } from '../../generated/index.js';
 import { IggyClient } from '../../runtime/iggy/client.js';

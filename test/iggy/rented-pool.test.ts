@@ -1,7 +1,7 @@
 // ReceiveRented as the SDK guide says it: one pooled reply buffer per poll, shared by that poll's
 // messages, back in the pool when the last of them is disposed; after that every payload view taken
 // earlier refuses reads. Against the in-repo protocol double.
-import { BufferPool, Consumer, IggyClient, IggyConsumerBuilder, ObjectDisposedError, PollingStrategy } from 'keiyaku/iggy';
+import { BufferPool, Consumer, IggyClient, IggyConsumerBuilder, ObjectDisposedError, PollingStrategy } from '@keiyaku/iggy';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RentedReceivedMessage } from '../../runtime/iggy/consumer.js';
 import { IggyProtocolDouble } from './protocol-double.js';

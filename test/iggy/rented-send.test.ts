@@ -11,7 +11,7 @@ import {
   IggyTypedPublisherBuilder,
   JsonSerializer,
   PollingStrategy,
-} from 'keiyaku/iggy';
+} from '@keiyaku/iggy';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { encodeSendMessages, encodeSendMessagesInPlace, sealInPlace } from '../../runtime/iggy/protocol/v0_11/commands/messages.js';
 import { IggyPublisherBuilder } from '../../runtime/iggy/publisher.js';

@@ -1,5 +1,5 @@
 // Pooled (rented) batches: one buffer per batch, ownership passes to send, disposed batches refuse to be read.
-import { IggyClient } from 'keiyaku/iggy';
+import { IggyClient } from '@keiyaku/iggy';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { IggyConsumerBuilder } from '../../runtime/iggy/consumer.js';
 import { IggyPublisherBuilder } from '../../runtime/iggy/publisher.js';

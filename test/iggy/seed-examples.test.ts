@@ -23,7 +23,7 @@ import {
   RentedMessageBatchBuilder,
   type RentedReceivedMessage,
   UserHeaders,
-} from 'keiyaku/iggy';
+} from '@keiyaku/iggy';
 import { afterEach, beforeEach, describe, expect, expectTypeOf, it } from 'vitest';
 import { consumeMessages } from '../../examples/iggy-sdk/consumer.js';
 import { consumeAsGroup } from '../../examples/iggy-sdk/consumer-groups.js';

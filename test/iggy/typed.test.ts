@@ -1,5 +1,5 @@
 // Typed publishing and consuming (JSON serializer, per-message decode status) over the protocol test double.
-import { IggyClient } from 'keiyaku/iggy';
+import { IggyClient } from '@keiyaku/iggy';
 import { afterEach, beforeEach, describe, expect, expectTypeOf, it } from 'vitest';
 import { IggyTypedConsumerBuilder, type IggyTypedPublisher, IggyTypedPublisherBuilder, JsonSerializer } from '../../runtime/iggy/typed.js';
 import { IggyProtocolDouble } from './protocol-double.js';

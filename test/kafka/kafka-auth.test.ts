@@ -1,5 +1,5 @@
 // A credential the broker rejects is not an outage: it faults loudly instead of retrying forever.
-import { createMessaging, silentLogger } from 'keiyaku/runtime';
+import { createMessaging, silentLogger } from '@keiyaku/runtime';
 import { describe, expect, it } from 'vitest';
 import { BookBorrowed, BookIntegrationEvents } from '../../generated/index.js';
 import { waitFor } from '../helpers.js';

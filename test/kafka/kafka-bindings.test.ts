@@ -1,8 +1,9 @@
 // A channel's Kafka binding on the real broker: the binding's topic (not the address) is the topic,
 // created with its partitions and topicConfiguration; the message binding's key schema makes the
 // payload's paymentId the default partition key.
+
+import { createMessaging, type Messaging, silentLogger } from '@keiyaku/runtime';
 import { ConfigResourceTypes, Kafka, logLevel } from 'kafkajs';
-import { createMessaging, type Messaging, silentLogger } from 'keiyaku/runtime';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { PaymentResults, PaymentSettled } from '../fixtures/payments/expected/index.js';
 import { waitFor } from '../helpers.js';

@@ -1,5 +1,5 @@
 // The transport conformance suite on a real Kafka broker.
-import { runTransportConformance } from 'keiyaku/testing';
+import { runTransportConformance } from '@keiyaku/runtime/testing';
 import { describe, it } from 'vitest';
 import { kafkaBrokers, kafkaSkipReason, testTransport } from './kafka-env.js';
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { KafkaTransport, type KafkaTransportOptions } from 'keiyaku/kafka';
-import { silentLogger } from 'keiyaku/runtime';
+import { KafkaTransport, type KafkaTransportOptions } from '@keiyaku/kafka';
+import { silentLogger } from '@keiyaku/runtime';
 import { inject } from 'vitest';
 
 /** Brokers from the global setup, or the reason Kafka tests are skipped. */

@@ -1,9 +1,9 @@
 // The operations server over a real Kafka broker: positions and counters in /metrics from the
 // broker's watermarks and the group's commits; and a transport that cannot reach its brokers is
 // cut off in health and on /readyz, with the rebuilds it makes counted.
-import { KafkaTransport } from 'keiyaku/kafka';
-import { serveOperations } from 'keiyaku/ops';
-import { createMessaging, silentLogger } from 'keiyaku/runtime';
+import { KafkaTransport } from '@keiyaku/kafka';
+import { createMessaging, silentLogger } from '@keiyaku/runtime';
+import { serveOperations } from '@keiyaku/runtime/ops';
 import { describe, expect, it } from 'vitest';
 import { BookIntegrationEvents } from '../../generated/index.js';
 import { waitFor } from '../helpers.js';

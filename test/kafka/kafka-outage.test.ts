@@ -3,8 +3,8 @@
 // and resumes from committed offsets. Every message must arrive: zero lost.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { KafkaTransport } from 'keiyaku/kafka';
-import { createMessaging, type Logger } from 'keiyaku/runtime';
+import { KafkaTransport } from '@keiyaku/kafka';
+import { createMessaging, type Logger } from '@keiyaku/runtime';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BookBorrowed, BookIntegrationEvents } from '../../generated/index.js';
 import { repoRoot, waitFor } from '../helpers.js';

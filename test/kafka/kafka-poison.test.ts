@@ -1,6 +1,6 @@
 // On a real broker: a failing message blocks only its own partition; under a dead-letter
 // policy it is parked and its partition moves on.
-import { createMessaging, InMemoryDeadLetterStore, type Messaging, silentLogger } from 'keiyaku/runtime';
+import { createMessaging, InMemoryDeadLetterStore, type Messaging, silentLogger } from '@keiyaku/runtime';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BookBorrowed, BookIntegrationEvents } from '../../generated/index.js';
 import { waitFor } from '../helpers.js';

@@ -6,9 +6,9 @@
 // default 19195; one already running there is restarted, not stopped, at the end).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { createTransport } from 'keiyaku/config';
-import { type KafkaTransport, PublishTimeoutError } from 'keiyaku/kafka';
-import { createMessaging, type Logger, PublishError, TransportError } from 'keiyaku/runtime';
+import { type KafkaTransport, PublishTimeoutError } from '@keiyaku/kafka';
+import { createMessaging, type Logger, PublishError, TransportError } from '@keiyaku/runtime';
+import { createTransport } from '@keiyaku/runtime/config';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BookBorrowed, BookIntegrationEvents } from '../../generated/index.js';
 import { repoRoot, waitFor } from '../helpers.js';

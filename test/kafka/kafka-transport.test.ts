@@ -1,7 +1,8 @@
 // The Kafka transport against the real broker, checked from the outside with a raw kafkajs admin.
+
+import { KafkaTransport } from '@keiyaku/kafka';
+import { createMessaging, type Logger, type Messaging, silentLogger } from '@keiyaku/runtime';
 import { Kafka, logLevel } from 'kafkajs';
-import { KafkaTransport } from 'keiyaku/kafka';
-import { createMessaging, type Logger, type Messaging, silentLogger } from 'keiyaku/runtime';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { BookBorrowed, BookIntegrationEvents, BookReturned } from '../../generated/index.js';
 import { waitFor } from '../helpers.js';

@@ -4,9 +4,9 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { InMemoryTransport } from 'keiyaku/memory';
-import { type OperationsServer, serveOperations } from 'keiyaku/ops';
-import { createMessaging, InMemoryDeadLetterStore, type Messaging, type Publisher, silentLogger } from 'keiyaku/runtime';
+import { createMessaging, InMemoryDeadLetterStore, type Messaging, type Publisher, silentLogger } from '@keiyaku/runtime';
+import { InMemoryTransport } from '@keiyaku/runtime/memory';
+import { type OperationsServer, serveOperations } from '@keiyaku/runtime/ops';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BookAvailability, type InventoryStore } from '../../examples/inventory/book-availability.js';

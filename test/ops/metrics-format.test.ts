@@ -1,9 +1,10 @@
 // The hand-written Prometheus exposition, and the OpenTelemetry instruments the host registers
 // through @opentelemetry/api, read by a capturing MeterProvider (the API's interfaces only).
+
+import { createMessaging } from '@keiyaku/runtime';
+import { InMemoryTransport } from '@keiyaku/runtime/memory';
+import { Exposition, escapeHtml, escapeLabelValue, html } from '@keiyaku/runtime/ops';
 import { type Attributes, createNoopMeter, type Meter, type MeterProvider, metrics, type ObservableCallback } from '@opentelemetry/api';
-import { InMemoryTransport } from 'keiyaku/memory';
-import { Exposition, escapeHtml, escapeLabelValue, html } from 'keiyaku/ops';
-import { createMessaging } from 'keiyaku/runtime';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BookIntegrationEvents } from '../../generated/index.js';
 import { waitFor } from '../helpers.js';

@@ -2,9 +2,9 @@
 // dead-letter actions and their guards, mounting in an existing server and the fetch adapter.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { InMemoryTransport } from 'keiyaku/memory';
-import { createOperations, type OperationsServer, serveOperations } from 'keiyaku/ops';
-import { createMessaging, type HostedComponent, InMemoryDeadLetterStore, silentLogger } from 'keiyaku/runtime';
+import { createMessaging, type HostedComponent, InMemoryDeadLetterStore, silentLogger } from '@keiyaku/runtime';
+import { InMemoryTransport } from '@keiyaku/runtime/memory';
+import { createOperations, type OperationsServer, serveOperations } from '@keiyaku/runtime/ops';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BookIntegrationEvents, BookReturned } from '../../generated/index.js';
 import { waitFor } from '../helpers.js';

@@ -1,10 +1,11 @@
 // A publish → handle → publish → handle chain under the OpenTelemetry SDK with an in-memory
 // exporter, shared by the memory and the Kafka tracing tests. The spans it returns must form
 // one trace: request → send → process → (handler's own span, send → process).
+
+import { createMessaging, type Messaging, type Transport } from '@keiyaku/runtime';
 import { context, propagation, SpanKind, trace } from '@opentelemetry/api';
 import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
-import { createMessaging, type Messaging, type Transport } from 'keiyaku/runtime';
 import { expect } from 'vitest';
 import { BookBorrowed, BookIntegrationEvents } from '../../generated/index.js';
 import { waitFor } from '../helpers.js';

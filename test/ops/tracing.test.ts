@@ -1,8 +1,9 @@
 // W3C trace context across a publish → handle hop on the in-memory transport, recorded by the
 // OpenTelemetry SDK's in-memory exporter; and nothing recorded, nothing written, without an SDK.
+
+import { createMessaging, formatTraceparent, parseTraceparent, silentLogger } from '@keiyaku/runtime';
+import { InMemoryTransport } from '@keiyaku/runtime/memory';
 import { SpanStatusCode, trace } from '@opentelemetry/api';
-import { InMemoryTransport } from 'keiyaku/memory';
-import { createMessaging, formatTraceparent, parseTraceparent, silentLogger } from 'keiyaku/runtime';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BookIntegrationEvents } from '../../generated/index.js';
 import { waitFor } from '../helpers.js';

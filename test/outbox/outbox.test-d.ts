@@ -1,9 +1,10 @@
 // Type-level tests of the outbox writers: generic over the channel's message union, so only that
 // channel's contract messages (never domain events, never another channel's messages) go in.
+
+import type { PostgresOutbox } from '@keiyaku/postgres';
+import type { Mapper } from '@keiyaku/runtime';
+import type { SqliteOutbox } from '@keiyaku/sqlite';
 import type Database from 'better-sqlite3';
-import type { PostgresOutbox } from 'keiyaku/postgres';
-import type { Mapper } from 'keiyaku/runtime';
-import type { SqliteOutbox } from 'keiyaku/sqlite';
 import type pg from 'pg';
 import { describe, expectTypeOf, it } from 'vitest';
 import {

@@ -1,7 +1,7 @@
 // The PostgreSQL outbox against a real server: the conformance suite, plus what only PostgreSQL has
 // (several dispatchers sharing one database, LISTEN/NOTIFY wake-ups, migrations from several processes).
-import { POSTGRES_OUTBOX_SCHEMA, PostgresOutbox } from 'keiyaku/postgres';
-import { OutboxPing, outboxConformanceChannel, runOutboxConformance } from 'keiyaku/testing';
+import { POSTGRES_OUTBOX_SCHEMA, PostgresOutbox } from '@keiyaku/postgres';
+import { OutboxPing, outboxConformanceChannel, runOutboxConformance } from '@keiyaku/runtime/testing';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type FreshDatabase, freshDatabase, postgresSkipNote, postgresUrl } from '../postgres/postgres-env.js';

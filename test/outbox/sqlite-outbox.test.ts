@@ -2,9 +2,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { OutboxPing, outboxConformanceChannel, runOutboxConformance } from '@keiyaku/runtime/testing';
+import { OutboxError, SQLITE_OUTBOX_SCHEMA, SqliteOutbox } from '@keiyaku/sqlite';
 import Database from 'better-sqlite3';
-import { OutboxError, SQLITE_OUTBOX_SCHEMA, SqliteOutbox } from 'keiyaku/sqlite';
-import { OutboxPing, outboxConformanceChannel, runOutboxConformance } from 'keiyaku/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { BookEvent } from '../../examples/library/book.js';
 import { bookMapper } from '../../examples/library/book-mapper.js';

@@ -5,9 +5,9 @@
 // files never see the outage.
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { InMemoryTransport } from 'keiyaku/memory';
-import { migratePostgres, PostgresCheckpointStore, PostgresEventStore } from 'keiyaku/postgres';
-import { createMessaging, type Logger, MessageProducer } from 'keiyaku/runtime';
+import { migratePostgres, PostgresCheckpointStore, PostgresEventStore } from '@keiyaku/postgres';
+import { createMessaging, type Logger, MessageProducer } from '@keiyaku/runtime';
+import { InMemoryTransport } from '@keiyaku/runtime/memory';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { BookEvent } from '../../examples/library/book.js';

@@ -1,7 +1,8 @@
 // The parameters of a channel are a typed argument: per publisher or per publish, checked by
 // the compiler against the contract (an enum becomes a union); a channel without parameters takes none.
-import { InMemoryTransport } from 'keiyaku/memory';
-import { createMessaging, type ParametersOfAddress, type Publisher } from 'keiyaku/runtime';
+
+import { createMessaging, type ParametersOfAddress, type Publisher } from '@keiyaku/runtime';
+import { InMemoryTransport } from '@keiyaku/runtime/memory';
 import { describe, expectTypeOf, it } from 'vitest';
 import {
   PaymentRequests,

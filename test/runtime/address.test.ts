@@ -1,7 +1,8 @@
 // Addresses of channels: parameters are typed values checked against the contract's rules,
 // one publisher routes by parameter, and a fixed channel's address is not overridden by accident.
-import { InMemoryTransport } from 'keiyaku/memory';
-import { ChannelAddressError, createMessaging, type Logger, type Messaging, silentLogger } from 'keiyaku/runtime';
+
+import { ChannelAddressError, createMessaging, type Logger, type Messaging, silentLogger } from '@keiyaku/runtime';
+import { InMemoryTransport } from '@keiyaku/runtime/memory';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PaymentRequested, PaymentRequests, PaymentResults, PaymentSettled } from '../fixtures/payments/expected/index.js';
 import { waitFor } from '../helpers.js';

@@ -1,7 +1,6 @@
 // Domain events and public contracts are apart by construction: the compiler refuses to
 // publish a domain object, or to use a domain event type as a mapper's target.
-import type { MessageContext } from 'keiyaku/codegen-v1';
-import { InMemoryTransport } from 'keiyaku/memory';
+
 import {
   createMessaging,
   type EventMapperContext,
@@ -9,7 +8,9 @@ import {
   type Mapper,
   MessageProducer,
   type Publisher,
-} from 'keiyaku/runtime';
+} from '@keiyaku/runtime';
+import type { MessageContext } from '@keiyaku/runtime/codegen-v1';
+import { InMemoryTransport } from '@keiyaku/runtime/memory';
 import { describe, expectTypeOf, it } from 'vitest';
 import type { BookEvent } from '../../examples/library/book.js';
 import { bookMapper } from '../../examples/library/book-mapper.js';

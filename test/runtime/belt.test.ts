@@ -1,8 +1,9 @@
 // Conveyor-belt semantics on the in-memory transport with a manual clock: order, no skip,
 // the backoff schedules, parking with every field, routing, health and other partitions flowing.
-import type { MessageContext } from 'keiyaku/codegen-v1';
-import { InMemoryTransport } from 'keiyaku/memory';
-import { createMessaging, InMemoryDeadLetterStore, ManualClock, type Messaging, silentLogger } from 'keiyaku/runtime';
+
+import { createMessaging, InMemoryDeadLetterStore, ManualClock, type Messaging, silentLogger } from '@keiyaku/runtime';
+import type { MessageContext } from '@keiyaku/runtime/codegen-v1';
+import { InMemoryTransport } from '@keiyaku/runtime/memory';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   BookBorrowed,

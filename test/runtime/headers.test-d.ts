@@ -1,6 +1,7 @@
 // Type-level tests: publishing takes the contract's typed headers where the message declares them.
-import type { HeadersOf } from 'keiyaku/codegen-v1';
-import type { Publisher } from 'keiyaku/runtime';
+
+import type { Publisher } from '@keiyaku/runtime';
+import type { HeadersOf } from '@keiyaku/runtime/codegen-v1';
 import { describe, expectTypeOf, it } from 'vitest';
 import type { BookBorrowed, BookIntegrationEventsMessage, DueDateReminder, MemberNotificationsMessage } from '../../generated/index.js';
 import type { EventHeaders } from '../../generated/types.js';

@@ -2,9 +2,16 @@
 // and encodes them; decode validates them as it validates the payload, and a mismatch blocks
 // the belt (no dead-letter policy) naming the header. Every transport runs the park case in
 // the conformance suite (runtime/testing/conformance.ts).
-import { type ContractMessage, ContractValidationError, defineChannel, defineMessage, type StandaloneValidator } from 'keiyaku/codegen-v1';
-import { InMemoryTransport } from 'keiyaku/memory';
-import { CE_HEADERS, createMessaging, type Messaging, silentLogger } from 'keiyaku/runtime';
+
+import { CE_HEADERS, createMessaging, type Messaging, silentLogger } from '@keiyaku/runtime';
+import {
+  type ContractMessage,
+  ContractValidationError,
+  defineChannel,
+  defineMessage,
+  type StandaloneValidator,
+} from '@keiyaku/runtime/codegen-v1';
+import { InMemoryTransport } from '@keiyaku/runtime/memory';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BookBorrowed, BookIntegrationEvents, DueDateReminder } from '../../generated/index.js';
 import { waitFor } from '../helpers.js';

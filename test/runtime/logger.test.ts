@@ -1,8 +1,9 @@
 // The runtime speaks up by default: warnings and errors go to standard error as one JSON line
 // each (a blocked belt rate-limited while it stays blocked, a parked message), info stays off,
 // and an injected logger replaces the default entirely.
-import { InMemoryTransport } from 'keiyaku/memory';
-import { createMessaging, createStreamLogger, InMemoryDeadLetterStore, type Logger, ManualClock, type Messaging } from 'keiyaku/runtime';
+
+import { createMessaging, createStreamLogger, InMemoryDeadLetterStore, type Logger, ManualClock, type Messaging } from '@keiyaku/runtime';
+import { InMemoryTransport } from '@keiyaku/runtime/memory';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BookBorrowed, BookIntegrationEvents } from '../../generated/index.js';
 import { waitFor } from '../helpers.js';

@@ -1,5 +1,5 @@
-import { InMemoryTransport } from 'keiyaku/memory';
-import { runTransportConformance } from 'keiyaku/testing';
+import { InMemoryTransport } from '@keiyaku/runtime/memory';
+import { runTransportConformance } from '@keiyaku/runtime/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 
 // The in-memory transport runs every case; it skips none. The runner is passed explicitly here

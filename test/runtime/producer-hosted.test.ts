@@ -3,8 +3,6 @@
 // restart, and retrying failures with backoff instead of stopping for good.
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type Database from 'better-sqlite3';
-import { InMemoryTransport } from 'keiyaku/memory';
 import {
   createMessaging,
   InMemoryCheckpointStore,
@@ -16,8 +14,10 @@ import {
   silentLogger,
   type Transport,
   TransportError,
-} from 'keiyaku/runtime';
-import { migrateSqlite, openSqlite, SqliteCheckpointStore, SqliteEventStore } from 'keiyaku/sqlite';
+} from '@keiyaku/runtime';
+import { InMemoryTransport } from '@keiyaku/runtime/memory';
+import { migrateSqlite, openSqlite, SqliteCheckpointStore, SqliteEventStore } from '@keiyaku/sqlite';
+import type Database from 'better-sqlite3';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { BookEvent } from '../../examples/library/book.js';
 import { bookMapper } from '../../examples/library/book-mapper.js';

@@ -1,6 +1,6 @@
 // The message producer: domain events → mapper → contract messages on the channel, with
 // key = aggregate id, causation = event id, and a checkpoint that resumes after a restart.
-import { InMemoryTransport } from 'keiyaku/memory';
+
 import {
   createMessaging,
   InMemoryCheckpointStore,
@@ -8,7 +8,8 @@ import {
   MessageProducer,
   type Messaging,
   silentLogger,
-} from 'keiyaku/runtime';
+} from '@keiyaku/runtime';
+import { InMemoryTransport } from '@keiyaku/runtime/memory';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { BookEvent } from '../../examples/library/book.js';
 import { bookMapper } from '../../examples/library/book-mapper.js';

@@ -8,7 +8,7 @@ import {
   silentLogger,
   TransportError,
   type TransportProducer,
-} from 'keiyaku/runtime';
+} from '@keiyaku/runtime';
 import { describe, expect, it } from 'vitest';
 import { BookBorrowed, BookIntegrationEvents, DueDateReminder, MemberNotifications } from '../../generated/index.js';
 

@@ -1,8 +1,8 @@
 // The SQLite dead-letter store on a real database file: park, list, get, remove, and durability across a restart.
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { payloadText } from 'keiyaku/runtime';
-import { SqliteDeadLetterStore } from 'keiyaku/sqlite';
+import { payloadText } from '@keiyaku/runtime';
+import { SqliteDeadLetterStore } from '@keiyaku/sqlite';
 import { afterAll, describe, expect, it } from 'vitest';
 import { scratch } from '../helpers.js';
 

@@ -2,8 +2,8 @@
 // exactly what migratePostgres / migrateSqlite create.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { postgresMigrationSql } from 'keiyaku/postgres';
-import { sqliteMigrationSql } from 'keiyaku/sqlite';
+import { postgresMigrationSql } from '@keiyaku/postgres';
+import { sqliteMigrationSql } from '@keiyaku/sqlite';
 import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../helpers.js';
 

@@ -2,7 +2,6 @@
 // migrations builds the same schema; a store on an unmigrated database says what to run.
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import {
   migratePostgres,
   PostgresCheckpointStore,
@@ -10,8 +9,8 @@ import {
   PostgresEventStore,
   postgresMigrationSql,
   postgresSchemaVersions,
-} from 'keiyaku/postgres';
-import { StoreNotMigratedError } from 'keiyaku/runtime';
+} from '@keiyaku/postgres';
+import { StoreNotMigratedError } from '@keiyaku/runtime';
 import {
   migrateSqlite,
   SqliteCheckpointStore,
@@ -19,7 +18,8 @@ import {
   SqliteEventStore,
   sqliteMigrationSql,
   sqliteSchemaVersions,
-} from 'keiyaku/sqlite';
+} from '@keiyaku/sqlite';
+import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scratch } from '../helpers.js';

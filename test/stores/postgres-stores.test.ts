@@ -1,12 +1,12 @@
 // The PostgreSQL stores on a real server run the store conformance suites, including
 // durability (a second pool on the same database, as a restarted process opens it).
-import { migratePostgres, PostgresCheckpointStore, PostgresDeadLetterStore, PostgresEventStore } from 'keiyaku/postgres';
+import { migratePostgres, PostgresCheckpointStore, PostgresDeadLetterStore, PostgresEventStore } from '@keiyaku/postgres';
 import {
   type ConformanceEvent,
   runCheckpointStoreConformance,
   runDeadLetterStoreConformance,
   runEventStoreConformance,
-} from 'keiyaku/testing';
+} from '@keiyaku/runtime/testing';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { type FreshDatabase, freshDatabase, postgresSkipReason, postgresUrl } from '../postgres/postgres-env.js';

@@ -2,14 +2,14 @@
 // durability (a second connection on the same file, as a restarted process opens it).
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
-import { migrateSqlite, openSqlite, SqliteCheckpointStore, SqliteDeadLetterStore, SqliteEventStore } from 'keiyaku/sqlite';
 import {
   type ConformanceEvent,
   runCheckpointStoreConformance,
   runDeadLetterStoreConformance,
   runEventStoreConformance,
-} from 'keiyaku/testing';
+} from '@keiyaku/runtime/testing';
+import { migrateSqlite, openSqlite, SqliteCheckpointStore, SqliteDeadLetterStore, SqliteEventStore } from '@keiyaku/sqlite';
+import Database from 'better-sqlite3';
 import { afterAll } from 'vitest';
 import { scratch } from '../helpers.js';
 

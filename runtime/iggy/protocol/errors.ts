@@ -3,7 +3,7 @@
  * typed error the client throws. Retry logic reads `retriable`, never the message text.
  * Source: the fact sheet §1.4–1.5 (protocol 0.11).
  */
-import { KeiyakuError } from '../../core/errors.js';
+import { KeiyakuError } from '@keiyaku/runtime/adapter';
 
 export interface IggyCode {
   readonly code: number;

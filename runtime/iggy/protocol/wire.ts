@@ -2,7 +2,7 @@
  * Little-endian byte writing and reading for Iggy's binary protocol. A `u128` is two LE
  * u64 halves, low half first. Readers throw {@link IggyDecodeError} on a short buffer.
  */
-import { KeiyakuError } from '../../core/errors.js';
+import { KeiyakuError } from '@keiyaku/runtime/adapter';
 
 export class IggyDecodeError extends KeiyakuError {
   override readonly name = 'IggyDecodeError';

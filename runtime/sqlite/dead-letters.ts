@@ -3,12 +3,11 @@
  * are durable across process restarts. Its table comes from `migrateSqlite(db)`.
  */
 import { randomUUID } from 'node:crypto';
+import type { DeadLetterFilter, DeadLetterStore, Logger, ParkedMessage, ParkRequest } from '@keiyaku/runtime/adapter';
+import { KeiyakuError } from '@keiyaku/runtime/adapter';
 import type Database from 'better-sqlite3';
-import { KeiyakuError } from '../core/errors.js';
-import type { Logger } from '../core/logger.js';
-import { openSqlite, prepareMigrated } from '../sqlite/event-store.js';
-import { migrateSqlite } from '../sqlite/migrations.js';
-import type { DeadLetterFilter, DeadLetterStore, ParkedMessage, ParkRequest } from './store.js';
+import { openSqlite, prepareMigrated } from './event-store.js';
+import { migrateSqlite } from './migrations.js';
 
 interface Row {
   id: string;
@@ -243,5 +242,26 @@ export class SqliteDeadLetterStore implements DeadLetterStore {
   /** Closes the database when the store opened it (the deprecated path form); yours stays open. */
   async close(): Promise<void> {
     if (this.#owned && this.#db.open) this.#db.close();
+  }
+}
+
+/**
+ * A dead-letter store on its own SQLite file (created when missing), its table migrated first when
+ * `migrate` is set; closing the store closes the file. What `configure()` builds for
+ * `deadLetters: { store: 'sqlite' }`.
+ */
+export function openDeadLetterStore(options: { readonly path: string; readonly migrate?: boolean }): SqliteDeadLetterStore {
+  const db = openSqlite(options.path);
+  try {
+    if (options.migrate === true) migrateSqlite(db, { components: ['dead-letters'] });
+    const store = new SqliteDeadLetterStore(db);
+    return Object.assign(store, {
+      close: async () => {
+        if (db.open) db.close();
+      },
+    });
+  } catch (error) {
+    db.close();
+    throw error;
   }
 }

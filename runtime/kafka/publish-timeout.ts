@@ -6,7 +6,7 @@
  * told its caller by then. The send kafkajs still has going is left to finish or fail on its own;
  * its outcome is unknown to the caller, who retries (at least once).
  */
-import { TransportError } from '../core/errors.js';
+import { TransportError } from '@keiyaku/runtime/adapter';
 
 /** librdkafka's default `message.timeout.ms`: five minutes. */
 export const DEFAULT_PUBLISH_TIMEOUT_MS = 300_000;

@@ -25,18 +25,16 @@
  * messaging.host(outbox.dispatcher({ transport: messaging.transport }));
  * ```
  */
-import pg from 'pg';
-import type { AnyChannel, AnyContractMessage } from '../codegen-v1.js';
-import { type Clock, systemClock } from '../core/clock.js';
-import { type Logger, silentLogger } from '../core/logger.js';
-import type { Transport } from '../core/transport.js';
-import { type Waiter, waitForWake } from '../core/wait.js';
-import type { Mapper } from '../producer.js';
-import { OutboxDispatcher, type OutboxDispatcherOptions } from './dispatcher.js';
+
+import type { AnyChannel, AnyContractMessage, Mapper, Transport } from '@keiyaku/runtime/adapter';
 import {
+  type Clock,
+  type Logger,
   OUTBOX_SCHEMA_VERSION,
   type OutboxChannelOptions,
   type OutboxCounts,
+  OutboxDispatcher,
+  type OutboxDispatcherOptions,
   type OutboxDispatchStore,
   OutboxEncoder,
   OutboxError,
@@ -47,7 +45,12 @@ import {
   type OutboxRow,
   type OutboxWriteOptions,
   parseRowId,
-} from './outbox.js';
+  silentLogger,
+  systemClock,
+  type Waiter,
+  waitForWake,
+} from '@keiyaku/runtime/adapter';
+import pg from 'pg';
 
 /** Lanes keys are hashed into; a dispatcher claims whole lanes. Part of schema version 1. */
 export const OUTBOX_LANES = 64;

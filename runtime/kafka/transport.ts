@@ -18,6 +18,20 @@
  *   A crash kafkajs will not restart from rebuilds at once. An authentication failure is
  *   not an outage: it faults loudly.
  */
+
+import type {
+  ChannelBindings,
+  ConsumerOptions,
+  IncomingRecord,
+  OutgoingRecord,
+  PartitionPosition,
+  Transport,
+  TransportCapabilities,
+  TransportConsumer,
+  TransportHealth,
+  TransportProducer,
+} from '@keiyaku/runtime/adapter';
+import { ClosedError, KeiyakuError, type Logger, stderrLogger, TransportError, type Waiter, waitForWake } from '@keiyaku/runtime/adapter';
 import {
   type Consumer,
   type EachBatchPayload,
@@ -30,22 +44,7 @@ import {
   type RetryOptions,
   type SASLOptions,
 } from 'kafkajs';
-import type { ChannelBindings } from '../codegen-v1.js';
-import { ClosedError, KeiyakuError, TransportError } from '../core/errors.js';
-import { type Logger, stderrLogger } from '../core/logger.js';
-import type {
-  ConsumerOptions,
-  IncomingRecord,
-  OutgoingRecord,
-  PartitionPosition,
-  Transport,
-  TransportCapabilities,
-  TransportConsumer,
-  TransportHealth,
-  TransportProducer,
-} from '../core/transport.js';
-import { type Waiter, waitForWake } from '../core/wait.js';
-import { publishDeadline } from './kafka-publish-timeout.js';
+import { publishDeadline } from './publish-timeout.js';
 
 export interface KafkaTransportOptions {
   /** Bootstrap servers, `host:port`. */

@@ -16,18 +16,14 @@
  * ```
  */
 import { hostname } from 'node:os';
-import Database from 'better-sqlite3';
-import type { AnyChannel, AnyContractMessage } from '../codegen-v1.js';
-import { type Clock, systemClock } from '../core/clock.js';
-import type { Logger } from '../core/logger.js';
-import type { Transport } from '../core/transport.js';
-import { type Waiter, waitForWake } from '../core/wait.js';
-import type { Mapper } from '../producer.js';
-import { OutboxDispatcher, type OutboxDispatcherOptions } from './dispatcher.js';
+import type { AnyChannel, AnyContractMessage, Logger, Mapper, Transport } from '@keiyaku/runtime/adapter';
 import {
+  type Clock,
   OUTBOX_SCHEMA_VERSION,
   type OutboxChannelOptions,
   type OutboxCounts,
+  OutboxDispatcher,
+  type OutboxDispatcherOptions,
   type OutboxDispatchStore,
   OutboxEncoder,
   OutboxError,
@@ -39,7 +35,11 @@ import {
   type OutboxRow,
   type OutboxWriteOptions,
   parseRowId,
-} from './outbox.js';
+  systemClock,
+  type Waiter,
+  waitForWake,
+} from '@keiyaku/runtime/adapter';
+import Database from 'better-sqlite3';
 
 /**
  * The SQLite outbox tables (schema version 1), exactly what {@link SqliteOutbox.migrate} runs.

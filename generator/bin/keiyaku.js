@@ -3,7 +3,7 @@
 // (run automatically by `npm ci` / `npm install` through the "prepare" script).
 import { existsSync } from 'node:fs';
 
-const entry = new URL('../dist/generator/cli/run.js', import.meta.url);
+const entry = new URL('../dist/cli/run.js', import.meta.url);
 if (!existsSync(entry)) {
   process.stderr.write('keiyaku: dist/ is missing; run `npm run build` in the keiyaku package first\n');
   process.exit(2);

@@ -1,0 +1,119 @@
+// The dependency rules of the repository (docs/architecture.md), checked by `npm run lint` and CI:
+// no cycles, layers that import one way only, and packages that reach each other through their
+// public entries only.
+/** Folders of the transport and store packages under runtime/. */
+const ADAPTERS = '(kafka|iggy|sqlite|postgres)';
+/** Files a package's users may import: @keiyaku/runtime's entries and each adapter package's. */
+const RUNTIME_ENTRIES = '^runtime/(index|codegen-v1|memory|testing|ops|config|adapter)[.]ts$';
+const ADAPTER_ENTRIES = `^runtime/${ADAPTERS}/(index|codegen-v1)[.]ts$`;
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-cycles',
+      severity: 'error',
+      comment: 'A module must not depend on itself through others (type-only imports included).',
+      from: { path: '^(generator|runtime)/' },
+      to: { circular: true },
+    },
+    {
+      name: 'runtime-core-imports-only-core',
+      severity: 'error',
+      comment: 'runtime/core is the bottom layer: it imports nothing else of the runtime.',
+      from: { path: '^runtime/core/' },
+      to: { path: '^runtime/', pathNot: '^runtime/core/' },
+    },
+    {
+      name: 'codegen-facade-only-re-exports-core',
+      severity: 'error',
+      comment: 'The versioned facades re-export the contract core; generated code depends on their names only.',
+      from: { path: '^runtime/codegen-v1[.]ts$' },
+      to: { pathNot: '^runtime/core/' },
+    },
+    {
+      name: 'runtime-knows-no-adapter-package',
+      severity: 'error',
+      comment: '@keiyaku/runtime depends on no transport or store package (configure() loads them by name, at run time).',
+      from: { path: '^runtime/', pathNot: `^runtime/${ADAPTERS}/` },
+      to: { path: `^runtime/${ADAPTERS}/` },
+    },
+    {
+      name: 'runtime-knows-no-generator',
+      severity: 'error',
+      from: { path: '^runtime/' },
+      to: { path: '^generator/' },
+    },
+    {
+      name: 'adapter-packages-use-public-runtime-entries',
+      severity: 'error',
+      comment: 'A transport or store package imports @keiyaku/runtime through its entries (./adapter mostly), never a file inside it.',
+      from: { path: `^runtime/${ADAPTERS}/` },
+      to: { path: '^runtime/', pathNot: [`^runtime/$1/`, RUNTIME_ENTRIES] },
+    },
+    {
+      name: 'generator-reaches-runtime-only-from-cli-through-entries',
+      severity: 'error',
+      comment: 'load, model, emit and compat depend on no runtime code; the CLI (and the deprecated re-exports) use public entries only.',
+      from: { path: '^generator/' },
+      to: { path: '^runtime/', pathNot: [RUNTIME_ENTRIES, ADAPTER_ENTRIES] },
+    },
+    {
+      name: 'generator-core-without-runtime',
+      severity: 'error',
+      from: { path: '^generator/', pathNot: '^generator/(cli|deprecated)/' },
+      to: { path: '^runtime/' },
+    },
+    {
+      name: 'generator-load-is-the-bottom',
+      severity: 'error',
+      comment: 'load reads and checks documents; it knows nothing of the model, emit, compat or the CLI.',
+      from: { path: '^generator/load/' },
+      to: { path: '^generator/(model|emit|compat|cli|scaffold)/' },
+    },
+    {
+      name: 'generator-model-below-emit-compat-cli',
+      severity: 'error',
+      from: { path: '^generator/model/' },
+      to: { path: '^generator/(emit|compat|cli|scaffold)/' },
+    },
+    {
+      name: 'generator-emit-and-compat-are-independent',
+      severity: 'error',
+      comment: 'emit and compat both read the model; neither imports the other or the CLI.',
+      from: { path: '^generator/(emit|compat)/' },
+      to: { path: '^generator/(cli|scaffold)/' },
+    },
+    {
+      name: 'generator-emit-not-compat',
+      severity: 'error',
+      from: { path: '^generator/emit/' },
+      to: { path: '^generator/compat/' },
+    },
+    {
+      name: 'generator-compat-not-emit-nor-load',
+      severity: 'error',
+      comment: "compat compares two models and reads nothing itself: loading the baseline is the CLI's job.",
+      from: { path: '^generator/compat/' },
+      to: { path: '^generator/(emit|load)/' },
+    },
+    {
+      name: 'only-cli-does-io',
+      severity: 'error',
+      comment: 'Files, processes and git belong to the CLI; the generator below it is pure (templates are bundled at build).',
+      from: { path: '^generator/', pathNot: '^generator/(cli|bin|deprecated|load|scaffold)/' },
+      to: { dependencyTypes: ['core'], path: '^(fs|node:fs|fs/promises|node:fs/promises|child_process|node:child_process)$' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '(^|/)(dist|node_modules)/|[.]generated[.]ts$' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    combinedDependencies: false,
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['keiyaku-source', 'import', 'types', 'node', 'default'],
+      extensions: ['.ts', '.js', '.mjs', '.cjs', '.d.ts'],
+    },
+  },
+};

@@ -1,0 +1,426 @@
+// @ts-nocheck — precompiled template functions, untyped by nature.
+// Generated from templates/*.hbs by scripts/bundle-templates.mjs (npm run build); do not edit.
+// Handlebars 4.7.10, options {"noEscape":true,"strict":true}.
+export const TEMPLATE_SPECS: Readonly<Record<string, object>> = {
+  "channel.ts": {"0":function(container,depth0,helpers,partials,data) {
+    var stack1, helper, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "import { "
+    + ((stack1 = (((helper = lookupProperty(helpers,"messageImports") || container.strict(depth0, "messageImports", {"start":{"line":10,"column":11},"end":{"line":10,"column":25}} ))),(typeof helper === "function" ? helper.call(depth0 != null ? depth0 : (container.nullContext || {}),{"name":"messageImports","hash":{},"data":data,"loc":{"start":{"line":10,"column":9},"end":{"line":10,"column":27}}}) : helper))) != null ? stack1 : "")
+    + " } from \"../messages.js\";\n";
+},"1":function(container,depth0,helpers,partials,data) {
+    var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), alias3="function", lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "\n/** Values of the parameters in the address "
+    + ((stack1 = (((helper = lookupProperty(helpers,"addressComment") || alias1(depth0, "addressComment", {"start":{"line":20,"column":47},"end":{"line":20,"column":61}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"addressComment","hash":{},"data":data,"loc":{"start":{"line":20,"column":44},"end":{"line":20,"column":64}}}) : helper))) != null ? stack1 : "")
+    + ". */\nexport interface "
+    + ((stack1 = (((helper = lookupProperty(helpers,"parametersType") || alias1(depth0, "parametersType", {"start":{"line":21,"column":19},"end":{"line":21,"column":33}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"parametersType","hash":{},"data":data,"loc":{"start":{"line":21,"column":17},"end":{"line":21,"column":35}}}) : helper))) != null ? stack1 : "")
+    + " {\n"
+    + ((stack1 = lookupProperty(helpers,"each").call(alias2,lookupProperty(depth0,"parameters"),{"name":"each","hash":{},"fn":container.program(2, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":22,"column":0},"end":{"line":24,"column":9}}})) != null ? stack1 : "")
+    + "}\n";
+},"2":function(container,depth0,helpers,partials,data) {
+    var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), alias3="function", lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "  "
+    + ((stack1 = (((helper = lookupProperty(helpers,"doc") || alias1(depth0, "doc", {"start":{"line":23,"column":5},"end":{"line":23,"column":8}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"doc","hash":{},"data":data,"loc":{"start":{"line":23,"column":2},"end":{"line":23,"column":11}}}) : helper))) != null ? stack1 : "")
+    + "readonly "
+    + ((stack1 = (((helper = lookupProperty(helpers,"key") || alias1(depth0, "key", {"start":{"line":23,"column":23},"end":{"line":23,"column":26}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"key","hash":{},"data":data,"loc":{"start":{"line":23,"column":20},"end":{"line":23,"column":29}}}) : helper))) != null ? stack1 : "")
+    + ": "
+    + ((stack1 = (((helper = lookupProperty(helpers,"type") || alias1(depth0, "type", {"start":{"line":23,"column":34},"end":{"line":23,"column":38}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"type","hash":{},"data":data,"loc":{"start":{"line":23,"column":31},"end":{"line":23,"column":41}}}) : helper))) != null ? stack1 : "")
+    + ";\n";
+},"3":function(container,depth0,helpers,partials,data) {
+    var stack1, helper, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "  parameterRules: "
+    + ((stack1 = (((helper = lookupProperty(helpers,"parameterRules") || container.strict(depth0, "parameterRules", {"start":{"line":34,"column":21},"end":{"line":34,"column":35}} ))),(typeof helper === "function" ? helper.call(depth0 != null ? depth0 : (container.nullContext || {}),{"name":"parameterRules","hash":{},"data":data,"loc":{"start":{"line":34,"column":18},"end":{"line":34,"column":38}}}) : helper))) != null ? stack1 : "")
+    + ",\n";
+},"compiler":[8,">= 4.3.0"],"main":function(container,depth0,helpers,partials,data) {
+    var stack1, helper, alias1=depth0 != null ? depth0 : (container.nullContext || {}), alias2=container.strict, alias3="function", lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return ((stack1 = container.invokePartial(lookupProperty(partials,"header"),depth0,{"name":"header","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
+    + "import {\n  defineChannel,\n  dispatch,\n  type DispatchCases,\n  type MessageHandler,\n  type MessageTypeOf,\n} from \"@keiyaku/runtime/codegen-v1\";\n"
+    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"messageImports"),{"name":"if","hash":{},"fn":container.program(0, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":9,"column":0},"end":{"line":11,"column":7}}})) != null ? stack1 : "")
+    + "\n/** Every message type that travels on "
+    + ((stack1 = (((helper = lookupProperty(helpers,"idComment") || alias2(depth0, "idComment", {"start":{"line":13,"column":42},"end":{"line":13,"column":51}} ))),(typeof helper === alias3 ? helper.call(alias1,{"name":"idComment","hash":{},"data":data,"loc":{"start":{"line":13,"column":39},"end":{"line":13,"column":54}}}) : helper))) != null ? stack1 : "")
+    + ". */\nexport type "
+    + ((stack1 = (((helper = lookupProperty(helpers,"messageUnion") || alias2(depth0, "messageUnion", {"start":{"line":14,"column":14},"end":{"line":14,"column":26}} ))),(typeof helper === alias3 ? helper.call(alias1,{"name":"messageUnion","hash":{},"data":data,"loc":{"start":{"line":14,"column":12},"end":{"line":14,"column":28}}}) : helper))) != null ? stack1 : "")
+    + " = "
+    + ((stack1 = (((helper = lookupProperty(helpers,"unionType") || alias2(depth0, "unionType", {"start":{"line":14,"column":34},"end":{"line":14,"column":43}} ))),(typeof helper === alias3 ? helper.call(alias1,{"name":"unionType","hash":{},"data":data,"loc":{"start":{"line":14,"column":31},"end":{"line":14,"column":46}}}) : helper))) != null ? stack1 : "")
+    + ";\n\n/** Type names of "
+    + ((stack1 = (((helper = lookupProperty(helpers,"messageUnion") || alias2(depth0, "messageUnion", {"start":{"line":16,"column":20},"end":{"line":16,"column":32}} ))),(typeof helper === alias3 ? helper.call(alias1,{"name":"messageUnion","hash":{},"data":data,"loc":{"start":{"line":16,"column":18},"end":{"line":16,"column":34}}}) : helper))) != null ? stack1 : "")
+    + ". */\nexport type "
+    + ((stack1 = (((helper = lookupProperty(helpers,"messageTypeUnion") || alias2(depth0, "messageTypeUnion", {"start":{"line":17,"column":14},"end":{"line":17,"column":30}} ))),(typeof helper === alias3 ? helper.call(alias1,{"name":"messageTypeUnion","hash":{},"data":data,"loc":{"start":{"line":17,"column":12},"end":{"line":17,"column":32}}}) : helper))) != null ? stack1 : "")
+    + " = MessageTypeOf<"
+    + ((stack1 = (((helper = lookupProperty(helpers,"messageUnion") || alias2(depth0, "messageUnion", {"start":{"line":17,"column":51},"end":{"line":17,"column":63}} ))),(typeof helper === alias3 ? helper.call(alias1,{"name":"messageUnion","hash":{},"data":data,"loc":{"start":{"line":17,"column":49},"end":{"line":17,"column":65}}}) : helper))) != null ? stack1 : "")
+    + ">;\n"
+    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"hasParameters"),{"name":"if","hash":{},"fn":container.program(1, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":18,"column":0},"end":{"line":26,"column":7}}})) != null ? stack1 : "")
+    + "\n"
+    + ((stack1 = (((helper = lookupProperty(helpers,"doc") || alias2(depth0, "doc", {"start":{"line":28,"column":3},"end":{"line":28,"column":6}} ))),(typeof helper === alias3 ? helper.call(alias1,{"name":"doc","hash":{},"data":data,"loc":{"start":{"line":28,"column":0},"end":{"line":28,"column":9}}}) : helper))) != null ? stack1 : "")
+    + "export const "
+    + ((stack1 = (((helper = lookupProperty(helpers,"identifier") || alias2(depth0, "identifier", {"start":{"line":28,"column":24},"end":{"line":28,"column":34}} ))),(typeof helper === alias3 ? helper.call(alias1,{"name":"identifier","hash":{},"data":data,"loc":{"start":{"line":28,"column":22},"end":{"line":28,"column":36}}}) : helper))) != null ? stack1 : "")
+    + " = defineChannel<"
+    + ((stack1 = (((helper = lookupProperty(helpers,"messageUnion") || alias2(depth0, "messageUnion", {"start":{"line":28,"column":55},"end":{"line":28,"column":67}} ))),(typeof helper === alias3 ? helper.call(alias1,{"name":"messageUnion","hash":{},"data":data,"loc":{"start":{"line":28,"column":53},"end":{"line":28,"column":69}}}) : helper))) != null ? stack1 : "")
+    + ", "
+    + ((stack1 = (((helper = lookupProperty(helpers,"addressType") || alias2(depth0, "addressType", {"start":{"line":28,"column":74},"end":{"line":28,"column":85}} ))),(typeof helper === alias3 ? helper.call(alias1,{"name":"addressType","hash":{},"data":data,"loc":{"start":{"line":28,"column":71},"end":{"line":28,"column":88}}}) : helper))) != null ? stack1 : "")
+    + ">({\n  id: "
+    + ((stack1 = (((helper = lookupProperty(helpers,"idLiteral") || alias2(depth0, "idLiteral", {"start":{"line":29,"column":9},"end":{"line":29,"column":18}} ))),(typeof helper === alias3 ? helper.call(alias1,{"name":"idLiteral","hash":{},"data":data,"loc":{"start":{"line":29,"column":6},"end":{"line":29,"column":21}}}) : helper))) != null ? stack1 : "")
+    + ",\n  address: "
+    + ((stack1 = (((helper = lookupProperty(helpers,"addressValue") || alias2(depth0, "addressValue", {"start":{"line":30,"column":14},"end":{"line":30,"column":26}} ))),(typeof helper === alias3 ? helper.call(alias1,{"name":"addressValue","hash":{},"data":data,"loc":{"start":{"line":30,"column":11},"end":{"line":30,"column":29}}}) : helper))) != null ? stack1 : "")
+    + ",\n  addressTemplate: "
+    + ((stack1 = (((helper = lookupProperty(helpers,"addressLiteral") || alias2(depth0, "addressLiteral", {"start":{"line":31,"column":22},"end":{"line":31,"column":36}} ))),(typeof helper === alias3 ? helper.call(alias1,{"name":"addressLiteral","hash":{},"data":data,"loc":{"start":{"line":31,"column":19},"end":{"line":31,"column":39}}}) : helper))) != null ? stack1 : "")
+    + ",\n  parameters: ["
+    + ((stack1 = (((helper = lookupProperty(helpers,"parameterNames") || alias2(depth0, "parameterNames", {"start":{"line":32,"column":18},"end":{"line":32,"column":32}} ))),(typeof helper === alias3 ? helper.call(alias1,{"name":"parameterNames","hash":{},"data":data,"loc":{"start":{"line":32,"column":15},"end":{"line":32,"column":35}}}) : helper))) != null ? stack1 : "")
+    + "],\n"
+    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"parameterRules"),{"name":"if","hash":{},"fn":container.program(3, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":33,"column":0},"end":{"line":35,"column":7}}})) != null ? stack1 : "")
+    + "  messages: ["
+    + ((stack1 = (((helper = lookupProperty(helpers,"messageList") || alias2(depth0, "messageList", {"start":{"line":36,"column":15},"end":{"line":36,"column":26}} ))),(typeof helper === alias3 ? helper.call(alias1,{"name":"messageList","hash":{},"data":data,"loc":{"start":{"line":36,"column":13},"end":{"line":36,"column":28}}}) : helper))) != null ? stack1 : "")
+    + "],\n  bindings: "
+    + ((stack1 = (((helper = lookupProperty(helpers,"bindings") || alias2(depth0, "bindings", {"start":{"line":37,"column":15},"end":{"line":37,"column":23}} ))),(typeof helper === alias3 ? helper.call(alias1,{"name":"bindings","hash":{},"data":data,"loc":{"start":{"line":37,"column":12},"end":{"line":37,"column":26}}}) : helper))) != null ? stack1 : "")
+    + ",\n});\n\n/**\n * Implement this to consume "
+    + ((stack1 = (((helper = lookupProperty(helpers,"idComment") || alias2(depth0, "idComment", {"start":{"line":41,"column":32},"end":{"line":41,"column":41}} ))),(typeof helper === alias3 ? helper.call(alias1,{"name":"idComment","hash":{},"data":data,"loc":{"start":{"line":41,"column":29},"end":{"line":41,"column":44}}}) : helper))) != null ? stack1 : "")
+    + ". `groupId` names the consumer group\n * (one per capability, named like `<service>.<capability>`); handlers must be idempotent.\n */\nexport interface "
+    + ((stack1 = (((helper = lookupProperty(helpers,"handlerType") || alias2(depth0, "handlerType", {"start":{"line":44,"column":19},"end":{"line":44,"column":30}} ))),(typeof helper === alias3 ? helper.call(alias1,{"name":"handlerType","hash":{},"data":data,"loc":{"start":{"line":44,"column":17},"end":{"line":44,"column":32}}}) : helper))) != null ? stack1 : "")
+    + " extends MessageHandler<"
+    + ((stack1 = (((helper = lookupProperty(helpers,"messageUnion") || alias2(depth0, "messageUnion", {"start":{"line":44,"column":58},"end":{"line":44,"column":70}} ))),(typeof helper === alias3 ? helper.call(alias1,{"name":"messageUnion","hash":{},"data":data,"loc":{"start":{"line":44,"column":56},"end":{"line":44,"column":72}}}) : helper))) != null ? stack1 : "")
+    + "> {}\n\n/** One function per message type of "
+    + ((stack1 = (((helper = lookupProperty(helpers,"messageUnion") || alias2(depth0, "messageUnion", {"start":{"line":46,"column":39},"end":{"line":46,"column":51}} ))),(typeof helper === alias3 ? helper.call(alias1,{"name":"messageUnion","hash":{},"data":data,"loc":{"start":{"line":46,"column":37},"end":{"line":46,"column":53}}}) : helper))) != null ? stack1 : "")
+    + "; the compiler insists on all of them. */\nexport type "
+    + ((stack1 = (((helper = lookupProperty(helpers,"casesType") || alias2(depth0, "casesType", {"start":{"line":47,"column":14},"end":{"line":47,"column":23}} ))),(typeof helper === alias3 ? helper.call(alias1,{"name":"casesType","hash":{},"data":data,"loc":{"start":{"line":47,"column":12},"end":{"line":47,"column":25}}}) : helper))) != null ? stack1 : "")
+    + "<R> = DispatchCases<"
+    + ((stack1 = (((helper = lookupProperty(helpers,"messageUnion") || alias2(depth0, "messageUnion", {"start":{"line":47,"column":47},"end":{"line":47,"column":59}} ))),(typeof helper === alias3 ? helper.call(alias1,{"name":"messageUnion","hash":{},"data":data,"loc":{"start":{"line":47,"column":45},"end":{"line":47,"column":61}}}) : helper))) != null ? stack1 : "")
+    + ", R>;\n\n/** Calls the case of `message`'s type. */\nexport function "
+    + ((stack1 = (((helper = lookupProperty(helpers,"dispatchName") || alias2(depth0, "dispatchName", {"start":{"line":50,"column":18},"end":{"line":50,"column":30}} ))),(typeof helper === alias3 ? helper.call(alias1,{"name":"dispatchName","hash":{},"data":data,"loc":{"start":{"line":50,"column":16},"end":{"line":50,"column":32}}}) : helper))) != null ? stack1 : "")
+    + "<R>(message: "
+    + ((stack1 = (((helper = lookupProperty(helpers,"messageUnion") || alias2(depth0, "messageUnion", {"start":{"line":50,"column":47},"end":{"line":50,"column":59}} ))),(typeof helper === alias3 ? helper.call(alias1,{"name":"messageUnion","hash":{},"data":data,"loc":{"start":{"line":50,"column":45},"end":{"line":50,"column":61}}}) : helper))) != null ? stack1 : "")
+    + ", cases: "
+    + ((stack1 = (((helper = lookupProperty(helpers,"casesType") || alias2(depth0, "casesType", {"start":{"line":50,"column":72},"end":{"line":50,"column":81}} ))),(typeof helper === alias3 ? helper.call(alias1,{"name":"casesType","hash":{},"data":data,"loc":{"start":{"line":50,"column":70},"end":{"line":50,"column":83}}}) : helper))) != null ? stack1 : "")
+    + "<R>): R {\n  return dispatch(message, cases);\n}\n";
+},"usePartial":true,"useData":true},
+  "header": {"compiler":[8,">= 4.3.0"],"main":function(container,depth0,helpers,partials,data) {
+    var stack1, helper, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return ((stack1 = (((helper = lookupProperty(helpers,"header") || container.strict(depth0, "header", {"start":{"line":1,"column":3},"end":{"line":1,"column":9}} ))),(typeof helper === "function" ? helper.call(depth0 != null ? depth0 : (container.nullContext || {}),{"name":"header","hash":{},"data":data,"loc":{"start":{"line":1,"column":0},"end":{"line":1,"column":12}}}) : helper))) != null ? stack1 : "")
+    + "\n";
+},"useData":true},
+  "iggy.ts": {"0":function(container,depth0,helpers,partials,data) {
+    var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "/*\n * Channels left out of this file:\n"
+    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"leftOut"),{"name":"each","hash":{},"fn":container.program(1, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":5,"column":0},"end":{"line":7,"column":9}}})) != null ? stack1 : "")
+    + " */\n";
+},"1":function(container,depth0,helpers,partials,data) {
+    var stack1;
+
+  return " * - "
+    + ((stack1 = container.lambda(depth0, depth0)) != null ? stack1 : "")
+    + "\n";
+},"2":function(container,depth0,helpers,partials,data) {
+    return "import { iggyChannel } from \"@keiyaku/iggy/codegen-v1\";\n";
+},"3":function(container,depth0,helpers,partials,data) {
+    var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), alias3="function", lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "import { "
+    + ((stack1 = (((helper = lookupProperty(helpers,"identifier") || alias1(depth0, "identifier", {"start":{"line":14,"column":11},"end":{"line":14,"column":21}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"identifier","hash":{},"data":data,"loc":{"start":{"line":14,"column":9},"end":{"line":14,"column":23}}}) : helper))) != null ? stack1 : "")
+    + ", type "
+    + ((stack1 = (((helper = lookupProperty(helpers,"messageUnion") || alias1(depth0, "messageUnion", {"start":{"line":14,"column":32},"end":{"line":14,"column":44}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"messageUnion","hash":{},"data":data,"loc":{"start":{"line":14,"column":30},"end":{"line":14,"column":46}}}) : helper))) != null ? stack1 : "")
+    + " } from \"./channels/"
+    + ((stack1 = (((helper = lookupProperty(helpers,"file") || alias1(depth0, "file", {"start":{"line":14,"column":68},"end":{"line":14,"column":72}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"file","hash":{},"data":data,"loc":{"start":{"line":14,"column":66},"end":{"line":14,"column":74}}}) : helper))) != null ? stack1 : "")
+    + ".js\";\n";
+},"4":function(container,depth0,helpers,partials,data) {
+    var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), alias3="function", lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "\n/**\n * Channel "
+    + ((stack1 = (((helper = lookupProperty(helpers,"idComment") || alias1(depth0, "idComment", {"start":{"line":19,"column":14},"end":{"line":19,"column":23}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"idComment","hash":{},"data":data,"loc":{"start":{"line":19,"column":11},"end":{"line":19,"column":26}}}) : helper))) != null ? stack1 : "")
+    + " on Apache Iggy: stream "
+    + ((stack1 = (((helper = lookupProperty(helpers,"streamComment") || alias1(depth0, "streamComment", {"start":{"line":19,"column":53},"end":{"line":19,"column":66}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"streamComment","hash":{},"data":data,"loc":{"start":{"line":19,"column":50},"end":{"line":19,"column":69}}}) : helper))) != null ? stack1 : "")
+    + ", topic "
+    + ((stack1 = (((helper = lookupProperty(helpers,"topicComment") || alias1(depth0, "topicComment", {"start":{"line":19,"column":80},"end":{"line":19,"column":92}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"topicComment","hash":{},"data":data,"loc":{"start":{"line":19,"column":77},"end":{"line":19,"column":95}}}) : helper))) != null ? stack1 : "")
+    + ".\n * `"
+    + ((stack1 = (((helper = lookupProperty(helpers,"identifier") || alias1(depth0, "identifier", {"start":{"line":20,"column":6},"end":{"line":20,"column":16}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"identifier","hash":{},"data":data,"loc":{"start":{"line":20,"column":4},"end":{"line":20,"column":18}}}) : helper))) != null ? stack1 : "")
+    + "Iggy.publisher(client)` / `.consumer(client, consumer)` build the high-level SDK's\n * publisher and consumer; `.serde` is the typed serializer/deserializer pair.\n */\nexport const "
+    + ((stack1 = (((helper = lookupProperty(helpers,"identifier") || alias1(depth0, "identifier", {"start":{"line":23,"column":15},"end":{"line":23,"column":25}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"identifier","hash":{},"data":data,"loc":{"start":{"line":23,"column":13},"end":{"line":23,"column":27}}}) : helper))) != null ? stack1 : "")
+    + "Iggy = iggyChannel<"
+    + ((stack1 = (((helper = lookupProperty(helpers,"messageUnion") || alias1(depth0, "messageUnion", {"start":{"line":23,"column":48},"end":{"line":23,"column":60}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"messageUnion","hash":{},"data":data,"loc":{"start":{"line":23,"column":46},"end":{"line":23,"column":62}}}) : helper))) != null ? stack1 : "")
+    + ">("
+    + ((stack1 = (((helper = lookupProperty(helpers,"identifier") || alias1(depth0, "identifier", {"start":{"line":23,"column":66},"end":{"line":23,"column":76}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"identifier","hash":{},"data":data,"loc":{"start":{"line":23,"column":64},"end":{"line":23,"column":78}}}) : helper))) != null ? stack1 : "")
+    + ", { stream: "
+    + ((stack1 = (((helper = lookupProperty(helpers,"streamLiteral") || alias1(depth0, "streamLiteral", {"start":{"line":23,"column":93},"end":{"line":23,"column":106}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"streamLiteral","hash":{},"data":data,"loc":{"start":{"line":23,"column":90},"end":{"line":23,"column":109}}}) : helper))) != null ? stack1 : "")
+    + ", topic: "
+    + ((stack1 = (((helper = lookupProperty(helpers,"topicLiteral") || alias1(depth0, "topicLiteral", {"start":{"line":23,"column":121},"end":{"line":23,"column":133}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"topicLiteral","hash":{},"data":data,"loc":{"start":{"line":23,"column":118},"end":{"line":23,"column":136}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"partitions"),{"name":"if","hash":{},"fn":container.program(5, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":23,"column":136},"end":{"line":23,"column":189}}})) != null ? stack1 : "")
+    + " });\n";
+},"5":function(container,depth0,helpers,partials,data) {
+    var stack1, helper, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return ", partitions: "
+    + ((stack1 = (((helper = lookupProperty(helpers,"partitions") || container.strict(depth0, "partitions", {"start":{"line":23,"column":170},"end":{"line":23,"column":180}} ))),(typeof helper === "function" ? helper.call(depth0 != null ? depth0 : (container.nullContext || {}),{"name":"partitions","hash":{},"data":data,"loc":{"start":{"line":23,"column":168},"end":{"line":23,"column":182}}}) : helper))) != null ? stack1 : "");
+},"6":function(container,depth0,helpers,partials,data) {
+    return "export {};\n";
+},"compiler":[8,">= 4.3.0"],"main":function(container,depth0,helpers,partials,data) {
+    var stack1, alias1=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return ((stack1 = container.invokePartial(lookupProperty(partials,"header"),depth0,{"name":"header","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"leftOut"),{"name":"if","hash":{},"fn":container.program(0, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":2,"column":0},"end":{"line":9,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"channels"),{"name":"if","hash":{},"fn":container.program(2, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":10,"column":0},"end":{"line":12,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"each").call(alias1,lookupProperty(depth0,"channels"),{"name":"each","hash":{},"fn":container.program(3, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":13,"column":0},"end":{"line":15,"column":9}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"each").call(alias1,lookupProperty(depth0,"channels"),{"name":"each","hash":{},"fn":container.program(4, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":16,"column":0},"end":{"line":24,"column":9}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"unless").call(alias1,lookupProperty(depth0,"channels"),{"name":"unless","hash":{},"fn":container.program(6, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":25,"column":0},"end":{"line":27,"column":11}}})) != null ? stack1 : "");
+},"usePartial":true,"useData":true},
+  "index.ts": {"0":function(container,depth0,helpers,partials,data) {
+    var stack1, helper, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "export * from \"./channels/"
+    + ((stack1 = (((helper = lookupProperty(helpers,"file") || container.strict(depth0, "file", {"start":{"line":5,"column":28},"end":{"line":5,"column":32}} ))),(typeof helper === "function" ? helper.call(depth0 != null ? depth0 : (container.nullContext || {}),{"name":"file","hash":{},"data":data,"loc":{"start":{"line":5,"column":26},"end":{"line":5,"column":34}}}) : helper))) != null ? stack1 : "")
+    + ".js\";\n";
+},"1":function(container,depth0,helpers,partials,data) {
+    var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), alias3="function", lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "import { "
+    + ((stack1 = (((helper = lookupProperty(helpers,"identifier") || alias1(depth0, "identifier", {"start":{"line":8,"column":11},"end":{"line":8,"column":21}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"identifier","hash":{},"data":data,"loc":{"start":{"line":8,"column":9},"end":{"line":8,"column":23}}}) : helper))) != null ? stack1 : "")
+    + " } from \"./channels/"
+    + ((stack1 = (((helper = lookupProperty(helpers,"file") || alias1(depth0, "file", {"start":{"line":8,"column":45},"end":{"line":8,"column":49}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"file","hash":{},"data":data,"loc":{"start":{"line":8,"column":43},"end":{"line":8,"column":51}}}) : helper))) != null ? stack1 : "")
+    + ".js\";\n";
+},"compiler":[8,">= 4.3.0"],"main":function(container,depth0,helpers,partials,data) {
+    var stack1, helper, alias1=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return ((stack1 = container.invokePartial(lookupProperty(partials,"header"),depth0,{"name":"header","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
+    + "export type * from \"./types.js\";\nexport * from \"./messages.js\";\n"
+    + ((stack1 = lookupProperty(helpers,"each").call(alias1,lookupProperty(depth0,"channels"),{"name":"each","hash":{},"fn":container.program(0, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":4,"column":0},"end":{"line":6,"column":9}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"each").call(alias1,lookupProperty(depth0,"channels"),{"name":"each","hash":{},"fn":container.program(1, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":7,"column":0},"end":{"line":9,"column":9}}})) != null ? stack1 : "")
+    + "\n/** Every channel of the contract, in document order. */\nexport const channels = ["
+    + ((stack1 = (((helper = lookupProperty(helpers,"channelList") || container.strict(depth0, "channelList", {"start":{"line":12,"column":27},"end":{"line":12,"column":38}} ))),(typeof helper === "function" ? helper.call(alias1,{"name":"channelList","hash":{},"data":data,"loc":{"start":{"line":12,"column":25},"end":{"line":12,"column":40}}}) : helper))) != null ? stack1 : "")
+    + "] as const;\n";
+},"usePartial":true,"useData":true},
+  "messages.ts": {"0":function(container,depth0,helpers,partials,data) {
+    return "type Boxed, ";
+},"1":function(container,depth0,helpers,partials,data) {
+    var stack1, helper, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "import type { "
+    + ((stack1 = (((helper = lookupProperty(helpers,"typeImports") || container.strict(depth0, "typeImports", {"start":{"line":4,"column":16},"end":{"line":4,"column":27}} ))),(typeof helper === "function" ? helper.call(depth0 != null ? depth0 : (container.nullContext || {}),{"name":"typeImports","hash":{},"data":data,"loc":{"start":{"line":4,"column":14},"end":{"line":4,"column":29}}}) : helper))) != null ? stack1 : "")
+    + " } from \"./types.js\";\n";
+},"2":function(container,depth0,helpers,partials,data) {
+    var stack1, helper, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "import { "
+    + ((stack1 = (((helper = lookupProperty(helpers,"validatorImports") || container.strict(depth0, "validatorImports", {"start":{"line":7,"column":11},"end":{"line":7,"column":27}} ))),(typeof helper === "function" ? helper.call(depth0 != null ? depth0 : (container.nullContext || {}),{"name":"validatorImports","hash":{},"data":data,"loc":{"start":{"line":7,"column":9},"end":{"line":7,"column":29}}}) : helper))) != null ? stack1 : "")
+    + " } from \"./validators.js\";\n";
+},"3":function(container,depth0,helpers,partials,data) {
+    var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), alias3="function", lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "\n"
+    + ((stack1 = (((helper = lookupProperty(helpers,"doc") || alias1(depth0, "doc", {"start":{"line":11,"column":3},"end":{"line":11,"column":6}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"doc","hash":{},"data":data,"loc":{"start":{"line":11,"column":0},"end":{"line":11,"column":9}}}) : helper))) != null ? stack1 : "")
+    + "export type "
+    + ((stack1 = (((helper = lookupProperty(helpers,"identifier") || alias1(depth0, "identifier", {"start":{"line":11,"column":23},"end":{"line":11,"column":33}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"identifier","hash":{},"data":data,"loc":{"start":{"line":11,"column":21},"end":{"line":11,"column":35}}}) : helper))) != null ? stack1 : "")
+    + " = ContractMessage<"
+    + ((stack1 = (((helper = lookupProperty(helpers,"typeLiteral") || alias1(depth0, "typeLiteral", {"start":{"line":11,"column":57},"end":{"line":11,"column":68}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"typeLiteral","hash":{},"data":data,"loc":{"start":{"line":11,"column":54},"end":{"line":11,"column":71}}}) : helper))) != null ? stack1 : "")
+    + ", "
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"boxed"),{"name":"if","hash":{},"fn":container.program(4, data, 0),"inverse":container.program(5, data, 0),"data":data,"loc":{"start":{"line":11,"column":73},"end":{"line":11,"column":138}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"headersType"),{"name":"if","hash":{},"fn":container.program(6, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":11,"column":138},"end":{"line":11,"column":181}}})) != null ? stack1 : "")
+    + ">;\n"
+    + ((stack1 = (((helper = lookupProperty(helpers,"doc") || alias1(depth0, "doc", {"start":{"line":12,"column":3},"end":{"line":12,"column":6}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"doc","hash":{},"data":data,"loc":{"start":{"line":12,"column":0},"end":{"line":12,"column":9}}}) : helper))) != null ? stack1 : "")
+    + "export const "
+    + ((stack1 = (((helper = lookupProperty(helpers,"identifier") || alias1(depth0, "identifier", {"start":{"line":12,"column":24},"end":{"line":12,"column":34}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"identifier","hash":{},"data":data,"loc":{"start":{"line":12,"column":22},"end":{"line":12,"column":36}}}) : helper))) != null ? stack1 : "")
+    + ": MessageDescriptor<"
+    + ((stack1 = (((helper = lookupProperty(helpers,"typeLiteral") || alias1(depth0, "typeLiteral", {"start":{"line":12,"column":59},"end":{"line":12,"column":70}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"typeLiteral","hash":{},"data":data,"loc":{"start":{"line":12,"column":56},"end":{"line":12,"column":73}}}) : helper))) != null ? stack1 : "")
+    + ", "
+    + ((stack1 = (((helper = lookupProperty(helpers,"payloadType") || alias1(depth0, "payloadType", {"start":{"line":12,"column":77},"end":{"line":12,"column":88}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"payloadType","hash":{},"data":data,"loc":{"start":{"line":12,"column":75},"end":{"line":12,"column":90}}}) : helper))) != null ? stack1 : "")
+    + ", "
+    + ((stack1 = (((helper = lookupProperty(helpers,"identifier") || alias1(depth0, "identifier", {"start":{"line":12,"column":94},"end":{"line":12,"column":104}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"identifier","hash":{},"data":data,"loc":{"start":{"line":12,"column":92},"end":{"line":12,"column":106}}}) : helper))) != null ? stack1 : "")
+    + "> = defineMessage({\n  type: "
+    + ((stack1 = (((helper = lookupProperty(helpers,"typeLiteral") || alias1(depth0, "typeLiteral", {"start":{"line":13,"column":11},"end":{"line":13,"column":22}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"typeLiteral","hash":{},"data":data,"loc":{"start":{"line":13,"column":8},"end":{"line":13,"column":25}}}) : helper))) != null ? stack1 : "")
+    + ",\n  id: "
+    + ((stack1 = (((helper = lookupProperty(helpers,"idLiteral") || alias1(depth0, "idLiteral", {"start":{"line":14,"column":9},"end":{"line":14,"column":18}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"idLiteral","hash":{},"data":data,"loc":{"start":{"line":14,"column":6},"end":{"line":14,"column":21}}}) : helper))) != null ? stack1 : "")
+    + ",\n  contentType: "
+    + ((stack1 = (((helper = lookupProperty(helpers,"contentTypeLiteral") || alias1(depth0, "contentTypeLiteral", {"start":{"line":15,"column":18},"end":{"line":15,"column":36}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"contentTypeLiteral","hash":{},"data":data,"loc":{"start":{"line":15,"column":15},"end":{"line":15,"column":39}}}) : helper))) != null ? stack1 : "")
+    + ",\n  schemaHash: "
+    + ((stack1 = (((helper = lookupProperty(helpers,"hashLiteral") || alias1(depth0, "hashLiteral", {"start":{"line":16,"column":17},"end":{"line":16,"column":28}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"hashLiteral","hash":{},"data":data,"loc":{"start":{"line":16,"column":14},"end":{"line":16,"column":31}}}) : helper))) != null ? stack1 : "")
+    + ",\n  validate: "
+    + ((stack1 = (((helper = lookupProperty(helpers,"validator") || alias1(depth0, "validator", {"start":{"line":17,"column":14},"end":{"line":17,"column":23}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"validator","hash":{},"data":data,"loc":{"start":{"line":17,"column":12},"end":{"line":17,"column":25}}}) : helper))) != null ? stack1 : "")
+    + ",\n"
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"headersType"),{"name":"if","hash":{},"fn":container.program(7, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":18,"column":0},"end":{"line":20,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"boxed"),{"name":"if","hash":{},"fn":container.program(8, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":21,"column":0},"end":{"line":23,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"keyLiteral"),{"name":"if","hash":{},"fn":container.program(9, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":24,"column":0},"end":{"line":26,"column":7}}})) != null ? stack1 : "")
+    + "});\n";
+},"4":function(container,depth0,helpers,partials,data) {
+    var stack1, helper, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "Boxed<"
+    + ((stack1 = (((helper = lookupProperty(helpers,"payloadType") || container.strict(depth0, "payloadType", {"start":{"line":11,"column":94},"end":{"line":11,"column":105}} ))),(typeof helper === "function" ? helper.call(depth0 != null ? depth0 : (container.nullContext || {}),{"name":"payloadType","hash":{},"data":data,"loc":{"start":{"line":11,"column":92},"end":{"line":11,"column":107}}}) : helper))) != null ? stack1 : "")
+    + ">";
+},"5":function(container,depth0,helpers,partials,data) {
+    var stack1, helper, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return ((stack1 = (((helper = lookupProperty(helpers,"payloadType") || container.strict(depth0, "payloadType", {"start":{"line":11,"column":118},"end":{"line":11,"column":129}} ))),(typeof helper === "function" ? helper.call(depth0 != null ? depth0 : (container.nullContext || {}),{"name":"payloadType","hash":{},"data":data,"loc":{"start":{"line":11,"column":116},"end":{"line":11,"column":131}}}) : helper))) != null ? stack1 : "");
+},"6":function(container,depth0,helpers,partials,data) {
+    var stack1, helper, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return ", "
+    + ((stack1 = (((helper = lookupProperty(helpers,"headersType") || container.strict(depth0, "headersType", {"start":{"line":11,"column":161},"end":{"line":11,"column":172}} ))),(typeof helper === "function" ? helper.call(depth0 != null ? depth0 : (container.nullContext || {}),{"name":"headersType","hash":{},"data":data,"loc":{"start":{"line":11,"column":159},"end":{"line":11,"column":174}}}) : helper))) != null ? stack1 : "");
+},"7":function(container,depth0,helpers,partials,data) {
+    var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), alias3="function", lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "  headers: { names: ["
+    + ((stack1 = (((helper = lookupProperty(helpers,"headerNames") || alias1(depth0, "headerNames", {"start":{"line":19,"column":24},"end":{"line":19,"column":35}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"headerNames","hash":{},"data":data,"loc":{"start":{"line":19,"column":21},"end":{"line":19,"column":38}}}) : helper))) != null ? stack1 : "")
+    + "], json: ["
+    + ((stack1 = (((helper = lookupProperty(helpers,"headerJson") || alias1(depth0, "headerJson", {"start":{"line":19,"column":51},"end":{"line":19,"column":61}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"headerJson","hash":{},"data":data,"loc":{"start":{"line":19,"column":48},"end":{"line":19,"column":64}}}) : helper))) != null ? stack1 : "")
+    + "], validate: "
+    + ((stack1 = (((helper = lookupProperty(helpers,"headersValidator") || alias1(depth0, "headersValidator", {"start":{"line":19,"column":79},"end":{"line":19,"column":95}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"headersValidator","hash":{},"data":data,"loc":{"start":{"line":19,"column":77},"end":{"line":19,"column":97}}}) : helper))) != null ? stack1 : "")
+    + " },\n";
+},"8":function(container,depth0,helpers,partials,data) {
+    return "  boxed: true,\n";
+},"9":function(container,depth0,helpers,partials,data) {
+    var stack1, helper, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "  keyProperty: "
+    + ((stack1 = (((helper = lookupProperty(helpers,"keyLiteral") || container.strict(depth0, "keyLiteral", {"start":{"line":25,"column":18},"end":{"line":25,"column":28}} ))),(typeof helper === "function" ? helper.call(depth0 != null ? depth0 : (container.nullContext || {}),{"name":"keyLiteral","hash":{},"data":data,"loc":{"start":{"line":25,"column":15},"end":{"line":25,"column":31}}}) : helper))) != null ? stack1 : "")
+    + ",\n";
+},"10":function(container,depth0,helpers,partials,data) {
+    return "export {};\n";
+},"compiler":[8,">= 4.3.0"],"main":function(container,depth0,helpers,partials,data) {
+    var stack1, alias1=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return ((stack1 = container.invokePartial(lookupProperty(partials,"header"),depth0,{"name":"header","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
+    + "import { "
+    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"anyBoxed"),{"name":"if","hash":{},"fn":container.program(0, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":2,"column":9},"end":{"line":2,"column":44}}})) != null ? stack1 : "")
+    + "type ContractMessage, defineMessage, type MessageDescriptor } from \"@keiyaku/runtime/codegen-v1\";\n"
+    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"typeImports"),{"name":"if","hash":{},"fn":container.program(1, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":3,"column":0},"end":{"line":5,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"validatorImports"),{"name":"if","hash":{},"fn":container.program(2, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":6,"column":0},"end":{"line":8,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"each").call(alias1,lookupProperty(depth0,"messages"),{"name":"each","hash":{},"fn":container.program(3, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":9,"column":0},"end":{"line":28,"column":9}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"unless").call(alias1,lookupProperty(depth0,"messages"),{"name":"unless","hash":{},"fn":container.program(10, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":29,"column":0},"end":{"line":31,"column":11}}})) != null ? stack1 : "");
+},"usePartial":true,"useData":true},
+  "types.ts": {"0":function(container,depth0,helpers,partials,data) {
+    var stack1;
+
+  return ((stack1 = container.lambda(depth0, depth0)) != null ? stack1 : "")
+    + "\n";
+},"1":function(container,depth0,helpers,partials,data) {
+    return "export {};\n";
+},"compiler":[8,">= 4.3.0"],"main":function(container,depth0,helpers,partials,data) {
+    var stack1, alias1=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return ((stack1 = container.invokePartial(lookupProperty(partials,"header"),depth0,{"name":"header","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"each").call(alias1,lookupProperty(depth0,"declarations"),{"name":"each","hash":{},"fn":container.program(0, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":2,"column":0},"end":{"line":4,"column":9}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"unless").call(alias1,lookupProperty(depth0,"declarations"),{"name":"unless","hash":{},"fn":container.program(1, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":5,"column":0},"end":{"line":7,"column":11}}})) != null ? stack1 : "");
+},"usePartial":true,"useData":true},
+};

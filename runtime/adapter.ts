@@ -1,0 +1,51 @@
+/**
+ * `@keiyaku/runtime/adapter`: what a transport or store package builds on — the transport
+ * interface and its records, the store interfaces, the outbox core, errors, logger, clock,
+ * waiting and migrations. `@keiyaku/kafka`, `@keiyaku/iggy`, `@keiyaku/sqlite` and
+ * `@keiyaku/postgres` import the runtime through this entry only; a new transport or store does
+ * the same (docs/architecture.md), and proves itself with the conformance suites of
+ * `@keiyaku/runtime/testing`. Services do not need it.
+ */
+export type { AddressedChannel } from './core/address.js';
+export { resolveAddress } from './core/address.js';
+export type { Clock } from './core/clock.js';
+export { systemClock } from './core/clock.js';
+export type { AnyChannel, AnyContractMessage, ChannelBindings, DecodeResult } from './core/contract.js';
+export { ClosedError, isKeiyakuError, KeiyakuError, TransportError } from './core/errors.js';
+export type { Logger } from './core/logger.js';
+export { silentLogger, stderrLogger } from './core/logger.js';
+export type { MigrateOptions, Migration, MigrationResult } from './core/migration.js';
+export { selectMigrations } from './core/migration.js';
+export type {
+  ConsumerOptions,
+  IncomingRecord,
+  OutgoingRecord,
+  PartitionPosition,
+  Transport,
+  TransportCapabilities,
+  TransportConsumer,
+  TransportHealth,
+  TransportProducer,
+} from './core/transport.js';
+export type { Waiter } from './core/wait.js';
+export { waitForWake } from './core/wait.js';
+export type { DeadLetterFilter, DeadLetterStore, ParkedMessage, ParkRequest } from './dead-letter/store.js';
+export type { AppendToStreamOptions, EventSerializer, EventStore, ReadAllOptions, RecordedEvent } from './event-store/store.js';
+export { checkExpectedVersion, eventTypeOf, jsonSerializer, StoreError, StoreNotMigratedError } from './event-store/store.js';
+export type { OutboxDispatcherOptions, OutboxDispatcherStatus } from './outbox/dispatcher.js';
+export { OutboxDispatcher } from './outbox/dispatcher.js';
+export type {
+  OutboxAdmin,
+  OutboxChannelOptions,
+  OutboxCounts,
+  OutboxDispatchStore,
+  OutboxEventsOptions,
+  OutboxFailure,
+  OutboxFilter,
+  OutboxRecord,
+  OutboxRow,
+  OutboxRowState,
+  OutboxWriteOptions,
+} from './outbox/outbox.js';
+export { OUTBOX_SCHEMA_VERSION, OutboxEncoder, OutboxError, OutboxLockedError, parseRowId } from './outbox/outbox.js';
+export type { CheckpointStore, Mapper } from './producer.js';

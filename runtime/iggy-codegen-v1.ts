@@ -1,6 +1,0 @@
-/**
- * `keiyaku/iggy-codegen-v1`: the one surface that `generated/iggy.ts` imports, versioned like
- * `keiyaku/codegen-v1` so the Iggy runtime can evolve without breaking generated code.
- */
-export type { ChannelSerde, IggyChannel, IggyPlacement } from './iggy/channel.js';
-export { iggyChannel } from './iggy/channel.js';

@@ -1,0 +1,37 @@
+/** `@keiyaku/iggy`: keiyaku's own client for Apache Iggy's binary protocol 0.11, the high-level SDK on top of it, and the Iggy transport (tested against an in-repo protocol double, and end to end against iggy-server when IGGY_TCP_ADDRESS is set). Guide: docs/iggy.md. */
+
+export type { ChannelSerde, IggyChannel, IggyPlacement } from './channel.js';
+export { channelSerde, IggyChannelPublisher, iggyChannel } from './channel.js';
+export type { IggyClientOptions, PooledPollReply, ReconnectionSettings } from './client.js';
+export { IggyClient, messageIdFromUuid } from './client.js';
+export type { ConnectionOptions } from './connection.js';
+export { IggyConnection } from './connection.js';
+export type { AutoCommit, IggyConsumerConfig, ReceivedMessage } from './consumer.js';
+export { IggyConsumer, IggyConsumerBuilder, RentedPollBuffer, RentedReceivedMessage } from './consumer.js';
+export { Consumer, Identifier, Partitioning, PollingStrategy, UserHeaders } from './kinds.js';
+export { describeCode, IggyError } from './protocol/errors.js';
+export { DEFAULT_PROTOCOL, PROTOCOLS, protocolFor } from './protocol/registry.js';
+export type { CommandCodec, IggyCommands, IggyProtocol } from './protocol/version.js';
+export type { IggyPublisherConfig, PublisherMessage } from './publisher.js';
+export { IggyPublisher, IggyPublisherBuilder, IggyPublisherError } from './publisher.js';
+export type { RentedMessage, RentedPayloadWriter } from './rented.js';
+export { BufferPool, ObjectDisposedError, RentedMessageBatch, RentedMessageBatchBuilder, sharedPool } from './rented.js';
+export type { IggyTransportOptions } from './transport.js';
+export { IggyTransport } from './transport.js';
+export type {
+  DeserializedMessage,
+  Deserializer,
+  JsonSerializerOptions,
+  MessageStatus,
+  Serializer,
+  TypedEntry,
+} from './typed.js';
+export {
+  createConsumerBuilder,
+  createPublisherBuilder,
+  IggyTypedConsumer,
+  IggyTypedConsumerBuilder,
+  IggyTypedPublisher,
+  IggyTypedPublisherBuilder,
+  JsonSerializer,
+} from './typed.js';

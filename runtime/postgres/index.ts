@@ -1,0 +1,45 @@
+/**
+ * `@keiyaku/postgres`: PostgreSQL through `pg` (node-postgres) — the durable stores (event store,
+ * checkpoint store, dead-letter store) with {@link migratePostgres}, which creates their tables
+ * explicitly (nothing is created silently), and the transactional outbox.
+ */
+
+export type {
+  OutboxAdmin,
+  OutboxChannelOptions,
+  OutboxCounts,
+  OutboxDispatcherOptions,
+  OutboxDispatcherStatus,
+  OutboxDispatchStore,
+  OutboxEventsOptions,
+  OutboxFailure,
+  OutboxFilter,
+  OutboxRecord,
+  OutboxRow,
+  OutboxRowState,
+  OutboxWriteOptions,
+} from '@keiyaku/runtime/adapter';
+export { OUTBOX_SCHEMA_VERSION, OutboxDispatcher, OutboxEncoder, OutboxError, OutboxLockedError } from '@keiyaku/runtime/adapter';
+export type { PostgresQueryable } from './client.js';
+export { createPostgresPool, isConnectionError } from './client.js';
+export type { PostgresDeadLetterStoreOptions } from './dead-letters.js';
+export { openDeadLetterStore, PostgresDeadLetterStore } from './dead-letters.js';
+export type { PostgresAppendOptions, PostgresEventStoreOptions } from './event-store.js';
+export { EVENTS_CHANNEL, PostgresCheckpointStore, PostgresEventStore } from './event-store.js';
+export type { MigrateOptions, Migration, MigrationResult } from './migrations.js';
+export {
+  MIGRATION_LOCK_KEY,
+  migratePostgres,
+  POSTGRES_MIGRATIONS,
+  postgresMigrationSql,
+  postgresSchemaVersions,
+} from './migrations.js';
+export type { PgQueryable, PostgresOutboxOptions } from './outbox.js';
+export {
+  OUTBOX_LANES,
+  OUTBOX_NOTIFY_CHANNEL,
+  outboxLane,
+  POSTGRES_OUTBOX_SCHEMA,
+  PostgresOutbox,
+  PostgresOutboxChannel,
+} from './outbox.js';

@@ -1,0 +1,29 @@
+/**
+ * `@keiyaku/sqlite`: SQLite (better-sqlite3), the embedded default — the durable stores (event
+ * store, checkpoint store, dead-letter store) with {@link migrateSqlite}, which creates their
+ * tables explicitly (nothing is created silently), and the transactional outbox.
+ */
+
+export type {
+  OutboxAdmin,
+  OutboxChannelOptions,
+  OutboxCounts,
+  OutboxDispatcherOptions,
+  OutboxDispatcherStatus,
+  OutboxDispatchStore,
+  OutboxEventsOptions,
+  OutboxFailure,
+  OutboxFilter,
+  OutboxRecord,
+  OutboxRow,
+  OutboxRowState,
+  OutboxWriteOptions,
+} from '@keiyaku/runtime/adapter';
+export { OUTBOX_SCHEMA_VERSION, OutboxDispatcher, OutboxEncoder, OutboxError, OutboxLockedError } from '@keiyaku/runtime/adapter';
+export { DeadLetterRecordError, openDeadLetterStore, SqliteDeadLetterStore } from './dead-letters.js';
+export type { SqliteEventStoreOptions } from './event-store.js';
+export { openSqlite, SqliteCheckpointStore, SqliteEventStore } from './event-store.js';
+export type { MigrateOptions, Migration, MigrationResult } from './migrations.js';
+export { migrateSqlite, SQLITE_MIGRATIONS, sqliteMigrationSql, sqliteSchemaVersions } from './migrations.js';
+export type { SqliteOutboxOptions } from './outbox.js';
+export { SQLITE_OUTBOX_SCHEMA, SqliteOutbox, SqliteOutboxChannel } from './outbox.js';
