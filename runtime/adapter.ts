@@ -8,6 +8,8 @@
  */
 export type { AddressedChannel } from './core/address.js';
 export { resolveAddress } from './core/address.js';
+export type { Backoff, BackoffOptions } from './core/backoff.js';
+export { exponentialBackoff } from './core/backoff.js';
 export type { Clock } from './core/clock.js';
 export { systemClock } from './core/clock.js';
 export type { AnyChannel, AnyContractMessage, ChannelBindings, DecodeResult } from './core/contract.js';
@@ -16,6 +18,8 @@ export type { Logger } from './core/logger.js';
 export { silentLogger, stderrLogger } from './core/logger.js';
 export type { MigrateOptions, Migration, MigrationResult } from './core/migration.js';
 export { selectMigrations } from './core/migration.js';
+export type { RetryOptions } from './core/retry.js';
+export { isRetriable, retry } from './core/retry.js';
 export type {
   ConsumerOptions,
   IncomingRecord,

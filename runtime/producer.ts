@@ -13,6 +13,7 @@ import { type Clock, systemClock } from './core/clock.js';
 import type { AnyContractMessage } from './core/contract.js';
 import type { HostedComponent, HostedComponentHealth } from './core/hosted.js';
 import { type Logger, stderrLogger } from './core/logger.js';
+import { retry } from './core/retry.js';
 import { type Waiter, waitForWake } from './core/wait.js';
 import {
   type AppendToStreamOptions,
@@ -297,31 +298,46 @@ export class MessageProducer<D, M extends AnyContractMessage> implements HostedC
 
   async #run(): Promise<void> {
     const stop = this.#stop.signal;
-    while (!stop.aborted) {
-      const failure = await this.#follow();
-      if (failure === undefined || stop.aborted) return;
-      this.#failures++;
-      this.#lastError = failure instanceof Error ? failure.message : String(failure);
-      if (this.#backoff === undefined) {
-        this.#gaveUp = true;
-        this.#logger.error('message producer stopped on an error; restart it after fixing the cause', {
-          producer: this.name,
-          position: this.#position,
-          error: this.#lastError,
-        });
-        return;
-      }
-      const delayMs = this.#backoff.delay(this.#failures);
-      this.#logger.warn('message producer failed; retrying from its last acknowledged position', {
-        producer: this.name,
-        position: this.#position,
-        failures: this.#failures,
-        delayMs,
-        error: this.#lastError,
-      });
-      this.#retrying = true;
-      await waitForWake(new Set(), { timeoutMs: delayMs, signal: stop });
-      this.#retrying = false;
+    const backoff = this.#backoff;
+    try {
+      await retry(
+        async () => {
+          this.#retrying = false;
+          const failure = await this.#follow();
+          if (failure === undefined || stop.aborted) return;
+          this.#failures++;
+          this.#lastError = failure instanceof Error ? failure.message : String(failure);
+          throw failure;
+        },
+        {
+          // Without a backoff the first failure stops the producer; with one it retries until stopped,
+          // or until an error says retrying cannot help. The delay grows with consecutive failures
+          // (progress resets the count), not with the attempts since start.
+          maxAttempts: backoff === undefined ? 1 : 0,
+          backoff: { delay: () => backoff?.delay(this.#failures) ?? 0 },
+          clock: systemClock,
+          signal: stop,
+          onRetry: (_error, _attempt, delayMs) => {
+            this.#logger.warn('message producer failed; retrying from its last acknowledged position', {
+              producer: this.name,
+              position: this.#position,
+              failures: this.#failures,
+              delayMs,
+              error: this.#lastError,
+            });
+            this.#retrying = true;
+          },
+        },
+      );
+    } catch {
+      if (stop.aborted) return;
+      this.#gaveUp = true;
+      this.#logger.error(
+        backoff === undefined
+          ? 'message producer stopped on an error; restart it after fixing the cause'
+          : 'message producer stopped on an error that retrying cannot fix; restart it after fixing the cause',
+        { producer: this.name, position: this.#position, error: this.#lastError },
+      );
     }
   }
 

@@ -12,6 +12,7 @@ import type { AnyChannel, AnyContractMessage, HeadersOf } from './core/contract.
 import { CE_HEADERS, type EnvelopeOptions, envelopeRecord } from './core/envelope.js';
 import { ClosedError, KeiyakuError, PublishError } from './core/errors.js';
 import { type Logger, stderrLogger } from './core/logger.js';
+import { retry } from './core/retry.js';
 import { ATTR, failSpan, formatTraceparent, remoteContext, tracer, tracingEnabled } from './core/tracing.js';
 import type { OutgoingRecord, Transport, TransportProducer } from './core/transport.js';
 
@@ -343,60 +344,60 @@ export class Publisher<M extends AnyContractMessage, P = never> implements Async
   }
 
   async #sendWithRetry(batch: Batch): Promise<void> {
-    const backoff = exponentialBackoff(this.#options.retry);
     let attempt = 0;
-    while (true) {
-      attempt++;
-      try {
-        for (const address of new Set(batch.records.map((record) => record.address))) {
-          let provisioned = this.#provisioned.get(address);
-          if (provisioned === undefined) {
-            provisioned = this.#transport?.provision?.(address, this.channel.bindings) ?? Promise.resolve();
-            this.#provisioned.set(address, provisioned);
+    try {
+      await retry(
+        async (n) => {
+          attempt = n;
+          for (const address of new Set(batch.records.map((record) => record.address))) {
+            let provisioned = this.#provisioned.get(address);
+            if (provisioned === undefined) {
+              provisioned = this.#transport?.provision?.(address, this.channel.bindings) ?? Promise.resolve();
+              this.#provisioned.set(address, provisioned);
+            }
+            await provisioned.catch((error: unknown) => {
+              this.#provisioned.delete(address);
+              throw error;
+            });
           }
-          await provisioned.catch((error: unknown) => {
-            this.#provisioned.delete(address);
-            throw error;
-          });
+          await this.#producer.send(batch.records);
+          this.#sent += batch.records.length;
+          this.#sentBytes += batch.bytes;
+          if (batch.spans !== undefined) for (const span of batch.spans) span.end();
+          for (const settled of batch.settlements.values()) settled.resolve();
+        },
+        {
+          maxAttempts: Math.max(1, this.#options.maxAttempts),
+          backoff: exponentialBackoff(this.#options.retry),
+          clock: this.#clock,
+          onRetry: (cause, n, delayMs) =>
+            this.#logger.warn('publish failed; retrying', { channel: this.channel.id, attempt: n, delayMs, error: String(cause) }),
+        },
+      );
+    } catch (cause) {
+      this.#logger.error('publish failed', {
+        channel: this.channel.id,
+        address: this.address,
+        attempts: attempt,
+        messages: batch.records.length,
+        error: String(cause),
+      });
+      // Settle every caller first: a listener that throws must not leave the rest of the batch pending.
+      this.#failed += batch.records.length;
+      const errors = batch.types.map((type) => new PublishError(this.channel.id, type, attempt, cause));
+      if (batch.spans !== undefined)
+        for (const span of batch.spans) {
+          failSpan(span, cause);
+          span.end();
         }
-        await this.#producer.send(batch.records);
-        this.#sent += batch.records.length;
-        this.#sentBytes += batch.bytes;
-        if (batch.spans !== undefined) for (const span of batch.spans) span.end();
-        for (const settled of batch.settlements.values()) settled.resolve();
-        return;
-      } catch (cause) {
-        const retriable = (cause as { retriable?: unknown }).retriable !== false;
-        if (!retriable || attempt >= this.#options.maxAttempts) {
-          this.#logger.error('publish failed', {
-            channel: this.channel.id,
-            address: this.address,
-            attempts: attempt,
-            messages: batch.records.length,
-            error: String(cause),
-          });
-          // Settle every caller first: a listener that throws must not leave the rest of the batch pending.
-          this.#failed += batch.records.length;
-          const errors = batch.types.map((type) => new PublishError(this.channel.id, type, attempt, cause));
-          if (batch.spans !== undefined)
-            for (const span of batch.spans) {
-              failSpan(span, cause);
-              span.end();
-            }
-          batch.types.forEach((type, i) => {
-            const settled = batch.settlements.get(type);
-            if (settled !== undefined) {
-              settled.reject(errors[i]);
-              batch.settlements.delete(type); // the first message of each type names its callers' error
-            }
-          });
-          for (const error of errors) this.#announce(error);
-          return;
+      batch.types.forEach((type, i) => {
+        const settled = batch.settlements.get(type);
+        if (settled !== undefined) {
+          settled.reject(errors[i]);
+          batch.settlements.delete(type); // the first message of each type names its callers' error
         }
-        const delay = backoff.delay(attempt);
-        this.#logger.warn('publish failed; retrying', { channel: this.channel.id, attempt, delayMs: delay, error: String(cause) });
-        await this.#clock.sleep(delay);
-      }
+      });
+      for (const error of errors) this.#announce(error);
     }
   }
 

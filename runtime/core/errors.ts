@@ -5,6 +5,7 @@
  * dead-letter logic decide from data, never from message text. Guards check the
  * `name` so they survive two copies of keiyaku in one process.
  */
+import { isRetriable } from './retry.js';
 export class KeiyakuError extends Error {
   override readonly name: string = 'KeiyakuError';
   readonly code: string;
@@ -52,7 +53,8 @@ export class PublishError extends KeiyakuError {
     super(
       'publish_failed',
       `publishing ${messageType} to ${channel} failed after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${reason}`,
-      { cause },
+      // Publishing again later can help exactly when the cause was transient.
+      { cause, retriable: isRetriable(cause) },
     );
     this.channel = channel;
     this.messageType = messageType;

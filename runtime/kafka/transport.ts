@@ -31,7 +31,16 @@ import type {
   TransportHealth,
   TransportProducer,
 } from '@keiyaku/runtime/adapter';
-import { ClosedError, KeiyakuError, type Logger, stderrLogger, TransportError, type Waiter, waitForWake } from '@keiyaku/runtime/adapter';
+import {
+  ClosedError,
+  isRetriable,
+  KeiyakuError,
+  type Logger,
+  stderrLogger,
+  TransportError,
+  type Waiter,
+  waitForWake,
+} from '@keiyaku/runtime/adapter';
 import {
   type Consumer,
   type EachBatchPayload,
@@ -159,7 +168,7 @@ function isAuthentication(error: unknown): boolean {
 function toTransportError(error: unknown, address?: string): TransportError {
   if (error instanceof TransportError) return error;
   const message = error instanceof Error ? error.message : String(error);
-  const retriable = !isAuthentication(error) && (error as { retriable?: unknown }).retriable !== false;
+  const retriable = !isAuthentication(error) && isRetriable(error);
   return new TransportError('kafka', message, { ...(address ? { address } : {}), retriable, cause: error });
 }
 

@@ -54,8 +54,8 @@ function recordingLogger() {
 }
 
 /** The memory transport, whose sends fail (not retriable) while `down` is true. */
-function flaky(inner: InMemoryTransport): Transport & { down: boolean; refused: number } {
-  const state = { down: false, refused: 0 };
+function flaky(inner: InMemoryTransport): Transport & { down: boolean; permanent: boolean; refused: number } {
+  const state = { down: false, permanent: false, refused: 0 };
   return Object.assign(state, {
     name: inner.name,
     capabilities: inner.capabilities,
@@ -68,7 +68,9 @@ function flaky(inner: InMemoryTransport): Transport & { down: boolean; refused: 
         async send(records: readonly OutgoingRecord[]) {
           if (state.down) {
             state.refused += records.length;
-            throw new TransportError('memory', 'broker unreachable (test)', { retriable: false });
+            throw new TransportError('memory', state.permanent ? 'access denied (test)' : 'broker unreachable (test)', {
+              retriable: !state.permanent,
+            });
           }
           return real.send(records);
         },
@@ -211,6 +213,39 @@ describe('MessageProducer hosted by Messaging', () => {
     expect(host.health().ready).toBe(true);
     expect(await checkpoints.load('library.books')).toBe(3);
     expect(transport.refused).toBeGreaterThanOrEqual(3);
+  });
+
+  it('stops on an error that retrying cannot fix, says so in its health and log, and keeps its position', async () => {
+    const inner = new InMemoryTransport();
+    const transport = flaky(inner);
+    const { logger, lines } = recordingLogger();
+    const host = createMessaging({ logger: silentLogger, transport });
+    hosts.push(host);
+    const events = new InMemoryEventStore<BookEvent>();
+    const checkpoints = new InMemoryCheckpointStore();
+    const producer = host.host(
+      new MessageProducer({
+        name: 'library.books',
+        source: events,
+        mapper: bookMapper,
+        publisher: host.publisher(BookIntegrationEvents, { maxAttempts: 1 }),
+        checkpoints,
+        logger,
+        retry: { initialMs: 20, maxMs: 80, jitter: 0 },
+      }),
+    );
+    await host.start();
+    transport.down = true;
+    transport.permanent = true;
+    events.append(BOOK, [borrowed('C-1')]);
+    await waitFor(() => !producer.status().running, 'the producer gives up');
+    expect(producer.status()).toMatchObject({ running: false, position: 0, failures: 1 });
+    expect(producer.status().lastError).toMatch(/access denied/);
+    expect(transport.refused).toBe(1);
+    expect(host.health().ready).toBe(false);
+    expect(lines.filter((l) => l.level === 'warn' && l.message.startsWith('message producer failed'))).toEqual([]);
+    expect(lines.some((l) => l.level === 'error' && /retrying cannot fix/.test(l.message))).toBe(true);
+    expect(await checkpoints.load('library.books')).toBeUndefined();
   });
 
   it('stops inside the shared shutdown budget even while its publishes hang', async () => {
