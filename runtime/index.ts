@@ -20,7 +20,13 @@ export { ClosedError, isKeiyakuError, KeiyakuError, PublishError, TransportError
 export type { HostedComponent, HostedComponentHealth } from './core/hosted.js';
 export type { Logger, LogLevel, StreamLoggerOptions } from './core/logger.js';
 export { createStreamLogger, silentLogger, stderrLogger } from './core/logger.js';
-export { ATTR as MESSAGING_ATTRIBUTES, formatTraceparent, INSTRUMENTATION_NAME, parseTraceparent, TRACE_HEADERS } from './core/tracing.js';
+export {
+  ATTR as MESSAGING_ATTRIBUTES,
+  formatTraceparent,
+  INSTRUMENTATION_NAME,
+  parseTraceparent,
+  TRACE_HEADERS,
+} from './core/trace-context.js';
 export type {
   ConsumerOptions,
   IncomingRecord,

@@ -4,7 +4,7 @@
  * promise only when the transport acknowledged its message. A send that finally fails
  * rejects the caller's promise and is announced on `onError`; nothing is dropped silently.
  */
-import { isSpanContextValid, type Span, SpanKind, type Tracer } from '@opentelemetry/api';
+import type { Span, Tracer } from '@opentelemetry/api';
 import { addressOf, chooseAddress } from './core/address.js';
 import { type BackoffOptions, exponentialBackoff } from './core/backoff.js';
 import { type Clock, systemClock } from './core/clock.js';
@@ -12,6 +12,7 @@ import type { AnyChannel, AnyContractMessage, HeadersOf } from './core/contract.
 import { CE_HEADERS, type EnvelopeOptions, envelopeRecord } from './core/envelope.js';
 import { ClosedError, KeiyakuError, PublishError } from './core/errors.js';
 import { type Logger, stderrLogger } from './core/logger.js';
+import { otelApi, SPAN_KIND } from './core/otel-api.js';
 import { retry } from './core/retry.js';
 import { ATTR, failSpan, formatTraceparent, remoteContext, tracer, tracingEnabled } from './core/tracing.js';
 import type { OutgoingRecord, Transport, TransportProducer } from './core/transport.js';
@@ -141,7 +142,7 @@ export class Publisher<M extends AnyContractMessage, P = never> implements Async
   readonly #provisioned = new Map<string, Promise<void>>();
   readonly #transport: Pick<Transport, 'provision'> | undefined;
   #closed = false;
-  readonly #tracer: Tracer;
+  readonly #tracer: Tracer | undefined;
   readonly #system: string;
   #sent = 0;
   #sentBytes = 0;
@@ -183,10 +184,10 @@ export class Publisher<M extends AnyContractMessage, P = never> implements Async
         // The send span: a child of the active context (or of a context the caller carried over,
         // e.g. from an outbox row); its context travels in the message.
         const parent = options.traceparent === undefined ? undefined : remoteContext(options.traceparent, options.tracestate);
-        const started = this.#tracer.startSpan(`send ${address}`, { kind: SpanKind.PRODUCER }, parent);
+        const started = this.#tracer!.startSpan(`send ${address}`, { kind: SPAN_KIND.PRODUCER }, parent);
         const spanContext = started.spanContext();
         let envelope = options;
-        if (isSpanContextValid(spanContext)) {
+        if (otelApi()?.isSpanContextValid(spanContext) === true) {
           const state = spanContext.traceState?.serialize();
           envelope = { ...options, traceparent: formatTraceparent(spanContext), ...(state ? { tracestate: state } : {}) };
         }

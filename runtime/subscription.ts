@@ -16,7 +16,7 @@
  * - Offsets are acknowledged after success and committed every `batchSize` acks, when the
  *   belt goes idle, and on shutdown. Delivery is at least once: handlers must be idempotent.
  */
-import { type Attributes, type Histogram, metrics, SpanKind, type Tracer } from '@opentelemetry/api';
+import type { Attributes, Histogram, Tracer } from '@opentelemetry/api';
 import { resolveAddress } from './core/address.js';
 import {
   type Backoff,
@@ -37,6 +37,7 @@ import {
 } from './core/counters.js';
 import { type OpenedEnvelope, openEnvelope, recordType } from './core/envelope.js';
 import { type Logger, stderrLogger } from './core/logger.js';
+import { otelApi, SPAN_KIND } from './core/otel-api.js';
 import { ATTR, extractTraceContext, failSpan, INSTRUMENTATION_NAME, tracer, tracingEnabled, withSpan } from './core/tracing.js';
 import type { IncomingRecord, PartitionPosition, Transport, TransportConsumer } from './core/transport.js';
 import { type DeadLetterStore, errorForParking, InMemoryDeadLetterStore } from './dead-letter/store.js';
@@ -157,7 +158,7 @@ export class Subscription<M extends AnyContractMessage> {
   #lastError: string | undefined;
   #stopped: Promise<void> | undefined;
   readonly #duration = new DurationHistogram();
-  readonly #tracer: Tracer = tracer();
+  readonly #tracer: Tracer | undefined = tracer();
   #otelDuration: Histogram | undefined;
 
   constructor(channel: AnyChannel<M>, handler: MessageHandler<M>, deps: SubscriptionDeps, options: SubscriptionOptions<M, unknown> = {}) {
@@ -203,7 +204,7 @@ export class Subscription<M extends AnyContractMessage> {
       throw error;
     }
     if (this.#stop.signal.aborted) return;
-    this.#otelDuration = metrics.getMeter(INSTRUMENTATION_NAME).createHistogram('messaging.process.duration', {
+    this.#otelDuration = otelApi()?.metrics.getMeter(INSTRUMENTATION_NAME).createHistogram('messaging.process.duration', {
       description: 'Duration of the handler, per attempt',
       unit: 's',
     });
@@ -470,7 +471,7 @@ export class Subscription<M extends AnyContractMessage> {
     let firstFailure: number | undefined;
     while (true) {
       attempts++;
-      const span = tracing ? this.#tracer.startSpan(`process ${this.address}`, { kind: SpanKind.CONSUMER }, parent) : undefined;
+      const span = tracing ? this.#tracer!.startSpan(`process ${this.address}`, { kind: SPAN_KIND.CONSUMER }, parent) : undefined;
       if (span?.isRecording()) span.setAttributes(this.#spanAttributes(record, opened.id, opened.type, attempts));
       let started = 0;
       try {

@@ -1,26 +1,44 @@
-// The published package, used the way a team would: `npm pack`, install the tarball in a
-// fresh project outside this repository (npm, then pnpm's strict layout), run
-// `keiyaku generate` there, compile the output with the project's own strict tsc and run it.
-import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// The published packages, used the way a team would: `npm pack` every workspace, install the
+// tarballs in fresh projects outside this repository (npm, then pnpm's strict layout), run
+// `keiyaku generate` there, compile the output with the project's own strict tsc and run it; and
+// measure what a memory-transport service installs in production.
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, posix } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isScalar, parseDocument, visit } from 'yaml';
 import { repoRoot, run } from './helpers.js';
 
 const work = mkdtempSync(join(tmpdir(), 'keiyaku-consumer-'));
-let tarball = '';
+/** Every workspace package: its folder and its tarball. */
+const PACKAGES = [
+  { name: 'keiyaku', dir: 'generator' },
+  { name: '@keiyaku/runtime', dir: 'runtime' },
+  { name: '@keiyaku/kafka', dir: 'runtime/kafka' },
+  { name: '@keiyaku/iggy', dir: 'runtime/iggy' },
+  { name: '@keiyaku/sqlite', dir: 'runtime/sqlite' },
+  { name: '@keiyaku/postgres', dir: 'runtime/postgres' },
+] as const;
+type PackageName = (typeof PACKAGES)[number]['name'];
+const tarballs = new Map<PackageName, string>();
 
 beforeAll(async () => {
-  const packed = await run('npm', ['pack', '--silent', '--pack-destination', work], { cwd: repoRoot, timeout: 180_000 });
+  const packed = await run('npm', ['pack', '--workspaces', '--silent', '--pack-destination', work], { cwd: repoRoot, timeout: 180_000 });
   expect(packed.code, packed.stderr).toBe(0);
-  const file = readdirSync(work).find((f) => f.endsWith('.tgz'));
-  expect(file).toBeDefined();
-  tarball = join(work, file!);
+  const files = readdirSync(work).filter((f) => f.endsWith('.tgz'));
+  for (const { name } of PACKAGES) {
+    const file = files.find((f) => f === `${name.replace('@', '').replace('/', '-')}-${version}.tgz`);
+    expect(file, `${name} was packed (${files.join(', ')})`).toBeDefined();
+    tarballs.set(name, join(work, file!));
+  }
 }, 240_000);
 
 afterAll(() => {
   rmSync(work, { recursive: true, force: true });
 });
+
+const version = (JSON.parse(readFileSync(join(repoRoot, 'runtime', 'package.json'), 'utf8')) as { version: string }).version;
+const tgz = (name: PackageName): string => `file:${tarballs.get(name)!}`;
 
 const main = `import type { MessageContext } from '@keiyaku/runtime/codegen-v1';
 import { InMemoryTransport } from '@keiyaku/runtime/memory';
@@ -34,7 +52,7 @@ import {
   dispatchBookIntegrationEvents,
 } from '../generated/index.js';
 
-// keiyaku/testing loads without vitest installed
+// @keiyaku/runtime/testing loads without vitest installed
 if (new ManualClock(1_000).now() !== 1_000) throw new Error('ManualClock');
 
 const message = BookBorrowed.create({
@@ -69,20 +87,61 @@ await messaging.stop();
 process.stdout.write('handled ' + shelf.seen.join(',') + '\\n');
 `;
 
-function consumerProject(name: string): string {
+// Every transport and store package loads and does one small real thing (no broker or server needed).
+const adapters = `import { createMessaging, silentLogger } from '@keiyaku/runtime';
+import { configure } from '@keiyaku/runtime/config';
+import { KafkaTransport } from '@keiyaku/kafka';
+import { IggyClient, Partitioning } from '@keiyaku/iggy';
+import { openDeadLetterStore } from '@keiyaku/sqlite';
+import { createPostgresPool } from '@keiyaku/postgres';
+
+const kafka = new KafkaTransport({ brokers: ['127.0.0.1:9'], logger: silentLogger });
+await kafka.close();
+const iggy = new IggyClient({ host: '127.0.0.1', port: 9 });
+await iggy.close();
+if (Partitioning.none() === undefined) throw new Error('Partitioning');
+const pool = createPostgresPool('postgres://nobody@127.0.0.1:9/none');
+await pool.end();
+const deadLetters = openDeadLetterStore({ path: ':memory:', migrate: true });
+const messaging = createMessaging({ transport: (await configure({ transport: 'memory' })).transport, deadLetters, logger: silentLogger });
+await messaging.stop();
+const viaConfig = await configure({ transport: 'kafka', kafka: { bootstrapServers: '127.0.0.1:9' }, deadLetters: { store: 'sqlite', path: ':memory:', migrate: true } });
+process.stdout.write(viaConfig.transport.name + ' ' + (await viaConfig.deadLetters.list()).length + '\\n');
+await viaConfig.transport.close();
+await viaConfig.deadLetters.close?.();
+await deadLetters.close?.();
+`;
+
+function withoutIggyBindings(yaml: string): string {
+  const document = parseDocument(yaml);
+  visit(document, {
+    Pair(_, pair) {
+      if (isScalar(pair.key) && pair.key.value === 'x-iggy') return visit.REMOVE;
+      return undefined;
+    },
+  });
+  const text = document.toString();
+  expect(text).not.toContain('x-iggy');
+  return text;
+}
+
+function consumerProject(name: string, dependencies: readonly PackageName[]): string {
   const dir = join(work, name);
   mkdirSync(join(dir, 'src'), { recursive: true });
-  copyFileSync(join(repoRoot, 'asyncapi.yaml'), join(dir, 'asyncapi.yaml'));
+  // Without @keiyaku/iggy the contract carries no Iggy bindings (x-iggy makes generate write generated/iggy.ts).
+  const contract = readFileSync(join(repoRoot, 'asyncapi.yaml'), 'utf8');
+  writeFileSync(join(dir, 'asyncapi.yaml'), dependencies.includes('@keiyaku/iggy') ? contract : withoutIggyBindings(contract));
   cpSync(join(repoRoot, 'schemas'), join(dir, 'schemas'), { recursive: true });
   writeFileSync(join(dir, 'src', 'main.ts'), main);
+  if (dependencies.includes('@keiyaku/kafka')) writeFileSync(join(dir, 'src', 'adapters.ts'), adapters);
   writeFileSync(
     join(dir, 'package.json'),
     JSON.stringify({
       name: `consumer-${name}`,
       private: true,
       type: 'module',
-      dependencies: { keiyaku: `file:${tarball}` },
-      devDependencies: { typescript: '5.9.3', '@types/node': '^20' },
+      dependencies: Object.fromEntries(dependencies.map((d) => [d, tgz(d)])),
+      devDependencies: { keiyaku: tgz('keiyaku'), typescript: '5.9.3', '@types/node': '^20' },
     }),
   );
   writeFileSync(
@@ -107,7 +166,7 @@ function consumerProject(name: string): string {
   return dir;
 }
 
-async function exercise(dir: string, exec: readonly string[]): Promise<void> {
+async function exercise(dir: string, exec: readonly string[], withAdapters: boolean): Promise<void> {
   const generated = await run(exec[0]!, [...exec.slice(1), 'keiyaku', 'generate'], { cwd: dir });
   expect(generated.stderr).toBe('');
   expect(generated.stdout).toContain('2 channels, 3 messages');
@@ -119,55 +178,125 @@ async function exercise(dir: string, exec: readonly string[]): Promise<void> {
   const ran = await run(process.execPath, ['dist/src/main.js'], { cwd: dir });
   expect(ran.stderr).toBe('');
   expect(ran.stdout).toBe('borrowed C-7\nrejected at $.copyId\nhandled BookBorrowed C-7\n');
+  if (withAdapters) {
+    const adapted = await run(process.execPath, ['dist/src/adapters.js'], { cwd: dir });
+    expect(adapted.stderr).toBe('');
+    expect(adapted.code).toBe(0);
+    expect(adapted.stdout).toBe('kafka 0\n');
+  }
 }
 
-describe('the tarball', () => {
-  it('ships every file its source maps and its README links point at', async () => {
-    const listed = await run('tar', ['-tzf', tarball]);
-    expect(listed.code, listed.stderr).toBe(0);
-    const files = new Set(
-      listed.stdout
-        .split('\n')
-        .filter(Boolean)
-        .map((f) => f.replace(/^package\//, '')),
-    );
-    const maps = [...files].filter((f) => f.endsWith('.map'));
-    expect(maps.length).toBeGreaterThan(10);
-    const unpacked = join(work, 'unpacked');
-    mkdirSync(unpacked, { recursive: true });
-    expect((await run('tar', ['-xzf', tarball, '-C', unpacked])).code).toBe(0);
-    const dangling: string[] = [];
-    for (const map of maps) {
-      const { sources } = JSON.parse(readFileSync(join(unpacked, 'package', map), 'utf8')) as { sources: string[] };
-      for (const source of sources) {
-        const target = posix.normalize(posix.join(posix.dirname(map), source));
-        if (!files.has(target)) dangling.push(`${map} → ${target}`);
+/** Bytes of every file under `dir`. */
+function treeSize(dir: string): number {
+  let total = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) total += treeSize(path);
+    else if (entry.isFile()) total += statSync(path).size;
+  }
+  return total;
+}
+
+describe('the tarballs', () => {
+  it.each(PACKAGES.map((p) => [p.name, p.dir] as const))(
+    '%s ships every file its source maps point at, and a README without dangling links',
+    async (name) => {
+      const tarball = tarballs.get(name)!;
+      const listed = await run('tar', ['-tzf', tarball]);
+      expect(listed.code, listed.stderr).toBe(0);
+      const files = new Set(
+        listed.stdout
+          .split('\n')
+          .filter(Boolean)
+          .map((f) => f.replace(/^package\//, '')),
+      );
+      expect(files.has('README.md')).toBe(true);
+      expect([...files].filter((f) => f.endsWith('.tsbuildinfo'))).toEqual([]);
+      const maps = [...files].filter((f) => f.endsWith('.map'));
+      expect(maps.length).toBeGreaterThan(0);
+      const unpacked = join(work, `unpacked-${name.replace(/\W/g, '-')}`);
+      mkdirSync(unpacked, { recursive: true });
+      expect((await run('tar', ['-xzf', tarball, '-C', unpacked])).code).toBe(0);
+      const dangling: string[] = [];
+      for (const map of maps) {
+        const { sources } = JSON.parse(readFileSync(join(unpacked, 'package', map), 'utf8')) as { sources: string[] };
+        for (const source of sources) {
+          const target = posix.normalize(posix.join(posix.dirname(map), source));
+          if (!files.has(target)) dangling.push(`${map} → ${target}`);
+        }
       }
+      expect(dangling).toEqual([]);
+      const readme = readFileSync(join(unpacked, 'package', 'README.md'), 'utf8');
+      const relative = [...readme.matchAll(/\]\(([^)#\s]+)/g)].map((m) => m[1]!).filter((l) => !/^[a-z]+:/.test(l));
+      expect(relative.filter((l) => !files.has(l))).toEqual([]);
+    },
+  );
+
+  it('@keiyaku/runtime depends on nothing; each adapter package on its driver and the runtime as a peer', () => {
+    const manifest = (dir: string) =>
+      JSON.parse(readFileSync(join(repoRoot, dir, 'package.json'), 'utf8')) as {
+        dependencies?: Record<string, string>;
+        peerDependencies?: Record<string, string>;
+      };
+    expect(manifest('runtime').dependencies ?? {}).toEqual({});
+    for (const [dir, driver] of [
+      ['runtime/kafka', 'kafkajs'],
+      ['runtime/iggy', '@node-rs/xxhash'],
+      ['runtime/sqlite', 'better-sqlite3'],
+      ['runtime/postgres', 'pg'],
+    ] as const) {
+      const m = manifest(dir);
+      expect(Object.keys(m.dependencies ?? {}).filter((d) => !d.startsWith('@types/'))).toEqual([driver]);
+      expect(Object.keys(m.peerDependencies ?? {})).toEqual(['@keiyaku/runtime']);
     }
-    expect(dangling).toEqual([]);
-    const readme = readFileSync(join(unpacked, 'package', 'README.md'), 'utf8');
-    const links = [...readme.matchAll(/\]\(((?:docs|examples|schemas|generated|runtime|generator)\/[^)#\s]+)/g)].map((m) => m[1]!);
-    expect(links.filter((l) => l.startsWith('docs/')).length).toBeGreaterThan(0);
-    expect(links.filter((l) => l.startsWith('docs/') && !files.has(l))).toEqual([]);
   });
 });
 
 describe('keiyaku as a dependency of another project', () => {
-  it('npm: install the tarball, generate, compile under strict, run', async () => {
-    const dir = consumerProject('npm');
+  const everything: PackageName[] = ['@keiyaku/runtime', '@keiyaku/kafka', '@keiyaku/iggy', '@keiyaku/sqlite', '@keiyaku/postgres'];
+
+  it('npm: install the tarballs, generate, compile under strict, run on every package', async () => {
+    const dir = consumerProject('npm', everything);
     const installed = await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline'], { cwd: dir, timeout: 300_000 });
     expect(installed.code, installed.stderr).toBe(0);
-    await exercise(dir, ['npx', '--no-install']);
+    await exercise(dir, ['npx', '--no-install'], true);
+  }, 600_000);
+
+  it('a service on the memory transport installs @keiyaku/runtime alone in production: ≤ 2 MiB of node_modules, and runs', async () => {
+    const dir = consumerProject('memory-only', ['@keiyaku/runtime']);
+    const installed = await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline'], { cwd: dir, timeout: 300_000 });
+    expect(installed.code, installed.stderr).toBe(0);
+    await exercise(dir, ['npx', '--no-install'], false);
+    // The production install: `npm ci --omit=dev` from the same lockfile in a fresh folder, and the compiled service runs on it.
+    const production = join(work, 'memory-only-production');
+    mkdirSync(production);
+    for (const file of ['package.json', 'package-lock.json']) cpSync(join(dir, file), join(production, file));
+    cpSync(join(dir, 'dist'), join(production, 'dist'), { recursive: true });
+    const installedProduction = await run('npm', ['ci', '--omit=dev', '--no-audit', '--no-fund', '--prefer-offline'], {
+      cwd: production,
+      timeout: 300_000,
+    });
+    expect(installedProduction.code, installedProduction.stderr).toBe(0);
+    expect(readdirSync(join(production, 'node_modules')).filter((d) => !d.startsWith('.'))).toEqual(['@keiyaku']);
+    expect(readdirSync(join(production, 'node_modules', '@keiyaku'))).toEqual(['runtime']);
+    const bytes = treeSize(join(production, 'node_modules'));
+    process.stdout.write(
+      `production install of a memory-transport service: node_modules ${(bytes / 1024).toFixed(0)} KiB (goal ≤ 2048 KiB)\n`,
+    );
+    expect(bytes).toBeLessThanOrEqual(2 * 1024 * 1024);
+    const ran = await run(process.execPath, ['dist/src/main.js'], { cwd: production });
+    expect(ran.stderr).toBe('');
+    expect(ran.stdout).toBe('borrowed C-7\nrejected at $.copyId\nhandled BookBorrowed C-7\n');
   }, 600_000);
 
   it('pnpm (strict node_modules): the same project works unchanged', async () => {
-    const dir = consumerProject('pnpm');
+    const dir = consumerProject('pnpm', everything);
     const pnpm = ['npx', '--yes', 'pnpm@9.15.9'];
     const installed = await run(pnpm[0]!, [...pnpm.slice(1), 'install', '--prefer-offline', '--config.confirmModulesPurge=false'], {
       cwd: dir,
       timeout: 300_000,
     });
     expect(installed.code, installed.stdout + installed.stderr).toBe(0);
-    await exercise(dir, [...pnpm, 'exec']);
+    await exercise(dir, [...pnpm, 'exec'], true);
   }, 600_000);
 });

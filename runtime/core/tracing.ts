@@ -1,5 +1,6 @@
 /**
- * W3C trace context across a message hop, through `@opentelemetry/api` only.
+ * W3C trace context across a message hop, through `@opentelemetry/api` only (an optional peer:
+ * without it installed, tracing is off and nothing here is called on the hot path).
  *
  * The publisher writes the trace context of its `send` span into the message as the
  * CloudEvents distributed-tracing attributes (`ce_traceparent`, `ce_tracestate` in binary
@@ -10,96 +11,43 @@
  *
  * Span names and attributes follow the OpenTelemetry messaging semantic conventions.
  */
+import type { Attributes, Context, Span, SpanContext, Tracer } from '@opentelemetry/api';
+import { otelApi } from './otel-api.js';
 import {
-  type Attributes,
-  type Context,
-  context,
-  createTraceState,
-  isSpanContextValid,
-  ProxyTracerProvider,
-  ROOT_CONTEXT,
-  type Span,
-  type SpanContext,
-  type Tracer,
-  trace,
-} from '@opentelemetry/api';
-import { CE_HEADERS } from './envelope.js';
+  formatTraceparent,
+  INSTRUMENTATION_NAME,
+  parseTraceparent,
+  TRACE_HEADERS,
+  W3C_TRACEPARENT,
+  W3C_TRACESTATE,
+} from './trace-context.js';
 
-/** The tracer and meter name keiyaku reports under. */
-export const INSTRUMENTATION_NAME = 'keiyaku';
+export { ATTR, formatTraceparent, INSTRUMENTATION_NAME, parseTraceparent, TRACE_HEADERS } from './trace-context.js';
 
-/** CloudEvents distributed-tracing attributes in binary mode (Kafka protocol binding `ce_` prefix). */
-export const TRACE_HEADERS = Object.freeze({ traceparent: CE_HEADERS.traceparent, tracestate: CE_HEADERS.tracestate });
-
-/** Plain W3C headers, read when a record carries no CloudEvents trace attributes (other producers). */
-const W3C_TRACEPARENT = 'traceparent';
-const W3C_TRACESTATE = 'tracestate';
-
-/** OpenTelemetry messaging semantic-convention attribute names. */
-export const ATTR = Object.freeze({
-  system: 'messaging.system',
-  destination: 'messaging.destination.name',
-  operationType: 'messaging.operation.type',
-  operationName: 'messaging.operation.name',
-  consumerGroup: 'messaging.consumer.group.name',
-  partition: 'messaging.destination.partition.id',
-  messageId: 'messaging.message.id',
-  kafkaOffset: 'messaging.kafka.offset',
-  kafkaKey: 'messaging.kafka.message.key',
-  batchCount: 'messaging.batch.message_count',
-  eventId: 'cloudevents.event_id',
-  eventType: 'cloudevents.event_type',
-  eventSource: 'cloudevents.event_source',
-  /** Transport offset on transports without their own semantic-convention attribute. */
-  offset: 'keiyaku.message.offset',
-  /** Handler attempt of this process span (1 = first delivery). */
-  attempt: 'keiyaku.handler.attempt',
-  channel: 'keiyaku.channel',
-});
-
-export function tracer(): Tracer {
-  return trace.getTracer(INSTRUMENTATION_NAME);
+/** keiyaku's tracer; undefined without `@opentelemetry/api`. */
+export function tracer(): Tracer | undefined {
+  return otelApi()?.trace.getTracer(INSTRUMENTATION_NAME);
 }
 
 /** The API's no-op provider, which a proxy hands out while no SDK registered one. */
-const NOOP_PROVIDER = new ProxyTracerProvider().getDelegate();
+let noopProvider: unknown;
 
 /**
- * Whether an OpenTelemetry SDK registered a tracer provider. Without one no span records and
- * no context is ever active, so the hot path skips tracing altogether (one check per message).
+ * Whether an OpenTelemetry SDK registered a tracer provider. Without one (or without the API)
+ * no span records and no context is ever active, so the hot path skips tracing altogether (one
+ * check per message).
  */
 export function tracingEnabled(): boolean {
-  const provider = trace.getTracerProvider();
-  return !(provider instanceof ProxyTracerProvider) || provider.getDelegate() !== NOOP_PROVIDER;
-}
-
-const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$/;
-
-/** The W3C `traceparent` of `spanContext` (version 00). */
-export function formatTraceparent(spanContext: SpanContext): string {
-  return `00-${spanContext.traceId}-${spanContext.spanId}-${(spanContext.traceFlags & 0xff).toString(16).padStart(2, '0')}`;
-}
-
-/** The remote span context a W3C `traceparent` (and `tracestate`) names; undefined when it is malformed. */
-export function parseTraceparent(traceparent: string, tracestate?: string): SpanContext | undefined {
-  const match = TRACEPARENT.exec(traceparent.trim());
-  if (match === null) return undefined;
-  const [, version, traceId, spanId, flags, rest] = match;
-  // Version ff is invalid; version 00 has nothing after the flags.
-  if (version === 'ff' || (version === '00' && rest !== undefined)) return undefined;
-  const spanContext: SpanContext = {
-    traceId: traceId!,
-    spanId: spanId!,
-    traceFlags: Number.parseInt(flags!, 16) & 0x01,
-    isRemote: true,
-    ...(tracestate === undefined || tracestate === '' ? {} : { traceState: createTraceState(tracestate) }),
-  };
-  return isSpanContextValid(spanContext) ? spanContext : undefined;
+  const api = otelApi();
+  if (api === undefined) return false;
+  noopProvider ??= new api.ProxyTracerProvider().getDelegate();
+  const provider = api.trace.getTracerProvider();
+  return !(provider instanceof api.ProxyTracerProvider) || provider.getDelegate() !== noopProvider;
 }
 
 /** Writes the trace context of `span` into `headers` when it has a valid one. */
 export function injectTraceContext(headers: Record<string, string>, spanContext: SpanContext): void {
-  if (!isSpanContextValid(spanContext)) return;
+  if (otelApi()?.isSpanContextValid(spanContext) !== true) return;
   headers[TRACE_HEADERS.traceparent] = formatTraceparent(spanContext);
   const state = spanContext.traceState?.serialize();
   if (state) headers[TRACE_HEADERS.tracestate] = state;
@@ -116,7 +64,10 @@ export function extractTraceContext(headers: Readonly<Record<string, string>>): 
 /** A context whose span is the remote one `traceparent` names; undefined when it is malformed. */
 export function remoteContext(traceparent: string, tracestate?: string): Context | undefined {
   const spanContext = parseTraceparent(traceparent, tracestate);
-  return spanContext === undefined ? undefined : trace.setSpanContext(ROOT_CONTEXT, spanContext);
+  const api = otelApi();
+  return spanContext === undefined || api === undefined
+    ? undefined
+    : api.trace.setSpanContext(api.ROOT_CONTEXT, spanContext as SpanContext);
 }
 
 /** Records `error` on `span` and marks it failed. */
@@ -128,7 +79,9 @@ export function failSpan(span: Span, error: unknown): void {
 
 /** Runs `fn` with `span` active in `parent` (or the active context). */
 export function withSpan<T>(parent: Context | undefined, span: Span, fn: () => T): T {
-  return context.with(trace.setSpan(parent ?? context.active(), span), fn);
+  const api = otelApi();
+  if (api === undefined) return fn();
+  return api.context.with(api.trace.setSpan(parent ?? api.context.active(), span), fn);
 }
 
 export type { Attributes };

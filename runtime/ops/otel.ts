@@ -5,14 +5,17 @@
  * the API's no-op). The handler-duration histogram (`messaging.process.duration`) is recorded
  * by the belt itself.
  */
-import { type Attributes, metrics, type ObservableResult } from '@opentelemetry/api';
+import type { Attributes, ObservableResult } from '@opentelemetry/api';
+import { otelApi } from '../core/otel-api.js';
 import { INSTRUMENTATION_NAME } from '../core/tracing.js';
 import type { MessagingView } from '../health.js';
 import { backlogOf } from './state.js';
 
 /** Registers the observable instruments of `messaging` on the global meter provider. */
 export function instrumentMessaging(messaging: MessagingView): void {
-  const meter = metrics.getMeter(INSTRUMENTATION_NAME);
+  const api = otelApi();
+  if (api === undefined) return;
+  const meter = api.metrics.getMeter(INSTRUMENTATION_NAME);
   const system = messaging.transport.name;
   const belt = (field: 'consumed' | 'handled' | 'failed' | 'retried' | 'parked' | 'skipped') => (result: ObservableResult) => {
     for (const s of messaging.subscriptions) {
