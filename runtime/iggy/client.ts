@@ -8,13 +8,23 @@ import { ClosedError } from '@keiyaku/runtime/adapter';
 import { type ConnectionOptions, IggyConnection } from './connection.js';
 import { IggyError } from './protocol/errors.js';
 import type { Identifier, Partitioning } from './protocol/primitives.js';
-import type { GroupDetails, SyncReply } from './protocol/v0_11/commands/groups.js';
-import type { LoginReply } from './protocol/v0_11/commands/login-register.js';
-import type { OutgoingMessage, PollReply, SendConfirmation } from './protocol/v0_11/commands/messages.js';
-import type { ConsumerOffsetInfo, OffsetTarget } from './protocol/v0_11/commands/offsets.js';
-import type { StreamInfo } from './protocol/v0_11/commands/streams.js';
-import type { TopicInfo } from './protocol/v0_11/commands/topics.js';
-import type { CommandCodec, IggyCommands, IggyProtocol, PollRequest, TlvOptions } from './protocol/version.js';
+import type {
+  CommandCodec,
+  ConsumerOffsetInfo,
+  GroupDetails,
+  IggyCommands,
+  IggyProtocol,
+  LoginReply,
+  OffsetTarget,
+  OutgoingMessage,
+  PollReply,
+  PollRequest,
+  SendConfirmation,
+  StreamInfo,
+  SyncReply,
+  TlvOptions,
+  TopicInfo,
+} from './protocol/version.js';
 import type { BufferPool, RentedMessageBatch } from './rented.js';
 
 /** A poll whose reply lives in a buffer rented from a pool: the messages' payloads are views into `buffer`; give it back when done. */
@@ -219,7 +229,7 @@ export class IggyClient implements AsyncDisposable {
     const codec = this.protocol.sendInPlace;
     const send = async (): Promise<SendConfirmation[]> => {
       const connection = await this.#live();
-      const { batch: wire, header } = batch.wire(codec.seal);
+      const { batch: wire, header } = batch.wire(codec.seal, codec.frameHeaderSize);
       const payload = await connection.request(
         codec.name,
         codec.code,

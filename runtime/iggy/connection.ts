@@ -11,8 +11,7 @@ import { ClosedError, TransportError } from '@keiyaku/runtime/adapter';
 import { describeEviction, IggyError } from './protocol/errors.js';
 import { unpackVersion } from './protocol/primitives.js';
 import { DEFAULT_PROTOCOL } from './protocol/registry.js';
-import type { LoginReply } from './protocol/v0_11/commands/login-register.js';
-import type { DecodedFrame, IggyProtocol, RequestFrame } from './protocol/version.js';
+import type { DecodedFrame, IggyProtocol, LoginReply, RequestFrame } from './protocol/version.js';
 import { Reader } from './protocol/wire.js';
 import type { BufferPool } from './rented.js';
 

@@ -24,7 +24,7 @@ import type { IggyClient } from './client.js';
 import { GroupMembership } from './group.js';
 import { IggyError, isRecoverable } from './protocol/errors.js';
 import type { Consumer, Identifier, PollingStrategy } from './protocol/primitives.js';
-import { type PolledMessage, type PollReply, RESYNC_SENTINEL } from './protocol/v0_11/commands/messages.js';
+import { type PolledMessage, type PollReply, RESYNC_SENTINEL } from './protocol/version.js';
 import { type BufferPool, ObjectDisposedError, sharedPool } from './rented.js';
 
 /**

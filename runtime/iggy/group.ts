@@ -5,7 +5,7 @@
 import type { IggyClient } from './client.js';
 import { IggyError } from './protocol/errors.js';
 import type { Identifier } from './protocol/primitives.js';
-import type { TopicInfo } from './protocol/v0_11/commands/topics.js';
+import type { TopicInfo } from './protocol/version.js';
 
 /** Lets a creation that lost a race to another client pass ("already exists"). */
 function unlessExists(status: number): (error: unknown) => void {

@@ -22,7 +22,7 @@ import type { IggyClient } from './client.js';
 import { ensureTopic } from './group.js';
 import { xxh32Seed0 } from './protocol/checksum.js';
 import type { Identifier, Partitioning } from './protocol/primitives.js';
-import type { OutgoingMessage } from './protocol/v0_11/commands/messages.js';
+import type { OutgoingMessage } from './protocol/version.js';
 import { ObjectDisposedError, RentedMessageBatch } from './rented.js';
 
 /** A queued item of the background sender: one message, or a rented batch that goes out whole from its own buffer. */

@@ -30,7 +30,7 @@ import { ensureTopic, GroupMembership } from './group.js';
 import { UserHeaders } from './kinds.js';
 import { xxh32Seed0 } from './protocol/checksum.js';
 import { isRecoverable } from './protocol/errors.js';
-import { RESYNC_SENTINEL } from './protocol/v0_11/commands/messages.js';
+import { RESYNC_SENTINEL } from './protocol/version.js';
 import { IggyDecodeError, utf8 } from './protocol/wire.js';
 
 export interface IggyTransportOptions extends IggyClientOptions {
