@@ -9,9 +9,10 @@ import type { AnyChannel, AnyContractMessage, DecodeResult } from '@keiyaku/runt
 import type { IggyClient } from './client.js';
 import { messageIdFromUuid } from './client.js';
 import { type IggyConsumer, IggyConsumerBuilder, type ReceivedMessage } from './consumer.js';
-import { UserHeaders } from './kinds.js';
+import { IGGY_PLACEMENT_DEFAULTS } from './placement.js';
 import type { Consumer, Identifier } from './protocol/primitives.js';
 import { type IggyPublisher, IggyPublisherBuilder } from './publisher.js';
+import { UserHeaders } from './value-factories.js';
 
 export interface IggyPlacement {
   readonly stream: Identifier;
@@ -92,7 +93,7 @@ export function iggyChannel<M extends AnyContractMessage>(channel: AnyChannel<M>
     serde,
     publisher(client, configure = (b) => b) {
       const builder = IggyPublisherBuilder.create(client, placement.stream, placement.topic).createIfMissing({
-        partitions: placement.partitions ?? 1,
+        partitions: placement.partitions ?? IGGY_PLACEMENT_DEFAULTS.topicPartitions,
       });
       return new IggyChannelPublisher<M>(configure(builder).build(), serde);
     },

@@ -6,6 +6,7 @@
  */
 import { ClosedError } from '@keiyaku/runtime/adapter';
 import { type ConnectionOptions, IggyConnection } from './connection.js';
+import type { BufferPool, RentedMessageBatch } from './pooled-batches.js';
 import { IggyError } from './protocol/errors.js';
 import type { Identifier, Partitioning } from './protocol/primitives.js';
 import type {
@@ -25,7 +26,6 @@ import type {
   TlvOptions,
   TopicInfo,
 } from './protocol/version.js';
-import type { BufferPool, RentedMessageBatch } from './rented.js';
 
 /** A poll whose reply lives in a buffer rented from a pool: the messages' payloads are views into `buffer`; give it back when done. */
 export interface PooledPollReply {

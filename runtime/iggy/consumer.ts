@@ -21,11 +21,11 @@
  */
 import { KeiyakuError } from '@keiyaku/runtime/adapter';
 import type { IggyClient } from './client.js';
-import { GroupMembership } from './group.js';
+import { GroupMembership } from './group-membership.js';
+import { type BufferPool, ObjectDisposedError, sharedPool } from './pooled-batches.js';
 import { IggyError, isRecoverable } from './protocol/errors.js';
 import type { Consumer, Identifier, PollingStrategy } from './protocol/primitives.js';
 import { type PolledMessage, type PollReply, RESYNC_SENTINEL } from './protocol/version.js';
-import { type BufferPool, ObjectDisposedError, sharedPool } from './rented.js';
 
 /**
  * The pooled reply buffer of one poll, shared by its messages: it goes back to the pool when the

@@ -19,11 +19,11 @@
  */
 import { ClosedError, KeiyakuError } from '@keiyaku/runtime/adapter';
 import type { IggyClient } from './client.js';
-import { ensureTopic } from './group.js';
-import { xxh32Seed0 } from './protocol/checksum.js';
+import { IGGY_PLACEMENT_DEFAULTS, resolvePartitioning } from './placement.js';
+import { ObjectDisposedError, RentedMessageBatch } from './pooled-batches.js';
 import type { Identifier, Partitioning } from './protocol/primitives.js';
 import type { OutgoingMessage } from './protocol/version.js';
-import { ObjectDisposedError, RentedMessageBatch } from './rented.js';
+import { ensureTopic } from './topics.js';
 
 /** A queued item of the background sender: one message, or a rented batch that goes out whole from its own buffer. */
 type Queued = OutgoingMessage | RentedMessageBatch;
@@ -82,7 +82,7 @@ export class IggyPublisher implements AsyncDisposable {
   #failures: IggyPublisherError[] = [];
   #listeners = new Set<(error: IggyPublisherError) => void>();
   #disposed = false;
-  #roundRobin = 0;
+  readonly #roundRobin = { value: 0 };
 
   constructor(client: IggyClient, config: IggyPublisherConfig) {
     this.#client = client;
@@ -266,13 +266,7 @@ export class IggyPublisher implements AsyncDisposable {
   }
 
   #partitioningFor(): Partitioning {
-    const p = this.config.partitioning;
-    if (this.#partitions === 0) return p;
-    // Resolve on the client, as the SDKs do: round-robin for balanced, XXH32(key) mod n for keys.
-    if (p.kind === 'balanced') return { kind: 'partition', id: this.#roundRobin++ % this.#partitions };
-    if (p.kind === 'key')
-      return { kind: 'partition', id: xxh32Seed0(typeof p.key === 'string' ? new TextEncoder().encode(p.key) : p.key) % this.#partitions };
-    return p;
+    return resolvePartitioning(this.config.partitioning, this.#partitions, this.#roundRobin);
   }
 
   async #sendWithRetry(batch: readonly OutgoingMessage[] | RentedMessageBatch): Promise<void> {
@@ -308,7 +302,7 @@ export class IggyPublisherBuilder {
       partitioning: { kind: 'balanced' },
       createStream: false,
       createTopic: false,
-      topicPartitions: 1,
+      topicPartitions: IGGY_PLACEMENT_DEFAULTS.topicPartitions,
       background: { enabled: false, batchSize: 100, lingerMs: 100, queueCapacity: 10_000 },
       backgroundMaxBatchBytes: 256 * 1024,
       retry: { enabled: true, maxAttempts: 3, initialDelayMs: 100, maxDelayMs: 10_000, multiplier: 2 },

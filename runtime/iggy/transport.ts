@@ -26,12 +26,13 @@ import type {
 } from '@keiyaku/runtime/adapter';
 import { ClosedError, TransportError } from '@keiyaku/runtime/adapter';
 import { IggyClient, type IggyClientOptions, messageIdFromUuid } from './client.js';
-import { ensureTopic, GroupMembership } from './group.js';
-import { UserHeaders } from './kinds.js';
-import { xxh32Seed0 } from './protocol/checksum.js';
+import { GroupMembership } from './group-membership.js';
+import { IGGY_PLACEMENT_DEFAULTS, partitionForKey } from './placement.js';
 import { isRecoverable } from './protocol/errors.js';
 import { RESYNC_SENTINEL } from './protocol/version.js';
-import { IggyDecodeError, utf8 } from './protocol/wire.js';
+import { IggyDecodeError } from './protocol/wire.js';
+import { ensureTopic } from './topics.js';
+import { UserHeaders } from './value-factories.js';
 
 export interface IggyTransportOptions extends IggyClientOptions {
   /** Stream of addresses without an `x-iggy` binding (default `keiyaku`). */
@@ -119,7 +120,11 @@ export class IggyTransport implements Transport {
   placement(address: string): Placement {
     let placement = this.#placements.get(address);
     if (placement === undefined) {
-      placement = { stream: this.options.stream ?? 'keiyaku', topic: address, partitions: this.options.defaultPartitions ?? 3 };
+      placement = {
+        stream: this.options.stream ?? IGGY_PLACEMENT_DEFAULTS.stream,
+        topic: address,
+        partitions: this.options.defaultPartitions ?? IGGY_PLACEMENT_DEFAULTS.transportPartitions,
+      };
       this.#placements.set(address, placement);
     }
     return placement;
@@ -129,9 +134,9 @@ export class IggyTransport implements Transport {
     const iggy = bindings.iggy;
     if (!this.#placements.has(address) && iggy) {
       this.#placements.set(address, {
-        stream: iggy.stream ?? this.options.stream ?? 'keiyaku',
+        stream: iggy.stream ?? this.options.stream ?? IGGY_PLACEMENT_DEFAULTS.stream,
         topic: iggy.topic ?? address,
-        partitions: iggy.partitions ?? this.options.defaultPartitions ?? 3,
+        partitions: iggy.partitions ?? this.options.defaultPartitions ?? IGGY_PLACEMENT_DEFAULTS.transportPartitions,
       });
     }
     await this.ensure(address);
@@ -174,7 +179,7 @@ export class IggyTransport implements Transport {
         for (const record of records) {
           const placement = await this.ensure(record.address);
           const partition =
-            record.key === undefined ? roundRobin++ % placement.partitions : xxh32Seed0(utf8.encode(record.key)) % placement.partitions;
+            record.key === undefined ? roundRobin++ % placement.partitions : partitionForKey(record.key, placement.partitions);
           const key = `${record.address}\u0000${partition}`;
           const group = groups.get(key) ?? { address: record.address, partition, records: [] };
           group.records.push(record);
