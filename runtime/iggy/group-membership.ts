@@ -23,6 +23,7 @@ export class GroupMembership {
   /** The partitions the server assigned at the last sync. */
   partitions: readonly number[] = [];
   #joinedAt = -1;
+  #joinedBefore = false;
 
   constructor(client: IggyClient, stream: Identifier, topic: Identifier, group: Identifier, joins = true) {
     this.client = client;
@@ -43,7 +44,11 @@ export class GroupMembership {
   /** Joins and syncs unless that was done at the client's current login; true when it did. */
   async refresh(): Promise<boolean> {
     if (this.#joinedAt === this.client.generation) return false;
-    if (this.joins) await this.client.joinConsumerGroup(this.stream, this.topic, this.group);
+    if (this.joins) {
+      await this.client.joinConsumerGroup(this.stream, this.topic, this.group);
+      if (this.#joinedBefore) this.client.logger.info('iggy: joined the consumer group again', this.#fields());
+      this.#joinedBefore = true;
+    }
     this.#joinedAt = this.client.generation;
     await this.sync();
     return true;
@@ -53,11 +58,22 @@ export class GroupMembership {
   async sync(): Promise<readonly number[]> {
     let reply = await this.client.syncConsumerGroup(this.stream, this.topic, this.group);
     if (reply === undefined && this.joins) {
+      this.client.logger.warn('iggy: this client is no longer a member of the consumer group; joining again', this.#fields());
       await this.client.joinConsumerGroup(this.stream, this.topic, this.group);
       reply = await this.client.syncConsumerGroup(this.stream, this.topic, this.group);
     }
     this.partitions = [...(reply?.partitions ?? [])];
     return this.partitions;
+  }
+
+  #fields(): Record<string, unknown> {
+    return {
+      stream: String(this.stream),
+      topic: String(this.topic),
+      group: String(this.group),
+      clientId: String(this.client.connection.clientId),
+      generation: this.client.generation,
+    };
   }
 
   /** The next {@link refresh} joins and syncs again (after an error that may have cost the membership). */

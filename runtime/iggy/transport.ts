@@ -24,7 +24,7 @@ import type {
   TransportHealth,
   TransportProducer,
 } from '@keiyaku/runtime/adapter';
-import { ClosedError, TransportError } from '@keiyaku/runtime/adapter';
+import { type Clock, ClosedError, type Logger, stderrLogger, systemClock, TransportError } from '@keiyaku/runtime/adapter';
 import { IggyClient, type IggyClientOptions, messageIdFromUuid } from './client.js';
 import { GroupMembership } from './group-membership.js';
 import { IGGY_PLACEMENT_DEFAULTS, partitionForKey } from './placement.js';
@@ -93,6 +93,9 @@ export class IggyTransport implements Transport {
   readonly name = 'iggy';
   readonly capabilities: TransportCapabilities = Object.freeze({ orderedPartitions: true, durable: true, pausablePartitions: true });
   readonly options: IggyTransportOptions;
+  /** Where the transport and its clients report reconnects, evictions and rejoins (`options.logger`, default `stderrLogger`). */
+  readonly logger: Logger;
+  readonly clock: Clock;
   readonly #placements = new Map<string, Placement>();
   readonly #ready = new Map<string, Promise<Placement>>();
   readonly #clients = new Set<IggyClient>();
@@ -101,11 +104,13 @@ export class IggyTransport implements Transport {
 
   constructor(options: IggyTransportOptions) {
     this.options = options;
+    this.logger = options.logger ?? stderrLogger;
+    this.clock = options.clock ?? systemClock;
   }
 
   /** A connected, logged-in client on its own connection. */
   async newClient(role: 'admin' | 'producer' | 'consumer' | 'client' = 'client'): Promise<IggyClient> {
-    const client = new IggyClient(this.options);
+    const client = new IggyClient({ ...this.options, logger: this.logger, clock: this.clock });
     await client.connect();
     this.#clients.add(client);
     this.#roles.set(client, role);
@@ -296,6 +301,11 @@ class IggyTransportConsumer implements TransportConsumer {
       return await this.#poll(signal);
     } catch (error) {
       if (!isRecoverable(error) || this.#closed) throw error;
+      this.#transport.logger.warn('iggy: a subscription recovers from a failed poll; it joins its group again', {
+        address: this.#options.address,
+        groupId: this.#options.groupId,
+        error: error instanceof Error ? error.message : String(error),
+      });
       // The connection died, the member was evicted or the server said "not now": join again on the next
       // poll (the client reconnects by itself); at least once holds because the group's stored offsets
       // decide where polling resumes. A join that never succeeded starts over.
@@ -306,13 +316,14 @@ class IggyTransportConsumer implements TransportConsumer {
         this.#membership.catch(() => undefined);
       }
       this.#cursor.clear();
-      await this.#idle();
+      await this.#idle(signal);
       return [];
     }
   }
 
-  #idle(): Promise<void> {
-    return new Promise((resolve) => setTimeout(resolve, this.#transport.options.idleWaitMs ?? 50));
+  /** Waits before polling again; an abort ends the wait early. */
+  #idle(signal: AbortSignal): Promise<void> {
+    return this.#transport.clock.sleep(this.#transport.options.idleWaitMs ?? 50, signal).catch(() => undefined);
   }
 
   async #poll(signal: AbortSignal): Promise<readonly IncomingRecord[]> {
@@ -346,7 +357,7 @@ class IggyTransportConsumer implements TransportConsumer {
       return reply.messages.map((m) => recordFromIggy(m, this.#options.address, partition));
     }
     if (this.#partitions.length === 0) this.#assign(await membership.sync());
-    await this.#idle();
+    await this.#idle(signal);
     return [];
   }
 
