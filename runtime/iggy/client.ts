@@ -384,10 +384,3 @@ export class IggyClient implements AsyncDisposable {
     await this.close();
   }
 }
-
-/** A 128-bit Iggy message id from a UUID string (the keiyaku event id). */
-export function messageIdFromUuid(uuid: string): bigint {
-  const hex = uuid.replace(/-/g, '');
-  if (!/^[0-9a-f]{32}$/i.test(hex)) throw new RangeError(`not a UUID: ${uuid}`);
-  return BigInt(`0x${hex}`);
-}

@@ -3,11 +3,12 @@
 export type { ChannelSerde, IggyChannel, IggyPlacement } from './channel.js';
 export { channelSerde, IggyChannelPublisher, iggyChannel } from './channel.js';
 export type { IggyClientOptions, PooledPollReply, ReconnectionSettings } from './client.js';
-export { IggyClient, messageIdFromUuid } from './client.js';
+export { IggyClient } from './client.js';
 export type { ConnectionOptions } from './connection.js';
 export { IggyConnection } from './connection.js';
 export type { AutoCommit, IggyConsumerConfig, ReceivedMessage } from './consumer.js';
 export { IggyConsumer, IggyConsumerBuilder, RentedPollBuffer, RentedReceivedMessage } from './consumer.js';
+export { messageIdFromUuid } from './envelope-headers.js';
 export type { RentedMessage, RentedPayloadWriter } from './pooled-batches.js';
 export { BufferPool, ObjectDisposedError, RentedMessageBatch, RentedMessageBatchBuilder, sharedPool } from './pooled-batches.js';
 export { describeCode, IggyError } from './protocol/errors.js';

@@ -11,7 +11,6 @@
  *   group named after the handler's `groupId`; polls without server auto-commit; `commit`
  *   stores the last acknowledged offset per partition (at least once).
  */
-import { randomUUID } from 'node:crypto';
 import type {
   ChannelBindings,
   ConsumerOptions,
@@ -25,14 +24,16 @@ import type {
   TransportProducer,
 } from '@keiyaku/runtime/adapter';
 import { type Clock, ClosedError, type Logger, stderrLogger, systemClock, TransportError } from '@keiyaku/runtime/adapter';
-import { IggyClient, type IggyClientOptions, messageIdFromUuid } from './client.js';
+import { IggyClient, type IggyClientOptions } from './client.js';
+import { encodeHeaders, messageIdOf, recordFromIggy } from './envelope-headers.js';
 import { GroupMembership } from './group-membership.js';
 import { IGGY_PLACEMENT_DEFAULTS, partitionForKey } from './placement.js';
 import { isRecoverable } from './protocol/errors.js';
 import { RESYNC_SENTINEL } from './protocol/version.js';
-import { IggyDecodeError } from './protocol/wire.js';
 import { ensureTopic } from './topics.js';
-import { UserHeaders } from './value-factories.js';
+
+/** @internal Kept here for the decoders' fuzz targets; lives in envelope-headers.ts. */
+export { recordFromIggy };
 
 export interface IggyTransportOptions extends IggyClientOptions {
   /** Stream of addresses without an `x-iggy` binding (default `keiyaku`). */
@@ -47,46 +48,6 @@ interface Placement {
   readonly stream: string;
   readonly topic: string;
   partitions: number;
-}
-
-const KEY_HEADER = 'keiyaku_key';
-
-/** The record's headers (empty values left out) and its key, as Iggy user headers; undefined when there are none. */
-function encodeHeaders(headers: Readonly<Record<string, string>>, key: string | undefined): Uint8Array | undefined {
-  const entries = Object.entries(headers).filter(([, v]) => v.length > 0);
-  if (key !== undefined && key.length > 0) entries.push([KEY_HEADER, key]);
-  return entries.length === 0 ? undefined : UserHeaders.encode(Object.fromEntries(entries));
-}
-
-/**
- * @internal A polled Iggy message as a transport record: its user headers (the key in
- * `keiyaku_key`) as string headers. A malformed header block leaves the record without
- * headers: it then fails to decode (no `ce_type`) and is blocked or parked like any
- * undecodable record, instead of failing the whole poll.
- */
-export function recordFromIggy(
-  m: { readonly offset: bigint; readonly timestamp: bigint; readonly payload: Uint8Array; readonly headers: Uint8Array },
-  address: string,
-  partition: number,
-): IncomingRecord {
-  let headers: Record<string, string>;
-  try {
-    headers = UserHeaders.decode(m.headers);
-  } catch (error) {
-    if (!(error instanceof IggyDecodeError)) throw error;
-    headers = {};
-  }
-  const key = headers[KEY_HEADER];
-  delete headers[KEY_HEADER];
-  return {
-    address,
-    partition,
-    offset: String(m.offset),
-    timestamp: Number(m.timestamp / 1000n),
-    headers,
-    value: new Uint8Array(m.payload),
-    ...(key === undefined ? {} : { key }),
-  };
 }
 
 export class IggyTransport implements Transport {
@@ -199,13 +160,7 @@ export class IggyTransport implements Transport {
             { kind: 'partition', id: group.partition },
             group.records.map((r) => {
               const headers = encodeHeaders(r.headers, r.key);
-              let id: bigint;
-              try {
-                id = messageIdFromUuid(r.headers['ce_id'] ?? randomUUID());
-              } catch {
-                id = messageIdFromUuid(randomUUID());
-              }
-              return { id, payload: r.value, ...(headers ? { headers } : {}), originTimestamp: now };
+              return { id: messageIdOf(r.headers['ce_id']), payload: r.value, ...(headers ? { headers } : {}), originTimestamp: now };
             }),
           );
         }
