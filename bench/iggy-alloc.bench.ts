@@ -22,12 +22,12 @@ import { createServer } from 'node:net';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { IggyClient } from '../runtime/iggy/client.js';
 import { RentedPollBuffer, RentedReceivedMessage } from '../runtime/iggy/consumer.js';
+import { BufferPool, RentedMessageBatchBuilder, type RentedPayloadWriter } from '../runtime/iggy/pooled-batches.js';
 import { encodeLoginReply } from '../runtime/iggy/protocol/v0_11/commands/login-register.js';
 import { encodeBatch } from '../runtime/iggy/protocol/v0_11/commands/messages.js';
 import { decodeFrame, encodeReply, frameSize, HEADER_SIZE, VERSION } from '../runtime/iggy/protocol/v0_11/header.js';
 import { Writer } from '../runtime/iggy/protocol/wire.js';
-import { BufferPool, RentedMessageBatchBuilder, type RentedPayloadWriter } from '../runtime/iggy/rented.js';
-import { JsonSerializer } from '../runtime/iggy/typed.js';
+import { JsonSerializer } from '../runtime/iggy/typed-builders.js';
 
 const PAYLOAD = Number(process.env['BENCH_PAYLOAD'] ?? 1024);
 const BATCH = 100;

@@ -1,7 +1,7 @@
 /**
  * `@keiyaku/runtime/adapter`: what a transport or store package builds on — the transport
- * interface and its records, the store interfaces, the outbox core, errors, logger, clock,
- * waiting and migrations. `@keiyaku/kafka`, `@keiyaku/iggy`, `@keiyaku/sqlite` and
+ * interface and its records, the CloudEvents envelope every transport writes, the store
+ * interfaces, the outbox core, errors, logger, clock, retry, waiting and migrations. `@keiyaku/kafka`, `@keiyaku/iggy`, `@keiyaku/sqlite` and
  * `@keiyaku/postgres` import the runtime through this entry only; a new transport or store does
  * the same (docs/architecture.md), and proves itself with the conformance suites of
  * `@keiyaku/runtime/testing`. Services do not need it.
@@ -13,6 +13,8 @@ export { exponentialBackoff } from './core/backoff.js';
 export type { Clock } from './core/clock.js';
 export { systemClock } from './core/clock.js';
 export type { AnyChannel, AnyContractMessage, ChannelBindings, DecodeResult } from './core/contract.js';
+export type { EnvelopeOptions } from './core/envelope.js';
+export { CE_HEADERS, encodeEnvelope, openEnvelope } from './core/envelope.js';
 export { ClosedError, isKeiyakuError, KeiyakuError, TransportError } from './core/errors.js';
 export type { Logger } from './core/logger.js';
 export { silentLogger, stderrLogger } from './core/logger.js';

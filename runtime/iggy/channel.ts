@@ -1,15 +1,19 @@
 /**
  * Contract channels on the high-level Iggy SDK: what `keiyaku generate` wires per channel in
- * `generated/iggy.ts`. The serializer writes the message as JSON; the CloudEvents type and id
- * travel as user headers (`ce_type`, `ce_id`), and the deserializer reads them back to decode
- * with the right message type — a bad message is a status, never a throw.
+ * `generated/iggy.ts`. The serializer writes the message in the CloudEvents envelope every
+ * keiyaku transport writes (`encodeEnvelope`: `ce_specversion`, `ce_id`, `ce_type`,
+ * `ce_source`, `ce_time`, `content-type`, contract headers, …) as Iggy user headers, so the Iggy
+ * transport's subscriptions read these messages and these channels read the transport's. The
+ * deserializer reads the envelope back and decodes with the right message type — a bad message
+ * is a status, never a throw. Messages written before the full envelope (only `ce_type` and
+ * `ce_id`) still decode as they did.
  */
-import { randomUUID } from 'node:crypto';
-import type { AnyChannel, AnyContractMessage, DecodeResult } from '@keiyaku/runtime/adapter';
+import type { AnyChannel, AnyContractMessage, DecodeResult, EnvelopeOptions } from '@keiyaku/runtime/adapter';
+import { CE_HEADERS, encodeEnvelope, openEnvelope } from '@keiyaku/runtime/adapter';
 import type { IggyClient } from './client.js';
-import { messageIdFromUuid } from './client.js';
 import { type IggyConsumer, IggyConsumerBuilder, type ReceivedMessage } from './consumer.js';
-import { UserHeaders } from './kinds.js';
+import { encodeHeaders, messageIdOf, recordFromIggy } from './envelope-headers.js';
+import { IGGY_PLACEMENT_DEFAULTS } from './placement.js';
 import type { Consumer, Identifier } from './protocol/primitives.js';
 import { type IggyPublisher, IggyPublisherBuilder } from './publisher.js';
 
@@ -20,27 +24,38 @@ export interface IggyPlacement {
 }
 
 export interface ChannelSerde<M extends AnyContractMessage> {
-  /** Payload and user headers of a contract message. */
-  serialize(message: M): { readonly payload: Uint8Array; readonly headers: Uint8Array; readonly id: bigint };
-  /** Decodes a received message by its `ce_type` header. Never throws. */
+  /**
+   * Payload, user headers (the CloudEvents envelope; `options` sets its id, time, correlation
+   * and causation ids, key and contract headers, as with the runtime's publisher) and the
+   * message id (`ce_id` as a u128). Throws a ContractValidationError when the contract headers do
+   * not validate.
+   */
+  serialize(
+    message: M,
+    options?: EnvelopeOptions<unknown>,
+  ): { readonly payload: Uint8Array; readonly headers: Uint8Array; readonly id: bigint };
+  /** Decodes a received message by its envelope (its `ce_type`, and its contract headers where the type declares them). Never throws. */
   deserialize(payload: Uint8Array, headers: Uint8Array): DecodeResult<M>;
 }
 
-export function channelSerde<M extends AnyContractMessage>(channel: AnyChannel<M>): ChannelSerde<M> {
+/** `ce_source` of the messages a generated Iggy channel writes (the runtime publisher's default too). */
+const SOURCE = 'keiyaku';
+
+export function channelSerde<M extends AnyContractMessage>(channel: AnyChannel<M>, address = channel.addressTemplate): ChannelSerde<M> {
   return {
-    serialize(message) {
-      const eventId = randomUUID();
-      const headers = UserHeaders.encode({ ce_type: channel.typeOf(message), ce_id: eventId });
-      return { payload: channel.encode(message), headers, id: messageIdFromUuid(eventId) };
+    serialize(message, options = {}) {
+      const record = encodeEnvelope(channel, message, address, SOURCE, options, Date.now());
+      return {
+        payload: record.value,
+        headers: encodeHeaders(record.headers, record.key) ?? new Uint8Array(0),
+        id: messageIdOf(record.headers[CE_HEADERS.id]),
+      };
     },
     deserialize(payload, headers) {
-      let type = '';
-      try {
-        type = UserHeaders.decode(headers)['ce_type'] ?? '';
-      } catch {
-        // Malformed headers: decode without a type, which reports the message as undecodable.
-      }
-      return channel.decode(payload, type);
+      const record = recordFromIggy({ offset: 0n, timestamp: 0n, payload, headers }, address, 0);
+      // Written before the full envelope (only ce_type and ce_id): decode by type alone, as then.
+      if (record.headers[CE_HEADERS.specversion] === undefined) return channel.decode(payload, record.headers[CE_HEADERS.type] ?? '');
+      return openEnvelope(channel, record).decoded;
     },
   };
 }
@@ -73,9 +88,10 @@ export class IggyChannelPublisher<M extends AnyContractMessage> {
     return this.publisher.init();
   }
 
-  send(messages: M | readonly M[]): Promise<void> {
+  /** Sends one message or several, each in its own envelope (`options` apply to each: leave `id` out when sending several). */
+  send(messages: M | readonly M[], options?: EnvelopeOptions<unknown>): Promise<void> {
     const list = (Array.isArray(messages) ? messages : [messages]) as readonly M[];
-    return this.publisher.sendMessages(list.map((m) => this.#serde.serialize(m)));
+    return this.publisher.sendMessages(list.map((m) => this.#serde.serialize(m, options)));
   }
 
   waitUntilAllSends(): Promise<void> {
@@ -85,14 +101,14 @@ export class IggyChannelPublisher<M extends AnyContractMessage> {
 
 /** The Iggy side of one contract channel. */
 export function iggyChannel<M extends AnyContractMessage>(channel: AnyChannel<M>, placement: IggyPlacement): IggyChannel<M> {
-  const serde = channelSerde(channel);
+  const serde = channelSerde(channel, String(placement.topic));
   return {
     channel,
     placement,
     serde,
     publisher(client, configure = (b) => b) {
       const builder = IggyPublisherBuilder.create(client, placement.stream, placement.topic).createIfMissing({
-        partitions: placement.partitions ?? 1,
+        partitions: placement.partitions ?? IGGY_PLACEMENT_DEFAULTS.topicPartitions,
       });
       return new IggyChannelPublisher<M>(configure(builder).build(), serde);
     },

@@ -4,18 +4,37 @@
  * names. Errors are {@link IggyError} (server said no, with stream/topic/partition context)
  * or TransportError (connection-level).
  */
-import { ClosedError } from '@keiyaku/runtime/adapter';
+import {
+  type Clock,
+  ClosedError,
+  exponentialBackoff,
+  isRetriable,
+  type Logger,
+  retry,
+  stderrLogger,
+  systemClock,
+} from '@keiyaku/runtime/adapter';
 import { type ConnectionOptions, IggyConnection } from './connection.js';
+import type { BufferPool, RentedMessageBatch } from './pooled-batches.js';
 import { IggyError } from './protocol/errors.js';
 import type { Identifier, Partitioning } from './protocol/primitives.js';
-import type { GroupDetails, SyncReply } from './protocol/v0_11/commands/groups.js';
-import type { LoginReply } from './protocol/v0_11/commands/login-register.js';
-import type { OutgoingMessage, PollReply, SendConfirmation } from './protocol/v0_11/commands/messages.js';
-import type { ConsumerOffsetInfo, OffsetTarget } from './protocol/v0_11/commands/offsets.js';
-import type { StreamInfo } from './protocol/v0_11/commands/streams.js';
-import type { TopicInfo } from './protocol/v0_11/commands/topics.js';
-import type { CommandCodec, IggyCommands, IggyProtocol, PollRequest, TlvOptions } from './protocol/version.js';
-import type { BufferPool, RentedMessageBatch } from './rented.js';
+import type {
+  CommandCodec,
+  ConsumerOffsetInfo,
+  GroupDetails,
+  IggyCommands,
+  IggyProtocol,
+  LoginReply,
+  OffsetTarget,
+  OutgoingMessage,
+  PollReply,
+  PollRequest,
+  SendConfirmation,
+  StreamInfo,
+  SyncReply,
+  TlvOptions,
+  TopicInfo,
+} from './protocol/version.js';
 
 /** A poll whose reply lives in a buffer rented from a pool: the messages' payloads are views into `buffer`; give it back when done. */
 export interface PooledPollReply {
@@ -38,6 +57,14 @@ export interface IggyClientOptions extends ConnectionOptions {
   readonly username?: string;
   readonly password?: string;
   readonly reconnection?: ReconnectionSettings;
+  /**
+   * Where reconnects, evictions and group rejoins are reported (by this client and by the
+   * publishers, consumers and transport built on it). Default: the runtime's `stderrLogger`
+   * (warnings and errors, one JSON line each); nothing is ever printed otherwise.
+   */
+  readonly logger?: Logger;
+  /** The clock the client and what is built on it wait with (reconnect backoff, poll intervals, linger); default the system clock. */
+  readonly clock?: Clock;
 }
 
 function withContext<T>(promise: Promise<T>, context: { stream?: Identifier; topic?: Identifier; partition?: number }): Promise<T> {
@@ -60,9 +87,33 @@ export class IggyClient implements AsyncDisposable {
   #generation = 0;
   #reconnecting: Promise<LoginReply> | undefined;
 
+  /** Where this client, and the publishers, consumers and transport built on it, report what they recover from. */
+  readonly logger: Logger;
+  /** The clock this client, and the publishers and consumers built on it, wait with. */
+  readonly clock: Clock;
+
   constructor(options: IggyClientOptions) {
     this.#options = options;
-    this.#connection = new IggyConnection(options);
+    this.logger = options.logger ?? stderrLogger;
+    this.clock = options.clock ?? systemClock;
+    this.#connection = this.#open(options);
+  }
+
+  /** A new connection whose unsolicited evictions are logged. */
+  #open(options: ConnectionOptions): IggyConnection {
+    const connection = new IggyConnection(options);
+    connection.onEviction((error) =>
+      this.logger.warn('iggy: the server evicted this client; it reconnects on its next command', {
+        server: this.#server,
+        clientId: String(connection.clientId),
+        reason: error.message,
+      }),
+    );
+    return connection;
+  }
+
+  get #server(): string {
+    return `${this.#options.host}:${this.#options.port}`;
   }
 
   /** The current connection (replaced when the client reconnects). */
@@ -123,22 +174,52 @@ export class IggyClient implements AsyncDisposable {
   async #reconnect(options: { attempts?: number; initialDelayMs?: number; maxDelayMs?: number }): Promise<LoginReply> {
     const settings = this.#options.reconnection ?? {};
     const attempts = options.attempts ?? settings.maxRetries ?? 0;
-    const maxDelay = options.maxDelayMs ?? settings.maxDelayMs ?? 30_000;
-    let delay = options.initialDelayMs ?? settings.initialDelayMs ?? 500;
+    // Doubling from the initial delay up to the cap, without jitter (the delays ReconnectionSettings documents).
+    const backoff = exponentialBackoff({
+      initialMs: options.initialDelayMs ?? settings.initialDelayMs ?? 500,
+      maxMs: options.maxDelayMs ?? settings.maxDelayMs ?? 30_000,
+      multiplier: 2,
+      jitter: 0,
+    });
     const clientId = this.#connection.clientId;
+    const fields = { server: this.#server, clientId: String(clientId), generation: this.#generation };
+    this.logger.warn('iggy: the connection is lost; reconnecting', fields);
     await this.#connection.close().catch(() => undefined);
-    for (let attempt = 1; ; attempt++) {
-      if (this.#closed) throw new ClosedError('the Iggy client');
-      this.#connection = new IggyConnection({ ...this.#options, ...(clientId === 0n ? {} : { clientId }) });
-      try {
-        return await this.connect();
-      } catch (error) {
-        await this.#connection.close().catch(() => undefined);
-        const retriable = (error as { retriable?: unknown }).retriable !== false;
-        if (!retriable || (attempts > 0 && attempt >= attempts)) throw error;
-        await new Promise((resolve) => setTimeout(resolve, delay));
-        delay = Math.min(maxDelay, delay * 2);
-      }
+    try {
+      const reply = await retry(
+        async () => {
+          if (this.#closed) throw new ClosedError('the Iggy client');
+          this.#connection = this.#open({ ...this.#options, ...(clientId === 0n ? {} : { clientId }) });
+          try {
+            return await this.connect();
+          } catch (error) {
+            await this.#connection.close().catch(() => undefined);
+            throw error;
+          }
+        },
+        {
+          maxAttempts: attempts,
+          backoff,
+          clock: this.clock,
+          onRetry: (error, attempt, delayMs) =>
+            this.logger.debug('iggy: reconnect attempt failed; trying again', {
+              ...fields,
+              attempt,
+              delayMs,
+              error: error instanceof Error ? error.message : String(error),
+            }),
+        },
+      );
+      this.logger.info('iggy: reconnected and logged in again', { ...fields, generation: this.#generation });
+      return reply;
+    } catch (error) {
+      const final = !isRetriable(error) ? 'not retriable' : `after ${attempts} attempt(s)`;
+      if (!this.#closed)
+        this.logger.error(`iggy: reconnecting failed (${final})`, {
+          ...fields,
+          error: error instanceof Error ? error.message : String(error),
+        });
+      throw error;
     }
   }
 
@@ -219,7 +300,7 @@ export class IggyClient implements AsyncDisposable {
     const codec = this.protocol.sendInPlace;
     const send = async (): Promise<SendConfirmation[]> => {
       const connection = await this.#live();
-      const { batch: wire, header } = batch.wire(codec.seal);
+      const { batch: wire, header } = batch.wire(codec.seal, codec.frameHeaderSize);
       const payload = await connection.request(
         codec.name,
         codec.code,
@@ -302,11 +383,4 @@ export class IggyClient implements AsyncDisposable {
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
   }
-}
-
-/** A 128-bit Iggy message id from a UUID string (the keiyaku event id). */
-export function messageIdFromUuid(uuid: string): bigint {
-  const hex = uuid.replace(/-/g, '');
-  if (!/^[0-9a-f]{32}$/i.test(hex)) throw new RangeError(`not a UUID: ${uuid}`);
-  return BigInt(`0x${hex}`);
 }

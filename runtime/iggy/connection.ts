@@ -8,13 +8,12 @@
 import { randomBytes } from 'node:crypto';
 import { connect, type Socket } from 'node:net';
 import { ClosedError, TransportError } from '@keiyaku/runtime/adapter';
+import type { BufferPool } from './pooled-batches.js';
 import { describeEviction, IggyError } from './protocol/errors.js';
 import { unpackVersion } from './protocol/primitives.js';
 import { DEFAULT_PROTOCOL } from './protocol/registry.js';
-import type { LoginReply } from './protocol/v0_11/commands/login-register.js';
-import type { DecodedFrame, IggyProtocol, RequestFrame } from './protocol/version.js';
+import type { DecodedFrame, IggyProtocol, LoginReply, RequestFrame } from './protocol/version.js';
 import { Reader } from './protocol/wire.js';
-import type { BufferPool } from './rented.js';
 
 /** Socket reads land in one reusable buffer per connection; frames are copied out of it as they complete. */
 const READ_BUFFER_SIZE = 64 * 1024;

@@ -21,11 +21,11 @@
  */
 import { KeiyakuError } from '@keiyaku/runtime/adapter';
 import type { IggyClient } from './client.js';
-import { GroupMembership } from './group.js';
+import { GroupMembership } from './group-membership.js';
+import { type BufferPool, ObjectDisposedError, sharedPool } from './pooled-batches.js';
 import { IggyError, isRecoverable } from './protocol/errors.js';
 import type { Consumer, Identifier, PollingStrategy } from './protocol/primitives.js';
-import { type PolledMessage, type PollReply, RESYNC_SENTINEL } from './protocol/v0_11/commands/messages.js';
-import { type BufferPool, ObjectDisposedError, sharedPool } from './rented.js';
+import { type PolledMessage, type PollReply, RESYNC_SENTINEL } from './protocol/version.js';
 
 /**
  * The pooled reply buffer of one poll, shared by its messages: it goes back to the pool when the
@@ -168,7 +168,8 @@ export class IggyConsumer implements AsyncDisposable {
       }
       const { messages, buffer } = polled;
       if (messages.length === 0) {
-        await new Promise((resolve) => setTimeout(resolve, this.config.pollIntervalMs));
+        // An abort ends the wait early; the loop condition then ends the loop.
+        await this.#client.clock.sleep(this.config.pollIntervalMs, signal).catch(() => undefined);
         continue;
       }
       let handedOut = 0;
@@ -200,9 +201,15 @@ export class IggyConsumer implements AsyncDisposable {
    */
   async #recover(error: unknown): Promise<void> {
     if (!isRecoverable(error) || (!this.#client.connection.alive && !this.#client.reconnects)) throw error;
+    this.#client.logger.warn('iggy: the consumer recovers from a failed poll or commit; it resumes from the stored offsets', {
+      stream: String(this.config.stream),
+      topic: String(this.config.topic),
+      consumer: String(this.config.consumer.id),
+      error: error instanceof Error ? error.message : String(error),
+    });
     this.#membership?.invalidate();
     this.#cursors.clear();
-    await new Promise((resolve) => setTimeout(resolve, this.config.pollIntervalMs));
+    await this.#client.clock.sleep(this.config.pollIntervalMs);
   }
 
   /**

@@ -3,19 +3,19 @@
 export type { ChannelSerde, IggyChannel, IggyPlacement } from './channel.js';
 export { channelSerde, IggyChannelPublisher, iggyChannel } from './channel.js';
 export type { IggyClientOptions, PooledPollReply, ReconnectionSettings } from './client.js';
-export { IggyClient, messageIdFromUuid } from './client.js';
+export { IggyClient } from './client.js';
 export type { ConnectionOptions } from './connection.js';
 export { IggyConnection } from './connection.js';
 export type { AutoCommit, IggyConsumerConfig, ReceivedMessage } from './consumer.js';
 export { IggyConsumer, IggyConsumerBuilder, RentedPollBuffer, RentedReceivedMessage } from './consumer.js';
-export { Consumer, Identifier, Partitioning, PollingStrategy, UserHeaders } from './kinds.js';
+export { messageIdFromUuid } from './envelope-headers.js';
+export type { RentedMessage, RentedPayloadWriter } from './pooled-batches.js';
+export { BufferPool, ObjectDisposedError, RentedMessageBatch, RentedMessageBatchBuilder, sharedPool } from './pooled-batches.js';
 export { describeCode, IggyError } from './protocol/errors.js';
 export { DEFAULT_PROTOCOL, PROTOCOLS, protocolFor } from './protocol/registry.js';
 export type { CommandCodec, IggyCommands, IggyProtocol } from './protocol/version.js';
 export type { IggyPublisherConfig, PublisherMessage } from './publisher.js';
 export { IggyPublisher, IggyPublisherBuilder, IggyPublisherError } from './publisher.js';
-export type { RentedMessage, RentedPayloadWriter } from './rented.js';
-export { BufferPool, ObjectDisposedError, RentedMessageBatch, RentedMessageBatchBuilder, sharedPool } from './rented.js';
 export type { IggyTransportOptions } from './transport.js';
 export { IggyTransport } from './transport.js';
 export type {
@@ -25,7 +25,7 @@ export type {
   MessageStatus,
   Serializer,
   TypedEntry,
-} from './typed.js';
+} from './typed-builders.js';
 export {
   createConsumerBuilder,
   createPublisherBuilder,
@@ -34,4 +34,5 @@ export {
   IggyTypedPublisher,
   IggyTypedPublisherBuilder,
   JsonSerializer,
-} from './typed.js';
+} from './typed-builders.js';
+export { Consumer, Identifier, Partitioning, PollingStrategy, UserHeaders } from './value-factories.js';

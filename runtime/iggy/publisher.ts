@@ -14,16 +14,18 @@
  * ```
  *
  * Background sending batches by count and by bytes (default 256 KiB; 0 disables the byte
- * gate) with a linger interval, retries with exponential backoff, and reports a batch that
- * finally failed to `onError` and to the caller of `waitUntilAllSends` — never silently.
+ * gate) with a linger interval, retries with exponential backoff (the runtime's `retry()`, on
+ * the client's clock), and reports a batch that finally failed to `onError` and to the caller
+ * of `waitUntilAllSends` — never silently. A listener that throws is logged through the
+ * client's logger; the other listeners are still told.
  */
-import { ClosedError, KeiyakuError } from '@keiyaku/runtime/adapter';
+import { ClosedError, exponentialBackoff, KeiyakuError, retry } from '@keiyaku/runtime/adapter';
 import type { IggyClient } from './client.js';
-import { ensureTopic } from './group.js';
-import { xxh32Seed0 } from './protocol/checksum.js';
+import { IGGY_PLACEMENT_DEFAULTS, resolvePartitioning } from './placement.js';
+import { ObjectDisposedError, RentedMessageBatch } from './pooled-batches.js';
 import type { Identifier, Partitioning } from './protocol/primitives.js';
-import type { OutgoingMessage } from './protocol/v0_11/commands/messages.js';
-import { ObjectDisposedError, RentedMessageBatch } from './rented.js';
+import type { OutgoingMessage } from './protocol/version.js';
+import { ensureTopic } from './topics.js';
 
 /** A queued item of the background sender: one message, or a rented batch that goes out whole from its own buffer. */
 type Queued = OutgoingMessage | RentedMessageBatch;
@@ -77,12 +79,13 @@ export class IggyPublisher implements AsyncDisposable {
   /** Messages queued (a rented batch counts its messages) and their payload bytes. */
   #queuedMessages = 0;
   #queuedBytes = 0;
-  #timer: NodeJS.Timeout | undefined;
+  /** The pending linger wait (aborted when a flush comes first). */
+  #linger: AbortController | undefined;
   #inFlight = new Set<Promise<void>>();
   #failures: IggyPublisherError[] = [];
   #listeners = new Set<(error: IggyPublisherError) => void>();
   #disposed = false;
-  #roundRobin = 0;
+  readonly #roundRobin = { value: 0 };
 
   constructor(client: IggyClient, config: IggyPublisherConfig) {
     this.#client = client;
@@ -113,7 +116,7 @@ export class IggyPublisher implements AsyncDisposable {
   async sendMessages(messages: readonly PublisherMessage[]): Promise<void> {
     if (this.#disposed) throw new ClosedError('the Iggy publisher');
     if (!this.#initialized) throw new KeiyakuError('iggy_not_initialized', 'call init() on the Iggy publisher before sending');
-    const now = BigInt(Date.now()) * 1000n;
+    const now = BigInt(this.#client.clock.now()) * 1000n;
     const outgoing = messages.map(
       (m): OutgoingMessage => ({
         ...(m.id === undefined ? {} : { id: m.id }),
@@ -171,11 +174,17 @@ export class IggyPublisher implements AsyncDisposable {
   }
 
   #armLinger(): void {
-    if (this.#queue.length > 0 && this.#timer === undefined) {
-      this.#timer = setTimeout(() => {
-        this.#timer = undefined;
-        this.#flush();
-      }, this.config.background.lingerMs);
+    if (this.#queue.length > 0 && this.#linger === undefined) {
+      const linger = new AbortController();
+      this.#linger = linger;
+      this.#client.clock.sleep(this.config.background.lingerMs, linger.signal).then(
+        () => {
+          if (this.#linger !== linger) return;
+          this.#linger = undefined;
+          this.#flush();
+        },
+        () => undefined, // cancelled: a flush came first
+      );
     }
   }
 
@@ -188,8 +197,8 @@ export class IggyPublisher implements AsyncDisposable {
 
   /** Waits until everything queued has been sent or has failed; rejects with the first failure. */
   async waitUntilAllSends(): Promise<void> {
-    if (this.#timer) clearTimeout(this.#timer);
-    this.#timer = undefined;
+    this.#linger?.abort();
+    this.#linger = undefined;
     this.#flush();
     while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
     const failure = this.#failures.shift();
@@ -255,7 +264,7 @@ export class IggyPublisher implements AsyncDisposable {
         .catch((error: unknown) => {
           const failure = new IggyPublisherError(count, error);
           this.#failures.push(failure);
-          for (const listener of this.#listeners) listener(failure);
+          this.#announce(failure);
         })
         .finally(() => {
           if (batch instanceof RentedMessageBatch) batch.dispose();
@@ -265,33 +274,56 @@ export class IggyPublisher implements AsyncDisposable {
     }
   }
 
+  /** Tells every `onError` listener; one that throws is logged and does not keep the others from hearing it. */
+  #announce(failure: IggyPublisherError): void {
+    for (const listener of [...this.#listeners]) {
+      try {
+        listener(failure);
+      } catch (thrown) {
+        this.#client.logger.error('iggy: an onError listener of the publisher threw', {
+          stream: String(this.config.stream),
+          topic: String(this.config.topic),
+          messages: failure.messages,
+          error: thrown instanceof Error ? thrown.message : String(thrown),
+        });
+      }
+    }
+  }
+
   #partitioningFor(): Partitioning {
-    const p = this.config.partitioning;
-    if (this.#partitions === 0) return p;
-    // Resolve on the client, as the SDKs do: round-robin for balanced, XXH32(key) mod n for keys.
-    if (p.kind === 'balanced') return { kind: 'partition', id: this.#roundRobin++ % this.#partitions };
-    if (p.kind === 'key')
-      return { kind: 'partition', id: xxh32Seed0(typeof p.key === 'string' ? new TextEncoder().encode(p.key) : p.key) % this.#partitions };
-    return p;
+    return resolvePartitioning(this.config.partitioning, this.#partitions, this.#roundRobin);
   }
 
   async #sendWithRetry(batch: readonly OutgoingMessage[] | RentedMessageBatch): Promise<void> {
-    const { retry } = this.config;
+    const settings = this.config.retry;
+    const { stream, topic } = this.config;
     const partitioning = this.#partitioningFor();
-    let delay = retry.initialDelayMs;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        if (batch instanceof RentedMessageBatch)
-          await this.#client.sendRentedBatch(this.config.stream, this.config.topic, partitioning, batch);
-        else await this.#client.sendMessages(this.config.stream, this.config.topic, partitioning, batch);
-        return;
-      } catch (error) {
-        const retriable = (error as { retriable?: unknown }).retriable !== false;
-        if (!retry.enabled || !retriable || attempt >= retry.maxAttempts) throw error;
-        await new Promise((resolve) => setTimeout(resolve, delay));
-        delay = Math.min(retry.maxDelayMs, delay * retry.multiplier);
-      }
-    }
+    await retry(
+      async () => {
+        if (batch instanceof RentedMessageBatch) await this.#client.sendRentedBatch(stream, topic, partitioning, batch);
+        else await this.#client.sendMessages(stream, topic, partitioning, batch);
+      },
+      {
+        // Disabled, or fewer than one attempt: send once.
+        maxAttempts: settings.enabled ? Math.max(1, settings.maxAttempts) : 1,
+        // Doubling (by `multiplier`) from the initial delay up to the cap, without jitter: the delays withRetry documents.
+        backoff: exponentialBackoff({
+          initialMs: settings.initialDelayMs,
+          maxMs: settings.maxDelayMs,
+          multiplier: settings.multiplier,
+          jitter: 0,
+        }),
+        clock: this.#client.clock,
+        onRetry: (error, attempt, delayMs) =>
+          this.#client.logger.debug('iggy: sending a batch failed; trying again', {
+            stream: String(stream),
+            topic: String(topic),
+            attempt,
+            delayMs,
+            error: error instanceof Error ? error.message : String(error),
+          }),
+      },
+    );
   }
 }
 
@@ -308,7 +340,7 @@ export class IggyPublisherBuilder {
       partitioning: { kind: 'balanced' },
       createStream: false,
       createTopic: false,
-      topicPartitions: 1,
+      topicPartitions: IGGY_PLACEMENT_DEFAULTS.topicPartitions,
       background: { enabled: false, batchSize: 100, lingerMs: 100, queueCapacity: 10_000 },
       backgroundMaxBatchBytes: 256 * 1024,
       retry: { enabled: true, maxAttempts: 3, initialDelayMs: 100, maxDelayMs: 10_000, multiplier: 2 },

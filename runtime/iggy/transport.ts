@@ -11,7 +11,6 @@
  *   group named after the handler's `groupId`; polls without server auto-commit; `commit`
  *   stores the last acknowledged offset per partition (at least once).
  */
-import { randomUUID } from 'node:crypto';
 import type {
   ChannelBindings,
   ConsumerOptions,
@@ -24,14 +23,17 @@ import type {
   TransportHealth,
   TransportProducer,
 } from '@keiyaku/runtime/adapter';
-import { ClosedError, TransportError } from '@keiyaku/runtime/adapter';
-import { IggyClient, type IggyClientOptions, messageIdFromUuid } from './client.js';
-import { ensureTopic, GroupMembership } from './group.js';
-import { UserHeaders } from './kinds.js';
-import { xxh32Seed0 } from './protocol/checksum.js';
+import { type Clock, ClosedError, type Logger, stderrLogger, systemClock, TransportError } from '@keiyaku/runtime/adapter';
+import { IggyClient, type IggyClientOptions } from './client.js';
+import { encodeHeaders, messageIdOf, recordFromIggy } from './envelope-headers.js';
+import { GroupMembership } from './group-membership.js';
+import { IGGY_PLACEMENT_DEFAULTS, partitionForKey } from './placement.js';
 import { isRecoverable } from './protocol/errors.js';
-import { RESYNC_SENTINEL } from './protocol/v0_11/commands/messages.js';
-import { IggyDecodeError, utf8 } from './protocol/wire.js';
+import { RESYNC_SENTINEL } from './protocol/version.js';
+import { ensureTopic } from './topics.js';
+
+/** @internal Kept here for the decoders' fuzz targets; lives in envelope-headers.ts. */
+export { recordFromIggy };
 
 export interface IggyTransportOptions extends IggyClientOptions {
   /** Stream of addresses without an `x-iggy` binding (default `keiyaku`). */
@@ -48,50 +50,13 @@ interface Placement {
   partitions: number;
 }
 
-const KEY_HEADER = 'keiyaku_key';
-
-/** The record's headers (empty values left out) and its key, as Iggy user headers; undefined when there are none. */
-function encodeHeaders(headers: Readonly<Record<string, string>>, key: string | undefined): Uint8Array | undefined {
-  const entries = Object.entries(headers).filter(([, v]) => v.length > 0);
-  if (key !== undefined && key.length > 0) entries.push([KEY_HEADER, key]);
-  return entries.length === 0 ? undefined : UserHeaders.encode(Object.fromEntries(entries));
-}
-
-/**
- * @internal A polled Iggy message as a transport record: its user headers (the key in
- * `keiyaku_key`) as string headers. A malformed header block leaves the record without
- * headers: it then fails to decode (no `ce_type`) and is blocked or parked like any
- * undecodable record, instead of failing the whole poll.
- */
-export function recordFromIggy(
-  m: { readonly offset: bigint; readonly timestamp: bigint; readonly payload: Uint8Array; readonly headers: Uint8Array },
-  address: string,
-  partition: number,
-): IncomingRecord {
-  let headers: Record<string, string>;
-  try {
-    headers = UserHeaders.decode(m.headers);
-  } catch (error) {
-    if (!(error instanceof IggyDecodeError)) throw error;
-    headers = {};
-  }
-  const key = headers[KEY_HEADER];
-  delete headers[KEY_HEADER];
-  return {
-    address,
-    partition,
-    offset: String(m.offset),
-    timestamp: Number(m.timestamp / 1000n),
-    headers,
-    value: new Uint8Array(m.payload),
-    ...(key === undefined ? {} : { key }),
-  };
-}
-
 export class IggyTransport implements Transport {
   readonly name = 'iggy';
   readonly capabilities: TransportCapabilities = Object.freeze({ orderedPartitions: true, durable: true, pausablePartitions: true });
   readonly options: IggyTransportOptions;
+  /** Where the transport and its clients report reconnects, evictions and rejoins (`options.logger`, default `stderrLogger`). */
+  readonly logger: Logger;
+  readonly clock: Clock;
   readonly #placements = new Map<string, Placement>();
   readonly #ready = new Map<string, Promise<Placement>>();
   readonly #clients = new Set<IggyClient>();
@@ -100,11 +65,13 @@ export class IggyTransport implements Transport {
 
   constructor(options: IggyTransportOptions) {
     this.options = options;
+    this.logger = options.logger ?? stderrLogger;
+    this.clock = options.clock ?? systemClock;
   }
 
   /** A connected, logged-in client on its own connection. */
   async newClient(role: 'admin' | 'producer' | 'consumer' | 'client' = 'client'): Promise<IggyClient> {
-    const client = new IggyClient(this.options);
+    const client = new IggyClient({ ...this.options, logger: this.logger, clock: this.clock });
     await client.connect();
     this.#clients.add(client);
     this.#roles.set(client, role);
@@ -119,7 +86,11 @@ export class IggyTransport implements Transport {
   placement(address: string): Placement {
     let placement = this.#placements.get(address);
     if (placement === undefined) {
-      placement = { stream: this.options.stream ?? 'keiyaku', topic: address, partitions: this.options.defaultPartitions ?? 3 };
+      placement = {
+        stream: this.options.stream ?? IGGY_PLACEMENT_DEFAULTS.stream,
+        topic: address,
+        partitions: this.options.defaultPartitions ?? IGGY_PLACEMENT_DEFAULTS.transportPartitions,
+      };
       this.#placements.set(address, placement);
     }
     return placement;
@@ -129,9 +100,9 @@ export class IggyTransport implements Transport {
     const iggy = bindings.iggy;
     if (!this.#placements.has(address) && iggy) {
       this.#placements.set(address, {
-        stream: iggy.stream ?? this.options.stream ?? 'keiyaku',
+        stream: iggy.stream ?? this.options.stream ?? IGGY_PLACEMENT_DEFAULTS.stream,
         topic: iggy.topic ?? address,
-        partitions: iggy.partitions ?? this.options.defaultPartitions ?? 3,
+        partitions: iggy.partitions ?? this.options.defaultPartitions ?? IGGY_PLACEMENT_DEFAULTS.transportPartitions,
       });
     }
     await this.ensure(address);
@@ -174,7 +145,7 @@ export class IggyTransport implements Transport {
         for (const record of records) {
           const placement = await this.ensure(record.address);
           const partition =
-            record.key === undefined ? roundRobin++ % placement.partitions : xxh32Seed0(utf8.encode(record.key)) % placement.partitions;
+            record.key === undefined ? roundRobin++ % placement.partitions : partitionForKey(record.key, placement.partitions);
           const key = `${record.address}\u0000${partition}`;
           const group = groups.get(key) ?? { address: record.address, partition, records: [] };
           group.records.push(record);
@@ -189,13 +160,7 @@ export class IggyTransport implements Transport {
             { kind: 'partition', id: group.partition },
             group.records.map((r) => {
               const headers = encodeHeaders(r.headers, r.key);
-              let id: bigint;
-              try {
-                id = messageIdFromUuid(r.headers['ce_id'] ?? randomUUID());
-              } catch {
-                id = messageIdFromUuid(randomUUID());
-              }
-              return { id, payload: r.value, ...(headers ? { headers } : {}), originTimestamp: now };
+              return { id: messageIdOf(r.headers['ce_id']), payload: r.value, ...(headers ? { headers } : {}), originTimestamp: now };
             }),
           );
         }
@@ -291,6 +256,11 @@ class IggyTransportConsumer implements TransportConsumer {
       return await this.#poll(signal);
     } catch (error) {
       if (!isRecoverable(error) || this.#closed) throw error;
+      this.#transport.logger.warn('iggy: a subscription recovers from a failed poll; it joins its group again', {
+        address: this.#options.address,
+        groupId: this.#options.groupId,
+        error: error instanceof Error ? error.message : String(error),
+      });
       // The connection died, the member was evicted or the server said "not now": join again on the next
       // poll (the client reconnects by itself); at least once holds because the group's stored offsets
       // decide where polling resumes. A join that never succeeded starts over.
@@ -301,13 +271,14 @@ class IggyTransportConsumer implements TransportConsumer {
         this.#membership.catch(() => undefined);
       }
       this.#cursor.clear();
-      await this.#idle();
+      await this.#idle(signal);
       return [];
     }
   }
 
-  #idle(): Promise<void> {
-    return new Promise((resolve) => setTimeout(resolve, this.#transport.options.idleWaitMs ?? 50));
+  /** Waits before polling again; an abort ends the wait early. */
+  #idle(signal: AbortSignal): Promise<void> {
+    return this.#transport.clock.sleep(this.#transport.options.idleWaitMs ?? 50, signal).catch(() => undefined);
   }
 
   async #poll(signal: AbortSignal): Promise<readonly IncomingRecord[]> {
@@ -341,7 +312,7 @@ class IggyTransportConsumer implements TransportConsumer {
       return reply.messages.map((m) => recordFromIggy(m, this.#options.address, partition));
     }
     if (this.#partitions.length === 0) this.#assign(await membership.sync());
-    await this.#idle();
+    await this.#idle(signal);
     return [];
   }
 

@@ -8,7 +8,6 @@ import { BookBorrowed, BookIntegrationEvents, BookReturned, DueDateReminder, Mem
 import { type AnyChannel, isKeiyakuError } from '../../runtime/codegen-v1.js';
 import { openEnvelope } from '../../runtime/core/envelope.js';
 import type { IncomingRecord } from '../../runtime/core/transport.js';
-import { UserHeaders } from '../../runtime/iggy/kinds.js';
 import { tlv, writeTlv } from '../../runtime/iggy/protocol/primitives.js';
 import { encodeGroupDetails, encodeSync } from '../../runtime/iggy/protocol/v0_11/commands/groups.js';
 import { encodeLoginReply } from '../../runtime/iggy/protocol/v0_11/commands/login-register.js';
@@ -19,6 +18,7 @@ import { encodeEviction, encodeReply } from '../../runtime/iggy/protocol/v0_11/h
 import { protocol_0_11 } from '../../runtime/iggy/protocol/v0_11/index.js';
 import { Writer } from '../../runtime/iggy/protocol/wire.js';
 import { recordFromIggy } from '../../runtime/iggy/transport.js';
+import { UserHeaders } from '../../runtime/iggy/value-factories.js';
 import { recordFromKafka } from '../../runtime/kafka/transport.js';
 import { parkedFromRow } from '../../runtime/sqlite/dead-letters.js';
 

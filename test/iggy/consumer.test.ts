@@ -2,6 +2,7 @@
 // auto-commit modes, manual offsets, and consumer groups split across two members.
 import { IggyClient } from '@keiyaku/iggy';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../runtime/core/clock.js';
 import { IggyConsumerBuilder } from '../../runtime/iggy/consumer.js';
 import { IggyPublisherBuilder } from '../../runtime/iggy/publisher.js';
 import { IggyProtocolDouble } from './protocol-double.js';
@@ -118,5 +119,28 @@ describe('IggyConsumer (against the protocol test double)', () => {
     expect([...seen1, ...seen2].map((s) => s.split(':')[2]).sort()).toEqual(['m0', 'm1', 'm2', 'm3', 'm4', 'm5']);
     await m1.dispose();
     await m2.dispose();
+  });
+
+  it("waits the poll interval after an empty poll on the client's clock, and an abort ends the wait", async () => {
+    const clock = new ManualClock();
+    const timed = new IggyClient({ host: '127.0.0.1', port: server.port, requestTimeoutMs: 1_000, heartbeatMs: 0, clock });
+    await timed.connect();
+    clients.push(timed);
+    const consumer = IggyConsumerBuilder.create(timed, 'library', 'books', { kind: 'consumer', id: 'idle' })
+      .withPollingStrategy({ kind: 'offset', value: 100n }) // past the end: every poll is empty
+      .withPollInterval(250)
+      .build();
+    await consumer.init();
+    const stop = new AbortController();
+    const loop = consumer.receive(stop.signal).next();
+    for (let i = 0; i < 200 && clock.pending === 0; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(clock.pending).toBe(1);
+    expect(clock.nextWake).toBe(clock.now() + 250);
+    const polls = server.seen.filter((request) => request.code === 100).length;
+    await clock.advance(250);
+    for (let i = 0; i < 200 && clock.pending === 0; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(server.seen.filter((request) => request.code === 100).length).toBe(polls + 1); // one poll per interval, no hot loop
+    stop.abort();
+    expect(await loop).toEqual({ done: true, value: undefined });
   });
 });

@@ -3,6 +3,7 @@
 // IGGY_RESTART_COMMAND, a shell command that restarts that server keeping its data and returns
 // once it accepts connections again. Without them the suites are skipped and say why.
 import { randomUUID } from 'node:crypto';
+import { silentLogger } from '../../runtime/core/logger.js';
 import { IggyClient, type IggyClientOptions } from '../../runtime/iggy/client.js';
 
 export const address = process.env['IGGY_TCP_ADDRESS'];
@@ -18,6 +19,8 @@ export function clientOptions(extra: Partial<IggyClientOptions> = {}): IggyClien
     username: process.env['IGGY_USERNAME'] ?? 'iggy',
     password: process.env['IGGY_PASSWORD'] ?? 'iggy',
     requestTimeoutMs: 10_000,
+    // The suites check outcomes; what the client logs is checked against the protocol double (reconnect/recovery tests).
+    logger: silentLogger,
     ...extra,
   };
 }

@@ -10,10 +10,14 @@ import { IggyTransport } from '../../runtime/iggy/transport.js';
 import { waitFor } from '../helpers.js';
 import { borrowed } from '../ops/trace-hop.js';
 import { IggyProtocolDouble } from './protocol-double.js';
+import { recordingLogger } from './recording-logger.js';
 
 let server: IggyProtocolDouble;
 let port: number;
+/** Reconnects, evictions and rejoins are reported here (never on stderr). */
+let log: ReturnType<typeof recordingLogger>;
 beforeEach(async () => {
+  log = recordingLogger();
   server = new IggyProtocolDouble();
   port = await server.start();
 });
@@ -23,7 +27,13 @@ afterEach(async () => {
 
 describe('Iggy transport health (against the protocol test double)', () => {
   it('reports generations and reconnects, and is not ready while a client lost its connection', async () => {
-    const transport = new IggyTransport({ host: '127.0.0.1', port, heartbeatMs: 0, reconnection: { initialDelayMs: 20, maxDelayMs: 50 } });
+    const transport = new IggyTransport({
+      host: '127.0.0.1',
+      port,
+      heartbeatMs: 0,
+      logger: log.logger,
+      reconnection: { initialDelayMs: 20, maxDelayMs: 50 },
+    });
     const host = createMessaging({ transport, shutdownBudgetMs: 2_000 });
     const handled: string[] = [];
     host.subscribe(BookIntegrationEvents, { groupId: 'inventory.book-availability', handle: (m) => void handled.push(m.copyId) });

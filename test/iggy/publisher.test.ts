@@ -2,8 +2,10 @@
 // batching by count and bytes, retries, failures that reach the caller, client-side partitioning.
 import { IggyClient } from '@keiyaku/iggy';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../runtime/core/clock.js';
 import { IggyPublisherBuilder, IggyPublisherError } from '../../runtime/iggy/publisher.js';
 import { IggyProtocolDouble } from './protocol-double.js';
+import { recordingLogger } from './recording-logger.js';
 
 let server: IggyProtocolDouble;
 let client: IggyClient;
@@ -103,4 +105,88 @@ describe('IggyPublisher (against the protocol test double)', () => {
     await keyed.sendMessages([{ payload: payload(1) }]);
     expect(new Set(server.sentBatches.map((b) => b.partition)).size).toBe(1);
   });
+
+  it('an onError listener that throws is logged, the other listeners still hear the failure, and nothing is left unhandled', async () => {
+    const log = recordingLogger();
+    await using logged = new IggyClient({
+      host: '127.0.0.1',
+      port: server.port,
+      requestTimeoutMs: 1_000,
+      heartbeatMs: 0,
+      logger: log.logger,
+    });
+    await logged.connect();
+    const publisher = IggyPublisherBuilder.create(logged, 's', 't')
+      .createIfMissing()
+      .withPartitioning({ kind: 'partition', id: 0 })
+      .withBackgroundSending({ batchSize: 1, lingerMs: 1 })
+      .withRetry({ enabled: false })
+      .build();
+    await publisher.init();
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown): void => void unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const heard: string[] = [];
+      publisher.onError(() => {
+        heard.push('first');
+        throw new Error('listener bug');
+      });
+      publisher.onError((error) => heard.push(`second: ${error.messages}`));
+      server.failSends = 1;
+      await publisher.sendMessages([{ payload: payload(1) }]);
+      await expect(publisher.waitUntilAllSends()).rejects.toBeInstanceOf(IggyPublisherError);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(heard).toEqual(['first', 'second: 1']);
+      expect(unhandled).toEqual([]);
+      expect(log.lines.filter((line) => line.level === 'error')).toEqual([
+        {
+          level: 'error',
+          message: 'iggy: an onError listener of the publisher threw',
+          fields: { stream: 's', topic: 't', messages: 1, error: 'listener bug' },
+        },
+      ]);
+      // The publisher goes on: the next batch is sent.
+      await publisher.sendMessages([{ payload: payload(1) }]);
+      await publisher.waitUntilAllSends();
+      expect(server.sentBatches).toHaveLength(1);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
+
+  it("waits between send attempts on the client's clock, with the configured exponential backoff", async () => {
+    const clock = new ManualClock();
+    await using timed = new IggyClient({ host: '127.0.0.1', port: server.port, requestTimeoutMs: 1_000, heartbeatMs: 0, clock });
+    await timed.connect();
+    const publisher = IggyPublisherBuilder.create(timed, 's', 't')
+      .createIfMissing()
+      .withPartitioning({ kind: 'partition', id: 0 })
+      .withRetry({ maxAttempts: 3, initialDelayMs: 1_000, multiplier: 3 })
+      .build();
+    await publisher.init();
+    server.failSends = 2;
+    let sent = false;
+    const sending = publisher.sendMessages([{ payload: payload(1) }]).then(() => {
+      sent = true;
+    });
+    await waitUntil(() => clock.pending === 1);
+    expect(clock.nextWake).toBe(clock.now() + 1_000);
+    await clock.advance(999);
+    expect(server.failSends).toBe(1); // the second attempt waits for the whole first delay
+    await clock.advance(1);
+    await waitUntil(() => clock.pending === 1);
+    expect(server.failSends).toBe(0);
+    expect(clock.nextWake).toBe(clock.now() + 3_000); // × multiplier
+    await clock.advance(3_000);
+    await sending;
+    expect(sent).toBe(true);
+    expect(server.sentBatches).toHaveLength(1);
+  });
 });
+
+/** Waits (on real time, briefly) until `condition` holds: the send attempts go over a real socket. */
+async function waitUntil(condition: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 5));
+  expect(condition()).toBe(true);
+}

@@ -8,10 +8,14 @@ import { IggyConsumerBuilder } from '../../runtime/iggy/consumer.js';
 import { IggyPublisherBuilder, type IggyPublisherError } from '../../runtime/iggy/publisher.js';
 import { waitFor } from '../helpers.js';
 import { IggyProtocolDouble } from './protocol-double.js';
+import { recordingLogger } from './recording-logger.js';
 
 let server: IggyProtocolDouble;
 let port: number;
+/** What the clients report: reconnects, evictions and rejoins go to the injected logger, never to stderr. */
+let log: ReturnType<typeof recordingLogger>;
 beforeEach(async () => {
+  log = recordingLogger();
   server = new IggyProtocolDouble();
   port = await server.start();
 });
@@ -29,7 +33,13 @@ async function restart(downMs: number): Promise<void> {
 
 describe('reconnection (against the protocol test double)', () => {
   it('the next command after a server restart reconnects and registers again under the same client id', async () => {
-    await using client = new IggyClient({ host: '127.0.0.1', port, heartbeatMs: 0, reconnection: { initialDelayMs: 20 } });
+    await using client = new IggyClient({
+      host: '127.0.0.1',
+      port,
+      heartbeatMs: 0,
+      logger: log.logger,
+      reconnection: { initialDelayMs: 20 },
+    });
     await client.connect();
     await client.createStream('kept');
     const before = client.connection.clientId;
@@ -42,10 +52,23 @@ describe('reconnection (against the protocol test double)', () => {
     expect(client.connection.clientId).toBe(before);
     const registrations = server.seen.filter((request) => request.operation === 1).map((request) => request.client);
     expect(registrations).toEqual([before, before]);
+    // Reported through the injected logger: the loss as a warning, the new login as info.
+    expect(log.lines.map((line) => [line.level, line.message])).toEqual([
+      ['warn', 'iggy: the connection is lost; reconnecting'],
+      ['info', 'iggy: reconnected and logged in again'],
+    ]);
+    expect(log.lines[0]!.fields).toMatchObject({ server: `127.0.0.1:${port}`, clientId: String(before), generation: 1 });
+    expect(log.lines[1]!.fields).toMatchObject({ generation: 2 });
   });
 
   it('commands wait while the server is down and go out when it is back', async () => {
-    await using client = new IggyClient({ host: '127.0.0.1', port, heartbeatMs: 0, reconnection: { initialDelayMs: 20, maxDelayMs: 50 } });
+    await using client = new IggyClient({
+      host: '127.0.0.1',
+      port,
+      heartbeatMs: 0,
+      logger: log.logger,
+      reconnection: { initialDelayMs: 20, maxDelayMs: 50 },
+    });
     await client.connect();
     await server.stop();
     await waitFor(() => !client.connection.alive, 'the client sees the connection drop');
@@ -58,7 +81,7 @@ describe('reconnection (against the protocol test double)', () => {
   });
 
   it('with reconnection disabled, a command on the dead connection fails (retriable) and one after close() as closed', async () => {
-    await using client = new IggyClient({ host: '127.0.0.1', port, heartbeatMs: 0, reconnection: { enabled: false } });
+    await using client = new IggyClient({ host: '127.0.0.1', port, heartbeatMs: 0, logger: log.logger, reconnection: { enabled: false } });
     await client.connect();
     await restart(10);
     await waitFor(() => !client.connection.alive, 'the client sees the connection drop');
@@ -73,16 +96,27 @@ describe('reconnection (against the protocol test double)', () => {
       host: '127.0.0.1',
       port,
       heartbeatMs: 0,
+      logger: log.logger,
       reconnection: { maxRetries: 3, initialDelayMs: 10 },
     });
     await client.connect();
     await server.stop();
     await waitFor(() => !client.connection.alive, 'the client sees the connection drop');
     await expect(client.getStream('anything')).rejects.toThrow(/cannot connect/);
+    // Every failed attempt but the last is told at debug level, with the wait before the next; giving up is an error.
+    expect(log.lines.filter((line) => line.level === 'debug').map((line) => line.fields['attempt'])).toEqual([1, 2]);
+    expect(log.lines.filter((line) => line.level === 'debug').map((line) => line.fields['delayMs'])).toEqual([10, 20]);
+    expect(log.lines.at(-1)).toMatchObject({ level: 'error', message: 'iggy: reconnecting failed (after 3 attempt(s))' });
   });
 
   it('a background publisher loses nothing across a server restart', async () => {
-    await using client = new IggyClient({ host: '127.0.0.1', port, heartbeatMs: 0, reconnection: { initialDelayMs: 20 } });
+    await using client = new IggyClient({
+      host: '127.0.0.1',
+      port,
+      heartbeatMs: 0,
+      logger: log.logger,
+      reconnection: { initialDelayMs: 20 },
+    });
     await client.connect();
     await using publisher = IggyPublisherBuilder.create(client, 'orders', 'created')
       .createIfMissing({ partitions: 1 })
@@ -114,7 +148,13 @@ describe('reconnection (against the protocol test double)', () => {
   });
 
   it('a group consumer whose client was reconnected by someone else joins again before it polls', async () => {
-    await using client = new IggyClient({ host: '127.0.0.1', port, heartbeatMs: 0, reconnection: { initialDelayMs: 20 } });
+    await using client = new IggyClient({
+      host: '127.0.0.1',
+      port,
+      heartbeatMs: 0,
+      logger: log.logger,
+      reconnection: { initialDelayMs: 20 },
+    });
     await client.connect();
     const publisher = IggyPublisherBuilder.create(client, 'books', 'borrowed').createIfMissing({ partitions: 2 }).build();
     await publisher.init();
@@ -132,6 +172,9 @@ describe('reconnection (against the protocol test double)', () => {
     const joinsBefore = server.seen.filter((request) => request.operation === 148).length;
     expect(new TextDecoder().decode((await iterator.next()).value!.payload)).toBe('two');
     expect(server.seen.filter((request) => request.operation === 148).length).toBe(joinsBefore + 1);
+    expect(log.lines.filter((line) => line.message === 'iggy: joined the consumer group again').map((line) => line.fields)).toEqual([
+      expect.objectContaining({ stream: 'books', topic: 'borrowed', group: 'shelf', generation: 2 }),
+    ]);
     await iterator.return(undefined);
   });
 });

@@ -9,9 +9,13 @@ import { IggyPublisherBuilder } from '../../runtime/iggy/publisher.js';
 import { IggyTransport } from '../../runtime/iggy/transport.js';
 import { waitFor } from '../helpers.js';
 import { IggyProtocolDouble } from './protocol-double.js';
+import { recordingLogger } from './recording-logger.js';
 
 let server: IggyProtocolDouble;
+/** Reconnects, evictions and rejoins are reported here (never on stderr). */
+let log: ReturnType<typeof recordingLogger>;
 beforeEach(async () => {
+  log = recordingLogger();
   server = new IggyProtocolDouble();
   await server.start();
 });
@@ -31,7 +35,14 @@ const borrowed = (copyId: string) =>
 
 describe('Iggy recovery', () => {
   it('a keiyaku subscription on Iggy rejoins after its member is evicted and loses nothing', async () => {
-    const transport = new IggyTransport({ host: '127.0.0.1', port: server.port, requestTimeoutMs: 1_000, heartbeatMs: 0, idleWaitMs: 10 });
+    const transport = new IggyTransport({
+      host: '127.0.0.1',
+      port: server.port,
+      requestTimeoutMs: 1_000,
+      heartbeatMs: 0,
+      logger: log.logger,
+      idleWaitMs: 10,
+    });
     const host = createMessaging({ logger: silentLogger, transport, deadLetters: new InMemoryDeadLetterStore() });
     const seen = new Set<string>();
     host.subscribe(
@@ -47,16 +58,23 @@ describe('Iggy recovery', () => {
     await publisher.publishMany(['C-4', 'C-5', 'C-6'].map(borrowed));
     await waitFor(() => seen.size === 6, 'the rest arrive after the rejoin', 10_000);
     expect([...seen].sort()).toEqual(['C-1', 'C-2', 'C-3', 'C-4', 'C-5', 'C-6']);
+    // The eviction, the reconnect and the rejoin went to the transport's logger (and nothing to stderr).
+    const told = log.lines.map((line) => line.message);
+    expect(told).toContain('iggy: the server evicted this client; it reconnects on its next command');
+    expect(told).toContain('iggy: the connection is lost; reconnecting');
+    expect(
+      log.lines.filter((line) => line.message === 'iggy: joined the consumer group again').map((line) => line.fields['group']),
+    ).toContain('inventory.book-availability');
     await host.stop();
   });
 
   it('the high-level consumer reconnects, logs in and rejoins its group after an eviction', async () => {
-    const producer = new IggyClient({ host: '127.0.0.1', port: server.port, heartbeatMs: 0 });
+    const producer = new IggyClient({ host: '127.0.0.1', port: server.port, heartbeatMs: 0, logger: log.logger });
     await producer.connect();
     const publisher = IggyPublisherBuilder.create(producer, 's', 't').createIfMissing({ partitions: 1 }).build();
     await publisher.init();
     await publisher.sendMessages([{ payload: new TextEncoder().encode('before') }]);
-    const client = new IggyClient({ host: '127.0.0.1', port: server.port, heartbeatMs: 0, requestTimeoutMs: 1_000 });
+    const client = new IggyClient({ host: '127.0.0.1', port: server.port, heartbeatMs: 0, logger: log.logger, requestTimeoutMs: 1_000 });
     await client.connect();
     const consumer = IggyConsumerBuilder.create(client, 's', 't', { kind: 'group', id: 'g' })
       .withPollingStrategy({ kind: 'first' })
@@ -69,7 +87,7 @@ describe('Iggy recovery', () => {
     const firstClient = client.connection.clientId;
     server.evictAll(13);
     await new Promise((resolve) => setTimeout(resolve, 20));
-    const reconnectPublisher = new IggyClient({ host: '127.0.0.1', port: server.port, heartbeatMs: 0 });
+    const reconnectPublisher = new IggyClient({ host: '127.0.0.1', port: server.port, heartbeatMs: 0, logger: log.logger });
     await reconnectPublisher.connect();
     await IggyPublisherBuilder.create(reconnectPublisher, 's', 't')
       .build()
@@ -86,6 +104,16 @@ describe('Iggy recovery', () => {
     // A new connection and login, under the same client id (the server keys sessions and memberships by it).
     expect(client.generation).toBe(2);
     expect(client.connection.clientId).toBe(firstClient);
+    // What the consumer's client went through, in order, through the injected logger.
+    const consumerLines = log.lines.filter((line) => line.fields['clientId'] === String(firstClient) || line.fields['consumer'] === 'g');
+    expect(consumerLines.map((line) => [line.level, line.message])).toEqual([
+      ['warn', 'iggy: the server evicted this client; it reconnects on its next command'],
+      ['warn', 'iggy: the consumer recovers from a failed poll or commit; it resumes from the stored offsets'],
+      ['warn', 'iggy: the connection is lost; reconnecting'],
+      ['info', 'iggy: reconnected and logged in again'],
+      ['info', 'iggy: joined the consumer group again'],
+    ]);
+    expect(consumerLines.at(-1)!.fields).toMatchObject({ stream: 's', topic: 't', group: 'g', generation: 2 });
     await iterator.return(undefined);
     await client.close();
     await producer.close();
@@ -95,7 +123,7 @@ describe('Iggy recovery', () => {
 
 describe('transient errors on a live connection', () => {
   it('a group consumer waits a poll interval, joins again and goes on, on the same connection', async () => {
-    const client = new IggyClient({ host: '127.0.0.1', port: server.port, heartbeatMs: 0 });
+    const client = new IggyClient({ host: '127.0.0.1', port: server.port, heartbeatMs: 0, logger: log.logger });
     await client.connect();
     const publisher = IggyPublisherBuilder.create(client, 's', 't').createIfMissing({ partitions: 1 }).build();
     await publisher.init();
@@ -123,7 +151,14 @@ describe('transient errors on a live connection', () => {
   });
 
   it('a keiyaku subscription on Iggy rides out transient poll errors without reconnecting', async () => {
-    const transport = new IggyTransport({ host: '127.0.0.1', port: server.port, requestTimeoutMs: 1_000, heartbeatMs: 0, idleWaitMs: 10 });
+    const transport = new IggyTransport({
+      host: '127.0.0.1',
+      port: server.port,
+      requestTimeoutMs: 1_000,
+      heartbeatMs: 0,
+      logger: log.logger,
+      idleWaitMs: 10,
+    });
     const host = createMessaging({ logger: silentLogger, transport, deadLetters: new InMemoryDeadLetterStore() });
     const seen = new Set<string>();
     host.subscribe(BookIntegrationEvents, { groupId: 'inventory.book-availability', handle: (m) => void seen.add(m.copyId) });
@@ -141,7 +176,7 @@ describe('transient errors on a live connection', () => {
   });
 
   it('the transport refuses an empty payload before sending anything', async () => {
-    const transport = new IggyTransport({ host: '127.0.0.1', port: server.port, heartbeatMs: 0 });
+    const transport = new IggyTransport({ host: '127.0.0.1', port: server.port, heartbeatMs: 0, logger: log.logger });
     const producer = transport.producer();
     await expect(
       producer.send([

@@ -13,9 +13,9 @@ import {
   PollingStrategy,
 } from '@keiyaku/iggy';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { RentedMessageBatchBuilder, type RentedPayloadWriter } from '../../runtime/iggy/pooled-batches.js';
 import { encodeSendMessages, encodeSendMessagesInPlace, sealInPlace } from '../../runtime/iggy/protocol/v0_11/commands/messages.js';
 import { IggyPublisherBuilder } from '../../runtime/iggy/publisher.js';
-import { RentedMessageBatchBuilder, type RentedPayloadWriter } from '../../runtime/iggy/rented.js';
 import { IggyProtocolDouble } from './protocol-double.js';
 
 const writeText = (text: string, writer: RentedPayloadWriter): void => writer.writeUtf8(text);

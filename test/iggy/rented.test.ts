@@ -2,8 +2,8 @@
 import { IggyClient } from '@keiyaku/iggy';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { IggyConsumerBuilder } from '../../runtime/iggy/consumer.js';
+import { BufferPool, ObjectDisposedError, RentedMessageBatchBuilder } from '../../runtime/iggy/pooled-batches.js';
 import { IggyPublisherBuilder } from '../../runtime/iggy/publisher.js';
-import { BufferPool, ObjectDisposedError, RentedMessageBatchBuilder } from '../../runtime/iggy/rented.js';
 import { IggyProtocolDouble } from './protocol-double.js';
 
 const json = <T>(item: T, writer: { write(bytes: Uint8Array): void }): void => writer.write(new TextEncoder().encode(JSON.stringify(item)));

@@ -1,7 +1,12 @@
 // Typed publishing and consuming (JSON serializer, per-message decode status) over the protocol test double.
 import { IggyClient } from '@keiyaku/iggy';
 import { afterEach, beforeEach, describe, expect, expectTypeOf, it } from 'vitest';
-import { IggyTypedConsumerBuilder, type IggyTypedPublisher, IggyTypedPublisherBuilder, JsonSerializer } from '../../runtime/iggy/typed.js';
+import {
+  IggyTypedConsumerBuilder,
+  type IggyTypedPublisher,
+  IggyTypedPublisherBuilder,
+  JsonSerializer,
+} from '../../runtime/iggy/typed-builders.js';
 import { IggyProtocolDouble } from './protocol-double.js';
 
 interface Order {

@@ -3,7 +3,7 @@
  * typed error the client throws. Retry logic reads `retriable`, never the message text.
  * Source: the fact sheet §1.4–1.5 (protocol 0.11).
  */
-import { KeiyakuError } from '@keiyaku/runtime/adapter';
+import { isRetriable, KeiyakuError } from '@keiyaku/runtime/adapter';
 
 export interface IggyCode {
   readonly code: number;
@@ -123,5 +123,5 @@ export class IggyError extends KeiyakuError {
  * a dead connection, a timeout or an eviction is not.
  */
 export function isRecoverable(error: unknown): boolean {
-  return (error as { retriable?: unknown }).retriable !== false || (error as { name?: unknown }).name === 'ClosedError';
+  return isRetriable(error) || (error as { name?: unknown } | null | undefined)?.name === 'ClosedError';
 }

@@ -8,16 +8,145 @@
  * entry in `registry.ts`, and chosen with the client's `protocol` option.
  *
  * Frames and replies decode into the generation-independent shapes below; command replies
- * decode into the client's result types (StreamInfo, TopicInfo, …), whatever their layout.
+ * decode into the client's result types (StreamInfo, TopicInfo, …) defined here too, whatever
+ * their layout. This file names no generation: the generations import it, never the reverse.
  */
 
 import type { Consumer, Identifier, Partitioning, PollingStrategy, TlvValue } from './primitives.js';
-import type { GroupDetails, SyncReply } from './v0_11/commands/groups.js';
-import type { LoginReply, LoginRequest } from './v0_11/commands/login-register.js';
-import type { InPlaceBatch, OutgoingMessage, PollReply, SendConfirmation } from './v0_11/commands/messages.js';
-import type { ConsumerOffsetInfo, OffsetTarget } from './v0_11/commands/offsets.js';
-import type { StreamInfo } from './v0_11/commands/streams.js';
-import type { TopicInfo } from './v0_11/commands/topics.js';
+
+/** The partition id of a poll reply that tells a group member to sync its assignment again (it carries no messages). */
+export const RESYNC_SENTINEL = 0xffff_ffff;
+
+/** What a login sends. */
+export interface LoginRequest {
+  readonly username: string;
+  readonly password: string;
+  readonly sdkName: string;
+  readonly sdkVersion: string;
+  readonly protocolVersion?: number;
+  readonly context?: Uint8Array;
+}
+
+/** What a login answers. */
+export interface LoginReply {
+  readonly userId: number;
+  readonly session: bigint;
+  readonly serverProtocolVersion: string;
+  readonly serverVersion: string;
+}
+
+export interface StreamInfo {
+  readonly id: number;
+  readonly createdAt: bigint;
+  readonly topicsCount: number;
+  readonly sizeBytes: bigint;
+  readonly messagesCount: bigint;
+  readonly name: string;
+  readonly options: readonly [TlvValue, TlvValue][];
+}
+
+export interface PartitionInfo {
+  readonly id: number;
+  readonly createdAt: bigint;
+  readonly segmentsCount: number;
+  readonly currentOffset: bigint;
+  readonly sizeBytes: bigint;
+  readonly messagesCount: bigint;
+}
+
+export interface TopicInfo {
+  readonly id: number;
+  readonly createdAt: bigint;
+  readonly partitionsCount: number;
+  readonly messageExpiry: bigint;
+  readonly compression: number;
+  readonly maxTopicSize: bigint;
+  readonly sizeBytes: bigint;
+  readonly messagesCount: bigint;
+  readonly name: string;
+  readonly explicitOptions: readonly [TlvValue, TlvValue][];
+  readonly derivedOptions: readonly [TlvValue, TlvValue][];
+  readonly partitions: readonly PartitionInfo[];
+}
+
+export interface OutgoingMessage {
+  /** 128-bit id; 0 or absent mints a random UUIDv4-shaped id before the checksum. */
+  readonly id?: bigint;
+  readonly payload: Uint8Array;
+  /** Raw user-header bytes (TLV). */
+  readonly headers?: Uint8Array;
+  /** Producer time, µs since the epoch. */
+  readonly originTimestamp: bigint;
+}
+
+/** One message laid out in wire order inside a batch's buffer: its frame-header bytes at `at`, then the payload, then the user headers. */
+export interface FrameSlot {
+  readonly at: number;
+  readonly payloadLength: number;
+  readonly headersLength: number;
+  /** 0 or absent: minted when the batch is sealed. */
+  readonly id?: bigint;
+}
+
+/** A batch whose frames already sit in wire order in `bytes` (a rented buffer), with room left for each frame header. */
+export interface InPlaceBatch {
+  readonly bytes: Uint8Array;
+  readonly frames: readonly FrameSlot[];
+  /** µs since the epoch, the origin timestamp of every message. */
+  readonly originTimestamp: bigint;
+}
+
+export interface SendConfirmation {
+  readonly streamId: number;
+  readonly topicId: number;
+  readonly partitionId: number;
+  readonly baseOffset: bigint;
+}
+
+export interface PolledMessage {
+  readonly offset: bigint;
+  readonly id: bigint;
+  /** Server append time (the batch's base_timestamp), µs. */
+  readonly timestamp: bigint;
+  readonly originTimestamp: bigint;
+  readonly checksum: bigint;
+  /** A view into the reply buffer: copy it to keep it past the buffer's life. */
+  readonly payload: Uint8Array;
+  readonly headers: Uint8Array;
+}
+
+export interface PollReply {
+  /** {@link RESYNC_SENTINEL}: the "re-sync required" answer to a group member. */
+  readonly partitionId: number;
+  readonly currentOffset: bigint;
+  readonly messages: PolledMessage[];
+}
+
+export interface OffsetTarget {
+  readonly consumer: Consumer;
+  readonly stream: Identifier;
+  readonly topic: Identifier;
+  /** Always send one for store and delete; without it the server answers status 20. */
+  readonly partition?: number;
+}
+
+export interface ConsumerOffsetInfo {
+  readonly partitionId: number;
+  readonly currentOffset: bigint;
+  readonly storedOffset: bigint;
+}
+
+export interface GroupDetails {
+  readonly id: number;
+  readonly partitionsCount: number;
+  readonly name: string;
+  readonly members: readonly { readonly id: number; readonly partitions: readonly number[] }[];
+}
+
+export interface SyncReply {
+  readonly generation: bigint;
+  readonly partitions: readonly number[];
+}
 
 /** A request as the connection builds it; the generation lays it out on the wire. */
 export interface RequestFrame {

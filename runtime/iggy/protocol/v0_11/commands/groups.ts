@@ -8,7 +8,10 @@
  *   sync reply     [generation u64][partitions_count u32][partition_id u32 × n]; empty = not a member
  */
 import { type Identifier, readName, writeIdentifier, writeName } from '../../primitives.js';
+import type { GroupDetails, SyncReply } from '../../version.js';
 import { IggyDecodeError, Reader, Writer } from '../../wire.js';
+
+export type { GroupDetails, SyncReply };
 
 export const CREATE_CONSUMER_GROUP = { code: 602, operation: 139 } as const;
 export const GET_CONSUMER_GROUP = { code: 600, operation: 2 } as const;
@@ -31,13 +34,6 @@ export function encodeGroupRef(stream: Identifier, topic: Identifier, group: Ide
   writeIdentifier(w, topic);
   writeIdentifier(w, group);
   return w.finish();
-}
-
-export interface GroupDetails {
-  readonly id: number;
-  readonly partitionsCount: number;
-  readonly name: string;
-  readonly members: readonly { readonly id: number; readonly partitions: readonly number[] }[];
 }
 
 export function decodeGroupDetails(payload: Uint8Array): GroupDetails | undefined {
@@ -67,11 +63,6 @@ export function encodeGroupDetails(group: GroupDetails): Uint8Array {
     for (const p of m.partitions) w.u32(p);
   }
   return w.finish();
-}
-
-export interface SyncReply {
-  readonly generation: bigint;
-  readonly partitions: readonly number[];
 }
 
 /** Pollable partitions of the caller, or undefined when it is not a member (empty body). */

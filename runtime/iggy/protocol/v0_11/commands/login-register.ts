@@ -7,19 +7,13 @@
  *            [server_version_len u8][server_version]
  */
 import { readName, unpackVersion, writeName } from '../../primitives.js';
+import type { LoginReply, LoginRequest } from '../../version.js';
 import { Reader, Writer } from '../../wire.js';
 import { VERSION } from '../header.js';
 
-export const LOGIN_REGISTER = { code: 40, operation: 1 } as const;
+export type { LoginReply, LoginRequest };
 
-export interface LoginRequest {
-  readonly username: string;
-  readonly password: string;
-  readonly sdkName: string;
-  readonly sdkVersion: string;
-  readonly protocolVersion?: number;
-  readonly context?: Uint8Array;
-}
+export const LOGIN_REGISTER = { code: 40, operation: 1 } as const;
 
 export function encodeLoginRegister(request: LoginRequest): Uint8Array {
   const w = new Writer(64);
@@ -31,13 +25,6 @@ export function encodeLoginRegister(request: LoginRequest): Uint8Array {
   const context = request.context ?? new Uint8Array(0);
   w.u32(context.length).bytes(context);
   return w.finish();
-}
-
-export interface LoginReply {
-  readonly userId: number;
-  readonly session: bigint;
-  readonly serverProtocolVersion: string;
-  readonly serverVersion: string;
 }
 
 /** Decodes the payload (after the result section). */

@@ -24,8 +24,20 @@ import {
   writePartitioning,
   writePollingStrategy,
 } from '../../primitives.js';
-import type { PollRequest } from '../../version.js';
+import {
+  type FrameSlot,
+  type InPlaceBatch,
+  type OutgoingMessage,
+  type PolledMessage,
+  type PollReply,
+  type PollRequest,
+  RESYNC_SENTINEL,
+  type SendConfirmation,
+} from '../../version.js';
 import { IggyDecodeError, Reader, Writer } from '../../wire.js';
+
+export type { FrameSlot, InPlaceBatch, OutgoingMessage, PolledMessage, PollReply, SendConfirmation };
+export { RESYNC_SENTINEL };
 
 export const SEND_MESSAGES = { code: 101, operation: 160 } as const;
 export const POLL_MESSAGES = { code: 100, operation: 2 } as const;
@@ -34,16 +46,6 @@ export const BATCH_HEADER_SIZE = 256;
 export const FRAME_HEADER_SIZE = 48;
 export const MAX_PAYLOAD = 64_000_000;
 export const MAX_USER_HEADERS = 100_000;
-
-export interface OutgoingMessage {
-  /** 128-bit id; 0 or absent mints a random UUIDv4-shaped id before the checksum. */
-  readonly id?: bigint;
-  readonly payload: Uint8Array;
-  /** Raw user-header bytes (TLV). */
-  readonly headers?: Uint8Array;
-  /** Producer time, µs since the epoch. */
-  readonly originTimestamp: bigint;
-}
 
 function randomId(): bigint {
   const bytes = randomBytes(16);
@@ -109,23 +111,6 @@ export function encodeSendMessages(
   metadata.u32(messages.length);
   const meta = metadata.finish();
   return new Writer(4 + meta.length).u32(meta.length).bytes(meta).bytes(encodeBatch(messages)).finish();
-}
-
-/** One message laid out in wire order inside a batch's buffer: its 48 frame-header bytes at `at`, then the payload, then the user headers. */
-export interface FrameSlot {
-  readonly at: number;
-  readonly payloadLength: number;
-  readonly headersLength: number;
-  /** 0 or absent: minted when the batch is sealed. */
-  readonly id?: bigint;
-}
-
-/** A batch whose frames already sit in wire order in `bytes` (a rented buffer), with room left for each frame header. */
-export interface InPlaceBatch {
-  readonly bytes: Uint8Array;
-  readonly frames: readonly FrameSlot[];
-  /** µs since the epoch, the origin timestamp of every message. */
-  readonly originTimestamp: bigint;
 }
 
 /** Random bytes for minted ids, refilled 4 KiB at a time (one `randomFillSync` per 256 ids, not one per message). */
@@ -219,13 +204,6 @@ export function encodeSendMessagesInPlace(
   return [head, batch.bytes.subarray(batch.frames[0]!.at, end)];
 }
 
-export interface SendConfirmation {
-  readonly streamId: number;
-  readonly topicId: number;
-  readonly partitionId: number;
-  readonly baseOffset: bigint;
-}
-
 export function decodeSendReply(payload: Uint8Array): SendConfirmation[] {
   if (payload.length === 0) return [];
   const r = new Reader(payload);
@@ -244,27 +222,6 @@ export function encodePollMessages(request: PollRequest): Uint8Array {
   w.u32(request.count).u8(request.autoCommit ? 1 : 0);
   return w.finish();
 }
-
-export interface PolledMessage {
-  readonly offset: bigint;
-  readonly id: bigint;
-  /** Server append time (the batch's base_timestamp), µs. */
-  readonly timestamp: bigint;
-  readonly originTimestamp: bigint;
-  readonly checksum: bigint;
-  /** A view into the reply buffer: copy it to keep it past the buffer's life. */
-  readonly payload: Uint8Array;
-  readonly headers: Uint8Array;
-}
-
-export interface PollReply {
-  /** 0xFFFFFFFF is the "re-sync required" sentinel of consumer groups. */
-  readonly partitionId: number;
-  readonly currentOffset: bigint;
-  readonly messages: PolledMessage[];
-}
-
-export const RESYNC_SENTINEL = 0xffff_ffff;
 
 /** Walks the batch records of a poll reply by batch_length. */
 export function decodePollReply(payload: Uint8Array): PollReply {

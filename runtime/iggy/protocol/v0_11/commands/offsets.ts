@@ -5,8 +5,11 @@
  *   STORE_CONSUMER_OFFSET  121 → partition op 161, + [offset u64][ack u8]; result-framed
  *   DELETE_CONSUMER_OFFSET 122 → partition op 162, + [ack u8]; result-framed
  */
-import { type Consumer, type Identifier, writeConsumer, writeIdentifier, writeOptionalPartition } from '../../primitives.js';
+import { writeConsumer, writeIdentifier, writeOptionalPartition } from '../../primitives.js';
+import type { ConsumerOffsetInfo, OffsetTarget } from '../../version.js';
 import { Reader, Writer } from '../../wire.js';
+
+export type { ConsumerOffsetInfo, OffsetTarget };
 
 export const GET_CONSUMER_OFFSET = { code: 120, operation: 2 } as const;
 export const STORE_CONSUMER_OFFSET = { code: 121, operation: 161 } as const;
@@ -14,14 +17,6 @@ export const DELETE_CONSUMER_OFFSET = { code: 122, operation: 162 } as const;
 
 /** Ack level of explicit offset writes: 1 = Quorum (the default). */
 export const ACK_QUORUM = 1;
-
-export interface OffsetTarget {
-  readonly consumer: Consumer;
-  readonly stream: Identifier;
-  readonly topic: Identifier;
-  /** Always send one for store and delete; without it the server answers status 20. */
-  readonly partition?: number;
-}
 
 function common(w: Writer, target: OffsetTarget): Writer {
   writeConsumer(w, target.consumer);
@@ -43,12 +38,6 @@ export function encodeStoreConsumerOffset(target: OffsetTarget, offset: bigint, 
 export function encodeDeleteConsumerOffset(target: OffsetTarget, ack = ACK_QUORUM): Uint8Array {
   if (target.partition === undefined) throw new RangeError('delete a consumer offset with an explicit partition id');
   return common(new Writer(48), target).u8(ack).finish();
-}
-
-export interface ConsumerOffsetInfo {
-  readonly partitionId: number;
-  readonly currentOffset: bigint;
-  readonly storedOffset: bigint;
 }
 
 export function decodeConsumerOffset(payload: Uint8Array): ConsumerOffsetInfo | undefined {

@@ -8,7 +8,10 @@
  *                   [name_len u8][name][options_len u32][options TLV]
  */
 import { type Identifier, readName, readTlv, type TlvValue, writeIdentifier, writeName, writeTlv } from '../../primitives.js';
+import type { StreamInfo } from '../../version.js';
 import { Reader, Writer } from '../../wire.js';
+
+export type { StreamInfo };
 
 export const GET_STREAM = { code: 200, operation: 2 } as const;
 export const CREATE_STREAM = { code: 202, operation: 128 } as const;
@@ -24,16 +27,6 @@ export function encodeCreateStream(name: string, options: readonly (readonly [Tl
   writeName(w, name, 'stream name');
   writeTlv(w, options);
   return w.finish();
-}
-
-export interface StreamInfo {
-  readonly id: number;
-  readonly createdAt: bigint;
-  readonly topicsCount: number;
-  readonly sizeBytes: bigint;
-  readonly messagesCount: bigint;
-  readonly name: string;
-  readonly options: readonly [TlvValue, TlvValue][];
 }
 
 export function readStream(r: Reader): StreamInfo {

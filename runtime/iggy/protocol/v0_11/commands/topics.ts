@@ -10,7 +10,10 @@
  *   partition       [id u32][created_at u64][segments_count u32][current_offset u64][size_bytes u64][messages_count u64]
  */
 import { type Identifier, readName, readTlv, type TlvValue, writeIdentifier, writeName, writeTlv } from '../../primitives.js';
+import type { PartitionInfo, TopicInfo } from '../../version.js';
 import { IggyDecodeError, Reader, Writer } from '../../wire.js';
+
+export type { PartitionInfo, TopicInfo };
 
 export const GET_TOPIC = { code: 300, operation: 2 } as const;
 export const CREATE_TOPIC = { code: 302, operation: 132 } as const;
@@ -36,30 +39,6 @@ export function encodeCreateTopic(
   writeName(w, name, 'topic name');
   writeTlv(w, options);
   return w.finish();
-}
-
-export interface PartitionInfo {
-  readonly id: number;
-  readonly createdAt: bigint;
-  readonly segmentsCount: number;
-  readonly currentOffset: bigint;
-  readonly sizeBytes: bigint;
-  readonly messagesCount: bigint;
-}
-
-export interface TopicInfo {
-  readonly id: number;
-  readonly createdAt: bigint;
-  readonly partitionsCount: number;
-  readonly messageExpiry: bigint;
-  readonly compression: number;
-  readonly maxTopicSize: bigint;
-  readonly sizeBytes: bigint;
-  readonly messagesCount: bigint;
-  readonly name: string;
-  readonly explicitOptions: readonly [TlvValue, TlvValue][];
-  readonly derivedOptions: readonly [TlvValue, TlvValue][];
-  readonly partitions: readonly PartitionInfo[];
 }
 
 export function readTopicHeader(r: Reader): Omit<TopicInfo, 'partitions'> {

@@ -18,9 +18,9 @@
  */
 import type { IggyClient } from './client.js';
 import { IggyConsumer, IggyConsumerBuilder, type IggyConsumerConfig, type ReceivedMessage } from './consumer.js';
+import { type BufferPool, RentedMessageBatchBuilder, type RentedPayloadWriter, sharedPool } from './pooled-batches.js';
 import type { Consumer, Identifier } from './protocol/primitives.js';
 import { type IggyPublisher, IggyPublisherBuilder, type PublisherMessage } from './publisher.js';
-import { type BufferPool, RentedMessageBatchBuilder, type RentedPayloadWriter, sharedPool } from './rented.js';
 
 /**
  * Turns an item into payload bytes (C#: `ISerializer<T>`). With `write` (C#:

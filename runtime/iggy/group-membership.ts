@@ -1,43 +1,11 @@
 /**
- * What the high-level consumer, the publisher and the transport share: making sure a stream
- * and topic exist, and holding a consumer-group membership across reconnects.
+ * One client's membership of a consumer group, held across reconnects: what the high-level
+ * consumer and the transport's consumers share.
  */
 import type { IggyClient } from './client.js';
 import { IggyError } from './protocol/errors.js';
 import type { Identifier } from './protocol/primitives.js';
-import type { TopicInfo } from './protocol/v0_11/commands/topics.js';
-
-/** Lets a creation that lost a race to another client pass ("already exists"). */
-function unlessExists(status: number): (error: unknown) => void {
-  return (error) => {
-    if (!(error instanceof IggyError && error.status === status)) throw error;
-  };
-}
-
-/**
- * The topic, after creating the stream and topic where `create` allows it (only names can be
- * created: a numeric identifier is the server's to assign). Missing and not creatable: 1009 / 2010.
- */
-export async function ensureTopic(
-  client: IggyClient,
-  stream: Identifier,
-  topic: Identifier,
-  create: { readonly stream: boolean; readonly topic: boolean; readonly partitions: number },
-  command: string,
-): Promise<TopicInfo> {
-  if ((await client.getStream(stream)) === undefined) {
-    if (!create.stream || typeof stream !== 'string') throw new IggyError(1009, command, { stream: String(stream) });
-    await client.createStream(stream).catch(unlessExists(1012));
-  }
-  let info = await client.getTopic(stream, topic);
-  if (info === undefined) {
-    if (!create.topic || typeof topic !== 'string') throw new IggyError(2010, command, { stream: String(stream), topic: String(topic) });
-    await client.createTopic(stream, topic, create.partitions).catch(unlessExists(2013));
-    info = await client.getTopic(stream, topic);
-    if (info === undefined) throw new IggyError(2010, command, { stream: String(stream), topic: String(topic) });
-  }
-  return info;
-}
+import { unlessExists } from './topics.js';
 
 /**
  * One client's membership of a consumer group. The server ties membership to the client's
@@ -55,6 +23,7 @@ export class GroupMembership {
   /** The partitions the server assigned at the last sync. */
   partitions: readonly number[] = [];
   #joinedAt = -1;
+  #joinedBefore = false;
 
   constructor(client: IggyClient, stream: Identifier, topic: Identifier, group: Identifier, joins = true) {
     this.client = client;
@@ -75,7 +44,11 @@ export class GroupMembership {
   /** Joins and syncs unless that was done at the client's current login; true when it did. */
   async refresh(): Promise<boolean> {
     if (this.#joinedAt === this.client.generation) return false;
-    if (this.joins) await this.client.joinConsumerGroup(this.stream, this.topic, this.group);
+    if (this.joins) {
+      await this.client.joinConsumerGroup(this.stream, this.topic, this.group);
+      if (this.#joinedBefore) this.client.logger.info('iggy: joined the consumer group again', this.#fields());
+      this.#joinedBefore = true;
+    }
     this.#joinedAt = this.client.generation;
     await this.sync();
     return true;
@@ -85,11 +58,22 @@ export class GroupMembership {
   async sync(): Promise<readonly number[]> {
     let reply = await this.client.syncConsumerGroup(this.stream, this.topic, this.group);
     if (reply === undefined && this.joins) {
+      this.client.logger.warn('iggy: this client is no longer a member of the consumer group; joining again', this.#fields());
       await this.client.joinConsumerGroup(this.stream, this.topic, this.group);
       reply = await this.client.syncConsumerGroup(this.stream, this.topic, this.group);
     }
     this.partitions = [...(reply?.partitions ?? [])];
     return this.partitions;
+  }
+
+  #fields(): Record<string, unknown> {
+    return {
+      stream: String(this.stream),
+      topic: String(this.topic),
+      group: String(this.group),
+      clientId: String(this.client.connection.clientId),
+      generation: this.client.generation,
+    };
   }
 
   /** The next {@link refresh} joins and syncs again (after an error that may have cost the membership). */

@@ -15,8 +15,11 @@
  * ```
  */
 import { KeiyakuError } from '@keiyaku/runtime/adapter';
-import { FRAME_HEADER_SIZE, type FrameSlot, type InPlaceBatch } from './protocol/v0_11/commands/messages.js';
-import type { PublisherMessage } from './publisher.js';
+import { DEFAULT_PROTOCOL } from './protocol/registry.js';
+import type { FrameSlot, InPlaceBatch } from './protocol/version.js';
+
+/** Bytes left before each payload for its frame header: what the default protocol generation writes in place when sending. */
+const FRAME_HEADER_SIZE = DEFAULT_PROTOCOL.sendInPlace.frameHeaderSize;
 
 /**
  * A small pool of byte buffers whose views can be revoked. Buffers are handed out as
@@ -87,8 +90,12 @@ export class ObjectDisposedError extends KeiyakuError {
   }
 }
 
-/** A message of a rented batch: its payload is a view into the pooled buffer. It also fits `IggyClient.sendMessages` as is. */
-export interface RentedMessage extends PublisherMessage {
+/** A message of a rented batch: its payload is a view into the pooled buffer. It also fits `IggyClient.sendMessages` (and `IggyPublisher.sendMessages`) as is. */
+export interface RentedMessage {
+  /** 128-bit id; absent: minted when sent. */
+  readonly id?: bigint;
+  readonly payload: Uint8Array;
+  readonly headers?: Uint8Array;
   /** When the batch was built, µs since the epoch. */
   readonly originTimestamp: bigint;
 }
@@ -159,9 +166,16 @@ export class RentedMessageBatch implements Disposable {
    * @internal The batch in wire order, its frame headers written in place (once: retries send the
    * same ids), for `IggyClient.sendRentedBatch`.
    */
-  wire(seal: (batch: InPlaceBatch) => Uint8Array): { readonly batch: InPlaceBatch; readonly header: Uint8Array } {
+  wire(
+    seal: (batch: InPlaceBatch) => Uint8Array,
+    frameHeaderSize = FRAME_HEADER_SIZE,
+  ): { readonly batch: InPlaceBatch; readonly header: Uint8Array } {
     const buffer = this.#buffer;
     if (buffer === undefined) throw new ObjectDisposedError('this rented batch was disposed; its buffer is back in the pool');
+    if (frameHeaderSize !== FRAME_HEADER_SIZE)
+      throw new RangeError(
+        `this rented batch leaves ${FRAME_HEADER_SIZE} bytes per frame header; the client's protocol writes ${frameHeaderSize}`,
+      );
     const batch: InPlaceBatch = { bytes: buffer, frames: this.#frames, originTimestamp: this.originTimestamp };
     this.#sealed ??= seal(batch);
     return { batch, header: this.#sealed };
