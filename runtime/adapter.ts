@@ -33,8 +33,8 @@ export type {
   TransportHealth,
   TransportProducer,
 } from './core/transport.js';
-export type { Waiter } from './core/wait.js';
-export { waitForWake } from './core/wait.js';
+export type { Waiter } from './core/wake-up.js';
+export { waitForWake } from './core/wake-up.js';
 export type { DeadLetterFilter, DeadLetterStore, ParkedMessage, ParkRequest } from './dead-letter/store.js';
 export type { AppendToStreamOptions, EventSerializer, EventStore, ReadAllOptions, RecordedEvent } from './event-store/store.js';
 export { checkExpectedVersion, eventTypeOf, jsonSerializer, StoreError, StoreNotMigratedError } from './event-store/store.js';

@@ -14,7 +14,7 @@ import type { AnyContractMessage } from './core/contract.js';
 import type { HostedComponent, HostedComponentHealth } from './core/hosted.js';
 import { type Logger, stderrLogger } from './core/logger.js';
 import { retry } from './core/retry.js';
-import { type Waiter, waitForWake } from './core/wait.js';
+import { type Waiter, waitForWake } from './core/wake-up.js';
 import {
   type AppendToStreamOptions,
   checkExpectedVersion,

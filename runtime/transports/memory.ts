@@ -24,7 +24,7 @@ import type {
   TransportConsumer,
   TransportProducer,
 } from '../core/transport.js';
-import { type Waiter, waitForWake } from '../core/wait.js';
+import { type Waiter, waitForWake } from '../core/wake-up.js';
 
 export interface MemoryTransportOptions {
   /** Partitions of an address that was not provisioned (default 4). */
