@@ -66,6 +66,8 @@ interface Settlement {
 }
 
 const CE_ID = CE_HEADERS.id;
+/** The options of a publish that was given none (one object, not one per message). */
+const NO_OPTIONS: PublishOptions<never, never> = Object.freeze({});
 
 /** What a publisher has done so far, for metrics and the operations page. */
 export interface PublisherStats {
@@ -170,7 +172,7 @@ export class Publisher<M extends AnyContractMessage, P = never> implements Async
    * with a ChannelAddressError when `options.parameters` do not fit the channel (or are missing on a channel with
    * parameters whose publisher has none).
    */
-  publish<T extends M>(message: T, options: PublishOptions<HeadersOf<T>, P> = {}): Promise<void> {
+  publish<T extends M>(message: T, options: PublishOptions<HeadersOf<T>, P> = NO_OPTIONS): Promise<void> {
     if (this.#closed) return Promise.reject(new ClosedError(`the publisher of ${this.channel.id}`));
     const type = this.channel.typeOf(message);
     let record: OutgoingRecord;

@@ -339,7 +339,11 @@ export class Subscription<M extends AnyContractMessage> {
           }
           lane.counters.consumed++;
           lane.queue.push(record);
-          if (!lane.running) {
+        }
+        // The lanes start once the whole poll is sorted into them: each takes its records in one
+        // run (one promise per lane and poll, not per record).
+        for (const lane of this.#lanes.values()) {
+          if (!lane.running && lane.queue.length > 0) {
             lane.running = true;
             void this.#runLane(lane);
           }
@@ -359,16 +363,20 @@ export class Subscription<M extends AnyContractMessage> {
       const signal = this.#stop.signal;
       // Records whose handler and ack complete synchronously are taken in one pass, without a
       // promise per record; the first that needs to wait goes through the awaited path.
+      // With a recording tracer every attempt gets its process span: the full path does that.
+      // Whether one is registered is asked once per run of the lane, not per record.
+      const fastPath = !tracingEnabled();
       let head = 0;
       try {
         while (head < queue.length && !signal.aborted) {
-          const fast = this.#fastProcess(queue[head]!, lane);
+          const fast = fastPath ? this.#fastProcess(queue[head]!, lane) : undefined;
           const done = fast === undefined ? await this.#process(queue[head]!, lane) : typeof fast === 'boolean' ? fast : await fast;
           if (!done) break;
           head++;
         }
       } finally {
-        if (head > 0) queue.splice(0, head);
+        if (head === queue.length) queue.length = 0;
+        else if (head > 0) queue.splice(0, head);
       }
     } finally {
       if (this.#stop.signal.aborted) lane.queue.length = 0; // unacked: redelivered after a restart
@@ -384,8 +392,6 @@ export class Subscription<M extends AnyContractMessage> {
    * one, the ack commits, or the handler failed (the full path goes on from that first failure).
    */
   #fastProcess(record: IncomingRecord, lane: Lane): boolean | Promise<boolean> | undefined {
-    // With a recording tracer every attempt gets its process span: the full path does that.
-    if (tracingEnabled()) return undefined;
     const type = recordType(record);
     if (type !== undefined && type !== '' && !this.#wanted.has(type)) return undefined;
     const opened = openEnvelope(this.channel, record);

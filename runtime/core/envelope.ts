@@ -4,9 +4,9 @@
  *
  * @see https://github.com/cloudevents/spec/blob/v1.0.2/cloudevents/bindings/kafka-protocol-binding.md
  */
-import { randomUUID } from 'node:crypto';
 import type { AnyChannel, AnyContractMessage, DecodeResult } from '../codegen-v1.js';
 import { ContractDecodeError } from '../codegen-v1.js';
+import { messageId } from './ids.js';
 import type { IncomingRecord, OutgoingRecord } from './transport.js';
 
 export const CE_HEADERS = Object.freeze({
@@ -87,7 +87,7 @@ export function envelopeRecord<M extends AnyContractMessage>(
   else if (options.headers === undefined) headers = {};
   else headers = { ...(options.headers as Readonly<Record<string, string>>) };
   headers[CE_HEADERS.specversion] = '1.0';
-  headers[CE_HEADERS.id] = options.id ?? randomUUID();
+  headers[CE_HEADERS.id] = options.id ?? messageId();
   headers[CE_HEADERS.type] = type;
   headers[CE_HEADERS.source] = source;
   headers[CE_HEADERS.time] = options.time === undefined ? isoTime(now) : options.time.toISOString();

@@ -129,27 +129,28 @@ export class InMemoryTransport implements Transport {
     return log;
   }
 
-  /** @internal */
-  append(record: OutgoingRecord): void {
+  /** @internal Appends `records` (one send: one timestamp). */
+  append(records: readonly OutgoingRecord[]): void {
     if (this.#closed) throw new ClosedError('the in-memory transport');
-    const log = this.log(record.address);
-    const partition = record.key === undefined ? log.roundRobin++ % log.partitions.length : hashKey(record.key) % log.partitions.length;
-    const target = log.partitions[partition]!;
-    const offset = String(target.base + target.records.length);
-    const stored: IncomingRecord =
-      record.key === undefined
-        ? { address: record.address, value: record.value, headers: record.headers, partition, offset, timestamp: this.#now() }
-        : {
-            address: record.address,
-            key: record.key,
-            value: record.value,
-            headers: record.headers,
-            partition,
-            offset,
-            timestamp: this.#now(),
-          };
-    target.records.push(stored);
-    if (this.#retention === 'all') log.all.push(stored);
+    const timestamp = this.#now();
+    const keepAll = this.#retention === 'all';
+    let address: string | undefined;
+    let log: Log | undefined;
+    for (const record of records) {
+      if (record.address !== address || log === undefined) {
+        address = record.address;
+        log = this.log(address);
+      }
+      const partition = record.key === undefined ? log.roundRobin++ % log.partitions.length : hashKey(record.key) % log.partitions.length;
+      const target = log.partitions[partition]!;
+      const offset = String(target.base + target.records.length);
+      const stored: IncomingRecord =
+        record.key === undefined
+          ? { address, value: record.value, headers: record.headers, partition, offset, timestamp }
+          : { address, key: record.key, value: record.value, headers: record.headers, partition, offset, timestamp };
+      target.records.push(stored);
+      if (keepAll) log.all.push(stored);
+    }
   }
 
   /** @internal */
@@ -190,7 +191,7 @@ export class InMemoryTransport implements Transport {
     return {
       send: async (records) => {
         if (closed) throw new ClosedError('the in-memory producer');
-        for (const record of records) this.append(record);
+        this.append(records);
         this.notify();
       },
       close: async () => {
