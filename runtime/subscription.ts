@@ -37,6 +37,7 @@ import {
 } from './core/counters.js';
 import { type OpenedEnvelope, openEnvelope, recordType } from './core/envelope.js';
 import { type Logger, stderrLogger } from './core/logger.js';
+import { binaryRecord } from './core/structured.js';
 import { ATTR, extractTraceContext, failSpan, INSTRUMENTATION_NAME, tracer, tracingEnabled, withSpan } from './core/tracing.js';
 import type { IncomingRecord, PartitionPosition, Transport, TransportConsumer } from './core/transport.js';
 import { type DeadLetterStore, errorForParking, InMemoryDeadLetterStore } from './dead-letter/store.js';
@@ -338,7 +339,8 @@ export class Subscription<M extends AnyContractMessage> {
             this.#lanes.set(record.partition, lane);
           }
           lane.counters.consumed++;
-          lane.queue.push(record);
+          // Structured CloudEvents are read in binary-mode shape (routing, tracing, parking and redrive read headers).
+          lane.queue.push(binaryRecord(record));
         }
         // The lanes start once the whole poll is sorted into them: each takes its records in one
         // run (one promise per lane and poll, not per record).

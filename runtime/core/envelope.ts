@@ -7,6 +7,7 @@
 import type { AnyChannel, AnyContractMessage, DecodeResult } from '../codegen-v1.js';
 import { ContractDecodeError } from '../codegen-v1.js';
 import { messageId } from './ids.js';
+import { binaryRecord, isStructured } from './structured.js';
 import type { IncomingRecord, OutgoingRecord } from './transport.js';
 
 export const CE_HEADERS = Object.freeze({
@@ -131,10 +132,12 @@ export function recordType(record: Pick<IncomingRecord, 'headers'>): string | un
 }
 
 /**
- * Reads the CloudEvents headers of `record`, validates its contract headers (when its type
+ * Reads the CloudEvents attributes of `record` (binary mode, or structured: see
+ * core/structured.ts), validates its contract headers (when its type
  * declares a headers schema) and decodes its payload. Never throws.
  */
-export function openEnvelope<M extends AnyContractMessage>(channel: AnyChannel<M>, record: IncomingRecord): OpenedEnvelope<M> {
+export function openEnvelope<M extends AnyContractMessage>(channel: AnyChannel<M>, incoming: IncomingRecord): OpenedEnvelope<M> {
+  const record = binaryRecord(incoming);
   const h = record.headers;
   const type = h[CE_HEADERS.type];
   const id = h[CE_HEADERS.id] ?? `${record.address}/${record.partition}/${record.offset}`;
@@ -149,7 +152,9 @@ export function openEnvelope<M extends AnyContractMessage>(channel: AnyChannel<M
     const error = new ContractDecodeError(
       'unknown_type',
       '',
-      `record ${record.partition}/${record.offset} on ${record.address} has no ${CE_HEADERS.type} header`,
+      record !== incoming || !isStructured(record.headers)
+        ? `record ${record.partition}/${record.offset} on ${record.address} has no ${CE_HEADERS.type} header`
+        : `record ${record.partition}/${record.offset} on ${record.address} is a structured CloudEvent (content-type ${record.headers[CE_HEADERS.contentType]}) whose value is not a JSON event format object`,
     );
     decoded = { ok: false, error };
   } else {
