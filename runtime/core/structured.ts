@@ -13,7 +13,7 @@
  * @see https://github.com/cloudevents/spec/blob/v1.0.2/cloudevents/bindings/kafka-protocol-binding.md#33-structured-content-mode
  * @see https://github.com/cloudevents/spec/blob/v1.0.2/cloudevents/formats/json-format.md
  */
-import { Buffer } from 'node:buffer';
+import { Buffer, isUtf8 } from 'node:buffer';
 
 /** How a transport writes the CloudEvents attributes of a record. */
 export type ContentMode = 'binary' | 'structured';
@@ -50,6 +50,24 @@ function isJson(contentType: string | undefined): boolean {
   return type.startsWith('application/json') || type.startsWith('text/json') || /^[^;]*\+json\b/.test(type);
 }
 
+/** First and last bytes a JSON text can have (after whitespace). */
+const JSON_FIRST = new Set([0x7b, 0x5b, 0x22, 0x2d, 0x74, 0x66, 0x6e, 0x30, 0x31, 0x32, 0x33, 0x34, 0x35, 0x36, 0x37, 0x38, 0x39]);
+const JSON_LAST = new Set([0x7d, 0x5d, 0x22, 0x65, 0x6c, 0x30, 0x31, 0x32, 0x33, 0x34, 0x35, 0x36, 0x37, 0x38, 0x39]);
+
+/**
+ * Whether `value` can be the event's `data` as it is: UTF-8 that starts and ends like JSON. What
+ * keiyaku's codecs write always is; other bytes sent through a producer (a test's garbage, a
+ * payload that is not JSON) travel as `data_base64`, so the event stays one a reader can read.
+ */
+function embeddable(value: Uint8Array): boolean {
+  let first = 0;
+  while (first < value.length && (value[first] === 0x20 || value[first] === 0x0a || value[first] === 0x0d || value[first] === 0x09))
+    first++;
+  let last = value.length - 1;
+  while (last > first && (value[last] === 0x20 || value[last] === 0x0a || value[last] === 0x0d || value[last] === 0x09)) last--;
+  return first <= last && JSON_FIRST.has(value[first]!) && JSON_LAST.has(value[last]!) && isUtf8(value);
+}
+
 /**
  * The structured form of a binary-mode record: its `ce_` headers and `content-type` become the
  * event's attributes, its value the event's `data` (`data_base64` when the content type is not
@@ -79,7 +97,7 @@ export function toStructured(
   if (contentType !== undefined) envelope += `${envelope.length === 1 ? '' : ','}"datacontenttype":${jsonString(contentType)}`;
   kept[CONTENT_TYPE] = STRUCTURED_CONTENT_TYPE;
   const separator = envelope.length === 1 ? '' : ',';
-  if (!isJson(contentType)) {
+  if (!isJson(contentType) || !embeddable(value)) {
     envelope += `${separator}"data_base64":"${Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64')}"}`;
     return { headers: kept, value: Buffer.from(envelope, 'utf8') };
   }
@@ -96,55 +114,52 @@ export function toStructured(
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const LITERAL = /^(?:true|false|null|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?)$/;
+const fatalUtf8 = new TextDecoder('utf-8', { fatal: true });
 
-function isSpace(c: number | undefined): boolean {
+function isSpace(c: number): boolean {
   return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 }
 
-function skipSpace(bytes: Buffer, at: number): number {
-  while (isSpace(bytes[at])) at++;
+function skipSpace(text: string, at: number): number {
+  while (at < text.length && isSpace(text.charCodeAt(at))) at++;
   return at;
 }
 
-/** The index after the string that starts at `at` (a quote), or -1 when it does not end. */
-function stringEnd(bytes: Buffer, at: number): number {
-  for (let i = at + 1; i < bytes.length; i++) {
-    const c = bytes[i]!;
-    if (c === QUOTE) return i + 1;
+/** Whether the text being read holds a backslash anywhere (decided once per record). */
+let anyEscape = false;
+
+/** The index after the string that starts at `at` (a quote), negated when it holds an escape; 0 when it does not end. */
+function stringEnd(text: string, at: number): number {
+  if (!anyEscape) return text.indexOf('"', at + 1) + 1;
+  for (let i = at + 1; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) return -(i + 1);
     if (c === BACKSLASH) i++;
-    else if (c < 0x20) return -1;
   }
-  return -1;
+  return 0;
 }
 
-/** The string that starts at `at` (a quote) and ends before `end`, unescaped; undefined when it is not a JSON string. */
-function stringAt(bytes: Buffer, at: number, end: number): string | undefined {
-  let ascii = true;
-  for (let i = at + 1; i < end - 1; i++) {
-    const c = bytes[i]!;
-    if (c === BACKSLASH) {
-      try {
-        return JSON.parse(bytes.toString('utf8', at, end)) as string;
-      } catch {
-        return undefined;
-      }
-    }
-    if (c > 0x7f) ascii = false;
+/** The JSON string between `at` (its opening quote) and `end` (after its closing quote), unescaped; undefined when it is not one. */
+function stringValue(text: string, at: number, end: number, escaped: boolean): string | undefined {
+  if (!escaped) return text.slice(at + 1, end - 1);
+  try {
+    return JSON.parse(text.slice(at, end)) as string;
+  } catch {
+    return undefined;
   }
-  return bytes.toString(ascii ? 'latin1' : 'utf8', at + 1, end - 1);
 }
 
-/** The index after the JSON value that starts at `at`, or -1. Containers are matched by depth (their content is checked when it is parsed). */
-function valueEnd(bytes: Buffer, at: number): number {
-  const first = bytes[at];
-  if (first === QUOTE) return stringEnd(bytes, at);
+/** The index after the JSON value that starts at `at`, or 0. Containers are matched by depth (their content is checked when it is parsed). */
+function valueEnd(text: string, at: number): number {
+  const first = text.charCodeAt(at);
+  if (first === QUOTE) return Math.abs(stringEnd(text, at));
   if (first === 0x7b || first === 0x5b) {
     let depth = 0;
-    for (let i = at; i < bytes.length; i++) {
-      const c = bytes[i]!;
+    for (let i = at; i < text.length; i++) {
+      const c = text.charCodeAt(i);
       if (c === QUOTE) {
-        const end = stringEnd(bytes, i);
-        if (end < 0) return -1;
+        const end = Math.abs(stringEnd(text, i));
+        if (end === 0) return 0;
         i = end - 1;
       } else if (c === 0x7b || c === 0x5b) depth++;
       else if (c === 0x7d || c === 0x5d) {
@@ -152,29 +167,65 @@ function valueEnd(bytes: Buffer, at: number): number {
         if (depth === 0) return i + 1;
       }
     }
-    return -1;
+    return 0;
   }
   let i = at;
-  while (i < bytes.length) {
-    const c = bytes[i]!;
+  while (i < text.length) {
+    const c = text.charCodeAt(i);
     if (c === 0x2c || c === 0x7d || c === 0x5d || isSpace(c)) break;
     i++;
   }
-  return i > at ? i : -1;
+  return i > at ? i : 0;
+}
+
+/** The header of an attribute: `ce_` + its name (the usual ones as literals, no string built per record). */
+function headerName(attribute: string): string {
+  switch (attribute) {
+    case 'id':
+      return 'ce_id';
+    case 'type':
+      return 'ce_type';
+    case 'source':
+      return 'ce_source';
+    case 'specversion':
+      return 'ce_specversion';
+    case 'time':
+      return 'ce_time';
+    case 'subject':
+      return 'ce_subject';
+    case 'dataschema':
+      return 'ce_dataschema';
+    case 'correlationid':
+      return 'ce_correlationid';
+    case 'causationid':
+      return 'ce_causationid';
+    case 'traceparent':
+      return 'ce_traceparent';
+    case 'tracestate':
+      return 'ce_tracestate';
+    default:
+      return CE_PREFIX + attribute;
+  }
 }
 
 /**
  * The binary-mode form of a structured record: the event's attributes become `ce_` headers
  * (`datacontenttype` the `content-type`), its `data` the value (a view of `value`, not a
  * copy; `data_base64` decoded). Headers that are not CloudEvents attributes are kept. Undefined
- * when `value` is not a JSON object of the JSON event format (the record is then left as it
+ * when `value` is not UTF-8 JSON object of the JSON event format (the record is then left as it
  * came and fails to decode like any unreadable record).
  */
 export function fromStructured(
   headers: Readonly<Record<string, string>>,
   value: Uint8Array,
 ): { readonly headers: Record<string, string>; readonly value: Uint8Array } | undefined {
-  const bytes = Buffer.isBuffer(value) ? value : Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+  let text: string;
+  try {
+    text = fatalUtf8.decode(value);
+  } catch {
+    return undefined;
+  }
+  anyEscape = text.indexOf('\\') >= 0;
   const out: Record<string, string> = {};
   for (const name in headers) {
     if (!Object.hasOwn(headers, name) || name === CONTENT_TYPE) continue;
@@ -182,54 +233,73 @@ export function fromStructured(
       Object.defineProperty(out, name, { value: headers[name], enumerable: true, writable: true, configurable: true });
     else out[name] = headers[name]!;
   }
-  let data: Uint8Array | undefined;
+  let dataStart = -1;
+  let dataEnd = -1;
+  let base64: string | undefined;
   let contentType: string | undefined;
-  let i = skipSpace(bytes, 0);
-  if (bytes[i] !== 0x7b) return undefined;
-  i = skipSpace(bytes, i + 1);
-  if (bytes[i] === 0x7d) i++;
+  let i = skipSpace(text, 0);
+  if (text.charCodeAt(i) !== 0x7b) return undefined;
+  i = skipSpace(text, i + 1);
+  if (text.charCodeAt(i) === 0x7d) i++;
   else {
     while (true) {
-      if (bytes[i] !== QUOTE) return undefined;
-      const keyEnd = stringEnd(bytes, i);
-      if (keyEnd < 0) return undefined;
-      const name = stringAt(bytes, i, keyEnd);
+      if (text.charCodeAt(i) !== QUOTE) return undefined;
+      const keyEnd = stringEnd(text, i);
+      if (keyEnd === 0) return undefined;
+      const name = stringValue(text, i, Math.abs(keyEnd), keyEnd < 0);
       if (name === undefined) return undefined;
-      i = skipSpace(bytes, keyEnd);
-      if (bytes[i] !== 0x3a) return undefined;
-      i = skipSpace(bytes, i + 1);
-      const end = valueEnd(bytes, i);
-      if (end < 0) return undefined;
-      if (name === 'data') data = new Uint8Array(bytes.buffer, bytes.byteOffset + i, end - i);
-      else {
-        let text: string | undefined;
-        if (bytes[i] === QUOTE) text = stringAt(bytes, i, end);
-        else {
-          // A number or a literal, as its JSON text (CloudEvents attributes are never objects or arrays).
-          text = bytes.toString('latin1', i, end);
-          if (!LITERAL.test(text)) return undefined;
-          if (text === 'null') text = '';
+      i = skipSpace(text, Math.abs(keyEnd));
+      if (text.charCodeAt(i) !== 0x3a) return undefined;
+      i = skipSpace(text, i + 1);
+      const end = valueEnd(text, i);
+      if (end === 0) return undefined;
+      if (name === 'data') {
+        dataStart = i;
+        dataEnd = end;
+      } else {
+        let attribute: string | undefined;
+        if (text.charCodeAt(i) === QUOTE) {
+          attribute = stringValue(text, i, end, stringEnd(text, i) < 0);
+          if (attribute === undefined) return undefined;
+        } else {
+          // A number or a literal, as its JSON text (CloudEvents attributes are never objects or
+          // arrays); null is an absent attribute.
+          const literal = text.slice(i, end);
+          if (!LITERAL.test(literal)) return undefined;
+          if (literal !== 'null') {
+            if (name === 'data_base64' || name === 'datacontenttype') return undefined;
+            attribute = literal;
+          }
         }
-        if (text === undefined) return undefined;
-        if (text !== '' || bytes[i] === QUOTE) {
-          if (name === 'data_base64') data = Buffer.from(text, 'base64');
-          else if (name === 'datacontenttype') contentType = text;
-          else out[CE_PREFIX + name] = text;
+        if (attribute !== undefined) {
+          if (name === 'data_base64') base64 = attribute;
+          else if (name === 'datacontenttype') contentType = attribute;
+          else out[headerName(name)] = attribute;
         }
       }
-      i = skipSpace(bytes, end);
-      if (bytes[i] === 0x2c) {
-        i = skipSpace(bytes, i + 1);
+      i = skipSpace(text, end);
+      const c = text.charCodeAt(i);
+      if (c === 0x2c) {
+        i = skipSpace(text, i + 1);
         continue;
       }
-      if (bytes[i] !== 0x7d) return undefined;
+      if (c !== 0x7d) return undefined;
       i++;
       break;
     }
   }
-  if (skipSpace(bytes, i) !== bytes.length) return undefined;
+  if (skipSpace(text, i) !== text.length) return undefined;
   out[CONTENT_TYPE] = contentType ?? 'application/json';
-  return { headers: out, value: data ?? new Uint8Array(0) };
+  let data: Uint8Array;
+  if (dataStart >= 0) {
+    // Character offsets are byte offsets in ASCII text; otherwise count the bytes before each end.
+    const ascii = text.length === value.byteLength;
+    const from = ascii ? dataStart : Buffer.byteLength(text.slice(0, dataStart), 'utf8');
+    const to = ascii ? dataEnd : from + Buffer.byteLength(text.slice(dataStart, dataEnd), 'utf8');
+    data = value.subarray(from, to);
+  } else if (base64 !== undefined) data = new Uint8Array(Buffer.from(base64, 'base64'));
+  else data = new Uint8Array(0);
+  return { headers: out, value: data };
 }
 
 /**
@@ -239,5 +309,11 @@ export function fromStructured(
 export function binaryRecord<R extends { readonly headers: Readonly<Record<string, string>>; readonly value: Uint8Array }>(record: R): R {
   if (!isStructured(record.headers)) return record;
   const converted = fromStructured(record.headers, record.value);
-  return converted === undefined ? record : { ...record, headers: converted.headers, value: converted.value };
+  if (converted === undefined) return record;
+  // Assigned to a copy made by Object.assign, not spread into a literal with more properties
+  // (that makes a slow dictionary-mode object).
+  const copy = Object.assign({}, record) as { -readonly [K in keyof R]: R[K] };
+  copy.headers = converted.headers;
+  copy.value = converted.value;
+  return copy;
 }

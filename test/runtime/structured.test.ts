@@ -82,6 +82,17 @@ describe('structured content mode', () => {
     expect(text(toStructured(base64.headers, base64.value).value)).toContain('"data_base64":"AAH/"');
   });
 
+  it('writes a payload that is not UTF-8 JSON as data_base64, so the event stays readable and the bytes come back as they were', () => {
+    for (const payload of [new Uint8Array([0xff, 0xfe, 0x00]), bytes('not json'), bytes('{"open": ')]) {
+      const structured = toStructured({ ce_type: 'T', 'content-type': 'application/json' }, payload);
+      const event = JSON.parse(text(structured.value)) as Record<string, unknown>;
+      expect(event['data_base64']).toBe(Buffer.from(payload).toString('base64'));
+      const back = fromStructured(structured.headers, structured.value)!;
+      expect([...back.value]).toEqual([...payload]);
+      expect(back.headers).toEqual({ ce_type: 'T', 'content-type': 'application/json' });
+    }
+  });
+
   it('leaves what is not a JSON event object as it came, and decoding it names the problem', () => {
     for (const bad of [
       '',
