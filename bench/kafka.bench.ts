@@ -40,11 +40,18 @@ const payload = (i: number) => ({
 });
 const retry = { retries: 5, initialRetryTime: 100, maxRetryTime: 2_000 };
 
-/** Milliseconds until the last publish was acknowledged, and until the last message was handled. */
+/** Milliseconds until the last publish was acknowledged, until the last message was handled, and this process's CPU time until then. */
 interface Timing {
   readonly publishMs: number;
   readonly totalMs: number;
+  /** CPU (user + system) of this process from the first publish to the last message handled: less sensitive to other load on the machine than wall time. */
+  readonly cpuMs: number;
 }
+
+const cpuSince = (start: NodeJS.CpuUsage): number => {
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / 1000;
+};
 
 async function rawKafkajs(withHeaders: boolean): Promise<Timing> {
   const kafka = new Kafka({ brokers: brokers!.split(','), clientId: 'bench-raw', logLevel: logLevel.NOTHING, retry });
@@ -71,6 +78,7 @@ async function rawKafkajs(withHeaders: boolean): Promise<Timing> {
   });
   const producer = kafka.producer({ retry });
   await producer.connect();
+  const cpu = process.cpuUsage();
   const start = performance.now();
   for (let i = 0; i < TOTAL; i += 1000) {
     const messages = [];
@@ -92,9 +100,10 @@ async function rawKafkajs(withHeaders: boolean): Promise<Timing> {
   const publishMs = performance.now() - start;
   await all;
   const totalMs = performance.now() - start;
+  const cpuMs = cpuSince(cpu);
   await producer.disconnect();
   await consumer.disconnect();
-  return { publishMs, totalMs };
+  return { publishMs, totalMs, cpuMs };
 }
 
 async function keiyaku(contentMode: ContentMode): Promise<Timing> {
@@ -122,6 +131,7 @@ async function keiyaku(contentMode: ContentMode): Promise<Timing> {
   );
   await messaging.start();
   const publisher = messaging.publisher(BookIntegrationEvents, { key: (m) => m.bookId, maxBatchCount: 1_000, lingerMs: 2 });
+  const cpu = process.cpuUsage();
   const start = performance.now();
   for (let i = 0; i < TOTAL; i += 1000) {
     const batch = [];
@@ -131,8 +141,9 @@ async function keiyaku(contentMode: ContentMode): Promise<Timing> {
   const publishMs = performance.now() - start;
   await all;
   const totalMs = performance.now() - start;
+  const cpuMs = cpuSince(cpu);
   await messaging.stop();
-  return { publishMs, totalMs };
+  return { publishMs, totalMs, cpuMs };
 }
 
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 3);
@@ -157,7 +168,7 @@ try {
   out(`messages: ${TOTAL.toLocaleString('en')} over Kafka at ${brokers} (6 partitions, acks=all), median of ${ROUNDS} interleaved rounds`);
   const line = (label: string, name: keyof typeof runs): void =>
     out(
-      `${label}: publish ${pick(name, 'publishMs').toFixed(0)} ms, end to end ${pick(name, 'totalMs').toFixed(0)} ms (${rate(pick(name, 'totalMs'))})`,
+      `${label}: publish ${pick(name, 'publishMs').toFixed(0)} ms, end to end ${pick(name, 'totalMs').toFixed(0)} ms (${rate(pick(name, 'totalMs'))}), CPU ${pick(name, 'cpuMs').toFixed(0)} ms`,
     );
   line('raw kafkajs (sendBatch 1000, eachBatch)   ', 'raw');
   line('raw kafkajs + the 6 CloudEvents headers   ', 'rawHeaders');
@@ -175,6 +186,9 @@ try {
   const pubRaw = ratio('raw', 'structured', 'publishMs');
   out(
     `ratio structured mode / raw without headers  : ${e2eRaw}x end to end, ${pubRaw}x publish (goal >= 0.8x: ${verdict(e2eRaw, 0.8)}, ${verdict(pubRaw, 0.8)})`,
+  );
+  out(
+    `CPU per message (this process)              : binary ${ratio('rawHeaders', 'typed', 'cpuMs')}x raw with headers, structured ${ratio('raw', 'structured', 'cpuMs')}x raw without headers (ratios of CPU time; > 1 = keiyaku uses less)`,
   );
   out(
     `ratio binary mode / raw without headers      : ${ratio('raw', 'typed', 'totalMs')}x end to end, ${ratio('raw', 'typed', 'publishMs')}x publish (structured / raw with headers: ${ratio('rawHeaders', 'structured', 'totalMs')}x end to end)`,

@@ -99,14 +99,23 @@ export class InMemoryTransport implements Transport {
     if (this.#retention !== 'uncommitted') return;
     const log = this.#logs.get(address);
     if (log === undefined) return;
-    const groups = [...this.#groups.entries()].filter(([key]) => key.startsWith(`${address}\u0000`)).map(([, g]) => g);
-    log.partitions.forEach((partition, p) => {
-      const floor = Math.min(...groups.map((g) => g.committed[p] ?? 0));
-      if (Number.isFinite(floor) && floor > partition.base) {
-        partition.records.splice(0, floor - partition.base);
-        partition.base = floor;
+    const prefix = `${address}\u0000`;
+    const groups: Group[] = [];
+    for (const [key, group] of this.#groups) if (key.startsWith(prefix)) groups.push(group);
+    if (groups.length === 0) return;
+    for (let p = 0; p < log.partitions.length; p++) {
+      const partition = log.partitions[p]!;
+      let floor = Number.POSITIVE_INFINITY;
+      for (const group of groups) floor = Math.min(floor, group.committed[p] ?? 0);
+      if (floor > partition.base) {
+        // Shifted in place: splice would allocate an array of everything it drops.
+        const records = partition.records;
+        const drop = Math.min(records.length, floor - partition.base);
+        records.copyWithin(0, drop);
+        records.length -= drop;
+        partition.base += drop;
       }
-    });
+    }
   }
 
   async provision(address: string, bindings: ChannelBindings): Promise<void> {
