@@ -261,10 +261,11 @@ export class Publisher<M extends AnyContractMessage, P = never> implements Async
 
   /** Publishes each message (or `[message, options]`) in order; resolves when all are acknowledged. */
   publishMany(items: Iterable<M | readonly [M, PublishOptions<HeadersOf<M>, P>]>): Promise<void> {
-    const promises: Promise<void>[] = [];
+    // The messages of one type in one batch share a settlement: wait for each distinct promise once.
+    const promises = new Set<Promise<void>>();
     for (const item of items) {
-      if (Array.isArray(item)) promises.push(this.publish(item[0] as M, item[1] as PublishOptions<HeadersOf<M>, P>));
-      else promises.push(this.publish(item as M));
+      if (Array.isArray(item)) promises.add(this.publish(item[0] as M, item[1] as PublishOptions<HeadersOf<M>, P>));
+      else promises.add(this.publish(item as M));
     }
     return Promise.all(promises).then(() => undefined);
   }
