@@ -266,8 +266,7 @@ export function defineMessage<T extends string, P, M extends AnyContractMessage 
       return value === undefined || value === null ? undefined : String(value);
     },
     create(payload: P): M {
-      const issues = check(payload);
-      if (issues.length > 0) throw new ContractValidationError(type, issues);
+      if (!validate(payload)) throw new ContractValidationError(type, toIssues(validate.errors));
       return tag(boxed ? { value: payload } : payload, type) as unknown as M;
     },
     validate: check,

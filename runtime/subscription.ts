@@ -432,19 +432,35 @@ export class Subscription<M extends AnyContractMessage> {
   }
 
   #context(record: IncomingRecord, opened: OpenedEnvelope<M>, attempt: number): MessageContext<MessageTypeOf<M>> {
-    const context: { -readonly [K in keyof MessageContext]: MessageContext[K] } = {
-      channel: this.channel.id,
-      address: record.address,
-      messageId: opened.id,
-      type: opened.type,
-      time: opened.time,
-      partition: record.partition,
-      offset: record.offset,
-      headers: record.headers,
-      attempt,
-      signal: this.#abandon.signal,
-    };
-    if (record.key !== undefined) context.key = record.key;
+    const key = record.key;
+    // Two literal shapes (with and without a key) rather than a property added afterwards.
+    const context: { -readonly [K in keyof MessageContext]: MessageContext[K] } =
+      key === undefined
+        ? {
+            channel: this.channel.id,
+            address: record.address,
+            messageId: opened.id,
+            type: opened.type,
+            time: opened.time,
+            partition: record.partition,
+            offset: record.offset,
+            headers: record.headers,
+            attempt,
+            signal: this.#abandon.signal,
+          }
+        : {
+            channel: this.channel.id,
+            address: record.address,
+            messageId: opened.id,
+            type: opened.type,
+            time: opened.time,
+            partition: record.partition,
+            offset: record.offset,
+            key,
+            headers: record.headers,
+            attempt,
+            signal: this.#abandon.signal,
+          };
     if (opened.correlationId !== undefined) context.correlationId = opened.correlationId;
     if (opened.causationId !== undefined) context.causationId = opened.causationId;
     return context as MessageContext<MessageTypeOf<M>>;

@@ -58,6 +58,11 @@ function isoTime(now: number): string {
   return lastIso;
 }
 
+function isEmpty(headers: Readonly<Record<string, string>>): boolean {
+  for (const _ in headers) return false;
+  return true;
+}
+
 /** Builds the record for `message` on `address`; throws a ContractValidationError when its contract headers do not validate. */
 export function encodeEnvelope<M extends AnyContractMessage>(
   channel: AnyChannel<M>,
@@ -83,16 +88,25 @@ export function envelopeRecord<M extends AnyContractMessage>(
   const type = channel.typeOf(message);
   const descriptor = channel.message(type);
   const codec = descriptor?.headers;
+  const id = options.id ?? messageId();
+  const time = options.time === undefined ? isoTime(now) : options.time.toISOString();
+  const contentType = descriptor?.contentType ?? 'application/json';
   let headers: Record<string, string>;
-  if (codec !== undefined) headers = codec.encode(options.headers);
-  else if (options.headers === undefined) headers = {};
-  else headers = { ...(options.headers as Readonly<Record<string, string>>) };
-  headers[CE_HEADERS.specversion] = '1.0';
-  headers[CE_HEADERS.id] = options.id ?? messageId();
-  headers[CE_HEADERS.type] = type;
-  headers[CE_HEADERS.source] = source;
-  headers[CE_HEADERS.time] = options.time === undefined ? isoTime(now) : options.time.toISOString();
-  headers[CE_HEADERS.contentType] = descriptor?.contentType ?? 'application/json';
+  const given = codec !== undefined ? codec.encode(options.headers) : (options.headers as Readonly<Record<string, string>> | undefined);
+  if (given === undefined || isEmpty(given)) {
+    // The usual case: the CloudEvents headers alone, built as one literal (one allocation, no
+    // property added one by one; the names are CE_HEADERS', spelled out: computed keys would be
+    // added one by one again).
+    headers = { ce_specversion: '1.0', ce_id: id, ce_type: type, ce_source: source, ce_time: time, 'content-type': contentType };
+  } else {
+    headers = codec !== undefined ? (given as Record<string, string>) : { ...given };
+    headers[CE_HEADERS.specversion] = '1.0';
+    headers[CE_HEADERS.id] = id;
+    headers[CE_HEADERS.type] = type;
+    headers[CE_HEADERS.source] = source;
+    headers[CE_HEADERS.time] = time;
+    headers[CE_HEADERS.contentType] = contentType;
+  }
   if (options.correlationId !== undefined) headers[CE_HEADERS.correlationId] = options.correlationId;
   if (options.causationId !== undefined) headers[CE_HEADERS.causationId] = options.causationId;
   if (options.traceparent !== undefined) {
