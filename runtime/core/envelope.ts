@@ -58,11 +58,6 @@ function isoTime(now: number): string {
   return lastIso;
 }
 
-function isEmpty(headers: Readonly<Record<string, string>>): boolean {
-  for (const _ in headers) return false;
-  return true;
-}
-
 /** Builds the record for `message` on `address`; throws a ContractValidationError when its contract headers do not validate. */
 export function encodeEnvelope<M extends AnyContractMessage>(
   channel: AnyChannel<M>,
@@ -92,14 +87,15 @@ export function envelopeRecord<M extends AnyContractMessage>(
   const time = options.time === undefined ? isoTime(now) : options.time.toISOString();
   const contentType = descriptor?.contentType ?? 'application/json';
   let headers: Record<string, string>;
+  // Contract headers are validated (and a message that lacks a required one refused) even when none are given.
   const given = codec !== undefined ? codec.encode(options.headers) : (options.headers as Readonly<Record<string, string>> | undefined);
-  if (given === undefined || isEmpty(given)) {
+  if (options.headers === undefined) {
     // The usual case: the CloudEvents headers alone, built as one literal (one allocation, no
     // property added one by one; the names are CE_HEADERS', spelled out: computed keys would be
     // added one by one again).
     headers = { ce_specversion: '1.0', ce_id: id, ce_type: type, ce_source: source, ce_time: time, 'content-type': contentType };
   } else {
-    headers = codec !== undefined ? (given as Record<string, string>) : { ...given };
+    headers = codec !== undefined ? (given as Record<string, string>) : { ...(given as Readonly<Record<string, string>>) };
     headers[CE_HEADERS.specversion] = '1.0';
     headers[CE_HEADERS.id] = id;
     headers[CE_HEADERS.type] = type;
