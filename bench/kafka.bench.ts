@@ -146,7 +146,7 @@ async function keiyaku(contentMode: ContentMode): Promise<Timing> {
   return { publishMs, totalMs, cpuMs };
 }
 
-const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 3);
+const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 5);
 const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 try {
   // Interleaved rounds (the order rotates), so load from other processes falls on all alike; medians reported.
