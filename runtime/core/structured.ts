@@ -62,11 +62,18 @@ function member(name: string, text: string): string {
   return written;
 }
 
+/** The last content type {@link isJson} judged, and its verdict (a producer writes one or two). */
+let lastContentType: string | undefined;
+let lastIsJson = true;
+
 /** Whether a payload of this content type is JSON (so it is the event's `data`, not `data_base64`). */
 function isJson(contentType: string | undefined): boolean {
   if (contentType === undefined) return true;
+  if (contentType === lastContentType) return lastIsJson;
   const type = contentType.toLowerCase();
-  return type.startsWith('application/json') || type.startsWith('text/json') || /^[^;]*\+json\b/.test(type);
+  lastIsJson = type.startsWith('application/json') || type.startsWith('text/json') || /^[^;]*\+json\b/.test(type);
+  lastContentType = contentType;
+  return lastIsJson;
 }
 
 /** First and last bytes a JSON text can have (after whitespace). */
