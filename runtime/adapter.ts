@@ -22,6 +22,8 @@ export type { MigrateOptions, Migration, MigrationResult } from './core/migratio
 export { selectMigrations } from './core/migration.js';
 export type { RetryOptions } from './core/retry.js';
 export { isRetriable, retry } from './core/retry.js';
+export type { ContentMode } from './core/structured.js';
+export { toStructured } from './core/structured.js';
 export type {
   ConsumerOptions,
   IncomingRecord,

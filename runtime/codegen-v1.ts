@@ -48,5 +48,6 @@ export {
   KeiyakuError,
   MAX_VALIDATION_ERRORS,
   messageType,
+  utf8Bytes,
   validatorRuntime,
 } from './core/contract.js';

@@ -68,6 +68,8 @@ interface Settlement {
 }
 
 const CE_ID = CE_HEADERS.id;
+/** The options of a publish that was given none (one object, not one per message). */
+const NO_OPTIONS: PublishOptions<never, never> = Object.freeze({});
 
 /** What a publisher has done so far, for metrics and the operations page. */
 export interface PublisherStats {
@@ -172,7 +174,7 @@ export class Publisher<M extends AnyContractMessage, P = never> implements Async
    * with a ChannelAddressError when `options.parameters` do not fit the channel (or are missing on a channel with
    * parameters whose publisher has none).
    */
-  publish<T extends M>(message: T, options: PublishOptions<HeadersOf<T>, P> = {}): Promise<void> {
+  publish<T extends M>(message: T, options: PublishOptions<HeadersOf<T>, P> = NO_OPTIONS): Promise<void> {
     if (this.#closed) return Promise.reject(new ClosedError(`the publisher of ${this.channel.id}`));
     const type = this.channel.typeOf(message);
     let record: OutgoingRecord;
@@ -261,10 +263,11 @@ export class Publisher<M extends AnyContractMessage, P = never> implements Async
 
   /** Publishes each message (or `[message, options]`) in order; resolves when all are acknowledged. */
   publishMany(items: Iterable<M | readonly [M, PublishOptions<HeadersOf<M>, P>]>): Promise<void> {
-    const promises: Promise<void>[] = [];
+    // The messages of one type in one batch share a settlement: wait for each distinct promise once.
+    const promises = new Set<Promise<void>>();
     for (const item of items) {
-      if (Array.isArray(item)) promises.push(this.publish(item[0] as M, item[1] as PublishOptions<HeadersOf<M>, P>));
-      else promises.push(this.publish(item as M));
+      if (Array.isArray(item)) promises.add(this.publish(item[0] as M, item[1] as PublishOptions<HeadersOf<M>, P>));
+      else promises.add(this.publish(item as M));
     }
     return Promise.all(promises).then(() => undefined);
   }

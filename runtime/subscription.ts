@@ -38,6 +38,7 @@ import {
 import { type OpenedEnvelope, openEnvelope, recordType } from './core/envelope.js';
 import { type Logger, stderrLogger } from './core/logger.js';
 import { otelApi, SPAN_KIND } from './core/otel-api.js';
+import { binaryRecord } from './core/structured.js';
 import { ATTR, extractTraceContext, failSpan, INSTRUMENTATION_NAME, tracer, tracingEnabled, withSpan } from './core/tracing.js';
 import type { IncomingRecord, PartitionPosition, Transport, TransportConsumer } from './core/transport.js';
 import { type DeadLetterStore, errorForParking, InMemoryDeadLetterStore } from './dead-letter/store.js';
@@ -339,8 +340,13 @@ export class Subscription<M extends AnyContractMessage> {
             this.#lanes.set(record.partition, lane);
           }
           lane.counters.consumed++;
-          lane.queue.push(record);
-          if (!lane.running) {
+          // Structured CloudEvents are read in binary-mode shape (routing, tracing, parking and redrive read headers).
+          lane.queue.push(binaryRecord(record));
+        }
+        // The lanes start once the whole poll is sorted into them: each takes its records in one
+        // run (one promise per lane and poll, not per record).
+        for (const lane of this.#lanes.values()) {
+          if (!lane.running && lane.queue.length > 0) {
             lane.running = true;
             void this.#runLane(lane);
           }
@@ -360,16 +366,20 @@ export class Subscription<M extends AnyContractMessage> {
       const signal = this.#stop.signal;
       // Records whose handler and ack complete synchronously are taken in one pass, without a
       // promise per record; the first that needs to wait goes through the awaited path.
+      // With a recording tracer every attempt gets its process span: the full path does that.
+      // Whether one is registered is asked once per run of the lane, not per record.
+      const fastPath = !tracingEnabled();
       let head = 0;
       try {
         while (head < queue.length && !signal.aborted) {
-          const fast = this.#fastProcess(queue[head]!, lane);
+          const fast = fastPath ? this.#fastProcess(queue[head]!, lane) : undefined;
           const done = fast === undefined ? await this.#process(queue[head]!, lane) : typeof fast === 'boolean' ? fast : await fast;
           if (!done) break;
           head++;
         }
       } finally {
-        if (head > 0) queue.splice(0, head);
+        if (head === queue.length) queue.length = 0;
+        else if (head > 0) queue.splice(0, head);
       }
     } finally {
       if (this.#stop.signal.aborted) lane.queue.length = 0; // unacked: redelivered after a restart
@@ -385,8 +395,6 @@ export class Subscription<M extends AnyContractMessage> {
    * one, the ack commits, or the handler failed (the full path goes on from that first failure).
    */
   #fastProcess(record: IncomingRecord, lane: Lane): boolean | Promise<boolean> | undefined {
-    // With a recording tracer every attempt gets its process span: the full path does that.
-    if (tracingEnabled()) return undefined;
     const type = recordType(record);
     if (type !== undefined && type !== '' && !this.#wanted.has(type)) return undefined;
     const opened = openEnvelope(this.channel, record);
@@ -425,19 +433,35 @@ export class Subscription<M extends AnyContractMessage> {
   }
 
   #context(record: IncomingRecord, opened: OpenedEnvelope<M>, attempt: number): MessageContext<MessageTypeOf<M>> {
-    const context: { -readonly [K in keyof MessageContext]: MessageContext[K] } = {
-      channel: this.channel.id,
-      address: record.address,
-      messageId: opened.id,
-      type: opened.type,
-      time: opened.time,
-      partition: record.partition,
-      offset: record.offset,
-      headers: record.headers,
-      attempt,
-      signal: this.#abandon.signal,
-    };
-    if (record.key !== undefined) context.key = record.key;
+    const key = record.key;
+    // Two literal shapes (with and without a key) rather than a property added afterwards.
+    const context: { -readonly [K in keyof MessageContext]: MessageContext[K] } =
+      key === undefined
+        ? {
+            channel: this.channel.id,
+            address: record.address,
+            messageId: opened.id,
+            type: opened.type,
+            time: opened.time,
+            partition: record.partition,
+            offset: record.offset,
+            headers: record.headers,
+            attempt,
+            signal: this.#abandon.signal,
+          }
+        : {
+            channel: this.channel.id,
+            address: record.address,
+            messageId: opened.id,
+            type: opened.type,
+            time: opened.time,
+            partition: record.partition,
+            offset: record.offset,
+            key,
+            headers: record.headers,
+            attempt,
+            signal: this.#abandon.signal,
+          };
     if (opened.correlationId !== undefined) context.correlationId = opened.correlationId;
     if (opened.causationId !== undefined) context.causationId = opened.causationId;
     return context as MessageContext<MessageTypeOf<M>>;

@@ -3,6 +3,7 @@
  * descriptors with their codecs, decode results and errors, and the helpers keiyaku-written
  * validators call. Generated code reaches it through the versioned `codegen-v1` facade only.
  */
+import { Buffer } from 'node:buffer';
 import { createRequire } from 'node:module';
 import { checkParameters, type ParameterRule } from './address.js';
 import type { MessageContext } from './context.js';
@@ -166,7 +167,34 @@ export interface MessageDefinition<T extends string> {
 }
 
 const utf8Decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
-const utf8Encoder = new TextEncoder();
+
+/** Bytes of one slab that small encoded messages share (views into it, like Node's own Buffer pool). */
+const SLAB_BYTES = 64 * 1024;
+/** Texts that may need more than this many bytes get an array of their own. */
+const SLAB_MAX_TEXT = 4 * 1024;
+let slab = Buffer.from(new ArrayBuffer(SLAB_BYTES));
+let slabOffset = 0;
+
+/**
+ * The UTF-8 bytes of `text` as a Uint8Array of exactly its length (a view: mind `byteOffset`).
+ * Small texts are written into a shared zero-filled slab: a fresh ArrayBuffer per message
+ * (`TextEncoder.encode`) costs several times the encoding itself in allocation and GC.
+ */
+export function utf8Bytes(text: string): Uint8Array {
+  const worst = text.length * 3; // one UTF-16 unit is at most three UTF-8 bytes
+  if (worst > SLAB_MAX_TEXT) {
+    const own = Buffer.from(text, 'utf8');
+    return new Uint8Array(own.buffer, own.byteOffset, own.byteLength);
+  }
+  if (SLAB_BYTES - slabOffset < worst) {
+    slab = Buffer.from(new ArrayBuffer(SLAB_BYTES));
+    slabOffset = 0;
+  }
+  const written = slab.write(text, slabOffset, 'utf8');
+  const bytes = new Uint8Array(slab.buffer, slabOffset, written);
+  slabOffset += written;
+  return bytes;
+}
 
 function pointerToPath(pointer: string): string {
   if (pointer === '') return '$';
@@ -196,9 +224,16 @@ function toIssues(errors: readonly StandaloneValidatorError[] | null | undefined
 }
 
 function tag<T extends string, P>(value: P, type: T): ContractMessage<T, P> {
-  const copy = (Array.isArray(value) ? [...value] : { ...(value as object) }) as Record<symbol, unknown>;
-  copy[messageType] = type;
-  return Object.freeze(copy) as ContractMessage<T, P>;
+  if (Array.isArray(value)) {
+    const copy = [...value] as unknown as Record<symbol, unknown>;
+    copy[messageType] = type;
+    return Object.freeze(copy) as unknown as ContractMessage<T, P>;
+  }
+  // The tag in the literal, before the spread: adding a property to an object made by a
+  // spread turns it into a dictionary-mode object (several times slower to build, to read
+  // and to JSON.stringify); a spread into a literal defines properties, so an own
+  // `__proto__` stays a property.
+  return Object.freeze({ [messageType]: type, ...(value as object) }) as ContractMessage<T, P>;
 }
 
 function isTagged(value: unknown, type?: string): boolean {
@@ -229,8 +264,7 @@ export function defineMessage<T extends string, P, M extends AnyContractMessage 
       return value === undefined || value === null ? undefined : String(value);
     },
     create(payload: P): M {
-      const issues = check(payload);
-      if (issues.length > 0) throw new ContractValidationError(type, issues);
+      if (!validate(payload)) throw new ContractValidationError(type, toIssues(validate.errors));
       return tag(boxed ? { value: payload } : payload, type) as unknown as M;
     },
     validate: check,
@@ -238,7 +272,7 @@ export function defineMessage<T extends string, P, M extends AnyContractMessage 
       return isTagged(value, type);
     },
     encode(message: M): Uint8Array {
-      return utf8Encoder.encode(JSON.stringify(boxed ? (message as unknown as Boxed<unknown>).value : message));
+      return utf8Bytes(JSON.stringify(boxed ? (message as unknown as Boxed<unknown>).value : message));
     },
     decode(bytes: Uint8Array): DecodeResult<M> {
       let text: string;
@@ -321,10 +355,17 @@ function defineHeaders(type: string, definition: HeadersDefinition): HeadersCode
   // Paths name the header: `headers.correlationId`.
   const headerIssues = (issues: readonly ValidationIssue[]): ValidationIssue[] =>
     issues.map((i) => ({ ...i, path: `headers${i.path.slice(1)}` }));
+  // Most messages carry none of the declared headers: whether that satisfies the schema is
+  // decided once (validation is a pure function of the value), not per message.
+  const none: Readonly<Record<string, unknown>> = Object.freeze(Object.create(null));
+  const decodedNone = Object.freeze({ ok: true as const, value: none });
+  let noneValid: boolean | undefined;
+  const noneIsValid = (): boolean => (noneValid ??= validate(none) === true);
   return Object.freeze({
     names,
     validate: check,
     encode(headers: unknown): Record<string, string> {
+      if (headers === undefined && noneIsValid()) return {};
       const value = headers ?? {};
       const issues = check(value);
       if (issues.length > 0) throw new ContractValidationError(type, headerIssues(issues));
@@ -354,6 +395,9 @@ function defineHeaders(type: string, definition: HeadersDefinition): HeadersCode
       return wire;
     },
     decode(wire: Readonly<Record<string, string>>) {
+      let present = false;
+      for (let i = 0; i < names.length && !present; i++) present = Object.hasOwn(wire, names[i]!);
+      if (!present && noneIsValid()) return decodedNone;
       // No prototype: a declared header named `__proto__` stays a plain property.
       const value: Record<string, unknown> = Object.create(null);
       for (const name of names) {

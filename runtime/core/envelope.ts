@@ -4,9 +4,10 @@
  *
  * @see https://github.com/cloudevents/spec/blob/v1.0.2/cloudevents/bindings/kafka-protocol-binding.md
  */
-import { randomUUID } from 'node:crypto';
 import type { AnyChannel, AnyContractMessage, DecodeResult } from './contract.js';
 import { ContractDecodeError } from './contract.js';
+import { messageId } from './ids.js';
+import { binaryRecord, isStructured } from './structured.js';
 import type { IncomingRecord, OutgoingRecord } from './transport.js';
 
 export const CE_HEADERS = Object.freeze({
@@ -82,16 +83,26 @@ export function envelopeRecord<M extends AnyContractMessage>(
   const type = channel.typeOf(message);
   const descriptor = channel.message(type);
   const codec = descriptor?.headers;
+  const id = options.id ?? messageId();
+  const time = options.time === undefined ? isoTime(now) : options.time.toISOString();
+  const contentType = descriptor?.contentType ?? 'application/json';
   let headers: Record<string, string>;
-  if (codec !== undefined) headers = codec.encode(options.headers);
-  else if (options.headers === undefined) headers = {};
-  else headers = { ...(options.headers as Readonly<Record<string, string>>) };
-  headers[CE_HEADERS.specversion] = '1.0';
-  headers[CE_HEADERS.id] = options.id ?? randomUUID();
-  headers[CE_HEADERS.type] = type;
-  headers[CE_HEADERS.source] = source;
-  headers[CE_HEADERS.time] = options.time === undefined ? isoTime(now) : options.time.toISOString();
-  headers[CE_HEADERS.contentType] = descriptor?.contentType ?? 'application/json';
+  // Contract headers are validated (and a message that lacks a required one refused) even when none are given.
+  const given = codec !== undefined ? codec.encode(options.headers) : (options.headers as Readonly<Record<string, string>> | undefined);
+  if (options.headers === undefined) {
+    // The usual case: the CloudEvents headers alone, built as one literal (one allocation, no
+    // property added one by one; the names are CE_HEADERS', spelled out: computed keys would be
+    // added one by one again).
+    headers = { ce_specversion: '1.0', ce_id: id, ce_type: type, ce_source: source, ce_time: time, 'content-type': contentType };
+  } else {
+    headers = codec !== undefined ? (given as Record<string, string>) : { ...(given as Readonly<Record<string, string>>) };
+    headers[CE_HEADERS.specversion] = '1.0';
+    headers[CE_HEADERS.id] = id;
+    headers[CE_HEADERS.type] = type;
+    headers[CE_HEADERS.source] = source;
+    headers[CE_HEADERS.time] = time;
+    headers[CE_HEADERS.contentType] = contentType;
+  }
   if (options.correlationId !== undefined) headers[CE_HEADERS.correlationId] = options.correlationId;
   if (options.causationId !== undefined) headers[CE_HEADERS.causationId] = options.causationId;
   if (options.traceparent !== undefined) {
@@ -131,10 +142,12 @@ export function recordType(record: Pick<IncomingRecord, 'headers'>): string | un
 }
 
 /**
- * Reads the CloudEvents headers of `record`, validates its contract headers (when its type
+ * Reads the CloudEvents attributes of `record` (binary mode, or structured: see
+ * core/structured.ts), validates its contract headers (when its type
  * declares a headers schema) and decodes its payload. Never throws.
  */
-export function openEnvelope<M extends AnyContractMessage>(channel: AnyChannel<M>, record: IncomingRecord): OpenedEnvelope<M> {
+export function openEnvelope<M extends AnyContractMessage>(channel: AnyChannel<M>, incoming: IncomingRecord): OpenedEnvelope<M> {
+  const record = binaryRecord(incoming);
   const h = record.headers;
   const type = h[CE_HEADERS.type];
   const id = h[CE_HEADERS.id] ?? `${record.address}/${record.partition}/${record.offset}`;
@@ -149,7 +162,9 @@ export function openEnvelope<M extends AnyContractMessage>(channel: AnyChannel<M
     const error = new ContractDecodeError(
       'unknown_type',
       '',
-      `record ${record.partition}/${record.offset} on ${record.address} has no ${CE_HEADERS.type} header`,
+      record !== incoming || !isStructured(record.headers)
+        ? `record ${record.partition}/${record.offset} on ${record.address} has no ${CE_HEADERS.type} header`
+        : `record ${record.partition}/${record.offset} on ${record.address} is a structured CloudEvent (content-type ${record.headers[CE_HEADERS.contentType]}) whose value is not a JSON event format object`,
     );
     decoded = { ok: false, error };
   } else {

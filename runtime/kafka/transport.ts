@@ -18,37 +18,37 @@
  *   A crash kafkajs will not restart from rebuilds at once. An authentication failure is
  *   not an outage: it faults loudly.
  */
-
-import type {
-  ChannelBindings,
-  ConsumerOptions,
-  IncomingRecord,
-  OutgoingRecord,
-  PartitionPosition,
-  Transport,
-  TransportCapabilities,
-  TransportConsumer,
-  TransportHealth,
-  TransportProducer,
-} from '@keiyaku/runtime/adapter';
+import { randomBytes } from 'node:crypto';
 import {
+  type ChannelBindings,
   ClosedError,
+  type ConsumerOptions,
+  type ContentMode,
+  type IncomingRecord,
   isRetriable,
   KeiyakuError,
   type Logger,
+  type OutgoingRecord,
+  type PartitionPosition,
   stderrLogger,
+  type Transport,
+  type TransportCapabilities,
+  type TransportConsumer,
   TransportError,
+  type TransportHealth,
+  type TransportProducer,
+  toStructured,
   type Waiter,
   waitForWake,
 } from '@keiyaku/runtime/adapter';
 import {
   type Consumer,
   type EachBatchPayload,
+  type ICustomPartitioner,
   Kafka,
   type KafkaConfig,
   type LogEntry,
   logLevel,
-  Partitioners,
   type Producer,
   type RetryOptions,
   type SASLOptions,
@@ -96,6 +96,16 @@ export interface KafkaTransportOptions {
   readonly ackTimeoutMs?: number;
   /** Where a new group starts: the earliest record (default) or only new ones. */
   readonly fromBeginning?: boolean;
+  /**
+   * How records are written (default `binary`): CloudEvents binary content mode puts the event's
+   * attributes in `ce_` headers and the payload in the value; `structured` writes the whole event
+   * as the value (JSON event format, `content-type: application/cloudevents+json`) beside the
+   * contract's headers only — five to seven fewer Kafka headers per record, which kafkajs
+   * encodes and decodes at a high cost each. Readers take both modes whatever this says.
+   */
+  readonly contentMode?: ContentMode;
+  /** The content mode of single channels, by channel address (before the namespace); wins over `contentMode`. */
+  readonly contentModes?: Readonly<Record<string, ContentMode>>;
   readonly logger?: Logger;
 }
 
@@ -145,6 +155,74 @@ export function recordFromKafka(message: KafkaMessageIn, address: string, partit
 }
 
 const EMPTY = Buffer.alloc(0);
+
+const MURMUR_SEED = 0x9747b28c;
+const MURMUR_M = 0x5bd1e995;
+
+/**
+ * @internal Kafka's murmur2 of `key` (Java client `Utils.murmur2`, as kafkajs' default
+ * partitioner computes it): 32-bit integer arithmetic instead of kafkajs' 64-bit `Long`
+ * objects (a dozen allocations per four bytes of key, ~5 µs per message). Same result.
+ */
+export function murmur2(key: string | Buffer): number {
+  let data: string | Buffer = key;
+  if (typeof key === 'string') {
+    for (let i = 0; i < key.length; i++) {
+      if (key.charCodeAt(i) > 0x7f) {
+        data = Buffer.from(key, 'utf8');
+        break;
+      }
+    }
+  }
+  const length = data.length;
+  let h = MURMUR_SEED ^ length;
+  const length4 = length >>> 2;
+  for (let i = 0; i < length4; i++) {
+    const i4 = i * 4;
+    let k = byteAt(data, i4) | (byteAt(data, i4 + 1) << 8) | (byteAt(data, i4 + 2) << 16) | (byteAt(data, i4 + 3) << 24);
+    k = Math.imul(k, MURMUR_M);
+    k ^= k >>> 24;
+    k = Math.imul(k, MURMUR_M);
+    h = Math.imul(h, MURMUR_M) ^ k;
+  }
+  const tail = length & ~3;
+  const left = length & 3;
+  if (left === 3) h ^= byteAt(data, tail + 2) << 16;
+  if (left >= 2) h ^= byteAt(data, tail + 1) << 8;
+  if (left >= 1) {
+    h ^= byteAt(data, tail);
+    h = Math.imul(h, MURMUR_M);
+  }
+  h ^= h >>> 13;
+  h = Math.imul(h, MURMUR_M);
+  h ^= h >>> 15;
+  return h | 0;
+}
+
+/** Byte `i` of a Buffer, or of an ASCII string. */
+function byteAt(data: string | Buffer, i: number): number {
+  return typeof data === 'string' ? data.charCodeAt(i) : data[i]!;
+}
+
+/**
+ * @internal kafkajs' default (Java-compatible) partitioner with {@link murmur2} computed in
+ * 32-bit arithmetic: a message's own partition, else murmur2 of its key, else round robin
+ * over the partitions that have a leader (from a random start per topic). Every key lands on
+ * the partition kafkajs and the Java client choose, so per-key order holds across producers.
+ */
+export const keyPartitioner: ICustomPartitioner = () => {
+  const counters = new Map<string, number>();
+  return ({ topic, partitionMetadata, message }) => {
+    if (message.partition !== null && message.partition !== undefined) return message.partition;
+    const key = message.key;
+    if (key !== null && key !== undefined) return (murmur2(key) & 0x7fffffff) % partitionMetadata.length;
+    let counter = counters.get(topic) ?? randomBytes(4).readUInt32BE(0);
+    counters.set(topic, ++counter);
+    const available = partitionMetadata.filter((p) => p.leader >= 0);
+    if (available.length > 0) return available[(counter & 0x7fffffff) % available.length]!.partitionId;
+    return (counter & 0x7fffffff) % partitionMetadata.length;
+  };
+};
 
 function isConnectivity(error: unknown): boolean {
   const name = (error as { name?: string } | undefined)?.name ?? '';
@@ -214,6 +292,11 @@ export class KafkaTransport implements Transport {
   topic(address: string): string {
     const topic = this.#topics.get(address) ?? address;
     return this.options.namespace ? `${this.options.namespace}.${topic}` : topic;
+  }
+
+  /** How records for `address` are written: binary or structured CloudEvents content mode. */
+  contentMode(address: string): ContentMode {
+    return this.options.contentModes?.[address] ?? this.options.contentMode ?? 'binary';
   }
 
   /** The consumer group of `groupId`, with the namespace. */
@@ -424,7 +507,7 @@ class KafkaTransportProducer implements TransportProducer {
         retry: this.#transport.retry,
         allowAutoTopicCreation: false,
         idempotent: false,
-        createPartitioner: Partitioners.DefaultPartitioner,
+        createPartitioner: keyPartitioner,
       });
       this.#producer = producer;
       this.#connected = producer.connect().catch((error: unknown) => {
@@ -446,13 +529,21 @@ class KafkaTransportProducer implements TransportProducer {
       const byTopic = new Map<string, { key: string | null; value: Buffer; headers: Record<string, string> }[]>();
       for (const record of records) {
         const topic = this.#transport.topic(record.address);
-        const list = byTopic.get(topic) ?? [];
-        list.push({
-          key: record.key ?? null,
-          value: Buffer.from(record.value.buffer, record.value.byteOffset, record.value.byteLength),
-          headers: record.headers as Record<string, string>, // kafkajs only reads them
-        });
-        byTopic.set(topic, list);
+        let list = byTopic.get(topic);
+        if (list === undefined) {
+          list = [];
+          byTopic.set(topic, list);
+        }
+        if (this.#transport.contentMode(record.address) === 'structured') {
+          const structured = toStructured(record.headers, record.value);
+          list.push({ key: record.key ?? null, value: structured.value, headers: structured.headers });
+        } else {
+          list.push({
+            key: record.key ?? null,
+            value: Buffer.from(record.value.buffer, record.value.byteOffset, record.value.byteLength),
+            headers: record.headers as Record<string, string>, // kafkajs only reads them
+          });
+        }
       }
       const { ackTimeoutMs } = this.#transport.options;
       await deadline.race(

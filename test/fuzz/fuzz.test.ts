@@ -12,6 +12,7 @@ describe('fuzz', () => {
       'generated headers codec EventHeaders',
       'memory envelope (headers + payload)',
       'kafka record and envelope',
+      'structured CloudEvent (JSON event format) and envelope',
       'iggy user headers, record and envelope',
       'iggy frame: frameSize + decodeFrame + payloadOf',
       'iggy login reply',

@@ -7,6 +7,7 @@
 import { BookBorrowed, BookIntegrationEvents, BookReturned, DueDateReminder, MemberNotifications } from '../../generated/index.js';
 import { type AnyChannel, isKeiyakuError } from '../../runtime/codegen-v1.js';
 import { openEnvelope } from '../../runtime/core/envelope.js';
+import { STRUCTURED_CONTENT_TYPE, toStructured } from '../../runtime/core/structured.js';
 import type { IncomingRecord } from '../../runtime/core/transport.js';
 import { tlv, writeTlv } from '../../runtime/iggy/protocol/primitives.js';
 import { encodeGroupDetails, encodeSync } from '../../runtime/iggy/protocol/v0_11/commands/groups.js';
@@ -213,6 +214,12 @@ function sqliteRow(bytes: Uint8Array): Record<string, unknown> {
   return row;
 }
 
+const structuredSeed = ((): Uint8Array => {
+  const headers = { ce_specversion: '1.0', ce_id: 'id-1', ce_type: 'BookBorrowed', ce_source: 's', 'content-type': 'application/json' };
+  const value = toStructured(headers, BookBorrowed.encode(validBorrowed)).value;
+  return new Uint8Array(value.buffer, value.byteOffset, value.byteLength).slice();
+})();
+
 export const targets: readonly FuzzTarget[] = [
   ...[BookBorrowed, BookReturned, DueDateReminder].map((descriptor) => ({
     name: `generated codec ${descriptor.type}.decode`,
@@ -248,6 +255,19 @@ export const targets: readonly FuzzTarget[] = [
     name: 'kafka record and envelope',
     seeds: [new Uint8Array([...envelopeSeed, 0, ...payloadSeeds[0]!])],
     run: (bytes: Uint8Array) => open(BookIntegrationEvents as AnyChannel, recordFromKafka(kafkaMessage(bytes), 'fuzz', 0)),
+  },
+  {
+    name: 'structured CloudEvent (JSON event format) and envelope',
+    seeds: [structuredSeed],
+    run: (bytes: Uint8Array) =>
+      open(BookIntegrationEvents as AnyChannel, {
+        address: 'fuzz',
+        partition: 0,
+        offset: '0',
+        timestamp: 0,
+        headers: { 'content-type': STRUCTURED_CONTENT_TYPE, correlationId: 'c' },
+        value: bytes,
+      }),
   },
   {
     name: 'iggy user headers, record and envelope',

@@ -9,4 +9,11 @@ if (kafkaBrokers === '') {
   });
 } else {
   await runTransportConformance({ name: 'kafka', create: async () => ({ transport: testTransport() }), partitions: 3, timeoutMs: 30_000 });
+  // The same behaviour with every record written as a structured CloudEvent (the event in the value).
+  await runTransportConformance({
+    name: 'kafka, structured content mode',
+    create: async () => ({ transport: testTransport({ contentMode: 'structured' }) }),
+    partitions: 3,
+    timeoutMs: 30_000,
+  });
 }

@@ -11,13 +11,17 @@ afterEach(async () => {
 });
 
 (kafkaBrokers === '' ? describe.skip : describe)(`tracing over Kafka${kafkaSkipReason ? ` (${kafkaSkipReason})` : ''}`, () => {
-  it('links request → send → process → handler span → send → process across the broker', async () => {
-    traced = registerSdk();
-    const transport = testTransport();
-    try {
-      await assertTraceCrossesHops(transport, traced, 'kafka');
-    } finally {
-      await transport.close();
-    }
-  }, 90_000);
+  it.each(['binary', 'structured'] as const)(
+    'links request → send → process → handler span → send → process across the broker (%s content mode)',
+    async (contentMode) => {
+      traced = registerSdk();
+      const transport = testTransport({ contentMode });
+      try {
+        await assertTraceCrossesHops(transport, traced, 'kafka');
+      } finally {
+        await transport.close();
+      }
+    },
+    90_000,
+  );
 });
