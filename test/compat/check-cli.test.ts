@@ -4,7 +4,8 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keiyaku, repoRoot, scratch } from '../helpers.js';
+import { repoRoot, scratch } from '../helpers.js';
+import { keiyaku } from './known-codes.js';
 
 const dir = scratch('check');
 const git = (...args: string[]): string =>
@@ -69,7 +70,7 @@ describe('keiyaku check', () => {
       'schemas/common.json',
       '"maxLength": 80',
       '"maxLength": 40',
-      'BREAKING maxLength_narrowed (backward): string maxLength 80 → 40',
+      'BREAKING max_length_narrowed (backward): string maxLength 80 → 40',
     ],
     [
       'a new required field',
@@ -154,7 +155,7 @@ describe('keiyaku check', () => {
       '"enum": ["good", "worn", "damaged", "lost"]',
       'compatible enum_value_added',
     ],
-    ['a limit relaxed', 'schemas/common.json', '"maxLength": 80', '"maxLength": 120', 'compatible maxLength_widened'],
+    ['a limit relaxed', 'schemas/common.json', '"maxLength": 80', '"maxLength": 120', 'compatible max_length_widened'],
     [
       'a description edited',
       'schemas/book-borrowed.json',
@@ -256,7 +257,7 @@ describe('keiyaku check', () => {
     const transitive = await keiyaku(['check', '--mode', 'backward-transitive'], { cwd: dir });
     expect(transitive.code).toBe(1);
     expect(transitive.stdout).toContain('against contract.history.json@1.2.0');
-    expect(transitive.stdout).toContain('maxLength_narrowed');
+    expect(transitive.stdout).toContain('max_length_narrowed');
     const onDisk = await keiyaku(['check', '--against', join(repoRoot, 'asyncapi.yaml')], { cwd: dir });
     expect(onDisk.code).toBe(1);
   }, 120_000);
