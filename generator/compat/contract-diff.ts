@@ -554,13 +554,17 @@ export function acknowledge(findings: readonly Finding[], after: ContractModel):
     let index = acks.findIndex((a) => a.id === finding.id && a.version === current);
     if (index === -1) {
       index = acks.findIndex((a) => a.version === current && (finding.legacyIds ?? []).includes(a.id));
-      if (index !== -1 && !used.has(index))
+      const ack = index === -1 ? undefined : acks[index]!.id;
+      // A code spelled as before codes became snake_case is named, so the rename is plain to see.
+      const renamed =
+        ack === undefined ? undefined : earlierSpellings(finding.code).find((c) => ack.includes(`/${c}/`) || ack.endsWith(`/${c}`));
+      if (ack !== undefined && !used.has(index))
         warnings.push({
           code: 'acknowledgment_id_deprecated',
           severity: 'warning',
           direction: finding.direction,
           pointer: '',
-          detail: `acknowledgment ${acks[index]!.id} uses an earlier spelling of the finding's id`,
+          detail: `acknowledgment ${ack} uses an earlier spelling of the finding's id${renamed === undefined ? '' : ` (the code ${renamed} is now ${finding.code})`}`,
           hint: `replace its id with ${finding.id}; the old spelling is accepted for now`,
           id: `*/*/acknowledgment_id_deprecated/${acks[index]!.id}`,
         });
