@@ -211,6 +211,29 @@ describe('keiyaku check', () => {
     expect(result.code).toBe(0);
   });
 
+  it('accepts an acknowledgment that spells the code as before codes became snake_case, warning with the new id', async () => {
+    reset();
+    edit('schemas/common.json', '"maxLength": 80', '"maxLength": 40');
+    const unacknowledged = await keiyaku(['check', '--against', 'v1.2.0', '--mode', 'backward'], { cwd: dir });
+    expect(unacknowledged.code).toBe(1);
+    const id = /acknowledge it: \{ id: '([^']+)'/.exec(unacknowledged.stdout)?.[1];
+    expect(id).toMatch(/\/max_length_narrowed\//);
+    const old = id!.replace('/max_length_narrowed/', '/maxLength_narrowed/');
+    edit(
+      'asyncapi.yaml',
+      'defaultContentType: application/json',
+      `defaultContentType: application/json\nx-keiyaku:\n  acknowledge:\n    - id: ${old}\n      reason: shorter titles\n      version: 1.2.0`,
+    );
+    const result = await keiyaku(['check', '--against', 'v1.2.0', '--mode', 'backward'], { cwd: dir });
+    expect(result.stdout).toContain('ACKNOWLEDGED max_length_narrowed');
+    expect(result.stdout).toContain(
+      `WARNING acknowledgment_id_deprecated (backward): acknowledgment ${old} uses an earlier spelling of the finding's id (the code maxLength_narrowed is now max_length_narrowed)`,
+    );
+    expect(result.stdout).toContain(`fix: replace its id with ${id}; the old spelling is accepted for now`);
+    expect(result.stdout).toContain('0 breaking, 1 acknowledged');
+    expect(result.code).toBe(0);
+  });
+
   it('renders JSON', async () => {
     reset();
     edit('schemas/book-returned.json', '"enum": ["good", "worn", "damaged"]', '"enum": ["good", "worn"]');
