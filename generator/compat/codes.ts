@@ -71,7 +71,7 @@ type CombinedTypeChanged = {
 }[Combinator];
 
 /** `combined_type_changed_<from>_to_<to>` for two different combinators. */
-export function combinedTypeChanged<F extends Combinator, T extends Combinator>(from: F, to: T): CombinedTypeChanged {
+export function combinedTypeChanged(from: Combinator, to: Combinator): CombinedTypeChanged {
   return `combined_type_changed_${keywordCode(from)}_to_${keywordCode(to)}` as CombinedTypeChanged;
 }
 
@@ -189,13 +189,16 @@ export function isFindingCode(code: string): code is FindingCode {
   return known.has(code);
 }
 
-/** Codes whose spelling changed when every code became snake_case: earlier spelling → current code. */
+/**
+ * Codes whose spelling changed when every code became snake_case: earlier spelling → current code
+ * (the same with `key_` in front, for Kafka keys: see {@link earlierSpellings}).
+ */
 export const RENAMED_CODES: Readonly<Record<string, SchemaFindingCode>> = Object.freeze(
   Object.fromEntries(
     (() => {
       const pairs: [string, SchemaFindingCode][] = [];
       const old = (keyword: string): string => keyword.replace(/^\$/, '');
-      const family = <const K extends string, const S extends string>(keywords: readonly K[], suffixes: readonly S[]): void => {
+      const family = (keywords: readonly string[], suffixes: readonly string[]): void => {
         for (const k of keywords) for (const s of suffixes) pairs.push([`${old(k)}_${s}`, `${keywordCode(k)}_${s}` as SchemaFindingCode]);
       };
       family(METADATA_KEYWORDS, ['changed']);
