@@ -10,6 +10,14 @@ import { tokensFromPointer } from './load/source-locator.js';
 import { buildModel } from './model/build-model.js';
 import type { ContractModel } from './model/contract-model.js';
 
+export {
+  FINDING_CODES,
+  type FindingCode,
+  isFindingCode,
+  RENAMED_CODES,
+  type SchemaFindingCode,
+} from './compat/codes.js';
+export type { CompatSeverity, Direction, Finding } from './compat/findings.js';
 export type { Diagnostic, Severity, SourceLocation } from './diagnostics.js';
 export { formatDiagnostic, formatLocation, hasErrors } from './diagnostics.js';
 export type { GeneratedFile, GenerateOptions, GenerateResult } from './emit/emit.js';

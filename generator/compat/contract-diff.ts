@@ -10,6 +10,7 @@
 import { formatLocation, type SourceLocation } from '../diagnostics.js';
 import type { ChannelModel, ContractModel, MessageModel } from '../model/contract-model.js';
 import { DEFAULT_POLICY, MODES, type Mode, POLICIES, type Policy } from '../model/vocabulary.js';
+import { earlierSpellings, type FindingCode, keyCode } from './codes.js';
 import { type CompatSeverity, type Direction, type Finding, findingId } from './findings.js';
 import { diffNodes, diffSchemas } from './schema-diff.js';
 
@@ -50,7 +51,7 @@ export interface CompareOptions {
 /** A finding as rules emit it: the id is made from its parts; a schema change says which named schema it is in. */
 type Emitted = Omit<Finding, 'id' | 'direction'> & {
   direction?: Direction;
-  legacyCode?: string;
+  legacyCode?: FindingCode;
   schema?: { readonly name: string; readonly pointer: string };
 };
 type Emit = (finding: Emitted) => void;
@@ -348,8 +349,8 @@ function compareMessage(
           const { schema: _schema, legacyCode, ...rest } = change;
           emit({
             ...rest,
-            code: `key_${change.code}`,
-            ...(legacyCode === undefined ? {} : { legacyCode: `key_${legacyCode}` }),
+            code: keyCode(change.code),
+            ...(legacyCode === undefined ? {} : { legacyCode: keyCode(legacyCode) }),
             direction,
             channel,
             message: ma.type,
@@ -477,9 +478,9 @@ function merge(raw: readonly Emitted[]): Finding[] {
     const { legacyCode, schema: _schema, ...rest } = f;
     const direction = f.direction ?? 'backward';
     const id = findingId(f);
-    const legacy = [...(f.legacyIds ?? []), ...(legacyCode === undefined ? [] : [findingId({ ...f, code: legacyCode })])].filter(
-      (l) => l !== id,
-    );
+    // Earlier ids: given by the rule, the code of the reverse reading, and the codes' spellings before snake_case.
+    const codes = [...earlierSpellings(f.code), ...(legacyCode === undefined ? [] : [legacyCode, ...earlierSpellings(legacyCode)])];
+    const legacy = [...new Set([...(f.legacyIds ?? []), ...codes.map((code) => findingId({ ...f, code }))])].filter((l) => l !== id);
     return { ...rest, direction, id, ...(legacy.length === 0 ? {} : { legacyIds: legacy }) };
   };
   for (const f of raw) {
@@ -506,7 +507,12 @@ function merge(raw: readonly Emitted[]): Finding[] {
       ...shared,
       pointer: f.schema!.pointer,
       id: `schemas/${name}/${f.code}${f.schema!.pointer}`,
-      legacyIds: [...new Set(members.flatMap((m) => [m.id, ...(m.legacyIds ?? [])]))],
+      legacyIds: [
+        ...new Set([
+          ...earlierSpellings(f.code).map((code) => `schemas/${name}/${code}${f.schema!.pointer}`),
+          ...members.flatMap((m) => [m.id, ...(m.legacyIds ?? [])]),
+        ]),
+      ],
       usages,
       detail: `${first.detail} (in shared schema ${name}, used by ${usages
         .map((u) => `${u.channel}/${u.message}`)
@@ -548,13 +554,17 @@ export function acknowledge(findings: readonly Finding[], after: ContractModel):
     let index = acks.findIndex((a) => a.id === finding.id && a.version === current);
     if (index === -1) {
       index = acks.findIndex((a) => a.version === current && (finding.legacyIds ?? []).includes(a.id));
-      if (index !== -1 && !used.has(index))
+      const ack = index === -1 ? undefined : acks[index]!.id;
+      // A code spelled as before codes became snake_case is named, so the rename is plain to see.
+      const renamed =
+        ack === undefined ? undefined : earlierSpellings(finding.code).find((c) => ack.includes(`/${c}/`) || ack.endsWith(`/${c}`));
+      if (ack !== undefined && !used.has(index))
         warnings.push({
           code: 'acknowledgment_id_deprecated',
           severity: 'warning',
           direction: finding.direction,
           pointer: '',
-          detail: `acknowledgment ${acks[index]!.id} uses an earlier spelling of the finding's id`,
+          detail: `acknowledgment ${ack} uses an earlier spelling of the finding's id${renamed === undefined ? '' : ` (the code ${renamed} is now ${finding.code})`}`,
           hint: `replace its id with ${finding.id}; the old spelling is accepted for now`,
           id: `*/*/acknowledgment_id_deprecated/${acks[index]!.id}`,
         });

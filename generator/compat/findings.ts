@@ -3,14 +3,17 @@
  * JSON pointer), before/after, severity and a one-line fix. Renderers sit on top.
  */
 import type { SourceLocation } from '../diagnostics.js';
+import type { FindingCode } from './codes.js';
+
+export type { FindingCode } from './codes.js';
 
 /** `warning`: not a change, but something in the contract's settings to fix (an acknowledgment that applies to nothing). */
 export type CompatSeverity = 'breaking' | 'compatible' | 'info' | 'warning';
 export type Direction = 'backward' | 'forward';
 
 export interface Finding {
-  /** Stable code, e.g. `property_removed_from_closed_model`. */
-  readonly code: string;
+  /** Stable snake_case code, e.g. `property_removed_from_closed_model` (every code: `FINDING_CODES`). */
+  readonly code: FindingCode;
   readonly severity: CompatSeverity;
   /** Which reading of the change this finding is about: old readers of new data (forward) or new readers of old data (backward). */
   readonly direction: Direction;
@@ -33,14 +36,21 @@ export interface Finding {
   readonly id: string;
   /**
    * Earlier spellings of this finding's id that acknowledgments may still use: the per-message
-   * ids of a shared-schema finding, and the codes of forward findings before they were named
-   * after the edit (`enum_value_removed` for a value that was added). Accepted with a warning.
+   * ids of a shared-schema finding, the codes of forward findings before they were named
+   * after the edit (`enum_value_removed` for a value that was added), and codes as spelled before
+   * every code became snake_case (`maxLength_narrowed`). Accepted with a warning.
    */
   readonly legacyIds?: readonly string[];
   /** Every place a change in a shared schema shows up (`channel`, `message`, `pointer` into it). */
   readonly usages?: readonly { readonly channel: string; readonly message: string; readonly pointer: string }[];
 }
 
-export function findingId(parts: { channel?: string | undefined; message?: string | undefined; code: string; pointer: string }): string {
+export function findingId(parts: {
+  channel?: string | undefined;
+  message?: string | undefined;
+  /** A code, or an earlier spelling of one (for legacy ids). */
+  code: string;
+  pointer: string;
+}): string {
   return `${parts.channel ?? '*'}/${parts.message ?? '*'}/${parts.code}${parts.pointer}`;
 }

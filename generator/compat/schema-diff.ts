@@ -17,13 +17,23 @@
 import { type ContractModel, refName, SCHEMA_REF_PREFIX, type SchemaNode } from '../model/contract-model.js';
 import type { Policy } from '../model/vocabulary.js';
 import { escapeToken as esc } from '../pointer.js';
+import {
+  type BoundKeyword,
+  type Combinator,
+  combinedTypeChanged,
+  keywordCode,
+  METADATA_KEYWORDS,
+  OTHER_KEYWORDS,
+  type SchemaFindingCode,
+  TEXT_KEYWORDS,
+} from './codes.js';
 import type { CompatSeverity, Direction } from './findings.js';
 
 export type { Policy } from '../model/vocabulary.js';
 
 /** A schema-level finding before it is placed in a channel and message. */
 export interface SchemaChange {
-  readonly code: string;
+  readonly code: SchemaFindingCode;
   readonly severity: CompatSeverity;
   readonly pointer: string;
   readonly before?: unknown;
@@ -31,7 +41,7 @@ export interface SchemaChange {
   readonly detail: string;
   readonly hint: string;
   /** The code this finding had before findings were named after the edit (forward findings only). */
-  readonly legacyCode?: string;
+  readonly legacyCode?: SchemaFindingCode;
   /** The innermost named schema of the new contract the change is in, and the pointer inside it. */
   readonly schema?: { readonly name: string; readonly pointer: string };
 }
@@ -58,7 +68,7 @@ interface Context {
   readonly anchor?: { readonly name: string; readonly base: string };
 }
 
-const METADATA = ['title', 'description', 'examples', 'default', 'deprecated', '$comment', 'readOnly', 'writeOnly'];
+const METADATA = METADATA_KEYWORDS;
 /** Keywords that only identify or annotate, and the raw-schema containers keiyaku removes on load. */
 const IGNORED = new Set([
   ...METADATA,
@@ -231,7 +241,7 @@ function rejecter(ctx: Context): string {
 }
 
 interface Edit {
-  readonly code: string;
+  readonly code: SchemaFindingCode;
   readonly detail: string;
 }
 
@@ -248,7 +258,7 @@ function record<T>(
   severity: CompatSeverity,
   describe: (old: T, neu: T) => Edit,
   hint: string,
-  values: { before?: unknown; after?: unknown; legacy?: string } = {},
+  values: { before?: unknown; after?: unknown; legacy?: SchemaFindingCode } = {},
 ): void {
   const [old, neu] = ctx.forward ? [reader, writer] : [writer, reader];
   const edit = describe(old, neu);
@@ -275,7 +285,7 @@ function fix(ctx: Context, backward: string, forward: string): string {
 function bound(
   ctx: Context,
   pointer: string,
-  keyword: string,
+  keyword: BoundKeyword,
   w: unknown,
   r: unknown,
   tighterWhen: 'lower' | 'higher',
@@ -292,9 +302,9 @@ function bound(
     r,
     breaking ? 'breaking' : 'compatible',
     (o, n) => {
-      if (typeof n !== 'number') return { code: `${keyword}_removed`, detail: `${what} ${keyword} ${String(o)} removed` };
-      if (typeof o !== 'number') return { code: `${keyword}_added`, detail: `${what} gained ${keyword} ${n}` };
-      return { code: `${keyword}_${tighter(o, n) ? 'narrowed' : 'widened'}`, detail: `${what} ${keyword} ${o} → ${n}` };
+      if (typeof n !== 'number') return { code: `${keywordCode(keyword)}_removed`, detail: `${what} ${keyword} ${String(o)} removed` };
+      if (typeof o !== 'number') return { code: `${keywordCode(keyword)}_added`, detail: `${what} gained ${keyword} ${n}` };
+      return { code: `${keywordCode(keyword)}_${tighter(o, n) ? 'narrowed' : 'widened'}`, detail: `${what} ${keyword} ${o} → ${n}` };
     },
     fix(
       ctx,
@@ -459,11 +469,11 @@ const unionEdit =
   (o: Schema): Edit =>
     o[keyword] === undefined
       ? {
-          code: `${keyword}_added`,
+          code: `${keywordCode(keyword)}_added`,
           detail: ok ? `the schema became a ${keyword}; ${compatibleDetail}` : `${keyword} added; ${breakingDetail}`,
         }
       : {
-          code: `${keyword}_removed`,
+          code: `${keywordCode(keyword)}_removed`,
           detail: ok ? `${keyword} replaced by one schema; ${compatibleDetail}` : `${keyword} removed; ${breakingDetail}`,
         };
 
@@ -534,8 +544,8 @@ function singleton(schema: Schema): { keyword: 'allOf' | 'anyOf' | 'oneOf'; bran
   return Array.isArray(list) && list.length === 1 ? { keyword, branch: list[0] as SchemaNode } : undefined;
 }
 
-function combinatorOf(schema: Schema): string {
-  return ['oneOf', 'anyOf', 'allOf', 'not'].find((k) => schema[k] !== undefined) ?? 'plain';
+function combinatorOf(schema: Schema): Combinator {
+  return (['oneOf', 'anyOf', 'allOf', 'not'] as const).find((k) => schema[k] !== undefined) ?? 'plain';
 }
 
 function combinedDescription(ctx: Context, writer: Schema, reader: Schema): Edit {
@@ -543,7 +553,7 @@ function combinedDescription(ctx: Context, writer: Schema, reader: Schema): Edit
   const from = combinatorOf(o);
   const to = combinatorOf(n);
   return {
-    code: from === to ? `${to === 'plain' ? 'schema' : to}_rearranged` : `combined_type_changed_${from}_to_${to}`,
+    code: from !== to ? combinedTypeChanged(from, to) : to === 'plain' ? 'schema_rearranged' : `${keywordCode(to)}_rearranged`,
     detail: `${from === to ? `${from} branches rearranged` : `${from} → ${to}`}; the ${ctx.forward ? 'old' : 'new'} schema still accepts every value of the ${ctx.forward ? 'new' : 'old'} one`,
   };
 }
@@ -745,7 +755,7 @@ function compareKeywords(ctx: Context, writer: Schema, reader: Schema, pointer: 
         reader[keyword],
         'info',
         () => ({
-          code: `${keyword.replace(/^\$/, '')}_changed`,
+          code: `${keywordCode(keyword)}_changed`,
           detail: `${keyword} edited`,
         }),
         '',
@@ -768,7 +778,7 @@ function compareKeywords(ctx: Context, writer: Schema, reader: Schema, pointer: 
   bound(ctx, pointer, 'minProperties', writer['minProperties'], reader['minProperties'], 'higher', 'object');
   bound(ctx, pointer, 'maxContains', writer['maxContains'], reader['maxContains'], 'lower', 'array');
   bound(ctx, pointer, 'minContains', writer['minContains'], reader['minContains'], 'higher', 'array');
-  for (const keyword of ['pattern', 'format'] as const) {
+  for (const keyword of TEXT_KEYWORDS) {
     if (writer[keyword] === reader[keyword]) continue;
     const breaking = reader[keyword] !== undefined;
     record(
@@ -779,9 +789,9 @@ function compareKeywords(ctx: Context, writer: Schema, reader: Schema, pointer: 
       breaking ? 'breaking' : 'compatible',
       (o, n) =>
         n === undefined
-          ? { code: `${keyword}_removed`, detail: `${keyword} ${String(o)} removed` }
+          ? { code: `${keywordCode(keyword)}_removed`, detail: `${keyword} ${String(o)} removed` }
           : {
-              code: o === undefined ? `${keyword}_added` : `${keyword}_changed`,
+              code: o === undefined ? `${keywordCode(keyword)}_added` : `${keywordCode(keyword)}_changed`,
               detail: `${keyword} ${String(o ?? '(none)')} → ${String(n)}`,
             },
       fix(
@@ -802,8 +812,8 @@ function compareKeywords(ctx: Context, writer: Schema, reader: Schema, pointer: 
       'breaking',
       (o) =>
         o['uniqueItems'] === true
-          ? { code: 'uniqueItems_removed', detail: 'uniqueItems removed: repeated items are allowed' }
-          : { code: 'uniqueItems_added', detail: 'array items must now be unique' },
+          ? { code: `${keywordCode('uniqueItems')}_removed`, detail: 'uniqueItems removed: repeated items are allowed' }
+          : { code: `${keywordCode('uniqueItems')}_added`, detail: 'array items must now be unique' },
       fix(
         ctx,
         'arrays with repeated items were valid before: drop uniqueItems',
@@ -819,8 +829,8 @@ function compareKeywords(ctx: Context, writer: Schema, reader: Schema, pointer: 
       'compatible',
       (o) =>
         o['uniqueItems'] === true
-          ? { code: 'uniqueItems_removed', detail: 'uniqueItems removed' }
-          : { code: 'uniqueItems_added', detail: 'array items must now be unique' },
+          ? { code: `${keywordCode('uniqueItems')}_removed`, detail: 'uniqueItems removed' }
+          : { code: `${keywordCode('uniqueItems')}_added`, detail: 'array items must now be unique' },
       '',
     );
 
@@ -912,8 +922,8 @@ function compareValues(ctx: Context, writer: Schema, reader: Schema, pointer: st
       'compatible',
       (o, n) =>
         allowed(n) === undefined
-          ? { code: `${keyword(o)}_removed`, detail: `${keyword(o)} removed: any value of the type is allowed` }
-          : { code: `${keyword(n)}_added`, detail: `values restricted to ${allowed(n)!.map(valueKey).join(', ')}` },
+          ? { code: `${keywordCode(keyword(o))}_removed`, detail: `${keyword(o)} removed: any value of the type is allowed` }
+          : { code: `${keywordCode(keyword(n))}_added`, detail: `values restricted to ${allowed(n)!.map(valueKey).join(', ')}` },
       '',
     );
     return;
@@ -927,8 +937,8 @@ function compareValues(ctx: Context, writer: Schema, reader: Schema, pointer: st
       'breaking',
       (o, n) =>
         allowed(n) === undefined
-          ? { code: `${keyword(o)}_removed`, detail: `${keyword(o)} removed: any value of the type is allowed` }
-          : { code: `${keyword(n)}_added`, detail: `values restricted to ${allowed(n)!.map(valueKey).join(', ')}` },
+          ? { code: `${keywordCode(keyword(o))}_removed`, detail: `${keyword(o)} removed: any value of the type is allowed` }
+          : { code: `${keywordCode(keyword(n))}_added`, detail: `values restricted to ${allowed(n)!.map(valueKey).join(', ')}` },
       fix(
         ctx,
         'values outside the new list were valid before',
@@ -1011,10 +1021,11 @@ function compareMultipleOf(ctx: Context, writer: Schema, reader: Schema, pointer
     mr,
     ok ? 'compatible' : 'breaking',
     (o, n) => {
-      if (typeof n !== 'number') return { code: 'multipleOf_removed', detail: 'multipleOf removed' };
-      if (typeof o !== 'number') return { code: 'multipleOf_added', detail: `multipleOf ${n} added` };
+      const code = keywordCode('multipleOf');
+      if (typeof n !== 'number') return { code: `${code}_removed`, detail: 'multipleOf removed' };
+      if (typeof o !== 'number') return { code: `${code}_added`, detail: `multipleOf ${n} added` };
       return {
-        code: divides(o, n) ? 'multipleOf_reduced' : divides(n, o) ? 'multipleOf_expanded' : 'multipleOf_changed',
+        code: divides(o, n) ? `${code}_reduced` : divides(n, o) ? `${code}_expanded` : `${code}_changed`,
         detail: `multipleOf ${o} → ${n}`,
       };
     },
@@ -1056,12 +1067,14 @@ function compareArrays(ctx: Context, writer: Schema, reader: Schema, pointer: st
       ok ? 'compatible' : 'breaking',
       (oldHas) => {
         const change = oldHas ? 'removed' : 'added';
-        const model =
-          kind === 'partial'
-            ? `${ok ? 'is_covered_by' : 'not_covered_by'}_partially_open_model`
-            : `${oldHas ? 'from' : 'to'}_${kind}_model`;
+        const covered = ok ? 'is_covered_by' : 'not_covered_by';
         return {
-          code: `item_${change}_${model}`,
+          code:
+            kind === 'partial'
+              ? `item_${change}_${covered}_partially_open_model`
+              : oldHas
+                ? `item_removed_from_${kind}_model`
+                : `item_added_to_${kind}_model`,
           detail: `tuple item ${i} ${change}${ok ? '' : `; the ${kind === 'closed' ? 'closed tuple' : 'rest of the tuple'} does not accept its values`}`,
         };
       },
@@ -1577,8 +1590,8 @@ function compareCombinators(ctx: Context, writer: Schema, reader: Schema, pointe
         'breaking',
         (o) =>
           o[keyword] === undefined
-            ? { code: `${keyword}_added`, detail: `${keyword} added: values must now match one of ${br.length} branches` }
-            : { code: `${keyword}_removed`, detail: `${keyword} replaced by a schema that does not accept all its branches` },
+            ? { code: `${keywordCode(keyword)}_added`, detail: `${keyword} added: values must now match one of ${br.length} branches` }
+            : { code: `${keywordCode(keyword)}_removed`, detail: `${keyword} replaced by a schema that does not accept all its branches` },
         fix(
           ctx,
           'values valid before may match no branch: keep a branch that accepts every old value',
@@ -1648,11 +1661,11 @@ function compareCombinators(ctx: Context, writer: Schema, reader: Schema, pointe
         (o) =>
           o !== writer
             ? {
-                code: `${keyword}_branch_added`,
+                code: `${keywordCode(keyword)}_branch_added`,
                 detail: `${keyword} gained branch ${i}, which consumers on the old contract do not accept`,
               }
             : {
-                code: `${keyword}_branch_removed_or_narrowed`,
+                code: `${keywordCode(keyword)}_branch_removed_or_narrowed`,
                 detail: `${keyword} branch ${i} has no counterpart that accepts all its values`,
               },
         fix(ctx, 'keep the branch, or only widen it', 'send values of the new branch only once every consumer reads the new contract'),
@@ -1668,8 +1681,11 @@ function compareCombinators(ctx: Context, writer: Schema, reader: Schema, pointe
         'compatible',
         (o) =>
           o !== writer
-            ? { code: `${keyword}_branch_removed_or_narrowed`, detail: `${keyword} lost branch ${j}: new messages no longer use it` }
-            : { code: `${keyword}_branch_added`, detail: `${keyword} gained branch ${j}` },
+            ? {
+                code: `${keywordCode(keyword)}_branch_removed_or_narrowed`,
+                detail: `${keyword} lost branch ${j}: new messages no longer use it`,
+              }
+            : { code: `${keywordCode(keyword)}_branch_added`, detail: `${keyword} gained branch ${j}` },
         '',
         ctx.forward ? { before: br[j] } : { after: br[j] },
       );
@@ -1691,10 +1707,10 @@ function compareCombinators(ctx: Context, writer: Schema, reader: Schema, pointe
       (o) =>
         o[keyword] !== undefined
           ? {
-              code: `${keyword}_removed`,
+              code: `${keywordCode(keyword)}_removed`,
               detail: `${keyword} removed${unread === -1 ? '; the schema accepts every branch' : `; branch ${unread} is no longer accepted`}`,
             }
-          : { code: `${keyword}_added`, detail: `${keyword} added` },
+          : { code: `${keywordCode(keyword)}_added`, detail: `${keyword} added` },
       fix(ctx, `keep accepting every value of branch ${unread}`, 'consumers on the old contract accept only the old schema: keep it'),
     );
   }
@@ -1726,8 +1742,11 @@ function compareAllOf(ctx: Context, writer: Schema, reader: Schema, pointer: str
       'breaking',
       (o) =>
         o !== writer
-          ? { code: 'allOf_branch_removed', detail: `allOf lost branch ${j}, which consumers on the old contract still check` }
-          : { code: 'allOf_branch_added_or_narrowed', detail: `allOf gained a constraint (branch ${j})` },
+          ? {
+              code: `${keywordCode('allOf')}_branch_removed`,
+              detail: `allOf lost branch ${j}, which consumers on the old contract still check`,
+            }
+          : { code: `${keywordCode('allOf')}_branch_added_or_narrowed`, detail: `allOf gained a constraint (branch ${j})` },
       fix(
         ctx,
         'every value must now also match it: drop the branch or make it accept every old value',
@@ -1745,8 +1764,8 @@ function compareAllOf(ctx: Context, writer: Schema, reader: Schema, pointer: str
       'compatible',
       (o) =>
         o !== writer
-          ? { code: 'allOf_branch_added_or_narrowed', detail: `allOf gained branch ${i}` }
-          : { code: 'allOf_branch_removed', detail: `allOf lost branch ${i}` },
+          ? { code: `${keywordCode('allOf')}_branch_added_or_narrowed`, detail: `allOf gained branch ${i}` }
+          : { code: `${keywordCode('allOf')}_branch_removed`, detail: `allOf lost branch ${i}` },
       '',
     );
 }
@@ -1791,7 +1810,7 @@ function compareNot(ctx: Context, writer: Schema, reader: Schema, pointer: strin
 
 /** Keywords without a finer rule: a change (or an addition) is breaking, a removal compatible. */
 function compareOthers(ctx: Context, writer: Schema, reader: Schema, pointer: string): void {
-  for (const keyword of ['propertyNames', 'if', 'then', 'else', 'contentSchema']) {
+  for (const keyword of OTHER_KEYWORDS) {
     const vw = writer[keyword];
     const vr = reader[keyword];
     if (valueKey(vw) === valueKey(vr)) continue;
@@ -1808,10 +1827,10 @@ function compareOthers(ctx: Context, writer: Schema, reader: Schema, pointer: st
       ok ? 'compatible' : 'breaking',
       (o, n) =>
         n[keyword] === undefined
-          ? { code: `${keyword}_removed`, detail: `${keyword} removed` }
+          ? { code: `${keywordCode(keyword)}_removed`, detail: `${keyword} removed` }
           : o[keyword] === undefined
-            ? { code: `${keyword}_added`, detail: `${keyword} added` }
-            : { code: `${keyword}_changed`, detail: `${keyword} changed` },
+            ? { code: `${keywordCode(keyword)}_added`, detail: `${keyword} added` }
+            : { code: `${keywordCode(keyword)}_changed`, detail: `${keyword} changed` },
       fix(
         ctx,
         `values valid before may fail the new ${keyword}: keep it as it was`,

@@ -2,7 +2,7 @@
 // and entries that apply to nothing (warnings naming the fix).
 import type { ContractModel, SchemaNode } from 'keiyaku';
 import { describe, expect, it } from 'vitest';
-import { acknowledge, compareContracts } from '../../generator/compat/contract-diff.js';
+import { acknowledge, compareContracts } from './known-codes.js';
 
 function contract(payload: SchemaNode, version = '1.0.0', acks: { id: string; reason: string; version: string }[] = []): ContractModel {
   return {
@@ -97,5 +97,64 @@ describe('acknowledgments', () => {
     );
     expect(finding.id).toBe('c/*/channel_parameters_changed/parameters/region');
     expect([result.breaking, result.acknowledged, result.warnings]).toEqual([0, 1, 1]);
+  });
+
+  describe('codes spelled as before they became snake_case', () => {
+    // Sent on (forward): a maxLength raised is breaking (old readers reject the longer strings).
+    const name = (maxLength: number): SchemaNode => ({ type: 'object', properties: { name: { type: 'string', maxLength } } });
+    const check = (ack: string) => {
+      const after = contract(name(80), '2.0.0', [{ id: ack, reason: 'longer names', version: '2.0.0' }]);
+      return acknowledge(compareContracts(contract(name(40)), after, { policy: 'lenient' }), after);
+    };
+    const current = 'c/M/max_length_widened/payload/properties/name/maxLength';
+
+    it('names the finding in snake_case, and acknowledges it by that id without a warning', () => {
+      const result = check(current);
+      expect(result.findings.map((f) => [f.severity, f.id, Boolean(f.acknowledged)])).toEqual([['breaking', current, true]]);
+      expect([result.breaking, result.acknowledged, result.warnings]).toEqual([0, 1, 0]);
+    });
+
+    it.each([
+      [
+        'the old spelling of the code',
+        'c/M/maxLength_widened/payload/properties/name/maxLength',
+        ' (the code maxLength_widened is now max_length_widened)',
+      ],
+      ['the old spelling of the reverse reading', 'c/M/maxLength_narrowed/payload/properties/name/maxLength', ''],
+    ])('still acknowledges it by %s, with a deprecation warning naming the new id', (_what, ack, renamed) => {
+      const result = check(ack);
+      expect([result.breaking, result.acknowledged, result.warnings]).toEqual([0, 1, 1]);
+      const warning = result.findings.find((f) => f.severity === 'warning')!;
+      expect(warning.code).toBe('acknowledgment_id_deprecated');
+      expect(warning.detail).toBe(`acknowledgment ${ack} uses an earlier spelling of the finding's id${renamed}`);
+      expect(warning.hint).toBe(`replace its id with ${current}; the old spelling is accepted for now`);
+    });
+
+    it('still acknowledges a shared-schema id and a Kafka key id spelled the old way', () => {
+      const shared: SchemaNode = { type: 'object', properties: { from: { $ref: '#/schemas/Name' }, to: { $ref: '#/schemas/Name' } } };
+      const withName = (maxLength: number, version: string, acks: { id: string; reason: string; version: string }[] = []) => {
+        const base = contract(shared, version, acks);
+        const m = base.messages['M']!;
+        return {
+          ...base,
+          schemas: { ...base.schemas, Name: { name: 'Name', schema: { type: 'string', maxLength }, origin: 'component' as const } },
+          messages: { M: { ...m, kafkaKey: { type: 'string', maxLength } } },
+        } satisfies ContractModel;
+      };
+      const acks = [
+        { id: 'schemas/Name/maxLength_widened/maxLength', reason: 'longer names', version: '2.0.0' },
+        { id: 'c/M/key_maxLength_widened/bindings/kafka/key/maxLength', reason: 'longer keys', version: '2.0.0' },
+      ];
+      const after = withName(80, '2.0.0', acks);
+      const result = acknowledge(compareContracts(withName(40, '1.0.0'), after, { policy: 'lenient' }), after);
+      expect(result.findings.filter((f) => f.severity === 'breaking').map((f) => [f.id, Boolean(f.acknowledged)])).toEqual([
+        ['c/M/key_max_length_widened/bindings/kafka/key/maxLength', true],
+        ['schemas/Name/max_length_widened/maxLength', true],
+      ]);
+      expect(result.findings.filter((f) => f.severity === 'warning').map((f) => f.detail)).toEqual([
+        "acknowledgment c/M/key_maxLength_widened/bindings/kafka/key/maxLength uses an earlier spelling of the finding's id (the code key_maxLength_widened is now key_max_length_widened)",
+        "acknowledgment schemas/Name/maxLength_widened/maxLength uses an earlier spelling of the finding's id (the code maxLength_widened is now max_length_widened)",
+      ]);
+    });
   });
 });

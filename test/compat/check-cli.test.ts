@@ -4,7 +4,8 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keiyaku, repoRoot, scratch } from '../helpers.js';
+import { repoRoot, scratch } from '../helpers.js';
+import { keiyaku } from './known-codes.js';
 
 const dir = scratch('check');
 const git = (...args: string[]): string =>
@@ -69,7 +70,7 @@ describe('keiyaku check', () => {
       'schemas/common.json',
       '"maxLength": 80',
       '"maxLength": 40',
-      'BREAKING maxLength_narrowed (backward): string maxLength 80 → 40',
+      'BREAKING max_length_narrowed (backward): string maxLength 80 → 40',
     ],
     [
       'a new required field',
@@ -154,7 +155,7 @@ describe('keiyaku check', () => {
       '"enum": ["good", "worn", "damaged", "lost"]',
       'compatible enum_value_added',
     ],
-    ['a limit relaxed', 'schemas/common.json', '"maxLength": 80', '"maxLength": 120', 'compatible maxLength_widened'],
+    ['a limit relaxed', 'schemas/common.json', '"maxLength": 80', '"maxLength": 120', 'compatible max_length_widened'],
     [
       'a description edited',
       'schemas/book-borrowed.json',
@@ -210,6 +211,29 @@ describe('keiyaku check', () => {
     expect(result.code).toBe(0);
   });
 
+  it('accepts an acknowledgment that spells the code as before codes became snake_case, warning with the new id', async () => {
+    reset();
+    edit('schemas/common.json', '"maxLength": 80', '"maxLength": 40');
+    const unacknowledged = await keiyaku(['check', '--against', 'v1.2.0', '--mode', 'backward'], { cwd: dir });
+    expect(unacknowledged.code).toBe(1);
+    const id = /acknowledge it: \{ id: '([^']+)'/.exec(unacknowledged.stdout)?.[1];
+    expect(id).toMatch(/\/max_length_narrowed\//);
+    const old = id!.replace('/max_length_narrowed/', '/maxLength_narrowed/');
+    edit(
+      'asyncapi.yaml',
+      'defaultContentType: application/json',
+      `defaultContentType: application/json\nx-keiyaku:\n  acknowledge:\n    - id: ${old}\n      reason: shorter titles\n      version: 1.2.0`,
+    );
+    const result = await keiyaku(['check', '--against', 'v1.2.0', '--mode', 'backward'], { cwd: dir });
+    expect(result.stdout).toContain('ACKNOWLEDGED max_length_narrowed');
+    expect(result.stdout).toContain(
+      `WARNING acknowledgment_id_deprecated (backward): acknowledgment ${old} uses an earlier spelling of the finding's id (the code maxLength_narrowed is now max_length_narrowed)`,
+    );
+    expect(result.stdout).toContain(`fix: replace its id with ${id}; the old spelling is accepted for now`);
+    expect(result.stdout).toContain('0 breaking, 1 acknowledged');
+    expect(result.code).toBe(0);
+  });
+
   it('renders JSON', async () => {
     reset();
     edit('schemas/book-returned.json', '"enum": ["good", "worn", "damaged"]', '"enum": ["good", "worn"]');
@@ -256,7 +280,7 @@ describe('keiyaku check', () => {
     const transitive = await keiyaku(['check', '--mode', 'backward-transitive'], { cwd: dir });
     expect(transitive.code).toBe(1);
     expect(transitive.stdout).toContain('against contract.history.json@1.2.0');
-    expect(transitive.stdout).toContain('maxLength_narrowed');
+    expect(transitive.stdout).toContain('max_length_narrowed');
     const onDisk = await keiyaku(['check', '--against', join(repoRoot, 'asyncapi.yaml')], { cwd: dir });
     expect(onDisk.code).toBe(1);
   }, 120_000);

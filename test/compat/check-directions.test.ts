@@ -6,7 +6,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keiyaku, scratch } from '../helpers.js';
+import { scratch } from '../helpers.js';
+import { keiyaku } from './known-codes.js';
 
 const dir = scratch('check-directions');
 const git = (...args: string[]): string =>

@@ -4,8 +4,8 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type ContractModel, compileContract } from 'keiyaku';
 import { afterAll, describe, expect, it } from 'vitest';
-import { compareContracts } from '../../generator/compat/contract-diff.js';
-import { keiyaku, scratch } from '../helpers.js';
+import { scratch } from '../helpers.js';
+import { compareContracts, keiyaku } from './known-codes.js';
 
 const dir = scratch('settings');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
