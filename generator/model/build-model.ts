@@ -1,12 +1,12 @@
 /**
- * From a parsed AsyncAPI document (2.6 or 3.x, as `@asyncapi/parser` presents both)
- * to the frozen {@link ContractModel}: channels, messages, operations, bindings and the
- * registry of named payload schemas.
+ * From a parsed AsyncAPI document (2.6 or 3.x, as `@asyncapi/parser` presents both, or as
+ * generator/load/plain-document.ts presents a contract read without the parser) to the frozen
+ * {@link ContractModel}: channels, messages, operations, bindings and the registry of named
+ * payload schemas.
  *
  * @see https://www.asyncapi.com/docs/reference/specification/v3.0.0#channelObject
  * @see https://www.asyncapi.com/docs/reference/specification/v3.0.0#messageObject
  */
-import type { AsyncAPIDocumentInterface, ChannelInterface, MessageInterface } from '@asyncapi/parser';
 import { MODES, type Mode, POLICIES } from '../compat/contract-diff.js';
 import type { Diagnostic, SourceLocation } from '../diagnostics.js';
 import type { SourceLocator } from '../load/source-locator.js';
@@ -22,6 +22,72 @@ import {
 } from './contract-model.js';
 import { NameAllocator, pascalCase, safeIdentifier } from './identifiers.js';
 import { SchemaRegistry } from './schema-object.js';
+
+/** A list of the parser's models. */
+interface ModelList<T> {
+  all(): T[];
+  readonly length: number;
+}
+/** Bindings or extensions of a model, by protocol or name. */
+interface ValueLookup {
+  get(name: string): { value(): unknown } | undefined;
+}
+interface SchemaJson {
+  json(): unknown;
+}
+export interface ContractMessage {
+  meta(): unknown;
+  id(): string | undefined;
+  name(): string | undefined;
+  json(): unknown;
+  title(): string | undefined;
+  summary(): string | undefined;
+  description(): string | undefined;
+  contentType(): string | undefined;
+  payload(): SchemaJson | undefined;
+  headers(): SchemaJson | undefined;
+  correlationId(): { location(): string | undefined } | undefined;
+  examples(): ModelList<{ name(): string | undefined; payload(): unknown; headers(): unknown }>;
+  bindings(): ValueLookup;
+  extensions(): ValueLookup;
+}
+export interface ContractChannel {
+  id(): string;
+  meta(): unknown;
+  json(): unknown;
+  address(): string | null | undefined;
+  description(): string | undefined;
+  parameters(): ModelList<{
+    id(): string;
+    json(): unknown;
+    hasSchema(): boolean;
+    schema(): SchemaJson | undefined;
+    description(): string | undefined;
+    location(): string | undefined;
+  }>;
+  messages(): ModelList<ContractMessage>;
+  bindings(): ValueLookup;
+  extensions(): ValueLookup;
+}
+/**
+ * What the model builder reads of a document: the part of `@asyncapi/parser`'s document API it
+ * uses (a parsed document is one), also implemented over a plain document by
+ * generator/load/plain-document.ts.
+ */
+export interface ContractDocument {
+  version(): string;
+  defaultContentType(): string | undefined;
+  info(): { title(): string; version(): string; description(): string | undefined };
+  extensions(): ValueLookup;
+  channels(): ModelList<ContractChannel>;
+  operations(): ModelList<{
+    id(): string | undefined;
+    summary(): string | undefined;
+    isSend(): boolean;
+    channels(): ModelList<{ id(): string }>;
+    messages(): ModelList<{ name(): string | undefined; id(): string }>;
+  }>;
+}
 
 export interface BuiltModel {
   readonly model: ContractModel | undefined;
@@ -66,7 +132,7 @@ function positiveInt(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : undefined;
 }
 
-export function buildModel(document: AsyncAPIDocumentInterface, locator: SourceLocator, source: string): BuiltModel {
+export function buildModel(document: ContractDocument, locator: SourceLocator, source: string): BuiltModel {
   const diagnostics: Diagnostic[] = [];
   const locate = (pointer: string | undefined, extra: readonly (string | number)[] = []): SourceLocation =>
     locator.locate([...tokensFromPointer(pointer ?? ''), ...extra]);
@@ -75,7 +141,7 @@ export function buildModel(document: AsyncAPIDocumentInterface, locator: SourceL
 
   // Message types first: they own the plain names (`BookBorrowed`); schemas get what is left.
   interface PendingMessage {
-    readonly message: MessageInterface;
+    readonly message: ContractMessage;
     readonly type: string;
     readonly pointer: string;
   }
@@ -489,7 +555,7 @@ function topicConfigs(value: unknown): Record<string, string> | undefined {
 }
 
 function channelBindings(
-  channel: ChannelInterface,
+  channel: ContractChannel,
   diagnostics: Diagnostic[],
   location: SourceLocation,
   topicLocation: SourceLocation,
