@@ -48,6 +48,7 @@ export { escapeToken, pointerFromTokens, tokensFromPointer, unescapeToken } from
 export class SourceLocator {
   readonly #files = new Map<string, ParsedFile | null>();
   readonly #values = new Map<string, FileValue | null>();
+  readonly #displayed = new Map<string, string>();
   /** Key → value index per YAML map, so each pointer step is one lookup. */
   readonly #mapIndex = new WeakMap<object, Map<string, YamlNode | null>>();
   readonly #cwd: string;
@@ -56,6 +57,16 @@ export class SourceLocator {
   constructor(rootFile: string, cwd: string) {
     this.#cwd = cwd;
     this.#rootFile = resolve(cwd, rootFile);
+  }
+
+  /** {@link displayPath} of the files located in, computed once each. */
+  #display(file: string): string {
+    let shown = this.#displayed.get(file);
+    if (shown === undefined) {
+      shown = this.displayPath(file);
+      this.#displayed.set(file, shown);
+    }
+    return shown;
   }
 
   /** A path for messages: relative to the working directory when inside it. */
@@ -123,9 +134,9 @@ export class SourceLocator {
 
   #walk(file: string, tokens: readonly (string | number)[], hops: number): SourceLocation {
     const parsed = this.#parse(file);
-    const fallback = { file: this.displayPath(file), line: 0, column: 0, pointer: pointerFromTokens(tokens) };
+    if (parsed?.kind === 'json') return this.#walkJson(file, parsed, tokens, hops);
+    const fallback = { file: this.#display(file), line: 0, column: 0, pointer: pointerFromTokens(tokens) };
     if (parsed === null || parsed.root === null) return fallback;
-    if (parsed.kind === 'json') return this.#walkJson(file, parsed, tokens, hops);
     let node: YamlNode | null = parsed.root;
     let parent: YamlNode | null = null;
     let consumed: (string | number)[] = [];
@@ -153,7 +164,7 @@ export class SourceLocator {
     const offset = (isScalar(keyed) ? keyed.range?.[0] : undefined) ?? node?.range?.[0];
     if (offset === undefined) return { ...fallback, pointer: pointerFromTokens(consumed) };
     const pos = parsed.lines.linePos(offset);
-    return { file: this.displayPath(file), line: pos.line, column: pos.col, pointer: pointerFromTokens(consumed) };
+    return { file: this.#display(file), line: pos.line, column: pos.col, pointer: pointerFromTokens(consumed) };
   }
 
   /** As {@link #walk} in a JSON file: every collection there is a flow collection, located where it starts. */
@@ -175,7 +186,7 @@ export class SourceLocator {
       index++;
     }
     const pos = parsed.lines.linePos(node.start);
-    return { file: this.displayPath(file), line: pos.line, column: pos.col, pointer: pointerFromTokens(tokens.slice(0, index)) };
+    return { file: this.#display(file), line: pos.line, column: pos.col, pointer: pointerFromTokens(tokens.slice(0, index)) };
   }
 }
 
