@@ -71,11 +71,12 @@ export interface DocumentProblem {
 /**
  * Problems of `document` (resolved JSON) against the AsyncAPI schema of `version`, filtered and
  * worded as the parser's rule does; undefined when no build-time validator exists for `version`.
+ * `hasCycles`: whether the document holds an object cycle, when the caller knows (else it is found out).
  */
-export function checkDocument(document: unknown, version: string): DocumentProblem[] | undefined {
+export function checkDocument(document: unknown, version: string, hasCycles?: boolean): DocumentProblem[] | undefined {
   const validate = validatorFor(version);
   if (validate === undefined) return undefined;
-  const data = cyclic(document) ? acyclic(document) : document;
+  const data = (hasCycles ?? cyclic(document)) ? acyclic(document) : document;
   if (validate(data)) return [];
   const errors = prepare([...(validate.errors ?? [])]);
   const unmatched = new Map<string, string>();

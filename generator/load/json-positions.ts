@@ -1,129 +1,163 @@
 /**
  * Positions of the values of a JSON text, for locating diagnostics in contracts written as JSON.
  * A YAML parser reads JSON too, but builds a full syntax tree at a cost of about a second per
- * megabyte; this scanner records only where each value starts, its children and its `$ref`,
- * in a few milliseconds per megabyte. The text must already be valid JSON (`JSON.parse` said so).
+ * megabyte; this index reads an object's or array's members only when a location asks for
+ * them, skipping over everything else. The text must be valid JSON (`JSON.parse` said so).
  */
 
 export interface JsonNode {
   /** Offset of the value's first character (the quote of a string, the bracket of a collection). */
   readonly start: number;
-  /** Members of an object, first occurrence of each key. */
-  readonly members?: Map<string, JsonNode>;
-  readonly items?: JsonNode[];
+  /** Offsets of the members of an object, first occurrence of each key. */
+  readonly members?: Map<string, number>;
+  /** Offsets of the items of an array. */
+  readonly items?: number[];
   /** The `$ref` of an object, when it is a string. */
   readonly ref?: string;
 }
 
-export interface JsonPositions {
-  readonly root: JsonNode;
-  /** Some object of the text repeats a key (JSON.parse keeps the last, YAML readers reject it). */
-  readonly duplicateKeys: boolean;
+const SPACE = 0x20;
+const NEWLINE = 0x0a;
+const RETURN = 0x0d;
+const TAB = 0x09;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+function isWhitespace(c: number): boolean {
+  return c === SPACE || c === NEWLINE || c === RETURN || c === TAB;
 }
 
-const WHITESPACE = new Set([0x20, 0x0a, 0x0d, 0x09]);
+export class JsonIndex {
+  readonly #text: string;
+  readonly #nodes = new Map<number, JsonNode>();
+  readonly root: number;
 
-/** Scans valid JSON `text`; undefined when it is not (the caller reads it as YAML then). */
-export function scanJson(text: string): JsonPositions | undefined {
-  let i = 0;
-  let duplicateKeys = false;
-  const skipWhitespace = (): void => {
-    while (i < text.length && WHITESPACE.has(text.charCodeAt(i))) i++;
-  };
-  /** Past the closing quote of the string starting at i; returns its raw content's end. */
-  const skipString = (): boolean => {
-    // i at the opening quote
-    i++;
-    let escaped = false;
+  constructor(text: string) {
+    this.#text = text;
+    this.root = this.#skipWhitespace(0);
+  }
+
+  /** The value starting at `start`, its members read on first use. */
+  node(start: number): JsonNode {
+    let node = this.#nodes.get(start);
+    if (node === undefined) {
+      node = this.#read(start);
+      this.#nodes.set(start, node);
+    }
+    return node;
+  }
+
+  #skipWhitespace(i: number): number {
+    const text = this.#text;
+    while (i < text.length && isWhitespace(text.charCodeAt(i))) i++;
+    return i;
+  }
+
+  /** Past the string whose opening quote is at `i`. */
+  #skipString(i: number): number {
+    const text = this.#text;
+    for (i++; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c === BACKSLASH) i++;
+      else if (c === QUOTE) return i + 1;
+    }
+    return i;
+  }
+
+  /** Past the value starting at `i`. */
+  #skipValue(i: number): number {
+    const text = this.#text;
+    const first = text.charCodeAt(i);
+    if (first === QUOTE) return this.#skipString(i);
+    if (first === 0x7b || first === 0x5b) {
+      let depth = 0;
+      for (; i < text.length; i++) {
+        const c = text.charCodeAt(i);
+        if (c === QUOTE) i = this.#skipString(i) - 1;
+        else if (c === 0x7b || c === 0x5b) depth++;
+        else if (c === 0x7d || c === 0x5d) {
+          depth--;
+          if (depth === 0) return i + 1;
+        }
+      }
+      return i;
+    }
     while (i < text.length) {
       const c = text.charCodeAt(i);
-      if (c === 0x5c) {
-        escaped = true;
-        i += 2;
-        continue;
-      }
-      if (c === 0x22) {
-        i++;
-        return escaped;
-      }
+      if (c === 0x2c || c === 0x7d || c === 0x5d || isWhitespace(c)) break;
       i++;
     }
-    throw new SyntaxError('unterminated string');
-  };
-  const stringAt = (start: number): string => {
-    const escaped = skipString();
-    return escaped ? (JSON.parse(text.slice(start, i)) as string) : text.slice(start + 1, i - 1);
-  };
-  const value = (): JsonNode => {
-    skipWhitespace();
-    const start = i;
-    const c = text.charCodeAt(i);
-    if (c === 0x7b) {
-      i++;
-      const members = new Map<string, JsonNode>();
-      let ref: string | undefined;
-      skipWhitespace();
-      if (text.charCodeAt(i) === 0x7d) {
-        i++;
-        return { start, members };
-      }
-      while (true) {
-        skipWhitespace();
-        if (text.charCodeAt(i) !== 0x22) throw new SyntaxError(`expected a key at ${i}`);
-        const key = stringAt(i);
-        skipWhitespace();
-        if (text.charCodeAt(i) !== 0x3a) throw new SyntaxError(`expected ':' at ${i}`);
-        i++;
-        skipWhitespace();
-        const valueStart = i;
-        const child = value();
-        if (members.has(key)) duplicateKeys = true;
-        else members.set(key, child);
-        if (key === '$ref' && ref === undefined && text.charCodeAt(valueStart) === 0x22)
-          ref = JSON.parse(text.slice(valueStart, i)) as string;
-        skipWhitespace();
-        const next = text.charCodeAt(i++);
-        if (next === 0x7d) return ref === undefined ? { start, members } : { start, members, ref };
-        if (next !== 0x2c) throw new SyntaxError(`expected ',' or '}' at ${i - 1}`);
-      }
-    }
-    if (c === 0x5b) {
-      i++;
-      const items: JsonNode[] = [];
-      skipWhitespace();
-      if (text.charCodeAt(i) === 0x5d) {
-        i++;
-        return { start, items };
-      }
-      while (true) {
-        items.push(value());
-        skipWhitespace();
-        const next = text.charCodeAt(i++);
-        if (next === 0x5d) return { start, items };
-        if (next !== 0x2c) throw new SyntaxError(`expected ',' or ']' at ${i - 1}`);
-      }
-    }
-    if (c === 0x22) {
-      skipString();
-      return { start };
-    }
-    // number, true, false, null
-    while (i < text.length) {
-      const d = text.charCodeAt(i);
-      if (d === 0x2c || d === 0x7d || d === 0x5d || WHITESPACE.has(d)) break;
-      i++;
-    }
-    if (i === start) throw new SyntaxError(`unexpected character at ${i}`);
-    return { start };
-  };
-  try {
-    const root = value();
-    skipWhitespace();
-    if (i !== text.length) return undefined;
-    return { root, duplicateKeys };
-  } catch {
-    return undefined;
+    return i;
   }
+
+  #read(start: number): JsonNode {
+    const text = this.#text;
+    const first = text.charCodeAt(start);
+    if (first === 0x7b) {
+      const members = new Map<string, number>();
+      let ref: string | undefined;
+      let i = this.#skipWhitespace(start + 1);
+      while (i < text.length && text.charCodeAt(i) === QUOTE) {
+        const keyEnd = this.#skipString(i);
+        const raw = text.slice(i + 1, keyEnd - 1);
+        const key = raw.includes('\\') ? (JSON.parse(text.slice(i, keyEnd)) as string) : raw;
+        i = this.#skipWhitespace(keyEnd) + 1; // past ':'
+        const valueStart = this.#skipWhitespace(i);
+        i = this.#skipValue(valueStart);
+        if (!members.has(key)) members.set(key, valueStart);
+        if (key === '$ref' && ref === undefined && text.charCodeAt(valueStart) === QUOTE)
+          ref = JSON.parse(text.slice(valueStart, i)) as string;
+        i = this.#skipWhitespace(i);
+        if (text.charCodeAt(i) === 0x2c) i = this.#skipWhitespace(i + 1);
+      }
+      return ref === undefined ? { start, members } : { start, members, ref };
+    }
+    if (first === 0x5b) {
+      const items: number[] = [];
+      let i = this.#skipWhitespace(start + 1);
+      while (i < text.length && text.charCodeAt(i) !== 0x5d) {
+        items.push(i);
+        i = this.#skipWhitespace(this.#skipValue(i));
+        if (text.charCodeAt(i) === 0x2c) i = this.#skipWhitespace(i + 1);
+      }
+      return { start, items };
+    }
+    return { start };
+  }
+}
+
+/** Key separators (`:` outside strings) of a valid JSON text: one per key written. */
+export function keysWritten(text: string): number {
+  let count = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) {
+      for (i++; i < text.length; i++) {
+        const d = text.charCodeAt(i);
+        if (d === BACKSLASH) i++;
+        else if (d === QUOTE) break;
+      }
+    } else if (c === 0x3a) count++;
+  }
+  return count;
+}
+
+/** Keys of a parsed JSON value (a tree: JSON.parse shares nothing) and the `$ref` strings in it. */
+export function keysParsed(value: unknown, refs: string[]): number {
+  if (typeof value !== 'object' || value === null) return 0;
+  if (Array.isArray(value)) {
+    let count = 0;
+    for (const item of value) count += keysParsed(item, refs);
+    return count;
+  }
+  let count = 0;
+  for (const key in value) {
+    count++;
+    const child = (value as Record<string, unknown>)[key];
+    if (key === '$ref' && typeof child === 'string') refs.push(child);
+    else count += keysParsed(child, refs);
+  }
+  return count;
 }
 
 /** Line and column (both from 1) of offsets in a text. */

@@ -47,10 +47,13 @@ interface Located {
  * Resolves every `$ref` under the root file's value, in place (the values belong to this load's
  * locator, which reads each file once). Throws {@link StepAside} for what the parser must report.
  */
-function resolveReferences(root: unknown, rootFile: string, locator: SourceLocator): void {
+function resolveReferences(root: unknown, rootFile: string, locator: SourceLocator): boolean {
   const owner = new WeakMap<object, string>();
   const memo = new Map<string, Located>();
   const visited = new Set<object>();
+  /** Objects on the walk's path: an edge back to one closes a cycle. */
+  const active = new Set<object>();
+  let cyclic = false;
 
   const fileValue = (file: string): unknown => {
     const read = locator.read(file);
@@ -90,8 +93,10 @@ function resolveReferences(root: unknown, rootFile: string, locator: SourceLocat
   };
 
   const visit = (node: object, file: string): void => {
+    if (active.has(node)) cyclic = true;
     if (visited.has(node)) return;
     visited.add(node);
+    active.add(node);
     if (!owner.has(node)) owner.set(node, file);
     const entries: [string | number, unknown][] = Array.isArray(node) ? node.map((v, i) => [i, v]) : Object.entries(node);
     for (const [key, child] of entries) {
@@ -103,10 +108,12 @@ function resolveReferences(root: unknown, rootFile: string, locator: SourceLocat
       }
       if (typeof located.value === 'object' && located.value !== null) visit(located.value, located.file);
     }
+    active.delete(node);
   };
 
   if (isRef(root)) throw new StepAside();
   if (typeof root === 'object' && root !== null) visit(root, rootFile);
+  return cyclic;
 }
 
 /** Traits and non-default schema formats change a document in ways only the parser applies. */
@@ -213,9 +220,9 @@ export function readPlainDocument(absolute: string, locator: SourceLocator): Con
     if (typeof version !== 'string') return undefined;
     const major = Number(version.split('.')[0]);
     if (major !== 2 && major !== 3) return undefined;
-    resolveReferences(document, absolute, locator);
+    const cyclic = resolveReferences(document, absolute, locator);
     if (needsParser(document, major)) return undefined;
-    const problems = checkDocument(document, version);
+    const problems = checkDocument(document, version, cyclic);
     if (problems === undefined || problems.length > 0) return undefined;
     if (major === 3) applyUniqueIds(document);
     applyNames(document, major);

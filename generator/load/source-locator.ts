@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, type Document as YamlDocument, type Node as YamlNode } from 'yaml';
 import type { SourceLocation } from '../diagnostics.js';
-import { type JsonNode, LineIndex, scanJson } from './json-positions.js';
+import { JsonIndex, keysParsed, keysWritten, LineIndex } from './json-positions.js';
 
 /** A file read as YAML (the syntax tree carries positions). */
 interface YamlFile {
@@ -20,13 +20,15 @@ interface YamlFile {
   readonly document: YamlDocument;
 }
 
-/** A file that is valid JSON: its value from JSON.parse, positions from a light scan. */
+/** A file that is valid JSON: its value from JSON.parse, positions read on demand. */
 interface JsonFile {
   readonly kind: 'json';
-  readonly root: JsonNode;
+  readonly root: JsonIndex;
   readonly lines: LineIndex;
   readonly value: unknown;
   readonly duplicateKeys: boolean;
+  /** Its `$ref`s as written (the value is resolved in place by the loader). */
+  readonly refs: readonly string[];
 }
 
 type ParsedFile = YamlFile | JsonFile;
@@ -83,7 +85,7 @@ export class SourceLocator {
       seen.add(file);
       const parsed = this.#parse(file);
       if (parsed === null) return;
-      const targets = parsed.kind === 'json' ? jsonFileRefs(parsed.root) : fileRefs(parsed.root);
+      const targets = parsed.kind === 'json' ? jsonFileRefs(parsed.refs) : fileRefs(parsed.root);
       for (const target of targets) visit(resolve(dirname(file), target));
     };
     visit(this.#rootFile);
@@ -169,24 +171,24 @@ export class SourceLocator {
 
   /** As {@link #walk} in a JSON file: every collection there is a flow collection, located where it starts. */
   #walkJson(file: string, parsed: JsonFile, tokens: readonly (string | number)[], hops: number): SourceLocation {
-    let node = parsed.root;
-    let index = 0;
+    const index = parsed.root;
+    let node = index.node(index.root);
+    let at = 0;
     while (true) {
       if (node.ref !== undefined && hops < 64) {
         const [target = '', fragment = ''] = node.ref.split('#');
         const nextFile = target ? resolve(dirname(file), target) : file;
-        return this.#walk(nextFile, [...tokensFromPointer(fragment), ...tokens.slice(index)], hops + 1);
+        return this.#walk(nextFile, [...tokensFromPointer(fragment), ...tokens.slice(at)], hops + 1);
       }
-      if (index >= tokens.length) break;
-      const token = String(tokens[index]);
-      const child: JsonNode | undefined =
-        node.members?.get(token) ?? (node.items !== undefined && /^\d+$/.test(token) ? node.items[Number(token)] : undefined);
+      if (at >= tokens.length) break;
+      const token = String(tokens[at]);
+      const child = node.members?.get(token) ?? (node.items !== undefined && /^\d+$/.test(token) ? node.items[Number(token)] : undefined);
       if (child === undefined) break;
-      node = child;
-      index++;
+      node = index.node(child);
+      at++;
     }
     const pos = parsed.lines.linePos(node.start);
-    return { file: this.#display(file), line: pos.line, column: pos.col, pointer: pointerFromTokens(tokens.slice(0, index)) };
+    return { file: this.#display(file), line: pos.line, column: pos.col, pointer: pointerFromTokens(tokens.slice(0, at)) };
   }
 }
 
@@ -200,9 +202,11 @@ function parseText(text: string): ParsedFile {
     } catch {
       valid = false;
     }
-    const scanned = valid ? scanJson(text) : undefined;
-    if (scanned !== undefined)
-      return { kind: 'json', root: scanned.root, lines: new LineIndex(text), value, duplicateKeys: scanned.duplicateKeys };
+    if (valid) {
+      const refs: string[] = [];
+      const duplicateKeys = keysParsed(value, refs) !== keysWritten(text);
+      return { kind: 'json', root: new JsonIndex(text), lines: new LineIndex(text), value, duplicateKeys, refs };
+    }
   }
   const lines = new LineCounter();
   const document = parseDocument(text, { lineCounter: lines, strict: false, uniqueKeys: false });
@@ -227,17 +231,11 @@ function plainYaml(node: unknown): boolean {
   return true;
 }
 
-/** The `$ref`s of a JSON file that point at other files (as {@link fileRefs}), from its scan: its value is resolved in place. */
-function jsonFileRefs(root: JsonNode): string[] {
-  const refs: string[] = [];
-  const visit = (node: JsonNode): void => {
-    if (node.ref !== undefined) refs.push(node.ref);
-    for (const child of node.members?.values() ?? []) visit(child);
-    for (const child of node.items ?? []) visit(child);
-  };
-  visit(root);
+/** The `$ref`s of a JSON file that point at other files (as {@link fileRefs}). */
+function jsonFileRefs(refs: readonly string[]): string[] {
   return refs.map((ref) => ref.split('#')[0] ?? '').filter((target) => target !== '' && !/^[a-z][a-z0-9+.-]*:/i.test(target));
 }
+
 /**
  * The files that the `$ref`s under `root` point at, as written (relative to the file that holds
  * them): references within the same file (`#/…`) and URLs (`https://…`) are left out.
