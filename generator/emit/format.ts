@@ -235,19 +235,24 @@ export async function formatSource(path: string, content: string): Promise<strin
  */
 export function indentStatements(code: string, unit = '  '): string {
   let depth = 0;
+  const indents = [''];
   const lines: string[] = [];
+  let blank = false;
   for (const raw of code.split('\n')) {
     const line = raw.trim();
     if (line === '') {
-      if (lines.length > 0 && lines[lines.length - 1] !== '') lines.push('');
+      blank = lines.length > 0;
       continue;
     }
+    if (blank) lines.push('');
+    blank = false;
     const { opens, closes, leadingCloses } = braces(line);
     depth = Math.max(0, depth - leadingCloses);
-    lines.push(`${unit.repeat(depth)}${line}`);
+    while (indents.length <= depth) indents.push(indents[indents.length - 1] + unit);
+    lines.push(`${indents[depth]}${line}`);
     depth = Math.max(0, depth + opens - (closes - leadingCloses));
   }
-  return `${lines.join('\n').trimEnd()}\n`;
+  return `${lines.join('\n')}\n`;
 }
 
 /** Counts braces outside string and regex literals. */
