@@ -92,22 +92,26 @@ function resolveReferences(root: unknown, rootFile: string, locator: SourceLocat
     return resolveRef(at.value.$ref, at.file, hops + 1);
   };
 
+  const visitChild = (node: Record<string | number, unknown>, key: string | number, file: string): void => {
+    const child = node[key];
+    if (typeof child !== 'object' || child === null) return;
+    if (isRef(child)) {
+      const located = follow({ value: child, file: owner.get(child) ?? file }, 0);
+      node[key] = located.value;
+      if (typeof located.value === 'object' && located.value !== null) visit(located.value, located.file);
+    } else visit(child, owner.get(child) ?? file);
+  };
+
   const visit = (node: object, file: string): void => {
     if (active.has(node)) cyclic = true;
     if (visited.has(node)) return;
     visited.add(node);
     active.add(node);
-    if (!owner.has(node)) owner.set(node, file);
-    const entries: [string | number, unknown][] = Array.isArray(node) ? node.map((v, i) => [i, v]) : Object.entries(node);
-    for (const [key, child] of entries) {
-      if (typeof child !== 'object' || child === null) continue;
-      let located: Located = { value: child, file: owner.get(child) ?? file };
-      if (isRef(child)) {
-        located = follow(located, 0);
-        (node as Record<string | number, unknown>)[key] = located.value;
-      }
-      if (typeof located.value === 'object' && located.value !== null) visit(located.value, located.file);
-    }
+    // Objects of the root file need no owner: an object without one belongs to its parent's file.
+    if (file !== rootFile && !owner.has(node)) owner.set(node, file);
+    const record = node as Record<string | number, unknown>;
+    if (Array.isArray(node)) for (let i = 0; i < node.length; i++) visitChild(record, i, file);
+    else for (const key in record) visitChild(record, key, file);
     active.delete(node);
   };
 
