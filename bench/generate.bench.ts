@@ -7,13 +7,17 @@
  * 2. `generate` on a synthetic contract of 500 channels × 4 messages, in process, against
  *    @asyncapi/modelina's TypeScript generator on the same document; the size of the
  *    validators per message; the same for a variant with shared component schemas.
+ * 3. `check` of the 500-channel pair against one load (bench/check.bench.ts).
+ * Last, every goal of the run with its figure, its ratio and whether it is met.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TypeScriptGenerator } from '@asyncapi/modelina';
+import { prettierFileCount } from '../generator/emit/format.js';
 import { generateFromFile } from '../generator/index.js';
+import { checkPair } from './check.bench.js';
 import { sharedSyntheticContract, syntheticContract } from './synthetic.js';
 
 const CHANNELS = Number(process.env['BENCH_CHANNELS'] ?? 500);
@@ -26,6 +30,15 @@ const bin = join(root, 'generator', 'bin', 'keiyaku.js');
 const out = (line: string): void => {
   process.stdout.write(`${line}\n`);
 };
+
+interface Goal {
+  readonly name: string;
+  readonly measured: string;
+  readonly ratio: string;
+  readonly goal: string;
+  readonly met: boolean;
+}
+const goals: Goal[] = [];
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -111,7 +124,7 @@ async function processes(): Promise<void> {
     for (let r = 0; r < PROCESS_ROUNDS; r++) for (const [name, args, cwd, code] of runs) times.get(name)!.push(processMs(args, cwd, code));
     const baseline = median(times.get('node -e 0 (baseline)')!);
     out(`whole processes: median of ${PROCESS_ROUNDS} runs each, interleaved`);
-    const goals: Record<string, number> = {
+    const limits: Record<string, number> = {
       'keiyaku --version': 150,
       'keiyaku --help': 150,
       'keiyaku generate --check (repository)': 500,
@@ -119,13 +132,29 @@ async function processes(): Promise<void> {
     };
     for (const [name, values] of times) {
       const ms = median(values);
-      const goal = goals[name] !== undefined ? `  (goal <= ${goals[name]} ms)` : '';
+      const limit = limits[name];
+      const goal = limit !== undefined ? `  (goal <= ${limit} ms)` : '';
       out(`  ${name.padEnd(40)}: ${ms.toFixed(0).padStart(5)} ms = ${(ms / baseline).toFixed(2)}x node -e 0${goal}`);
+      if (limit !== undefined)
+        goals.push({
+          name,
+          measured: `${ms.toFixed(0)} ms`,
+          ratio: `${(ms / baseline).toFixed(2)}x node -e 0 (${baseline.toFixed(0)} ms)`,
+          goal: `<= ${limit} ms`,
+          met: ms <= limit,
+        });
     }
     const project = join(dir, 'watch');
     cpSync(join(root, 'asyncapi.yaml'), join(project, 'asyncapi.yaml'));
     cpSync(join(root, 'schemas'), join(project, 'schemas'), { recursive: true });
     const latencies = await watchLatency(project, PROCESS_ROUNDS);
+    goals.push({
+      name: 'keiyaku generate --watch, save → files',
+      measured: `${median(latencies).toFixed(0)} ms median`,
+      ratio: `${(median(latencies) / baseline).toFixed(2)}x node -e 0`,
+      goal: '<= 300 ms',
+      met: median(latencies) <= 300,
+    });
     out(
       `  keiyaku generate --watch, save → files  : ${median(latencies).toFixed(0).padStart(5)} ms median of ${latencies.length} saves (goal <= 300 ms; max ${Math.max(...latencies).toFixed(0)} ms)`,
     );
@@ -142,6 +171,7 @@ async function synthetic(name: string, document: Record<string, unknown>, compar
     let bytes = 0;
     let validatorBytes = 0;
     const keiyakuTimes: number[] = [];
+    const prettierBefore = prettierFileCount();
     const modelinaTimes: number[] = [];
     let models = 0;
     for (let round = 0; round < ROUNDS; round++) {
@@ -169,15 +199,30 @@ async function synthetic(name: string, document: Record<string, unknown>, compar
       `${name}: ${CHANNELS} channels x ${MESSAGES} messages (${JSON.stringify(document).length} bytes of JSON); ${ROUNDS} rounds, median`,
     );
     out(
-      `  keiyaku generate : ${k.toFixed(0)} ms  (${files} files, ${(bytes / 1024).toFixed(0)} KiB: types, validators, messages, channels, manifest; formatted)  (goal <= 1500 ms)`,
+      `  keiyaku generate : ${k.toFixed(0)} ms  (${files} files, ${(bytes / 1024).toFixed(0)} KiB: types, validators, messages, channels, manifest; formatted, ${prettierFileCount() - prettierBefore} of them by prettier)  (goal <= 1500 ms)`,
     );
     out(
       `  validators.ts    : ${(validatorBytes / 1024).toFixed(0)} KiB = ${(validatorBytes / messages / 1024).toFixed(2)} KiB per message (goal <= 2 KiB)`,
     );
+    const perMessage = validatorBytes / messages / 1024;
+    goals.push({
+      name: `validators per message, ${name}`,
+      measured: `${perMessage.toFixed(2)} KiB`,
+      ratio: '',
+      goal: '<= 2 KiB',
+      met: perMessage <= 2,
+    });
     if (compare) {
       const m = median(modelinaTimes);
       out(`  modelina (TS)    : ${m.toFixed(0)} ms  (${models} models: interfaces only, no validators)`);
       out(`  ratio keiyaku/modelina: ${(k / m).toFixed(2)}x = ${(m / k).toFixed(1)}x faster (goal >= 10x faster)`);
+      goals.push({
+        name: `generate ${CHANNELS} x ${MESSAGES}`,
+        measured: `${k.toFixed(0)} ms`,
+        ratio: `${(m / k).toFixed(1)}x faster than Modelina (${m.toFixed(0)} ms)`,
+        goal: '<= 1500 ms and >= 10x faster',
+        met: k <= 1500 && m / k >= 10,
+      });
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -187,3 +232,16 @@ async function synthetic(name: string, document: Record<string, unknown>, compar
 await processes();
 await synthetic('synthetic contract', syntheticContract(CHANNELS, MESSAGES), true);
 await synthetic('synthetic contract with shared component schemas', sharedSyntheticContract(CHANNELS, MESSAGES), false);
+const pair = await checkPair(out);
+goals.push({
+  name: 'check of the 500-channel pair',
+  measured: `${pair.total.toFixed(0)} ms`,
+  ratio: `${(pair.total / pair.load).toFixed(2)}x one load (${pair.load.toFixed(0)} ms)`,
+  goal: '<= 2x one load',
+  met: pair.total / pair.load <= 2,
+});
+
+out('');
+out('goals of this run:');
+for (const g of goals)
+  out(`  ${g.met ? 'met    ' : 'NOT MET'}  ${g.name.padEnd(52)} ${g.measured.padStart(12)}  ${g.ratio}  (goal ${g.goal})`);

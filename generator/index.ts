@@ -4,7 +4,6 @@
 import { relative, resolve } from 'node:path';
 import type { Diagnostic, SourceLocation } from './diagnostics.js';
 import type { GeneratedFile, GenerateOptions, GenerateResult } from './emit/emit.js';
-import { validatorDiagnostics } from './emit/validators.js';
 import { type LoadOptions, loadContract, sortDiagnostics } from './load/load-contract.js';
 import { tokensFromPointer } from './load/source-locator.js';
 import { buildModel } from './model/build-model.js';
@@ -82,6 +81,7 @@ export async function validateFile(spec: string, options: LoadOptions = {}): Pro
   const cwd = options.cwd ?? process.cwd();
   const compiled = await compileContract(spec, { ...options, cwd });
   if (compiled.model === undefined) return { model: undefined, files: [], diagnostics: compiled.diagnostics, inputs: compiled.files };
+  const { validatorDiagnostics } = await import('./emit/validators.js'); // validate only: check never loads it
   const diagnostics = sortDiagnostics([...compiled.diagnostics, ...validatorDiagnostics(compiled.model)]);
   return { model: compiled.model, files: [], diagnostics, inputs: compiled.files };
 }

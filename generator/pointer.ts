@@ -2,11 +2,13 @@
 
 /** One JSON pointer reference token, escaped (`~` → `~0`, `/` → `~1`; RFC 6901). */
 export function escapeToken(token: string): string {
+  if (!token.includes('~') && !token.includes('/')) return token;
   return token.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
 /** The inverse of {@link escapeToken}. */
 export function unescapeToken(token: string): string {
+  if (!token.includes('~')) return token;
   return token.replace(/~1/g, '/').replace(/~0/g, '~');
 }
 
@@ -20,5 +22,5 @@ export function tokensFromPointer(pointer: string): string[] {
     .replace(/^#/, '')
     .slice(1)
     .split('/')
-    .map((t) => unescapeToken(decodeURIComponent(t)));
+    .map((t) => unescapeToken(t.includes('%') ? decodeURIComponent(t) : t));
 }

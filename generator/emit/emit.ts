@@ -6,8 +6,8 @@ import { posix } from 'node:path';
 import type { Diagnostic, SourceLocation } from '../diagnostics.js';
 import { type ChannelModel, type ContractModel, type MessageModel, SCHEMA_REF_PREFIX, type SchemaNode } from '../model/contract-model.js';
 import { kebabCase, NameAllocator } from '../model/identifiers.js';
-import { commentText, jsDoc, jsonLiteral, propertyKey, stringLiteral } from './escape.js';
-import { formatSource, indentStatements, startFormatRun } from './format.js';
+import { commentText, inlineLiteral, jsDoc, jsonLiteral, propertyKey, stringLiteral } from './escape.js';
+import { finishSource, indentStatements, startFormatRun } from './format.js';
 import { buildManifest, schemaHash } from './manifest.js';
 import { SchemaTypeWriter } from './schema-type.js';
 import { loadTemplates, type Templates } from './templates.js';
@@ -109,7 +109,7 @@ export async function generate(model: ContractModel, options: GenerateOptions): 
       content:
         f.path === 'validators.ts'
           ? validatorsFile(model, source, indentStatements(f.content, '\t'))
-          : await formatSource(f.path, f.content),
+          : await finishSource(f.path, f.content),
     })),
   );
   return { files: formatted.sort((a, b) => a.path.localeCompare(b.path)), diagnostics };
@@ -316,6 +316,6 @@ function channelFile(ctx: Context, channel: ChannelModel): string {
     addressLiteral: stringLiteral(channel.address),
     parameterNames: channel.parameters.map((p) => stringLiteral(p.name)).join(', '),
     parameterRules: parameterRules(channel),
-    bindings: JSON.stringify(channel.bindings),
+    bindings: inlineLiteral(channel.bindings),
   });
 }

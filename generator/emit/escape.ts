@@ -45,3 +45,14 @@ export function jsDoc(lines: readonly (string | undefined)[], indent = ''): stri
 export function propertyKey(name: string): string {
   return /^[A-Za-z_$][\w$]*$/.test(name) ? name : stringLiteral(name);
 }
+
+/** A JSON value as an inline TypeScript literal in prettier's layout: `{ kafka: { topic: "t" } }`, `[1, 2]`, `{}`. */
+export function inlineLiteral(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(inlineLiteral).join(', ')}]`;
+  if (typeof value === 'object' && value !== null) {
+    const entries = Object.entries(value).filter(([, v]) => v !== undefined);
+    return entries.length === 0 ? '{}' : `{ ${entries.map(([k, v]) => `${propertyKey(k)}: ${inlineLiteral(v)}`).join(', ')} }`;
+  }
+  if (typeof value === 'string') return stringLiteral(value);
+  return JSON.stringify(value) ?? 'undefined';
+}

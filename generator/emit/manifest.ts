@@ -4,7 +4,7 @@
  * schema and every named schema it reaches, so they change exactly when the schema does.
  */
 import { createHash } from 'node:crypto';
-import { type ContractModel, refName, type SchemaNode } from '../model/contract-model.js';
+import { type ContractModel, refName } from '../model/contract-model.js';
 
 export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
@@ -15,31 +15,62 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
+/** Per model: the named schemas each named schema refers to directly, and its canonical JSON (computed once each). */
+const cache = new WeakMap<ContractModel, { refs: Map<string, string[]>; canonical: Map<string, string> }>();
+
+function cacheOf(model: ContractModel): { refs: Map<string, string[]>; canonical: Map<string, string> } {
+  let entry = cache.get(model);
+  if (entry === undefined) {
+    entry = { refs: new Map(), canonical: new Map() };
+    cache.set(model, entry);
+  }
+  return entry;
+}
+
+function directRefs(model: ContractModel, name: string): string[] {
+  const { refs } = cacheOf(model);
+  let direct = refs.get(name);
+  if (direct === undefined) {
+    const found: string[] = [];
+    JSON.stringify(model.schemas[name]!.schema, (key, value) => {
+      if (key === '$ref' && typeof value === 'string') {
+        const target = refName(value);
+        if (target !== undefined) found.push(target);
+      }
+      return value;
+    });
+    direct = found;
+    refs.set(name, direct);
+  }
+  return direct;
+}
+
 /** Named schemas reachable from `name`, including itself, sorted. */
 export function schemaClosure(model: ContractModel, name: string): string[] {
   const seen = new Set<string>();
   const visit = (current: string): void => {
     if (seen.has(current)) return;
-    const named = model.schemas[current];
-    if (named === undefined) return;
+    if (model.schemas[current] === undefined) return;
     seen.add(current);
-    JSON.stringify(named.schema, (key, value) => {
-      if (key === '$ref' && typeof value === 'string') {
-        const target = refName(value);
-        if (target !== undefined) visit(target);
-      }
-      return value;
-    });
+    for (const target of directRefs(model, current)) visit(target);
   };
   visit(name);
   return [...seen].sort();
 }
 
 export function schemaHash(model: ContractModel, name: string): string {
-  const closure: Record<string, SchemaNode> = {};
-  for (const member of schemaClosure(model, name)) closure[member] = model.schemas[member]!.schema;
+  // canonicalJson({ root: name, schemas: closure }), with each named schema's part computed once per model.
+  const { canonical } = cacheOf(model);
+  const parts = schemaClosure(model, name).map((member) => {
+    let text = canonical.get(member);
+    if (text === undefined) {
+      text = canonicalJson(model.schemas[member]!.schema);
+      canonical.set(member, text);
+    }
+    return `${JSON.stringify(member)}:${text}`;
+  });
   return `sha256:${createHash('sha256')
-    .update(canonicalJson({ root: name, schemas: closure }))
+    .update(`{"root":${JSON.stringify(name)},"schemas":{${parts.join(',')}}}`)
     .digest('hex')}`;
 }
 

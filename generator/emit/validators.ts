@@ -668,7 +668,9 @@ function splitStatements(code: string): string[] {
     else if (ch === '(' || ch === '[') parens++;
     else if (ch === ')' || ch === ']') parens--;
     else if (ch === '{') {
-      const before = code.slice(0, i).trimEnd().slice(-1);
+      let back = i - 1;
+      while (back >= 0 && /\s/.test(code[back]!)) back--;
+      const before = back >= 0 ? code[back]! : '';
       const literal = parens > 0 || stack.at(-1) === 'literal' || '=(,:['.includes(before) || before === '';
       stack.push(literal && before !== '' ? 'literal' : 'block');
       if (stack.at(-1) === 'block') cut(i + 1);

@@ -39,6 +39,17 @@ function validatorFor(version: string): Validate | undefined {
   return validate;
 }
 
+/** Whether `value` holds an object cycle (shared, acyclic parts are fine for validation). */
+function cyclic(value: unknown, stack = new Set<object>(), done = new Set<object>()): boolean {
+  if (typeof value !== 'object' || value === null || done.has(value)) return false;
+  if (stack.has(value)) return true;
+  stack.add(value);
+  for (const child of Array.isArray(value) ? value : Object.values(value)) if (cyclic(child, stack, done)) return true;
+  stack.delete(value);
+  done.add(value);
+  return false;
+}
+
 /** A copy without cycles (the parser links circular `$ref`s as object cycles): a back edge becomes `{}`. */
 function acyclic(value: unknown, stack = new Set<object>()): unknown {
   if (typeof value !== 'object' || value === null) return value;
@@ -60,11 +71,12 @@ export interface DocumentProblem {
 /**
  * Problems of `document` (resolved JSON) against the AsyncAPI schema of `version`, filtered and
  * worded as the parser's rule does; undefined when no build-time validator exists for `version`.
+ * `hasCycles`: whether the document holds an object cycle, when the caller knows (else it is found out).
  */
-export function checkDocument(document: unknown, version: string): DocumentProblem[] | undefined {
+export function checkDocument(document: unknown, version: string, hasCycles?: boolean): DocumentProblem[] | undefined {
   const validate = validatorFor(version);
   if (validate === undefined) return undefined;
-  const data = acyclic(document);
+  const data = (hasCycles ?? cyclic(document)) ? acyclic(document) : document;
   if (validate(data)) return [];
   const errors = prepare([...(validate.errors ?? [])]);
   const unmatched = new Map<string, string>();

@@ -8,12 +8,39 @@
  */
 import { readFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
-import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node as YamlNode } from 'yaml';
+import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, type Document as YamlDocument, type Node as YamlNode } from 'yaml';
 import type { SourceLocation } from '../diagnostics.js';
+import { JsonIndex, keysParsed, keysWritten, LineIndex } from './json-positions.js';
 
-interface ParsedFile {
+/** A file read as YAML (the syntax tree carries positions). */
+interface YamlFile {
+  readonly kind: 'yaml';
   readonly root: YamlNode | null;
   readonly lines: LineCounter;
+  readonly document: YamlDocument;
+}
+
+/** A file that is valid JSON: its value from JSON.parse, positions read on demand. */
+interface JsonFile {
+  readonly kind: 'json';
+  readonly root: JsonIndex;
+  readonly lines: LineIndex;
+  readonly value: unknown;
+  readonly duplicateKeys: boolean;
+  /** Its `$ref`s as written (the value is resolved in place by the loader). */
+  readonly refs: readonly string[];
+}
+
+type ParsedFile = YamlFile | JsonFile;
+
+/** The plain value of a contract file, and whether a reader could take it as is. */
+export interface FileValue {
+  readonly value: unknown;
+  /**
+   * False when the file has a syntax error or warning, a repeated key, an alias or a merge key
+   * (`<<`): readers differ on those, so the caller lets the AsyncAPI parser read and report it.
+   */
+  readonly plain: boolean;
 }
 
 import { pointerFromTokens, tokensFromPointer } from '../pointer.js';
@@ -22,6 +49,8 @@ export { escapeToken, pointerFromTokens, tokensFromPointer, unescapeToken } from
 
 export class SourceLocator {
   readonly #files = new Map<string, ParsedFile | null>();
+  readonly #values = new Map<string, FileValue | null>();
+  readonly #displayed = new Map<string, string>();
   /** Key → value index per YAML map, so each pointer step is one lookup. */
   readonly #mapIndex = new WeakMap<object, Map<string, YamlNode | null>>();
   readonly #cwd: string;
@@ -30,6 +59,16 @@ export class SourceLocator {
   constructor(rootFile: string, cwd: string) {
     this.#cwd = cwd;
     this.#rootFile = resolve(cwd, rootFile);
+  }
+
+  /** {@link displayPath} of the files located in, computed once each. */
+  #display(file: string): string {
+    let shown = this.#displayed.get(file);
+    if (shown === undefined) {
+      shown = this.displayPath(file);
+      this.#displayed.set(file, shown);
+    }
+    return shown;
   }
 
   /** A path for messages: relative to the working directory when inside it. */
@@ -46,7 +85,8 @@ export class SourceLocator {
       seen.add(file);
       const parsed = this.#parse(file);
       if (parsed === null) return;
-      for (const target of fileRefs(parsed.root)) visit(resolve(dirname(file), target));
+      const targets = parsed.kind === 'json' ? jsonFileRefs(parsed.refs) : fileRefs(parsed.root);
+      for (const target of targets) visit(resolve(dirname(file), target));
     };
     visit(this.#rootFile);
     return [...seen].filter((f) => this.#files.get(f) !== null).sort();
@@ -55,14 +95,33 @@ export class SourceLocator {
   #parse(file: string): ParsedFile | null {
     if (!this.#files.has(file)) {
       try {
-        const lines = new LineCounter();
-        const doc = parseDocument(readFileSync(file, 'utf8'), { lineCounter: lines, strict: false, uniqueKeys: false });
-        this.#files.set(file, { root: doc.contents as YamlNode | null, lines });
+        const text = readFileSync(file, 'utf8');
+        this.#files.set(file, parseText(text));
       } catch {
         this.#files.set(file, null);
       }
     }
     return this.#files.get(file) ?? null;
+  }
+
+  /**
+   * The plain value of `file` (absolute), read once per locator: the same read serves loading
+   * and locating (positions come from the syntax tree or scan, never from this value, which the
+   * loader resolves in place). Null when the file cannot be read.
+   */
+  read(file: string): FileValue | null {
+    if (!this.#values.has(file)) {
+      const parsed = this.#parse(file);
+      let value: FileValue | null = null;
+      if (parsed?.kind === 'json') value = { value: parsed.value, plain: !parsed.duplicateKeys };
+      else if (parsed?.kind === 'yaml') {
+        const { document } = parsed;
+        const plain = document.errors.length === 0 && document.warnings.length === 0 && plainYaml(parsed.root);
+        value = { value: plain ? document.toJS({ maxAliasCount: -1 }) : undefined, plain };
+      }
+      this.#values.set(file, value);
+    }
+    return this.#values.get(file) ?? null;
   }
 
   /** Location of a node given its position in a file (e.g. a parser diagnostic's source + path). */
@@ -77,7 +136,8 @@ export class SourceLocator {
 
   #walk(file: string, tokens: readonly (string | number)[], hops: number): SourceLocation {
     const parsed = this.#parse(file);
-    const fallback = { file: this.displayPath(file), line: 0, column: 0, pointer: pointerFromTokens(tokens) };
+    if (parsed?.kind === 'json') return this.#walkJson(file, parsed, tokens, hops);
+    const fallback = { file: this.#display(file), line: 0, column: 0, pointer: pointerFromTokens(tokens) };
     if (parsed === null || parsed.root === null) return fallback;
     let node: YamlNode | null = parsed.root;
     let parent: YamlNode | null = null;
@@ -106,8 +166,74 @@ export class SourceLocator {
     const offset = (isScalar(keyed) ? keyed.range?.[0] : undefined) ?? node?.range?.[0];
     if (offset === undefined) return { ...fallback, pointer: pointerFromTokens(consumed) };
     const pos = parsed.lines.linePos(offset);
-    return { file: this.displayPath(file), line: pos.line, column: pos.col, pointer: pointerFromTokens(consumed) };
+    return { file: this.#display(file), line: pos.line, column: pos.col, pointer: pointerFromTokens(consumed) };
   }
+
+  /** As {@link #walk} in a JSON file: every collection there is a flow collection, located where it starts. */
+  #walkJson(file: string, parsed: JsonFile, tokens: readonly (string | number)[], hops: number): SourceLocation {
+    const index = parsed.root;
+    let node = index.node(index.root);
+    let at = 0;
+    while (true) {
+      if (node.ref !== undefined && hops < 64) {
+        const [target = '', fragment = ''] = node.ref.split('#');
+        const nextFile = target ? resolve(dirname(file), target) : file;
+        return this.#walk(nextFile, [...tokensFromPointer(fragment), ...tokens.slice(at)], hops + 1);
+      }
+      if (at >= tokens.length) break;
+      const token = String(tokens[at]);
+      const child = node.members?.get(token) ?? (node.items !== undefined && /^\d+$/.test(token) ? node.items[Number(token)] : undefined);
+      if (child === undefined) break;
+      node = index.node(child);
+      at++;
+    }
+    const pos = parsed.lines.linePos(node.start);
+    return { file: this.#display(file), line: pos.line, column: pos.col, pointer: pointerFromTokens(tokens.slice(0, at)) };
+  }
+}
+
+function parseText(text: string): ParsedFile {
+  const first = /\S/.exec(text)?.[0];
+  if (first === '{' || first === '[') {
+    let value: unknown;
+    let valid = true;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      valid = false;
+    }
+    if (valid) {
+      const refs: string[] = [];
+      const duplicateKeys = keysParsed(value, refs) !== keysWritten(text);
+      return { kind: 'json', root: new JsonIndex(text), lines: new LineIndex(text), value, duplicateKeys, refs };
+    }
+  }
+  const lines = new LineCounter();
+  const document = parseDocument(text, { lineCounter: lines, strict: false, uniqueKeys: false });
+  return { kind: 'yaml', root: document.contents as YamlNode | null, lines, document };
+}
+
+/** No repeated key, alias or merge key anywhere under `node` (readers differ on those). */
+function plainYaml(node: unknown): boolean {
+  if (isAlias(node)) return false;
+  if (isMap(node)) {
+    const keys = new Set<unknown>();
+    for (const pair of node.items) {
+      if (!isScalar(pair.key)) return false;
+      const key = pair.key.value;
+      if (key === '<<' || keys.has(key)) return false;
+      keys.add(key);
+      if (!plainYaml(pair.value)) return false;
+    }
+    return true;
+  }
+  if (isSeq(node)) return node.items.every(plainYaml);
+  return true;
+}
+
+/** The `$ref`s of a JSON file that point at other files (as {@link fileRefs}). */
+function jsonFileRefs(refs: readonly string[]): string[] {
+  return refs.map((ref) => ref.split('#')[0] ?? '').filter((target) => target !== '' && !/^[a-z][a-z0-9+.-]*:/i.test(target));
 }
 
 /**

@@ -1,14 +1,18 @@
 /**
- * From a parsed AsyncAPI document (2.6 or 3.x, as `@asyncapi/parser` presents both)
- * to the frozen {@link ContractModel}: channels, messages, operations, bindings and the
- * registry of named payload schemas.
+ * From a parsed AsyncAPI document (2.6 or 3.x, as `@asyncapi/parser` presents both, or as
+ * generator/load/plain-document.ts presents a contract read without the parser) to the frozen
+ * {@link ContractModel}: channels, messages, operations, bindings and the registry of named
+ * payload schemas.
  *
  * @see https://www.asyncapi.com/docs/reference/specification/v3.0.0#channelObject
  * @see https://www.asyncapi.com/docs/reference/specification/v3.0.0#messageObject
  */
-import type { AsyncAPIDocumentInterface, ChannelInterface, MessageInterface } from '@asyncapi/parser';
 import type { Diagnostic, SourceLocation } from '../diagnostics.js';
+import type { ContractChannel, ContractDocument, ContractMessage } from '../load/document.js';
 import type { SourceLocator } from '../load/source-locator.js';
+
+export type { ContractChannel, ContractDocument, ContractMessage } from '../load/document.js';
+
 import { tokensFromPointer } from '../pointer.js';
 import {
   type ChannelBindings,
@@ -66,7 +70,7 @@ function positiveInt(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : undefined;
 }
 
-export function buildModel(document: AsyncAPIDocumentInterface, locator: SourceLocator, source: string): BuiltModel {
+export function buildModel(document: ContractDocument, locator: SourceLocator, source: string): BuiltModel {
   const diagnostics: Diagnostic[] = [];
   const locate = (pointer: string | undefined, extra: readonly (string | number)[] = []): SourceLocation =>
     locator.locate([...tokensFromPointer(pointer ?? ''), ...extra]);
@@ -75,7 +79,7 @@ export function buildModel(document: AsyncAPIDocumentInterface, locator: SourceL
 
   // Message types first: they own the plain names (`BookBorrowed`); schemas get what is left.
   interface PendingMessage {
-    readonly message: MessageInterface;
+    readonly message: ContractMessage;
     readonly type: string;
     readonly pointer: string;
   }
@@ -489,7 +493,7 @@ function topicConfigs(value: unknown): Record<string, string> | undefined {
 }
 
 function channelBindings(
-  channel: ChannelInterface,
+  channel: ContractChannel,
   diagnostics: Diagnostic[],
   location: SourceLocation,
   topicLocation: SourceLocation,
