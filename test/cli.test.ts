@@ -67,7 +67,7 @@ describe('keiyaku CLI', () => {
     ],
     [
       'invalid-pattern',
-      /asyncapi\.yaml:16:24 error invalid-pattern: pattern "\(\[A-Z" is not a valid regular expression/,
+      /asyncapi\.yaml:16:24 error invalid_pattern: pattern "\(\[A-Z" is not a valid regular expression/,
       'fix: fix the expression',
     ],
   ])('%s: located error, exit 2, previous output untouched', async (fixture, located, fix) => {
@@ -122,7 +122,7 @@ describe('keiyaku CLI', () => {
     writeFileSync(join(dir, 'asyncapi.yaml'), '\n  \n');
     const empty = await keiyaku(['generate'], { cwd: dir });
     expect(empty.code).toBe(2);
-    expect(empty.stderr).toContain('asyncapi.yaml:1:1 error spec-empty: contract file asyncapi.yaml is empty');
+    expect(empty.stderr).toContain('asyncapi.yaml:1:1 error spec_empty: contract file asyncapi.yaml is empty');
     expect(existsSync(join(dir, 'generated'))).toBe(false);
   });
 

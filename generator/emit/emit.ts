@@ -95,7 +95,7 @@ export async function generate(model: ContractModel, options: GenerateOptions): 
     for (const channel of model.channels.filter((c) => c.bindings.iggy !== undefined && c.parameters.length > 0)) {
       diagnostics.push({
         severity: 'warning',
-        code: 'iggy-parameterized-channel',
+        code: 'iggy_parameterized_channel',
         message: `channel "${channel.id}" has parameters (${channel.address}), so generated/iggy.ts leaves it out: its stream/topic differ per address`,
         hint: `build its placement at run time: iggyChannel(${channel.identifier}, { stream, topic }) from "@keiyaku/iggy/codegen-v1"`,
         ...(channel.location === undefined ? {} : { location: channel.location }),

@@ -710,7 +710,7 @@ export function validatorDiagnostics(model: ContractModel): Diagnostic[] {
         } catch (cause) {
           diagnostics.push({
             severity: 'error',
-            code: 'schema-not-compilable',
+            code: 'schema_not_compilable',
             message: `schema ${name} cannot be compiled into a validator: ${cause instanceof Error ? cause.message : String(cause)}`,
             hint: 'fix the schema (an invalid regular expression in "pattern" is the usual cause)',
             ...(named.location ? { location: named.location } : {}),

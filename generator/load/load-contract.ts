@@ -117,7 +117,7 @@ export async function loadContract(specPath: string, options: LoadOptions = {}):
   if (!existsSync(absolute)) {
     return failed({
       severity: 'error',
-      code: 'spec-not-found',
+      code: 'spec_not_found',
       message: `contract file ${display} does not exist`,
       hint: 'pass the contract with --spec <file> or set "spec" in keiyaku.config.json',
     });
@@ -125,7 +125,7 @@ export async function loadContract(specPath: string, options: LoadOptions = {}):
   if (readFileSync(absolute, 'utf8').trim() === '') {
     return failed({
       severity: 'error',
-      code: 'spec-empty',
+      code: 'spec_empty',
       message: `contract file ${display} is empty`,
       hint: 'write an AsyncAPI document (it starts with `asyncapi: 3.0.0`)',
       location: { file: display, line: 1, column: 1, pointer: '' },
@@ -168,7 +168,7 @@ export async function loadContract(specPath: string, options: LoadOptions = {}):
     const message = cause instanceof Error ? cause.message : String(cause);
     return failed({
       severity: 'error',
-      code: 'parser-crash',
+      code: 'parser_crash',
       message: `the AsyncAPI parser failed: ${message}`,
       hint: 'check the document is AsyncAPI 2.6 or 3.x',
     });

@@ -94,7 +94,7 @@ export function buildModel(document: ContractDocument, locator: SourceLocator, s
       if (named === undefined) {
         diagnostics.push({
           severity: 'warning',
-          code: 'message-unnamed',
+          code: 'message_unnamed',
           message: `a message of channel "${channel.id()}" has no name; its type is "${type}"`,
           hint: 'give the message a `name` (it becomes the CloudEvents type on the wire)',
           location: locate(pointer),
@@ -109,7 +109,7 @@ export function buildModel(document: ContractDocument, locator: SourceLocator, s
         const other = locate(previous.pointer);
         diagnostics.push({
           severity: 'error',
-          code: 'message-name-conflict',
+          code: 'message_name_conflict',
           message: `two different messages are named "${type}"`,
           hint: `rename one of them; the other is at ${other.file}:${other.line}`,
           location: locate(pointer),
@@ -127,7 +127,7 @@ export function buildModel(document: ContractDocument, locator: SourceLocator, s
     if (given === wanted) return;
     diagnostics.push({
       severity: 'warning',
-      code: 'name-clash',
+      code: 'name_clash',
       message: `${what} is named ${given} in generated code: ${wanted} is taken by ${allocator.ownerOf(wanted)}`,
       hint: `rename one of them in the contract to choose the names`,
       location,
@@ -169,7 +169,7 @@ export function buildModel(document: ContractDocument, locator: SourceLocator, s
     if (payloadSchema === undefined) {
       diagnostics.push({
         severity: 'warning',
-        code: 'message-without-payload',
+        code: 'message_without_payload',
         message: `message "${type}" declares no payload; any JSON object is accepted`,
         hint: 'add a `payload` schema so consumers know what they receive',
         location: locate(pointer),
@@ -191,7 +191,7 @@ export function buildModel(document: ContractDocument, locator: SourceLocator, s
     if (kafkaKey !== undefined && kafkaKeyProperty === undefined) {
       diagnostics.push({
         severity: 'warning',
-        code: 'kafka-key-not-derived',
+        code: 'kafka_key_not_derived',
         message: `message "${type}": its Kafka binding's key schema matches no single required payload property, so generated code has no default key for it`,
         hint: 'give the publisher a `key` option (or each publish a `key`); a key schema of the same type and format as exactly one required property makes that property the default key',
         location: locate(pointer, ['bindings', 'kafka', 'key']),
@@ -228,7 +228,7 @@ export function buildModel(document: ContractDocument, locator: SourceLocator, s
     if (!/^application\/([\w.+-]+\+)?json(;.*)?$/.test(messages[type]!.contentType)) {
       diagnostics.push({
         severity: 'warning',
-        code: 'content-type-not-json',
+        code: 'content_type_not_json',
         message: `message "${type}" has content type "${messages[type]!.contentType}"; keiyaku encodes JSON`,
         hint: 'set `contentType: application/json` (or leave it out)',
         location: locate(pointer, ['contentType']),
@@ -263,7 +263,7 @@ export function buildModel(document: ContractDocument, locator: SourceLocator, s
         if (!parameters.some((p) => p.name === placeholder[1])) {
           diagnostics.push({
             severity: 'error',
-            code: 'parameter-undeclared',
+            code: 'parameter_undeclared',
             message: `channel "${channel.id()}" address "${address}" uses {${placeholder[1]}} but declares no such parameter`,
             hint: `add \`parameters: { ${placeholder[1]}: {} }\` to the channel`,
             location: locate(pointer, ['address']),
@@ -365,7 +365,7 @@ function choice<T extends string>(
   if (typeof value === 'string' && (allowed as readonly string[]).includes(value)) return value as T;
   diagnostics.push({
     severity: 'error',
-    code: 'keiyaku-extension-invalid',
+    code: 'keiyaku_extension_invalid',
     message: `${what} is ${JSON.stringify(value)}, which is not one of ${allowed.join(', ')}`,
     hint: `write one of ${allowed.join(', ')}`,
     location,
@@ -379,7 +379,7 @@ function ownCompatibility(value: unknown, owner: string, diagnostics: Diagnostic
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     diagnostics.push({
       severity: 'error',
-      code: 'keiyaku-extension-invalid',
+      code: 'keiyaku_extension_invalid',
       message: `x-keiyaku of ${owner} must be an object`,
       hint: 'write `x-keiyaku: { compatibility: <mode> }`',
       location: at(),
@@ -396,7 +396,7 @@ function rootCompatibility(value: unknown, diagnostics: Diagnostic[], at: Extens
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     diagnostics.push({
       severity: 'error',
-      code: 'keiyaku-extension-invalid',
+      code: 'keiyaku_extension_invalid',
       message: 'x-keiyaku must be an object',
       hint: 'write `x-keiyaku: { compatibility: backward, policy: lenient, acknowledge: [...] }`',
       location,
@@ -409,7 +409,7 @@ function rootCompatibility(value: unknown, diagnostics: Diagnostic[], at: Extens
     if (!Array.isArray(raw.acknowledge)) {
       diagnostics.push({
         severity: 'error',
-        code: 'keiyaku-extension-invalid',
+        code: 'keiyaku_extension_invalid',
         message: 'x-keiyaku.acknowledge must be a list',
         hint: 'each entry: { id: <finding id>, reason: <why>, version: <info.version it applies to> }',
         location,
@@ -425,7 +425,7 @@ function rootCompatibility(value: unknown, diagnostics: Diagnostic[], at: Extens
         ) {
           diagnostics.push({
             severity: 'error',
-            code: 'keiyaku-acknowledgment-invalid',
+            code: 'keiyaku_acknowledgment_invalid',
             message: `an acknowledgment needs id, a non-empty reason and version: ${JSON.stringify(entry)}`,
             hint: 'copy the id from `keiyaku check` output and say why the break is intended',
             location,
@@ -503,7 +503,7 @@ function channelBindings(
   if (iggy !== undefined && (typeof iggy !== 'object' || iggy === null)) {
     diagnostics.push({
       severity: 'error',
-      code: 'iggy-extension-invalid',
+      code: 'iggy_extension_invalid',
       message: `x-iggy of channel "${channel.id()}" must be an object`,
       hint: 'write `x-iggy: { stream: <name>, topic: <name>, partitions: <n> }`',
       location,
@@ -520,7 +520,7 @@ function channelBindings(
     if (typeof kafka['topic'] === 'string' && channel.parameters().length > 0) {
       diagnostics.push({
         severity: 'warning',
-        code: 'kafka-topic-ignored',
+        code: 'kafka_topic_ignored',
         message: `channel "${channel.id()}" has parameters, so its Kafka binding's topic "${kafka['topic']}" is not used: each address is its own topic`,
         hint: 'remove `topic` from the binding, or give the channel a fixed address',
         location: topicLocation,

@@ -297,7 +297,7 @@ export class SchemaRegistry {
     const name = this.#allocator.allocate(wanted, `the schema at ${where.file}#${where.pointer}`);
     if (name !== wanted)
       this.#warn(
-        'name-clash',
+        'name_clash',
         `the schema at ${where.file}#${where.pointer} is named ${name}: ${wanted} is taken by ${this.#allocator.ownerOf(wanted)}`,
         tokens,
         'give one of them a distinct title (or $defs key) to choose its name',
@@ -414,7 +414,7 @@ export class SchemaRegistry {
       const detail = cause instanceof Error ? cause.message.replace(/^Invalid regular expression: /, '') : String(cause);
       this.#diagnostics.push({
         severity: 'error',
-        code: 'invalid-pattern',
+        code: 'invalid_pattern',
         message: `pattern ${JSON.stringify(pattern)} is not a valid regular expression (${detail})`,
         hint: 'fix the expression; patterns are ECMA-262 regular expressions with the u flag',
         location: this.#locate(tokens),

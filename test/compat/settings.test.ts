@@ -119,7 +119,7 @@ describe('x-keiyaku values that do not exist', () => {
     expect(compiled.model).toBeUndefined();
     const errors = compiled.diagnostics.filter((d) => d.severity === 'error');
     expect(errors).toHaveLength(1);
-    expect(errors[0]).toMatchObject({ code: 'keiyaku-extension-invalid', location: { pointer } });
+    expect(errors[0]).toMatchObject({ code: 'keiyaku_extension_invalid', location: { pointer } });
     expect(errors[0]!.message).toContain(message);
     expect(errors[0]!.location!.line).toBeGreaterThan(0);
     expect(errors[0]!.hint).toBeTruthy();
@@ -129,7 +129,7 @@ describe('x-keiyaku values that do not exist', () => {
     writeFileSync(join(dir, 'asyncapi.yaml'), contractText(['a'], { root: '{ compatibility: sideways }' }));
     const result = await keiyaku(['check', '--against', 'asyncapi.yaml'], { cwd: dir });
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/^asyncapi\.yaml:5:\d+ error keiyaku-extension-invalid: x-keiyaku\.compatibility is "sideways"/m);
+    expect(result.stderr).toMatch(/^asyncapi\.yaml:5:\d+ error keiyaku_extension_invalid: x-keiyaku\.compatibility is "sideways"/m);
     expect(result.stderr).toContain('fix: write one of backward, forward, full');
     expect(result.stderr).toContain('is not valid; nothing to check');
     expect(result.stdout).toBe('');

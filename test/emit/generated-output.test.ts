@@ -72,7 +72,7 @@ ${order}`);
     expect(iggy).not.toContain('"keiyaku"');
     expect(warnings).toEqual([
       expect.objectContaining({
-        code: 'iggy-parameterized-channel',
+        code: 'iggy_parameterized_channel',
         message: expect.stringContaining('channel "regionOrders" has parameters (orders.{region}), so generated/iggy.ts leaves it out'),
         location: expect.objectContaining({ file: 'asyncapi.yaml', line: 16, column: 3 }), // at the channel's key
       }),
@@ -104,7 +104,7 @@ describe('names in generated code', () => {
       Headers:
         name: Headers
 ${order}`);
-    const clashes = warnings.filter((w) => w.code === 'name-clash');
+    const clashes = warnings.filter((w) => w.code === 'name_clash');
     expect(clashes).toEqual([
       expect.objectContaining({
         message:
@@ -161,8 +161,8 @@ describe('Kafka bindings', () => {
             key: { type: integer }
 ${order}`);
     expect(warnings.map((w) => [w.code, w.location?.line]).sort()).toEqual([
-      ['kafka-key-not-derived', 16],
-      ['kafka-topic-ignored', 10],
+      ['kafka_key_not_derived', 16],
+      ['kafka_topic_ignored', 10],
     ]);
   });
 });

@@ -78,7 +78,7 @@ describe('the plain contract reader', () => {
   it('keiyaku generate --check on the repository contract never loads @asyncapi/parser', async () => {
     const script = [
       "import { createRequire } from 'node:module';",
-      "const { generateFromFile } = await import('./dist/generator/index.js');",
+      "const { generateFromFile } = await import('./generator/dist/index.js');",
       "const result = await generateFromFile('asyncapi.yaml');",
       "if (result.files.length === 0) throw new Error('nothing generated');",
       'const loaded = Object.keys(createRequire(import.meta.url).cache);',
