@@ -102,8 +102,8 @@ async function watchLatency(dir: string, saves: number): Promise<number[]> {
 }
 
 async function processes(): Promise<void> {
-  if (!existsSync(join(root, 'dist', 'generator', 'cli', 'run.js'))) {
-    out('whole processes: skipped (dist/ is missing; run `npm run build`)');
+  if (!existsSync(join(root, 'generator', 'dist', 'cli', 'run.js'))) {
+    out('whole processes: skipped (generator/dist/ is missing; run `npm run build`)');
     return;
   }
   const dir = mkdtempSync(join(tmpdir(), 'keiyaku-process-bench-'));
