@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 import { checkParameters, type ParameterRule } from './address.js';
 import type { MessageContext } from './context.js';
 import { KeiyakuError } from './errors.js';
+import { type FormatCheck, formatCheckOf } from './formats.js';
 
 export type { ParameterRule, ParametersOfAddress } from './address.js';
 export { ChannelAddressError } from './address.js';
@@ -643,115 +644,16 @@ function deepEqual(a: unknown, b: unknown): boolean {
   return true;
 }
 
-type FormatCheck = (value: unknown) => boolean;
-
-let fullFormats: Readonly<Record<string, unknown>> | undefined;
-function ajvFormats(): Readonly<Record<string, unknown>> {
-  fullFormats ??= (runtimeRequire('ajv-formats/dist/formats') as { fullFormats: Record<string, unknown> }).fullFormats;
-  return fullFormats;
-}
-
-function ajvFormat(name: string): FormatCheck {
-  const def = ajvFormats()[name] as RegExp | FormatCheck | { validate: RegExp | FormatCheck } | boolean | undefined;
-  if (def === undefined || typeof def === 'boolean') return () => true;
-  const validate = typeof def === 'function' || def instanceof RegExp ? def : def.validate;
-  return validate instanceof RegExp ? (value) => validate.test(String(value)) : validate;
-}
-
-const DAYS_IN_MONTH = [0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-
-/** The two ASCII digits at `at` as a number, or -1. */
-function digits2(text: string, at: number): number {
-  const a = text.charCodeAt(at) - 48;
-  const b = text.charCodeAt(at + 1) - 48;
-  return a >= 0 && a <= 9 && b >= 0 && b <= 9 ? a * 10 + b : -1;
-}
-
-/** `YYYY-MM-DD` at the start of `text` is a real calendar date. */
-function validDate(text: string): boolean {
-  const century = digits2(text, 0);
-  const year = digits2(text, 2);
-  const month = digits2(text, 5);
-  const day = digits2(text, 8);
-  if (century < 0 || year < 0 || text.charCodeAt(4) !== 45 || text.charCodeAt(7) !== 45) return false;
-  const y = century * 100 + year;
-  const leap = y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
-  return month >= 1 && month <= 12 && day >= 1 && day <= (month === 2 && leap ? 29 : DAYS_IN_MONTH[month]!);
-}
-
-/**
- * RFC 3339 `date-time` in its usual spelling (`2026-11-02T10:15:00.123Z`, `…+02:00`) read
- * character by character; anything else (lower-case `t`/`z`, a space, leap seconds, offsets
- * without a colon, invalid values) goes to ajv-formats' own check, so both always agree.
- */
-function fastDateTime(slow: FormatCheck): FormatCheck {
-  return (value) => {
-    if (typeof value !== 'string') return slow(value);
-    const n = value.length;
-    if (n < 20 || value.charCodeAt(10) !== 84 /* T */ || !validDate(value)) return slow(value);
-    const hour = digits2(value, 11);
-    const minute = digits2(value, 14);
-    const second = digits2(value, 17);
-    if (
-      value.charCodeAt(13) !== 58 ||
-      value.charCodeAt(16) !== 58 ||
-      hour < 0 ||
-      hour > 23 ||
-      minute < 0 ||
-      minute > 59 ||
-      second < 0 ||
-      second > 59
-    )
-      return slow(value);
-    let i = 19;
-    if (value.charCodeAt(i) === 46 /* . */) {
-      i++;
-      const start = i;
-      while (i < n && value.charCodeAt(i) >= 48 && value.charCodeAt(i) <= 57) i++;
-      if (i === start) return slow(value);
-    }
-    const zone = value.charCodeAt(i);
-    if (zone === 90 /* Z */ && i + 1 === n) return true;
-    if ((zone === 43 || zone === 45) && i + 6 === n && value.charCodeAt(i + 3) === 58) {
-      const h = digits2(value, i + 1);
-      const m = digits2(value, i + 4);
-      if (h >= 0 && h <= 23 && m >= 0 && m <= 59) return true;
-    }
-    return slow(value);
-  };
-}
-
-function fastDate(slow: FormatCheck): FormatCheck {
-  return (value) => (typeof value === 'string' && value.length === 10 && validDate(value)) || slow(value);
-}
-
-function isHex(code: number): boolean {
-  return (code >= 48 && code <= 57) || ((code | 0x20) >= 97 && (code | 0x20) <= 102);
-}
-
-/** A canonical `8-4-4-4-12` UUID read character by character; other spellings go to ajv-formats' expression. */
-function fastUuid(slow: FormatCheck): FormatCheck {
-  return (value) => {
-    if (typeof value !== 'string' || value.length !== 36) return slow(value);
-    for (let i = 0; i < 36; i++) {
-      const code = value.charCodeAt(i);
-      if (i === 8 || i === 13 || i === 18 || i === 23 ? code !== 45 : !isHex(code)) return false;
-    }
-    return true;
-  };
-}
-
 const formatChecks = new Map<string, FormatCheck>();
 
-/** Formats with a hand-written check here (faster than ajv-formats' own; same verdicts). */
+/** Formats the generator leaves to {@link validatorRuntime}'s `format` even where a regular expression could do (faster here). */
 export const FAST_FORMATS: readonly string[] = ['date', 'date-time', 'uuid'];
 
-/** The check of `format` (the formats of ajv-formats, with faster equivalents for the common ones). */
+/** The check of `format` (core/formats.ts: the formats of ajv-formats' full set; unknown formats accept every value). */
 function formatCheck(name: string): FormatCheck {
   let check = formatChecks.get(name);
   if (check === undefined) {
-    const slow = ajvFormat(name);
-    check = name === 'date-time' ? fastDateTime(slow) : name === 'date' ? fastDate(slow) : name === 'uuid' ? fastUuid(slow) : slow;
+    check = formatCheckOf(name);
     formatChecks.set(name, check);
   }
   return check;
