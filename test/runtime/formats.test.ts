@@ -502,7 +502,7 @@ function mutated(format: string): fc.Arbitrary<string> {
 function spliced(format: string): fc.Arbitrary<string> {
   const piece = fc.tuple(fc.constantFrom(...CORPUS[format]!), fc.nat(), fc.nat()).map(([text, a, b]) => {
     const from = a % (text.length + 1);
-    return text.slice(from, from + (b % (text.length + 1 - from) + 1));
+    return text.slice(from, from + ((b % (text.length + 1 - from)) + 1));
   });
   return fc.array(fc.oneof(piece, symbol), { minLength: 2, maxLength: 4 }).map((pieces) => pieces.join(''));
 }
@@ -562,7 +562,9 @@ describe('format checks of @keiyaku/runtime', () => {
   for (const format of STRING_FORMATS.filter((name) => FORMATS[name]!.check !== undefined))
     it(`${format}: generated strings and mutations of valid ones get ajv-formats' verdicts`, () => {
       fc.assert(
-        fc.property(fc.oneof(shortText, mutated(format), spliced(format), fc.string({ unit: 'binary', maxLength: 30 })), (value) => agree(format, value)),
+        fc.property(fc.oneof(shortText, mutated(format), spliced(format), fc.string({ unit: 'binary', maxLength: 30 })), (value) =>
+          agree(format, value),
+        ),
         { numRuns: RUNS },
       );
     });
