@@ -43,10 +43,41 @@ function isSpace(c: number): boolean {
   );
 }
 
-/** RFC 3986 unreserved: ALPHA DIGIT - . _ ~ */
-const isUnreserved = (c: number): boolean => isAlnum(c) || c === 45 || c === 46 || c === 95 || c === 126;
-/** RFC 3986 sub-delims: ! $ & ' ( ) * + , ; = */
-const isSubDelim = (c: number): boolean => c === 33 || c === 36 || (c >= 38 && c <= 44) || c === 59 || c === 61;
+// Classes of ASCII characters, one bit each, looked up in a table.
+const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+/** RFC 3986 `unreserved`. */
+const UNRESERVED = 1;
+/** RFC 3986 `sub-delims`. */
+const SUB_DELIM = 2;
+/** RFC 3986 `pchar` outside percent-encodings: unreserved, sub-delims, `:`, `@`. */
+const PCHAR = 4;
+/** A path character: pchar or `/`. */
+const PATH = 8;
+/** A query or fragment character: pchar, `/` or `?`. */
+const QUERY = 16;
+/** RFC 5322 `atext`. */
+const ATEXT = 32;
+/** The base64 alphabet (RFC 4648 section 4). */
+const BASE64 = 64;
+/** Letters, digits, hyphen (host-name labels). */
+const LDH = 128;
+const CLASSES = new Uint8Array(128);
+for (const [chars, bits] of [
+  [`${ALNUM}-._~`, UNRESERVED | PCHAR | PATH | QUERY],
+  ["!$&'()*+,;=", SUB_DELIM | PCHAR | PATH | QUERY],
+  [':@', PCHAR | PATH | QUERY],
+  ['/', PATH | QUERY],
+  ['?', QUERY],
+  [`${ALNUM}!#$%&'*+-/=?^_\`{|}~`, ATEXT],
+  [`${ALNUM}+/`, BASE64],
+  [`${ALNUM}-`, LDH],
+] as const)
+  for (let i = 0; i < chars.length; i++) CLASSES[chars.charCodeAt(i)]! |= bits;
+
+/** `c` is an ASCII character of one of the classes `bits`. */
+const is = (c: number, bits: number): boolean => c < 128 && (CLASSES[c]! & bits) !== 0;
+const isUnreserved = (c: number): boolean => is(c, UNRESERVED);
+const isSubDelim = (c: number): boolean => is(c, SUB_DELIM);
 
 /** `%` followed by two hex digits at `i`. */
 const isPct = (s: string, i: number): boolean => s.charCodeAt(i) === 37 && isHex(s.charCodeAt(i + 1)) && isHex(s.charCodeAt(i + 2));
@@ -133,64 +164,48 @@ function dateTime(s: string, zoned: boolean): boolean {
   return ((separator | 0x20) === 116 || isSpace(separator)) && dateAt(s, 0) && timeAt(s, 11, zoned);
 }
 
+/**
+ * Numbers each followed by one of `units` (in that order, each once at most) from `from`; where
+ * they end, or -1 (a number without a unit, or a unit out of order).
+ */
+function durationParts(s: string, from: number, units: string): number {
+  let i = from;
+  let next = 0;
+  while (isDigit(s.charCodeAt(i))) {
+    i++;
+    while (isDigit(s.charCodeAt(i))) i++;
+    const unit = s.charCodeAt(i);
+    while (next < units.length && units.charCodeAt(next) !== unit) next++;
+    if (next === units.length) return -1;
+    next++;
+    i++;
+  }
+  return i;
+}
+
 /** RFC 3339 appendix A `duration`: `P` then years/months/days and `T` hours/minutes/seconds in order, or weeks. */
 function duration(s: string): boolean {
   const n = s.length;
   if (n < 2 || s.charCodeAt(0) !== 80 /* P */) return false;
   let i = 1;
-  const number = (): boolean => {
-    const start = i;
-    while (isDigit(s.charCodeAt(i))) i++;
-    return i > start;
-  };
-  // weeks alone
-  const afterDigits = ((): number => {
-    let j = 1;
-    while (isDigit(s.charCodeAt(j))) j++;
-    return j;
-  })();
-  if (afterDigits > 1 && s.charCodeAt(afterDigits) === 87 /* W */) return afterDigits + 1 === n;
-  const units = (order: string): boolean => {
-    let next = 0;
-    while (i < n && isDigit(s.charCodeAt(i))) {
-      number();
-      const at = order.indexOf(s[i] ?? '', next);
-      if (at < 0) return false;
-      next = at + 1;
-      i++;
-    }
-    return true;
-  };
-  if (!units('YMD')) return false;
+  while (isDigit(s.charCodeAt(i))) i++;
+  // weeks stand alone
+  if (i > 1 && s.charCodeAt(i) === 87 /* W */) return i + 1 === n;
+  i = durationParts(s, 1, 'YMD');
   if (i === n) return true;
-  if (s.charCodeAt(i) !== 84 /* T */ || !isDigit(s.charCodeAt(i + 1))) return false;
-  i++;
-  return units('HMS') && i === n;
+  if (i < 0 || s.charCodeAt(i) !== 84 /* T */ || !isDigit(s.charCodeAt(i + 1))) return false;
+  return durationParts(s, i + 1, 'HMS') === n;
 }
 
 // --- RFC 3986 URIs ----------------------------------------------------------------------------
 
-/** The characters of URIs; `quote` admits `"` where ajv-formats' uri-reference admits it. */
-interface UriChars {
-  readonly quote: boolean;
-}
-const STRICT: UriChars = { quote: false };
-const LOOSE: UriChars = { quote: true };
-
-/** `pchar` (unreserved, sub-delims, `:`, `@`, and percent-encodings) at `i`: its length, or 0. */
-function pchar(s: string, i: number, chars: UriChars): number {
-  const c = s.charCodeAt(i);
-  if (isUnreserved(c) || isSubDelim(c) || c === 58 || c === 64 || (chars.quote && c === 34)) return 1;
-  return isPct(s, i) ? 3 : 0;
-}
-
-/** `s[from, to)` is made of pchar and `extra` characters only. */
-function pchars(s: string, from: number, to: number, chars: UriChars, extra: string): boolean {
+/** `s[from, to)` is made of characters of class `bits` and percent-encodings (and `"` if `quote`: ajv-formats' uri-reference admits it). */
+function pchars(s: string, from: number, to: number, quote: boolean, bits: number): boolean {
   let i = from;
   while (i < to) {
-    const step = pchar(s, i, chars);
-    if (step > 0) i += step;
-    else if (extra.includes(s[i]!)) i++;
+    const c = s.charCodeAt(i);
+    if (is(c, bits) || (quote && c === 34)) i++;
+    else if (isPct(s, i)) i += 3;
     else return false;
   }
   return i === to;
@@ -275,10 +290,10 @@ function ipLiteral(s: string, from: number, to: number): boolean {
 }
 
 /** `authority path-abempty` spanning `s[from, to)`. */
-function authorityAndPath(s: string, from: number, to: number, chars: UriChars): boolean {
+function authorityAndPath(s: string, from: number, to: number, quote: boolean): boolean {
   let end = from;
   while (end < to && s.charCodeAt(end) !== 47) end++;
-  if (!pchars(s, end, to, chars, '/')) return false;
+  if (!pchars(s, end, to, quote, PATH)) return false;
   // authority = [ userinfo "@" ] host [ ":" port ]
   let host = from;
   const at = s.indexOf('@', from);
@@ -299,7 +314,7 @@ function authorityAndPath(s: string, from: number, to: number, chars: UriChars):
   } else {
     while (i < end) {
       const c = s.charCodeAt(i);
-      if (isUnreserved(c) || isSubDelim(c) || (chars.quote && c === 34)) i++;
+      if (isUnreserved(c) || isSubDelim(c) || (quote && c === 34)) i++;
       else if (isPct(s, i)) i += 3;
       else break;
     }
@@ -311,17 +326,17 @@ function authorityAndPath(s: string, from: number, to: number, chars: UriChars):
 }
 
 /** `hier-part` (or `relative-part` when `optional`) spanning `s[from, to)`. */
-function hierPart(s: string, from: number, to: number, chars: UriChars, optional: boolean): boolean {
+function hierPart(s: string, from: number, to: number, quote: boolean, optional: boolean): boolean {
   if (from === to) return optional;
   if (s.charCodeAt(from) === 47) {
     // "//" authority path-abempty; ajv-formats also reads one slash before an authority
-    if (s.charCodeAt(from + 1) === 47 && authorityAndPath(s, from + 2, to, chars)) return true;
-    if (authorityAndPath(s, from + 1, to, chars)) return true;
+    if (s.charCodeAt(from + 1) === 47 && authorityAndPath(s, from + 2, to, quote)) return true;
+    if (authorityAndPath(s, from + 1, to, quote)) return true;
     // path-absolute
-    return s.charCodeAt(from + 1) !== 47 && pchars(s, from + 1, to, chars, '/');
+    return s.charCodeAt(from + 1) !== 47 && pchars(s, from + 1, to, quote, PATH);
   }
   // path-rootless
-  return pchars(s, from, to, chars, '/');
+  return pchars(s, from, to, quote, PATH);
 }
 
 /** The length of `scheme ":"` at the start of `s`, or 0. */
@@ -336,7 +351,7 @@ function schemeLength(s: string): number {
 }
 
 /** `[ "?" query ] [ "#" fragment ]` from `from` to the end; returns where the hierarchical part ends, or -1. */
-function queryAndFragment(s: string, from: number, chars: UriChars): number {
+function queryAndFragment(s: string, from: number, quote: boolean): number {
   let hierEnd = s.length;
   for (let i = from; i < s.length; i++) {
     const c = s.charCodeAt(i);
@@ -346,11 +361,11 @@ function queryAndFragment(s: string, from: number, chars: UriChars): number {
     }
   }
   if (hierEnd === s.length) return hierEnd;
-  if (s.charCodeAt(hierEnd) === 35) return pchars(s, hierEnd + 1, s.length, chars, '/?') ? hierEnd : -1;
+  if (s.charCodeAt(hierEnd) === 35) return pchars(s, hierEnd + 1, s.length, quote, QUERY) ? hierEnd : -1;
   let hash = s.indexOf('#', hierEnd);
   if (hash < 0) hash = s.length;
-  if (!pchars(s, hierEnd + 1, hash, chars, '/?')) return -1;
-  if (hash < s.length && !pchars(s, hash + 1, s.length, chars, '/?')) return -1;
+  if (!pchars(s, hierEnd + 1, hash, quote, QUERY)) return -1;
+  if (hash < s.length && !pchars(s, hash + 1, s.length, quote, QUERY)) return -1;
   return hierEnd;
 }
 
@@ -358,17 +373,17 @@ function queryAndFragment(s: string, from: number, chars: UriChars): number {
 function uri(s: string): boolean {
   const start = schemeLength(s);
   if (start === 0) return false;
-  const end = queryAndFragment(s, start, STRICT);
-  return end >= 0 && hierPart(s, start, end, STRICT, false);
+  const end = queryAndFragment(s, start, false);
+  return end >= 0 && hierPart(s, start, end, false, false);
 }
 
 /** RFC 3986 `URI-reference`: a URI, or a relative reference (ajv-formats also admits `"`). */
 function uriReference(s: string): boolean {
-  const end = queryAndFragment(s, 0, LOOSE);
+  const end = queryAndFragment(s, 0, true);
   if (end < 0) return false;
   const start = schemeLength(s);
-  if (start > 0 && start <= end && hierPart(s, start, end, LOOSE, true)) return true;
-  return hierPart(s, 0, end, LOOSE, true);
+  if (start > 0 && start <= end && hierPart(s, start, end, true, true)) return true;
+  return hierPart(s, 0, end, true, true);
 }
 
 /** RFC 6570 URI template: literals, percent-encodings and `{op var[:n|*],…}` expressions. */
@@ -530,51 +545,39 @@ function url(s: string): boolean {
   return false;
 }
 
-/** An `atext` character of RFC 5322 (letters, digits and ! # $ % & ' * + - / = ? ^ _ ` { | } ~). */
-function isAtext(c: number): boolean {
-  return (
-    isAlnum(c) ||
-    c === 33 ||
-    (c >= 35 && c <= 39) ||
-    c === 42 ||
-    c === 43 ||
-    c === 45 ||
-    c === 47 ||
-    c === 61 ||
-    c === 63 ||
-    (c >= 94 && c <= 96) ||
-    (c >= 123 && c <= 126)
-  );
-}
-
 /** A host-name label of letters, digits and hyphens, not starting or ending with a hyphen, in `s[from, to)`. */
 function ldhLabel(s: string, from: number, to: number, maxLength: number): boolean {
   if (to <= from || to - from > maxLength) return false;
   if (!isAlnum(s.charCodeAt(from)) || !isAlnum(s.charCodeAt(to - 1))) return false;
-  for (let i = from + 1; i < to - 1; i++) {
-    const c = s.charCodeAt(i);
-    if (!isAlnum(c) && c !== 45) return false;
-  }
+  for (let i = from + 1; i < to - 1; i++) if (!is(s.charCodeAt(i), LDH)) return false;
   return true;
 }
 
 /** An e-mail address: an RFC 5322 `dot-atom` local part, `@`, and a domain of two or more host-name labels. */
 function email(s: string): boolean {
-  const at = s.indexOf('@');
-  if (at <= 0) return false;
-  for (let i = 0; i < at; i++) {
+  const n = s.length;
+  let i = 0;
+  let afterDot = true;
+  for (; i < n; i++) {
     const c = s.charCodeAt(i);
-    if (c === 46 ? i === 0 || i === at - 1 || s.charCodeAt(i - 1) === 46 : !isAtext(c)) return false;
+    if (c === 64 /* @ */) break;
+    if (c === 46) {
+      if (afterDot) return false;
+      afterDot = true;
+    } else if (is(c, ATEXT)) afterDot = false;
+    else return false;
   }
+  if (i === n || afterDot) return false;
   let labels = 0;
-  let start = at + 1;
-  for (;;) {
-    let end = start;
-    while (end < s.length && s.charCodeAt(end) !== 46) end++;
-    if (!ldhLabel(s, start, end, Number.POSITIVE_INFINITY)) return false;
-    labels++;
-    if (end === s.length) return labels >= 2;
-    start = end + 1;
+  let start = ++i;
+  for (; ; i++) {
+    const c = i < n ? s.charCodeAt(i) : 46;
+    if (c === 46) {
+      if (i === start || s.charCodeAt(start) === 45 || s.charCodeAt(i - 1) === 45) return false;
+      labels++;
+      if (i >= n) return labels >= 2;
+      start = i + 1;
+    } else if (!is(c, LDH)) return false;
   }
 }
 
@@ -600,7 +603,29 @@ function strictOctet(s: string, from: number, to: number): boolean {
   return uriOctet(s, from, to);
 }
 
-const ipv4 = (s: string): boolean => dottedQuad(s, 0, s.length, strictOctet);
+/** Dotted-quad IPv4: four decimal octets 0…255 without leading zeros. */
+function ipv4(s: string): boolean {
+  const n = s.length;
+  if (n < 7 || n > 15) return false;
+  let i = 0;
+  for (let part = 0; part < 4; part++) {
+    const start = i;
+    let value = 0;
+    while (i < n && i - start < 4) {
+      const c = s.charCodeAt(i);
+      if (c < 48 || c > 57) break;
+      value = value * 10 + c - 48;
+      i++;
+    }
+    const length = i - start;
+    if (length === 0 || length > 3 || value > 255 || (length > 1 && s.charCodeAt(start) === 48)) return false;
+    if (part < 3) {
+      if (s.charCodeAt(i) !== 46) return false;
+      i++;
+    }
+  }
+  return i === n;
+}
 const ipv6 = (s: string): boolean => ipv6In(s, 0, s.length, strictOctet);
 
 // --- the rest ---------------------------------------------------------------------------------
@@ -671,7 +696,7 @@ function relativeJsonPointer(s: string): boolean {
   return jsonPointerAt(s, i);
 }
 
-const isBase64 = (c: number): boolean => isAlnum(c) || c === 43 || c === 47;
+const isBase64 = (c: number): boolean => is(c, BASE64);
 
 /** RFC 4648 base64 (standard alphabet, padded) of the whole string. */
 function byte(s: string): boolean {
