@@ -2,11 +2,14 @@
 // the same verdict on hand-picked valid, invalid and edge strings per format, on generated
 // strings, and on mutations of valid ones. The cases where keiyaku differs on purpose are listed
 // in DIFFERENCES with the reason.
+import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { join, relative } from 'node:path';
 import { validatorRuntime } from '@keiyaku/runtime/codegen-v1';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { FORMATS } from '../../runtime/core/formats.js';
+import { repoRoot } from '../helpers.js';
 
 const require = createRequire(import.meta.url);
 type AjvFormat = RegExp | ((value: unknown) => boolean) | boolean | { type?: string; validate: RegExp | ((value: unknown) => boolean) };
@@ -521,6 +524,21 @@ describe('format checks of @keiyaku/runtime', () => {
         .filter((name) => FORMATS[name]!.type === 'string')
         .sort(),
     );
+  });
+
+  it('the runtime loads neither ajv nor ajv-formats, but for the deprecated ajvRuntime of old generated code', () => {
+    const sources = (readdirSync(join(repoRoot, 'runtime'), { recursive: true }) as string[])
+      .filter((file) => file.endsWith('.ts') && !file.includes('node_modules') && !file.startsWith('dist'))
+      .map((file) => join(repoRoot, 'runtime', file));
+    expect(sources.length).toBeGreaterThan(20);
+    const loads: string[] = [];
+    for (const file of sources) {
+      const text = readFileSync(file, 'utf8');
+      const deprecatedFrom = text.indexOf('export const ajvRuntime');
+      for (const match of text.matchAll(/(?:require\(|from |import\()\s*['"](ajv[^'"]*)['"]/gi))
+        if (deprecatedFrom < 0 || match.index < deprecatedFrom) loads.push(`${relative(repoRoot, file)}: ${match[1]}`);
+    }
+    expect(loads).toEqual([]);
   });
 
   it('accepts every value for a format it does not know, as ajv-formats leaves it unchecked', () => {
