@@ -510,6 +510,56 @@ function spliced(format: string): fc.Arbitrary<string> {
   return fc.array(fc.oneof(piece, symbol), { minLength: 2, maxLength: 4 }).map((pieces) => pieces.join(''));
 }
 
+const concat = (parts: fc.Arbitrary<string>[]): fc.Arbitrary<string> => fc.tuple(...parts).map((p) => p.join(''));
+const octet = fc.oneof(fc.integer({ min: 0, max: 300 }).map(String), fc.constantFrom('00', '01', '001', '010', '099', '255', '256'));
+const dotted = fc.array(octet, { minLength: 3, maxLength: 5 }).map((octets) => octets.join('.'));
+const hexGroup = fc.oneof(fc.stringMatching(/^[0-9a-fA-F]{1,5}$/), fc.constantFrom('0', 'ffff', ''));
+/** Addresses near the IPv6 text form: hex groups, `::` anywhere, dotted quads at the end. */
+const ipv6ish = concat([
+  fc.array(hexGroup, { maxLength: 9 }).map((groups) => groups.join(':')),
+  fc.constantFrom('', ':', '::'),
+  fc.array(hexGroup, { maxLength: 8 }).map((groups) => groups.join(':')),
+  fc.oneof(
+    fc.constant(''),
+    dotted.map((quad) => `:${quad}`),
+    dotted,
+  ),
+]);
+const label = fc.oneof(fc.stringMatching(/^[a-zA-Z0-9-]{1,8}$/), fc.constantFrom('xn--n3h', 'é', '例え', 'ſ', '😀', '\ud800', 'a_b', ''));
+const host = fc.oneof(
+  dotted,
+  fc.array(label, { minLength: 1, maxLength: 4 }).map((labels) => labels.join('.')),
+  ipv6ish.map((a) => `[${a}]`),
+);
+/** URLs and URIs near the shapes `url`, `uri` and `uri-reference` read. */
+const urlish = concat([
+  fc.constantFrom('http://', 'https://', 'ftp://', 'HTTP://', 'httpſ://', 'a:', 'a:/', 'a://', '//', '/', '', 'urn:x:', 'mailto:'),
+  fc.oneof(fc.constant(''), fc.constantFrom('user@', 'u:p@', '@', 'a b@', 'x/y@', '%41@')),
+  host,
+  fc.oneof(
+    fc.constant(''),
+    fc.integer({ min: 0, max: 999_999 }).map((port) => `:${port}`),
+    fc.constantFrom(':', ':8a'),
+  ),
+  fc.oneof(fc.constant(''), fc.constantFrom('/', '/a/b', '/a b', '/%zz', '/[x]', '//x', '/a@b.com', '/"')),
+  fc.oneof(fc.constant(''), fc.constantFrom('?q=1', '?', '?a?b', '?"', '?%2')),
+  fc.oneof(fc.constant(''), fc.constantFrom('#f', '#', '#a#b', '#/x?y')),
+]);
+/** Generators shaped like a format, for the formats whose structure random text rarely reaches. */
+const SHAPED: Readonly<Record<string, fc.Arbitrary<string>>> = {
+  ipv6: ipv6ish,
+  ipv4: dotted,
+  url: urlish,
+  uri: urlish,
+  'uri-reference': urlish,
+  hostname: fc.array(label, { minLength: 1, maxLength: 5 }).map((labels) => labels.join('.')),
+  email: concat([
+    fc.array(fc.stringMatching(/^[a-z0-9!#$%&'*+/=?^_`{|}~-]{0,4}$/), { minLength: 1, maxLength: 3 }).map((p) => p.join('.')),
+    fc.constantFrom('@', '@@', ''),
+    fc.array(label, { minLength: 1, maxLength: 4 }).map((l) => l.join('.')),
+  ]),
+};
+
 describe('format checks of @keiyaku/runtime', () => {
   it('knows exactly the formats of ajv-formats (full), with the same JSON types', () => {
     expect(Object.keys(FORMATS).sort()).toEqual(Object.keys(fullFormats).sort());
@@ -577,11 +627,19 @@ describe('format checks of @keiyaku/runtime', () => {
     }
   });
 
+  it('the shaped generators reach both verdicts', () => {
+    for (const [format, shaped] of Object.entries(SHAPED)) {
+      const verdicts = new Set(fc.sample(shaped, { numRuns: 2000, seed: 1 }).map((value) => ajvCheck(format)(value)));
+      expect({ format, verdicts: [...verdicts].sort() }).toEqual({ format, verdicts: [false, true] });
+    }
+  });
+
   for (const format of STRING_FORMATS.filter((name) => FORMATS[name]!.check !== undefined))
     it(`${format}: generated strings and mutations of valid ones get ajv-formats' verdicts`, () => {
       fc.assert(
-        fc.property(fc.oneof(shortText, mutated(format), spliced(format), fc.string({ unit: 'binary', maxLength: 30 })), (value) =>
-          agree(format, value),
+        fc.property(
+          fc.oneof(shortText, mutated(format), spliced(format), SHAPED[format] ?? shortText, fc.string({ unit: 'binary', maxLength: 30 })),
+          (value) => agree(format, value),
         ),
         { numRuns: RUNS },
       );
