@@ -99,7 +99,9 @@ function measure(c: Case): void {
 async function validatorsOf(model: ContractModel): Promise<Record<string, StandaloneValidator>> {
   const { files } = await generate(model, { source: model.source });
   const code = files.find((f) => f.path === 'validators.ts')!.content;
-  const body = code.replace(/^import \{ validatorRuntime \} from "keiyaku\/codegen-v1";$/m, '').replace(/^export const /gm, 'exports.');
+  const body = code
+    .replace(/^import \{ validatorRuntime \} from "(?:@keiyaku\/runtime|keiyaku)\/codegen-v1";$/m, '')
+    .replace(/^export const /gm, 'exports.');
   const exports: Record<string, StandaloneValidator> = {};
   new Function('validatorRuntime', 'exports', body)(validatorRuntime, exports);
   return exports;

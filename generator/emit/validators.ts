@@ -11,8 +11,8 @@
  *
  * Supported keywords are those the model keeps (see generator/model/schema-object.ts):
  * draft 2020-12 validation and applicators, `unevaluatedProperties`/`unevaluatedItems`
- * included; `format` for the formats of ajv-formats (regular expressions are inlined,
- * the others call the same functions at run time).
+ * included; `format` for the formats of ajv-formats, checked at run time by
+ * `@keiyaku/runtime`'s own implementation of them (docs/formats.md).
  *
  * @see https://json-schema.org/draft/2020-12/json-schema-validation
  */
@@ -23,8 +23,6 @@ import { type ContractModel, refName, SCHEMA_REF_PREFIX, type SchemaNode } from 
 const require = createRequire(import.meta.url);
 type FormatDefinition = RegExp | ((s: string) => boolean) | boolean | { type?: string; validate: RegExp | ((s: unknown) => boolean) };
 const FORMATS = (require('ajv-formats/dist/formats') as { fullFormats: Record<string, FormatDefinition> }).fullFormats;
-/** Formats that @keiyaku/runtime/codegen-v1 checks with its own code (see FAST_FORMATS there). */
-const FAST_FORMATS: readonly string[] = ['date', 'date-time', 'uuid'];
 
 /** Rewrites `#/schemas/<Name>` into `#/$defs/<Name>` (for tools that compile the model's schemas with ajv). */
 export function toAjvSchema(node: SchemaNode): unknown {
@@ -598,14 +596,10 @@ class ValidatorWriter {
     if (known !== undefined) return known;
     const def = FORMATS[format];
     if (def === undefined || typeof def === 'boolean') return undefined;
-    const validate = def instanceof RegExp || typeof def === 'function' ? def : def.validate;
     const name = `$f_${format.replace(/[^A-Za-z0-9]/g, '_')}`;
-    const inline = validate instanceof RegExp && !FAST_FORMATS.includes(format);
-    const code = inline ? `${validate.toString()};` : `$format(${JSON.stringify(format)});`;
-    this.#formatConstants.set(format, `const ${name}=${code}`);
-    const call = inline ? `${name}.test` : name;
-    this.#formats.set(format, call);
-    return call;
+    this.#formatConstants.set(format, `const ${name}=$format(${JSON.stringify(format)});`);
+    this.#formats.set(format, name);
+    return name;
   }
 
   write(roots: readonly string[]): { code: string; exports: Map<string, string> } {
