@@ -16,7 +16,7 @@ export interface SourceLocation {
 
 export interface Diagnostic {
   readonly severity: Severity;
-  /** Stable snake/kebab-case code (`invalid-ref`, `unsupported-keyword`, …). */
+  /** Stable snake/kebab-case code (`invalid-ref`, `unsupported_keyword`, …). */
   readonly code: string;
   /** What is wrong. */
   readonly message: string;

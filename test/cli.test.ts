@@ -89,7 +89,7 @@ describe('keiyaku CLI', () => {
     const dir = project('invalid-strict');
     const lenient = await keiyaku(['generate'], { cwd: dir });
     expect(lenient.code).toBe(0);
-    expect(lenient.stderr).toMatch(/asyncapi\.yaml:16:26 warning unknown-keyword: "minLenght" is not a JSON Schema keyword/);
+    expect(lenient.stderr).toMatch(/asyncapi\.yaml:16:26 warning unknown_keyword: "minLenght" is not a JSON Schema keyword/);
     rmSync(join(dir, 'generated'), { recursive: true });
     const strict = await keiyaku(['generate', '--strict'], { cwd: dir });
     expect(strict.code).toBe(2);

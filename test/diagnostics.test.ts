@@ -64,12 +64,12 @@ describe('diagnostics', () => {
     });
     expect(diagnostics).toEqual([
       expect.objectContaining({
-        code: 'unknown-keyword',
+        code: 'unknown_keyword',
         hint: 'did you mean "minLength"?',
         location: expect.objectContaining({ file: 'schemas/order-paid.json', line: 5 }),
       }),
       expect.objectContaining({
-        code: 'unknown-format',
+        code: 'unknown_format',
         message: 'format "uri-refrence" is not one keiyaku validates; it is kept as documentation only',
         hint: 'did you mean "uri-reference"?',
         location: expect.objectContaining({ file: 'schemas/order-paid.json', line: 6 }),

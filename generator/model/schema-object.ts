@@ -311,7 +311,7 @@ export class SchemaRegistry {
     if (typeof child === 'boolean') return child;
     if (!isSchemaObject(child)) {
       this.#warn(
-        'invalid-schema',
+        'invalid_schema',
         `a schema must be an object or a boolean, found ${JSON.stringify(child)}`,
         tokens,
         'replace it with a JSON Schema object',
@@ -331,7 +331,7 @@ export class SchemaRegistry {
       if (key.startsWith('x-')) continue;
       if (key in UNSUPPORTED) {
         this.#warn(
-          'unsupported-keyword',
+          'unsupported_keyword',
           `JSON Schema keyword "${key}" is not supported and is ignored by generated types and validators`,
           [...tokens, key],
           UNSUPPORTED[key]!,
@@ -341,7 +341,7 @@ export class SchemaRegistry {
       if (!KNOWN.has(key)) {
         const meant = didYouMean(key, KNOWN);
         this.#warn(
-          'unknown-keyword',
+          'unknown_keyword',
           `"${key}" is not a JSON Schema keyword keiyaku knows; generated types and validators ignore it`,
           [...tokens, key],
           meant === undefined ? `fix its spelling, or prefix it with "x-" if it is an extension` : `did you mean "${meant}"?`,
@@ -351,7 +351,7 @@ export class SchemaRegistry {
       if (key === 'format' && typeof value === 'string' && !KNOWN_FORMATS.includes(value)) {
         const meant = didYouMean(value, KNOWN_FORMATS);
         this.#warn(
-          'unknown-format',
+          'unknown_format',
           `format "${value}" is not one keiyaku validates; it is kept as documentation only`,
           [...tokens, key],
           meant === undefined
