@@ -24,6 +24,7 @@ import {
   ClosedError,
   type ConsumerOptions,
   type ContentMode,
+  exponentialBackoff,
   type IncomingRecord,
   isRetriable,
   KeiyakuError,
@@ -831,7 +832,8 @@ class KafkaTransportConsumer implements TransportConsumer {
     if (since === undefined || this.#closed || this.#fault || this.#rebuilding) return;
     const base = this.#transport.options.rebuildAfterMs ?? 90_000;
     const ceiling = this.#transport.options.maxRebuildIntervalMs ?? 600_000;
-    const interval = Math.min(ceiling, base * 2 ** this.#cutOff.rebuilds);
+    // The runtime's backoff, without jitter: base, 2 × base, 4 × base, … up to the ceiling.
+    const interval = exponentialBackoff({ initialMs: base, multiplier: 2, maxMs: ceiling, jitter: 0 }).delay(this.#cutOff.rebuilds + 1);
     const reference = Math.max(since, this.#cutOff.lastRebuild);
     if (Date.now() - reference >= interval) void this.#rebuild(`cut off from the brokers for ${Math.round((Date.now() - since) / 1000)} s`);
   }
