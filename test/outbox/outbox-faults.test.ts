@@ -45,7 +45,11 @@ describe(`outbox dispatcher SIGKILLed mid-batch and restarted${kafkaSkipReason ?
     'SQLite: every committed row is published, none lost, nothing of rolled-back transactions, keys in order',
     async () => {
       const result = await runOutboxKillFault({ brokers: kafkaBrokers, rows: 2_000, kills: 2 });
-      expect(result).toMatchObject({ committed: 2_000, published: 2_000, lost: 0, leakedRollbacks: 0, outOfOrderKeys: 0, kills: 2 });
+      expect(result).toMatchObject({ committed: 2_000, published: 2_000, lost: 0, leakedRollbacks: 0, outOfOrderKeys: 0 });
+      // Up to two kills: the fault stops killing once every row is written and published, which a
+      // fast dispatcher reaches after the first restart.
+      expect(result.kills).toBeGreaterThanOrEqual(1);
+      expect(result.kills).toBeLessThanOrEqual(2);
       // Each kill lands after the broker acknowledged a batch and before it was marked published.
       expect(result.duplicates).toBeGreaterThan(0);
     },
