@@ -42,4 +42,21 @@ describe('imports from before the split', () => {
     for (const [i, module] of modules.entries()) expect(Object.keys(module).length, old[i]).toBeGreaterThan(0);
     expect((modules[3] as { KafkaTransport?: unknown }).KafkaTransport).toBe((await import('@keiyaku/kafka')).KafkaTransport);
   });
+
+  it('IggyConnection, internal since the split, still constructs from @keiyaku/iggy and warns once; IggyClient does not warn', async () => {
+    process.on('warning', listen);
+    const { IggyClient, IggyConnection } = await import('@keiyaku/iggy');
+    const client = new IggyClient({ host: '127.0.0.1', port: 9 });
+    await client.close();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(warnings.filter((w) => (w as Error & { code?: string }).code === 'KEIYAKU_IGGY_CONNECTION')).toEqual([]);
+    const first = new IggyConnection({ host: '127.0.0.1', port: 9 });
+    const second = new IggyConnection({ host: '127.0.0.1', port: 9 });
+    await Promise.all([first.close(), second.close()]);
+    await new Promise((resolve) => setImmediate(resolve));
+    const deprecated = warnings.filter((w) => (w as Error & { code?: string }).code === 'KEIYAKU_IGGY_CONNECTION');
+    expect(deprecated.map((w) => [w.name, w.message])).toEqual([
+      ['DeprecationWarning', 'IggyConnection from @keiyaku/iggy is deprecated: use IggyClient, which owns its connection'],
+    ]);
+  });
 });

@@ -4,8 +4,10 @@ export type { ChannelSerde, IggyChannel, IggyPlacement } from './channel.js';
 export { channelSerde, IggyChannelPublisher, iggyChannel } from './channel.js';
 export type { IggyClientOptions, PooledPollReply, ReconnectionSettings } from './client.js';
 export { IggyClient } from './client.js';
+
+import { IggyConnection as Connection, type ConnectionOptions } from './connection.js';
+
 export type { ConnectionOptions } from './connection.js';
-export { IggyConnection } from './connection.js';
 export type { AutoCommit, IggyConsumerConfig, ReceivedMessage } from './consumer.js';
 export { IggyConsumer, IggyConsumerBuilder, RentedPollBuffer, RentedReceivedMessage } from './consumer.js';
 export { messageIdFromUuid } from './envelope-headers.js';
@@ -36,3 +38,22 @@ export {
   JsonSerializer,
 } from './typed-builders.js';
 export { Consumer, Identifier, Partitioning, PollingStrategy, UserHeaders } from './value-factories.js';
+
+/**
+ * @deprecated The raw connection is internal since 0.2: use {@link IggyClient}, which owns its
+ * connection (reconnects, logging, protocol choice). Still exported until 1.0; constructing one
+ * emits a `DeprecationWarning` (`KEIYAKU_IGGY_CONNECTION`) once.
+ */
+export class IggyConnection extends Connection {
+  constructor(options: ConnectionOptions) {
+    if (!connectionWarned) {
+      connectionWarned = true;
+      process.emitWarning('IggyConnection from @keiyaku/iggy is deprecated: use IggyClient, which owns its connection', {
+        type: 'DeprecationWarning',
+        code: 'KEIYAKU_IGGY_CONNECTION',
+      });
+    }
+    super(options);
+  }
+}
+let connectionWarned = false;
