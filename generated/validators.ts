@@ -5,12 +5,12 @@
 // @ts-nocheck -- plain JavaScript validators; the typed surface is in messages.ts
 import { validatorRuntime } from "@keiyaku/runtime/codegen-v1";
 
-const { report: $r, type: $t, required: $q, formatError: $f, prefix: $x, failed: $s, escape: $esc, length: $len, equal: $eq, unique: $uniq, mergeItems: $mi, root: $root, format: $format } = validatorRuntime;
+const { report: $r, type: $t, required: $q, formatError: $f, prefix: $x, failed: $s, escape: $esc, length: $len, equal: $eq, unique: $uniq, mergeItems: $mi, root: $root, format: $format, isObject: $o } = validatorRuntime;
 const $f_date_time=$format("date-time");
 const $f_uuid=$format("uuid");
 
 function v_BookBorrowedPayload(d,E){const s=E.length;let ok=true;
-	if(d===null||typeof d!=="object"||Array.isArray(d))ok=$t(E,"","object");else{
+	if(!$o(d))ok=$t(E,"","object");else{
 		if(d.bookId===undefined||d.copyId===undefined||d.borrower===undefined||d.borrowedAt===undefined||d.dueAt===undefined||d.channel===undefined)ok=$q(E,"",d,["bookId","copyId","borrower","borrowedAt","dueAt","channel"]);
 		if(d.bookId!==undefined&&!v_BookId(d.bookId,E))ok=$x(E,"/bookId");
 		const d2=d.copyId;
@@ -49,7 +49,7 @@ function v_BookId(d,E){const s=E.length;let ok=true;
 }
 
 function v_BookReturnedPayload(d,E){const s=E.length;let ok=true;
-	if(d===null||typeof d!=="object"||Array.isArray(d))ok=$t(E,"","object");else{
+	if(!$o(d))ok=$t(E,"","object");else{
 		if(d.bookId===undefined||d.copyId===undefined||d.memberId===undefined||d.returnedAt===undefined||d.condition===undefined)ok=$q(E,"",d,["bookId","copyId","memberId","returnedAt","condition"]);
 		if(d.bookId!==undefined&&!v_BookId(d.bookId,E))ok=$x(E,"/bookId");
 		const d2=d.copyId;
@@ -70,7 +70,7 @@ export const validateBookReturnedPayload=$root(v_BookReturnedPayload);
 
 const v_BookReturnedPayloadLateFee$0=new RegExp("^[A-Z]{3}$","u");
 function v_BookReturnedPayloadLateFee(d,E){const s=E.length;let ok=true;
-	if(d===null||typeof d!=="object"||Array.isArray(d))ok=$t(E,"","object");else{
+	if(!$o(d))ok=$t(E,"","object");else{
 		if(d.amount===undefined||d.currency===undefined)ok=$q(E,"",d,["amount","currency"]);
 		const d1=d.amount;
 		if(d1!==undefined)if(typeof d1!=="number"||!isFinite(d1))ok=$t(E,"/amount","number");else if(d1<=0)ok=$r(E,"/amount","exclusiveMinimum",0);
@@ -86,7 +86,7 @@ function v_BookReturnedPayloadLateFee(d,E){const s=E.length;let ok=true;
 }
 
 function v_DueDateReminderPayload(d,E){const s=E.length;let ok=true;
-	if(d===null||typeof d!=="object"||Array.isArray(d))ok=$t(E,"","object");else{
+	if(!$o(d))ok=$t(E,"","object");else{
 		if(d.memberId===undefined||d.loans===undefined)ok=$q(E,"",d,["memberId","loans"]);
 		if(d.memberId!==undefined&&!v_MemberId(d.memberId,E))ok=$x(E,"/memberId");
 		const d2=d.loans;
@@ -105,7 +105,7 @@ function v_DueDateReminderPayload(d,E){const s=E.length;let ok=true;
 export const validateDueDateReminderPayload=$root(v_DueDateReminderPayload);
 
 function v_DueDateReminderPayloadLoansItem(d,E){const s=E.length;let ok=true;
-	if(d===null||typeof d!=="object"||Array.isArray(d))ok=$t(E,"","object");else{
+	if(!$o(d))ok=$t(E,"","object");else{
 		if(d.bookId===undefined||d.dueAt===undefined)ok=$q(E,"",d,["bookId","dueAt"]);
 		if(d.bookId!==undefined&&!v_BookId(d.bookId,E))ok=$x(E,"/bookId");
 		if(d.title!==undefined&&typeof d.title!=="string")ok=$t(E,"/title","string");
@@ -115,13 +115,13 @@ function v_DueDateReminderPayloadLoansItem(d,E){const s=E.length;let ok=true;
 }
 
 function v_EventHeaders(d,E){const s=E.length;let ok=true;
-	if(d===null||typeof d!=="object"||Array.isArray(d))ok=$t(E,"","object");else if(d.correlationId!==undefined&&typeof d.correlationId!=="string")ok=$t(E,"/correlationId","string");
+	if(!$o(d))ok=$t(E,"","object");else if(d.correlationId!==undefined&&typeof d.correlationId!=="string")ok=$t(E,"/correlationId","string");
 	return ok||$s(E,s);
 }
 export const validateEventHeaders=$root(v_EventHeaders);
 
 function v_Member(d,E){const s=E.length;let ok=true;
-	if(d===null||typeof d!=="object"||Array.isArray(d))ok=$t(E,"","object");else{
+	if(!$o(d))ok=$t(E,"","object");else{
 		if(d.memberId===undefined)ok=$q(E,"",d,["memberId"]);
 		if(d.memberId!==undefined&&!v_MemberId(d.memberId,E))ok=$x(E,"/memberId");
 		const d2=d.displayName;

@@ -149,7 +149,7 @@ const TYPE_FAILS: Record<string, (d: string) => string> = {
   integer: (d) => `!Number.isInteger(${d})`,
   boolean: (d) => `typeof ${d}!=="boolean"`,
   null: (d) => `${d}!==null`,
-  object: (d) => `${d}===null||typeof ${d}!=="object"||Array.isArray(${d})`,
+  object: (d) => `!$o(${d})`,
   array: (d) => `!Array.isArray(${d})`,
 };
 
@@ -159,7 +159,7 @@ const TYPE_CHECK: Record<string, (d: string) => string> = {
   integer: (d) => `Number.isInteger(${d})`,
   boolean: (d) => `typeof ${d}==="boolean"`,
   null: (d) => `${d}===null`,
-  object: (d) => `${d}!==null&&typeof ${d}==="object"&&!Array.isArray(${d})`,
+  object: (d) => `$o(${d})`,
   array: (d) => `Array.isArray(${d})`,
 };
 
@@ -629,7 +629,7 @@ class ValidatorWriter {
     const header = [
       'import { validatorRuntime } from "@keiyaku/runtime/codegen-v1";',
       '',
-      'const { report: $r, type: $t, required: $q, formatError: $f, prefix: $x, failed: $s, escape: $esc, length: $len, equal: $eq, unique: $uniq, mergeItems: $mi, root: $root, format: $format } = validatorRuntime;',
+      'const { report: $r, type: $t, required: $q, formatError: $f, prefix: $x, failed: $s, escape: $esc, length: $len, equal: $eq, unique: $uniq, mergeItems: $mi, root: $root, format: $format, isObject: $o } = validatorRuntime;',
       ...[...this.#formatConstants.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, line]) => line),
     ];
     const sorted = [...functions.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, text]) => text);

@@ -712,6 +712,10 @@ function formatCheck(name: string): FormatCheck {
  * code imports them from here only; their names and signatures are part of codegen-v1.
  */
 export const validatorRuntime = Object.freeze({
+  /** JSON Schema's `object`: not null, not an array (one short call in generated code instead of three tests). */
+  isObject(value: unknown): value is Record<string, unknown> {
+    return value !== null && typeof value === 'object' && !Array.isArray(value);
+  },
   /** Records an error (bounded by {@link MAX_VALIDATION_ERRORS}); returns false for `ok = report(…)`. */
   report(errors: ErrorSink, instancePath: string, keyword: string, arg?: unknown): false {
     if (errors.length < MAX_VALIDATION_ERRORS) errors.push(errorOf(instancePath, keyword, arg));
