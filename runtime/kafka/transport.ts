@@ -20,6 +20,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import {
+  type Backoff,
   type ChannelBindings,
   ClosedError,
   type ConsumerOptions,
@@ -599,6 +600,8 @@ class KafkaTransportConsumer implements TransportConsumer {
   readonly #topic: string;
   readonly #onClose: () => void;
   readonly #cutOff = new CutOff();
+  /** Rebuilds while cut off, on the runtime's backoff without jitter: rebuildAfterMs, doubling, up to maxRebuildIntervalMs. */
+  readonly #rebuildBackoff: Backoff;
   readonly #buffer: IncomingRecord[] = [];
   readonly #acked = new Map<number, number>();
   readonly #committed = new Map<number, number>();
@@ -621,6 +624,12 @@ class KafkaTransportConsumer implements TransportConsumer {
     this.#options = options;
     this.#topic = transport.topic(options.address);
     this.#onClose = onClose;
+    this.#rebuildBackoff = exponentialBackoff({
+      initialMs: transport.options.rebuildAfterMs ?? 90_000,
+      multiplier: 2,
+      maxMs: transport.options.maxRebuildIntervalMs ?? 600_000,
+      jitter: 0,
+    });
     this.#running = this.#start();
     this.#watchdog = setInterval(() => this.#checkCutOff(), 1_000);
     this.#watchdog.unref();
@@ -830,10 +839,7 @@ class KafkaTransportConsumer implements TransportConsumer {
   #checkCutOff(): void {
     const since = this.#cutOff.since;
     if (since === undefined || this.#closed || this.#fault || this.#rebuilding) return;
-    const base = this.#transport.options.rebuildAfterMs ?? 90_000;
-    const ceiling = this.#transport.options.maxRebuildIntervalMs ?? 600_000;
-    // The runtime's backoff, without jitter: base, 2 × base, 4 × base, … up to the ceiling.
-    const interval = exponentialBackoff({ initialMs: base, multiplier: 2, maxMs: ceiling, jitter: 0 }).delay(this.#cutOff.rebuilds + 1);
+    const interval = this.#rebuildBackoff.delay(this.#cutOff.rebuilds + 1);
     const reference = Math.max(since, this.#cutOff.lastRebuild);
     if (Date.now() - reference >= interval) void this.#rebuild(`cut off from the brokers for ${Math.round((Date.now() - since) / 1000)} s`);
   }

@@ -54,6 +54,29 @@ function recordingLogger() {
 }
 
 /** The memory transport, whose sends fail (not retriable) while `down` is true. */
+/** A hosted producer publishing over a {@link flaky} transport (one publish attempt, 20 → 80 ms backoff, no jitter). */
+function flakyProducer() {
+  const inner = new InMemoryTransport();
+  const transport = flaky(inner);
+  const { logger, lines } = recordingLogger();
+  const host = createMessaging({ logger: silentLogger, transport });
+  hosts.push(host);
+  const events = new InMemoryEventStore<BookEvent>();
+  const checkpoints = new InMemoryCheckpointStore();
+  const producer = host.host(
+    new MessageProducer({
+      name: 'library.books',
+      source: events,
+      mapper: bookMapper,
+      publisher: host.publisher(BookIntegrationEvents, { maxAttempts: 1 }),
+      checkpoints,
+      logger,
+      retry: { initialMs: 20, maxMs: 80, jitter: 0 },
+    }),
+  );
+  return { inner, transport, lines, host, events, checkpoints, producer };
+}
+
 function flaky(inner: InMemoryTransport): Transport & { down: boolean; permanent: boolean; refused: number } {
   const state = { down: false, permanent: false, refused: 0 };
   return Object.assign(state, {
@@ -169,24 +192,7 @@ describe('MessageProducer hosted by Messaging', () => {
   });
 
   it('retries a failed publish with backoff, logging each failure, and resumes without losing an event', async () => {
-    const inner = new InMemoryTransport();
-    const transport = flaky(inner);
-    const { logger, lines } = recordingLogger();
-    const host = createMessaging({ logger: silentLogger, transport });
-    hosts.push(host);
-    const events = new InMemoryEventStore<BookEvent>();
-    const checkpoints = new InMemoryCheckpointStore();
-    const producer = host.host(
-      new MessageProducer({
-        name: 'library.books',
-        source: events,
-        mapper: bookMapper,
-        publisher: host.publisher(BookIntegrationEvents, { maxAttempts: 1 }),
-        checkpoints,
-        logger,
-        retry: { initialMs: 20, maxMs: 80, jitter: 0 },
-      }),
-    );
+    const { inner, transport, lines, host, events, checkpoints, producer } = flakyProducer();
     await host.start();
     events.append(BOOK, [borrowed('C-1')]);
     await inner.drain(BookIntegrationEvents, 1);
@@ -216,24 +222,7 @@ describe('MessageProducer hosted by Messaging', () => {
   });
 
   it('stops on an error that retrying cannot fix, says so in its health and log, and keeps its position', async () => {
-    const inner = new InMemoryTransport();
-    const transport = flaky(inner);
-    const { logger, lines } = recordingLogger();
-    const host = createMessaging({ logger: silentLogger, transport });
-    hosts.push(host);
-    const events = new InMemoryEventStore<BookEvent>();
-    const checkpoints = new InMemoryCheckpointStore();
-    const producer = host.host(
-      new MessageProducer({
-        name: 'library.books',
-        source: events,
-        mapper: bookMapper,
-        publisher: host.publisher(BookIntegrationEvents, { maxAttempts: 1 }),
-        checkpoints,
-        logger,
-        retry: { initialMs: 20, maxMs: 80, jitter: 0 },
-      }),
-    );
+    const { transport, lines, host, events, checkpoints, producer } = flakyProducer();
     await host.start();
     transport.down = true;
     transport.permanent = true;
