@@ -177,21 +177,58 @@ function startDispatcher(store: string, brokers: string, namespace: string): Pro
   });
 }
 
-/** Resolves on the next stdout line of `child` that is `line`. */
-function nextLine(child: ChildProcess, line: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const onData = (chunk: Buffer): void => {
-      if (!chunk.toString().split('\n').includes(line)) return;
-      child.stdout!.off('data', onData);
-      clearTimeout(timer);
-      resolve();
-    };
-    const timer = setTimeout(() => {
-      child.stdout!.off('data', onData);
-      reject(new Error(`the dispatcher printed no ${line} line in 60 s`));
-    }, 60_000);
-    child.stdout!.on('data', onData);
+/**
+ * Counts the `sent` lines a dispatcher process prints, from the moment it is watched, so none
+ * printed while the fault sleeps or reads the backlog is missed. `next(after, done)` resolves
+ * with true on the first `sent` line past the `after`-th, with false once `done()` holds (every
+ * row written and published: no batch will come), and rejects if the process exits.
+ */
+function watchSent(child: ChildProcess): { count(): number; next(after: number, done: () => Promise<boolean>): Promise<boolean> } {
+  let count = 0;
+  let partial = '';
+  let exitedWith: string | undefined;
+  const wake = new Set<() => void>();
+  child.stdout!.on('data', (chunk: Buffer) => {
+    const lines = (partial + chunk.toString()).split('\n');
+    partial = lines.pop()!;
+    for (const line of lines) if (line === 'sent') count++;
+    for (const w of wake) w();
   });
+  child.once('exit', (code, signal) => {
+    exitedWith = `${code ?? signal}`;
+    for (const w of wake) w();
+  });
+  return {
+    count: () => count,
+    next: (after, done) =>
+      new Promise<boolean>((resolve, reject) => {
+        const deadline = Date.now() + 60_000;
+        let settled = false;
+        const finish = (error: Error | undefined, value: boolean): void => {
+          if (settled) return;
+          settled = true;
+          wake.delete(check);
+          clearInterval(poll);
+          if (error) reject(error);
+          else resolve(value);
+        };
+        const check = (): void => {
+          if (count > after) finish(undefined, true);
+          else if (exitedWith !== undefined)
+            finish(new Error(`the dispatcher process exited (${exitedWith}) before it sent a batch`), false);
+        };
+        const poll = setInterval(() => {
+          if (Date.now() > deadline) finish(new Error('the dispatcher sent no batch in 60 s while rows were pending'), false);
+          else
+            void done().then(
+              (d) => d && count <= after && finish(undefined, false),
+              (error: unknown) => finish(error as Error, false),
+            );
+        }, 100);
+        wake.add(check);
+        check();
+      }),
+  };
 }
 
 function exited(child: ChildProcess): Promise<void> {
@@ -245,10 +282,14 @@ export async function runOutboxKillFault(options: OutboxFaultOptions): Promise<O
   let child: ChildProcess | undefined;
   try {
     child = await startDispatcher(service.store, options.brokers, namespace);
+    // Watched before any row is written: the first kill lands on the first batch the broker
+    // acknowledged, so every run has at least one kill mid-batch.
+    let sent = watchSent(child);
     log('dispatcher started');
     let next = 0;
     let committed = 0;
     let transactions = 0;
+    let writingDone = false;
     const writing = (async () => {
       while (committed < options.rows) {
         const k = transactions % KEYS;
@@ -262,22 +303,21 @@ export async function runOutboxKillFault(options: OutboxFaultOptions): Promise<O
         // Spread the writes over a few seconds so the kills land mid-stream.
         if (transactions % 20 === 0) await sleep(25);
       }
-    })();
-    let writingDone = false;
-    void writing.finally(() => {
+    })().finally(() => {
       writingDone = true;
     });
+    // Every row written and already published: no batch is left to kill the dispatcher in.
+    const drained = async (): Promise<boolean> => writingDone && (await service.backlog()) === 0;
     let kills = 0;
     while (kills < options.kills) {
-      await sleep(300 + Math.floor(Math.random() * 400));
-      // Every row written and already published: no batch is left to kill the dispatcher in.
-      if (writingDone && (await service.backlog()) === 0) break;
-      await nextLine(child, 'sent');
+      if (kills > 0) await sleep(300 + Math.floor(Math.random() * 400));
+      if (!(await sent.next(sent.count(), drained))) break;
       child.kill('SIGKILL');
       await exited(child);
       kills++;
       log(`dispatcher SIGKILLed (${kills}); backlog ${await service.backlog()}; restarting`);
       child = await startDispatcher(service.store, options.brokers, namespace);
+      sent = watchSent(child);
     }
     await writing;
     const deadline = Date.now() + 180_000;
