@@ -231,6 +231,12 @@ function plainYaml(node: unknown): boolean {
   return true;
 }
 
+/** The files a contract file's text references through `$ref`, as written (see {@link fileRefs}); JSON is scanned, not parsed as YAML. */
+export function referencedFiles(text: string): string[] {
+  const parsed = parseText(text);
+  return parsed.kind === 'json' ? jsonFileRefs(parsed.refs) : fileRefs(parsed.root);
+}
+
 /** The `$ref`s of a JSON file that point at other files (as {@link fileRefs}). */
 function jsonFileRefs(refs: readonly string[]): string[] {
   return refs.map((ref) => ref.split('#')[0] ?? '').filter((target) => target !== '' && !/^[a-z][a-z0-9+.-]*:/i.test(target));

@@ -285,6 +285,51 @@ describe('keiyaku check', () => {
     expect(onDisk.code).toBe(1);
   }, 120_000);
 
+  it('refuses an invalid baseline with its located diagnostics (the baseline loads in a worker thread)', async () => {
+    reset();
+    writeFileSync(
+      join(dir, 'broken.yaml'),
+      readFileSync(join(dir, 'asyncapi.yaml'), 'utf8').replace(/^info:\n/m, 'info:\n  colour: blue\n'),
+    );
+    const result = await keiyaku(['check', '--against', 'broken.yaml'], { cwd: dir });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('the baseline contract (broken.yaml) is not valid');
+    expect(result.stderr).toMatch(/broken\.yaml:\d+:\d+/);
+    expect(result.stderr).toContain('Property "colour" is not expected to be here');
+  });
+
+  it('reads a JSON contract and the files it references at a git ref', async () => {
+    reset();
+    const json = scratch('check-json');
+    const run = (...args: string[]) =>
+      execFileSync('git', args, {
+        cwd: json,
+        encoding: 'utf8',
+        env: {
+          ...process.env,
+          GIT_AUTHOR_NAME: 't',
+          GIT_AUTHOR_EMAIL: 't@example.com',
+          GIT_COMMITTER_NAME: 't',
+          GIT_COMMITTER_EMAIL: 't@example.com',
+        },
+      });
+    try {
+      const { parseDocument } = await import('yaml');
+      writeFileSync(join(json, 'asyncapi.json'), JSON.stringify(parseDocument(readFileSync(join(dir, 'asyncapi.yaml'), 'utf8')).toJS()));
+      cpSync(join(dir, 'schemas'), join(json, 'schemas'), { recursive: true });
+      run('init', '-q', '-b', 'main');
+      run('add', '.');
+      run('commit', '-qm', 'v1');
+      const text = readFileSync(join(json, 'schemas', 'common.json'), 'utf8');
+      writeFileSync(join(json, 'schemas', 'common.json'), text.replace('"maxLength": 80', '"maxLength": 40'));
+      const result = await keiyaku(['check', '--spec', 'asyncapi.json', '--against', 'HEAD'], { cwd: json });
+      expect(result.stdout).toContain('max_length_narrowed');
+      expect(result.code).toBe(1);
+    } finally {
+      rmSync(json, { recursive: true, force: true });
+    }
+  }, 120_000);
+
   it.each([
     [['check'], 'keiyaku check needs --against'],
     [['check', '--against', 'no-such-ref'], 'no-such-ref is neither a file nor a git ref'],
