@@ -66,10 +66,16 @@ export async function checkPair(out: (line: string) => void): Promise<CheckPairR
     // One load through the same command: a transitive mode with an empty history compares with nothing.
     const load = cliMs(['check', '--spec', 'after.json', '--mode', 'full-transitive', '--history', 'none.json', '--quiet'], dir);
     const total = cliMs(['check', '--spec', 'after.json', '--against', 'before.json', '--mode', 'full', '--quiet'], dir);
-    out(`check of a 500 channels x 4 messages contract against a variant with 50 scattered changes (mode full); whole processes, median of ${ROUNDS}`);
+    out(
+      `check of a 500 channels x 4 messages contract against a variant with 50 scattered changes (mode full); whole processes, median of ${ROUNDS}`,
+    );
     out(`  keiyaku check after.json, empty history (one load)     : ${load.toFixed(0)} ms`);
-    out(`  keiyaku check after.json --against before.json         : ${total.toFixed(0)} ms = ${(total / load).toFixed(2)}x one load (goal <= 2x)`);
-    out(`  the comparison of the two models alone (in process)    : ${compare.toFixed(0)} ms (${result.breaking} breaking, ${result.compatible} compatible findings)`);
+    out(
+      `  keiyaku check after.json --against before.json         : ${total.toFixed(0)} ms = ${(total / load).toFixed(2)}x one load (goal <= 2x)`,
+    );
+    out(
+      `  the comparison of the two models alone (in process)    : ${compare.toFixed(0)} ms (${result.breaking} breaking, ${result.compatible} compatible findings)`,
+    );
     return { load, total };
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -134,8 +134,7 @@ export async function loadBaseline(against: string, spec: string, cwd: string): 
       const target = join(temp, ...path.split('/'));
       mkdirSync(dirname(target), { recursive: true });
       writeFileSync(target, text);
-      for (const file of referencedFiles(text))
-        fetch(posix.normalize(posix.join(posix.dirname(path), file)), false);
+      for (const file of referencedFiles(text)) fetch(posix.normalize(posix.join(posix.dirname(path), file)), false);
     };
     fetch(specInRepo, true);
     return { label: `${against}:${specInRepo}`, model: await compileOrThrow(join(temp, ...specInRepo.split('/')), temp, against) };
