@@ -7,13 +7,11 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, posix, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
 import type { Diagnostic } from '../diagnostics.js';
 import { OptionError } from '../errors.js';
 import { compileContract } from '../index.js';
 import { referencedFiles } from '../load/source-locator.js';
-import { type ContractModel, deepFreeze } from '../model/contract-model.js';
+import type { ContractModel } from '../model/contract-model.js';
 
 export interface Baseline {
   readonly label: string;
@@ -41,35 +39,8 @@ function git(args: string[], cwd: string): string {
   return execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 * 1024 * 1024 });
 }
 
-/** The built worker (generator/cli/compile-worker.ts); absent when running from the TypeScript sources. */
-const workerFile = fileURLToPath(new URL('./compile-worker.js', import.meta.url));
-
-/**
- * Loads and models `spec` in a worker thread when the built worker is there (else here): the
- * caller loads the working contract meanwhile, so on two cores the pair costs about one load.
- * The model comes back as a structured clone, frozen again.
- */
-function compileBeside(spec: string, cwd: string): Promise<{ model: ContractModel | undefined; diagnostics: readonly Diagnostic[] }> {
-  if (!existsSync(workerFile)) return compileContract(spec, { cwd });
-  return new Promise((resolvePromise, reject) => {
-    const worker = new Worker(workerFile, { workerData: { spec, cwd } });
-    let settled = false;
-    worker.once('message', (result: { model: ContractModel | undefined; diagnostics: Diagnostic[] }) => {
-      settled = true;
-      resolvePromise({ model: result.model === undefined ? undefined : deepFreeze(result.model), diagnostics: result.diagnostics });
-    });
-    worker.once('error', (error) => {
-      settled = true;
-      reject(error);
-    });
-    worker.once('exit', (code) => {
-      if (!settled) reject(new Error(`the worker loading ${spec} exited with code ${code} before it answered`));
-    });
-  });
-}
-
 async function compileOrThrow(spec: string, cwd: string, label: string): Promise<ContractModel> {
-  const compiled = await compileBeside(spec, cwd);
+  const compiled = await compileContract(spec, { cwd });
   if (compiled.model === undefined) {
     throw new BaselineError(
       `the baseline contract (${label}) is not valid; check against a valid earlier version`,

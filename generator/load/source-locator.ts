@@ -43,7 +43,7 @@ export interface FileValue {
   readonly plain: boolean;
 }
 
-import { pointerFromTokens, tokensFromPointer } from '../pointer.js';
+import { escapeToken, tokensFromPointer } from '../pointer.js';
 
 export { escapeToken, pointerFromTokens, tokensFromPointer, unescapeToken } from '../pointer.js';
 
@@ -126,70 +126,102 @@ export class SourceLocator {
 
   /** Location of a node given its position in a file (e.g. a parser diagnostic's source + path). */
   locateInFile(file: string, tokens: readonly (string | number)[]): SourceLocation {
-    return this.#walk(resolve(this.#cwd, file), tokens, 0);
+    return this.location(this.step(this.#start(resolve(this.#cwd, file)), tokens));
   }
 
   /** Location of the node at `tokens` of the resolved (dereferenced) document. */
   locate(tokens: readonly (string | number)[]): SourceLocation {
-    return this.#walk(this.#rootFile, tokens, 0);
+    return this.location(this.step(this.#start(this.#rootFile), tokens));
   }
 
-  #walk(file: string, tokens: readonly (string | number)[], hops: number): SourceLocation {
+  /** Where the resolved document's root was written: a cursor to {@link step} from. */
+  start(): SourceCursor {
+    return this.#start(this.#rootFile);
+  }
+
+  #start(file: string): SourceCursor {
     const parsed = this.#parse(file);
-    if (parsed?.kind === 'json') return this.#walkJson(file, parsed, tokens, hops);
-    const fallback = { file: this.#display(file), line: 0, column: 0, pointer: pointerFromTokens(tokens) };
-    if (parsed === null || parsed.root === null) return fallback;
-    let node: YamlNode | null = parsed.root;
-    let parent: YamlNode | null = null;
-    let consumed: (string | number)[] = [];
+    const at = parsed === null ? undefined : parsed.kind === 'json' ? parsed.root.root : parsed.root;
+    return { file, parsed, at: at ?? null, parent: null, pointer: '', hops: 0, state: parsed === null || at === null ? 'unread' : 'open' };
+  }
+
+  /**
+   * The cursor `tokens` further down the resolved document from `from`, following `$ref`s in the
+   * files as written: `step(step(start(), a), b)` is where `[...a, ...b]` was written, so a walk
+   * of a whole tree locates each node in the length of its own path.
+   */
+  step(from: SourceCursor, tokens: readonly (string | number)[]): SourceCursor {
+    if (from.state === 'stopped') return from;
+    if (from.state === 'unread') {
+      let pointer = from.pointer;
+      for (const token of tokens) pointer += `/${escapeToken(String(token))}`;
+      return { ...from, pointer };
+    }
+    let { file, parsed, at, parent, pointer, hops } = from;
+    let queue = tokens;
     let index = 0;
     while (true) {
-      const ref = refOf(node);
+      const ref = parsed!.kind === 'json' ? (parsed as JsonFile).root.node(at as number).ref : refOf(at as YamlNode | null);
       if (ref !== undefined && hops < 64) {
         const [target = '', fragment = ''] = ref.split('#');
-        const nextFile = target ? resolve(dirname(file), target) : file;
-        return this.#walk(nextFile, [...tokensFromPointer(fragment), ...tokens.slice(index)], hops + 1);
+        const next = this.#start(target ? resolve(dirname(file), target) : file);
+        queue = [...tokensFromPointer(fragment), ...queue.slice(index)];
+        index = 0;
+        if (next.state === 'unread') return this.step({ ...next, hops: hops + 1 }, queue);
+        ({ file, parsed, at, parent, pointer } = next);
+        hops++;
+        continue;
       }
-      if (index >= tokens.length) break;
-      const token = String(tokens[index]);
-      const child: YamlNode | null = childOf(this.#mapIndex, node, token);
-      if (child === null) break;
-      parent = node;
-      node = child;
-      consumed = [...consumed, token];
+      if (index >= queue.length) return { file, parsed, at, parent, pointer, hops, state: 'open' };
+      const token = String(queue[index]);
+      let child: number | YamlNode | null | undefined;
+      if (parsed!.kind === 'json') {
+        const node = (parsed as JsonFile).root.node(at as number);
+        child = node.members?.get(token) ?? (node.items !== undefined && /^\d+$/.test(token) ? node.items[Number(token)] : undefined);
+      } else child = childOf(this.#mapIndex, at as YamlNode | null, token);
+      if (child === undefined || child === null) return { file, parsed, at, parent, pointer, hops, state: 'stopped' };
+      parent = at;
+      at = child;
+      pointer += `/${escapeToken(token)}`;
       index++;
+    }
+  }
+
+  /** File, line and column of where a cursor stands. */
+  location(cursor: SourceCursor): SourceLocation {
+    const { parsed, at, parent, pointer } = cursor;
+    const file = this.#display(cursor.file);
+    if (cursor.state === 'unread' || parsed === null) return { file, line: 0, column: 0, pointer };
+    if (parsed.kind === 'json') {
+      const pos = parsed.lines.linePos(parsed.root.node(at as number).start);
+      return { file, line: pos.line, column: pos.col, pointer };
     }
     // A block mapping or sequence starts on the line after its key: it is located at its key
     // (where a reader looks). A scalar or a flow collection is located where it starts.
+    const node = at as YamlNode | null;
     const keyed =
       (isMap(node) || isSeq(node)) && !node.flow && isMap(parent) ? parent.items.find((pair) => pair.value === node)?.key : undefined;
     const offset = (isScalar(keyed) ? keyed.range?.[0] : undefined) ?? node?.range?.[0];
-    if (offset === undefined) return { ...fallback, pointer: pointerFromTokens(consumed) };
+    if (offset === undefined) return { file, line: 0, column: 0, pointer };
     const pos = parsed.lines.linePos(offset);
-    return { file: this.#display(file), line: pos.line, column: pos.col, pointer: pointerFromTokens(consumed) };
+    return { file, line: pos.line, column: pos.col, pointer };
   }
+}
 
-  /** As {@link #walk} in a JSON file: every collection there is a flow collection, located where it starts. */
-  #walkJson(file: string, parsed: JsonFile, tokens: readonly (string | number)[], hops: number): SourceLocation {
-    const index = parsed.root;
-    let node = index.node(index.root);
-    let at = 0;
-    while (true) {
-      if (node.ref !== undefined && hops < 64) {
-        const [target = '', fragment = ''] = node.ref.split('#');
-        const nextFile = target ? resolve(dirname(file), target) : file;
-        return this.#walk(nextFile, [...tokensFromPointer(fragment), ...tokens.slice(at)], hops + 1);
-      }
-      if (at >= tokens.length) break;
-      const token = String(tokens[at]);
-      const child = node.members?.get(token) ?? (node.items !== undefined && /^\d+$/.test(token) ? node.items[Number(token)] : undefined);
-      if (child === undefined) break;
-      node = index.node(child);
-      at++;
-    }
-    const pos = parsed.lines.linePos(node.start);
-    return { file: this.#display(file), line: pos.line, column: pos.col, pointer: pointerFromTokens(tokens.slice(0, at)) };
-  }
+/**
+ * A position in a contract file's tree reached by {@link SourceLocator.step}: opaque outside the
+ * locator. `open`: at a node; `stopped`: a token named no child, so later tokens change nothing;
+ * `unread`: the file could not be read or parsed (the location names it at line 0).
+ */
+export interface SourceCursor {
+  readonly file: string;
+  readonly parsed: ParsedFile | null;
+  /** The node: an offset in a JSON file, a syntax node in a YAML file. */
+  readonly at: number | YamlNode | null;
+  readonly parent: number | YamlNode | null;
+  readonly pointer: string;
+  readonly hops: number;
+  readonly state: 'open' | 'stopped' | 'unread';
 }
 
 function parseText(text: string): ParsedFile {

@@ -75,7 +75,7 @@ export function buildModel(document: ContractDocument, locator: SourceLocator, s
   const locate = (pointer: string | undefined, extra: readonly (string | number)[] = []): SourceLocation =>
     locator.locate([...tokensFromPointer(pointer ?? ''), ...extra]);
   const allocator = new NameAllocator(RESERVED_IDENTIFIERS);
-  const registry = new SchemaRegistry(allocator, (tokens) => locator.locate(tokens));
+  const registry = new SchemaRegistry(allocator, locator);
 
   // Message types first: they own the plain names (`BookBorrowed`); schemas get what is left.
   interface PendingMessage {

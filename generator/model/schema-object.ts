@@ -12,6 +12,7 @@
  */
 import { createRequire } from 'node:module';
 import { type Diagnostic, didYouMean, type SourceLocation } from '../diagnostics.js';
+import type { SourceCursor } from '../load/source-locator.js';
 import { unescapeToken } from '../pointer.js';
 import { type NamedSchema, SCHEMA_REF_PREFIX, type SchemaNode } from './contract-model.js';
 import { type NameAllocator, pascalCase, safeIdentifier } from './identifiers.js';
@@ -133,6 +134,16 @@ interface NodeInfo {
   cyclic: boolean;
   definitionKey?: string;
   contextName: string;
+  /** Where the node was written (after following `$ref`s in the files). */
+  location: SourceLocation;
+}
+
+/** What the registry asks of the source locator (see generator/load/source-locator.ts). */
+export interface SchemaLocator {
+  start(): SourceCursor;
+  step(from: SourceCursor, tokens: Tokens): SourceCursor;
+  location(cursor: SourceCursor): SourceLocation;
+  locate(tokens: Tokens): SourceLocation;
 }
 
 function isSchemaObject(value: unknown): value is RawSchema {
@@ -145,7 +156,7 @@ function componentId(node: RawSchema): string | undefined {
 }
 
 /** Children of a raw schema node: [keyword path tokens, child, context name suffix]. */
-function* children(node: RawSchema): Generator<[Tokens, unknown, string]> {
+function* children(node: RawSchema, pascalCase: (text: string) => string): Generator<[Tokens, unknown, string]> {
   for (const key of SINGLE) {
     const child = node[key];
     if (child !== undefined && !Array.isArray(child)) yield [[key], child, key === 'items' ? 'Item' : pascalCase(key)];
@@ -178,15 +189,30 @@ export class SchemaRegistry {
   readonly #entries = new Map<string, NamedSchema>();
   readonly #pending: [object, string][] = [];
   readonly #allocator: NameAllocator;
-  readonly #locate: (tokens: Tokens) => SourceLocation;
+  readonly #locator: SchemaLocator;
+  readonly #pascal = new Map<string, string>();
   readonly #diagnostics: Diagnostic[] = [];
   readonly #reported = new Set<string>();
   readonly #roots = new Map<object, SchemaRoot>();
 
-  constructor(allocator: NameAllocator, locate: (tokens: Tokens) => SourceLocation) {
+  constructor(allocator: NameAllocator, locator: SchemaLocator) {
     this.#allocator = allocator;
-    this.#locate = locate;
+    this.#locator = locator;
   }
+
+  #locate(tokens: Tokens): SourceLocation {
+    return this.#locator.locate(tokens);
+  }
+
+  /** {@link pascalCase}, remembered: the same property names recur across a contract's schemas. */
+  readonly #pascalCase = (text: string): string => {
+    let cased = this.#pascal.get(text);
+    if (cased === undefined) {
+      cased = pascalCase(text);
+      this.#pascal.set(text, cased);
+    }
+    return cased;
+  };
 
   get diagnostics(): readonly Diagnostic[] {
     return this.#diagnostics;
@@ -196,19 +222,21 @@ export class SchemaRegistry {
   discover(root: SchemaRoot): void {
     if (!isSchemaObject(root.schema)) return;
     if (!this.#roots.has(root.schema)) this.#roots.set(root.schema, root);
-    this.#walk(root.schema, root.tokens, root.fallbackName, new Set());
+    this.#walk(root.schema, root.tokens, root.fallbackName, new Set(), this.#locator.start(), root.tokens);
   }
 
-  #walk(node: RawSchema, tokens: Tokens, contextName: string, stack: Set<object>): void {
+  /** `node` sits at `tokens` of the resolved document, `path` below the node at `from`. */
+  #walk(node: RawSchema, tokens: Tokens, contextName: string, stack: Set<object>, from: SourceCursor, path: Tokens): void {
     const existing = this.#info.get(node);
     if (existing !== undefined) {
       existing.references++;
       if (stack.has(node)) existing.cyclic = true;
       return;
     }
-    const info: NodeInfo = { tokens, references: 1, cyclic: false, contextName };
+    const cursor = this.#locator.step(from, path);
     // Where the node was written tells whether it is a definition (`…#/$defs/BookId`) or a whole file.
-    const written = this.#locate(tokens);
+    const written = this.#locator.location(cursor);
+    const info: NodeInfo = { tokens, references: 1, cyclic: false, contextName, location: written };
     const definition = /\/(?:\$defs|definitions)\/([^/]+)$/.exec(written.pointer);
     if (definition) info.definitionKey = unescapeToken(definition[1]!);
     else if (written.pointer === '' && written.line > 0) info.fileName = written.file.replace(/^.*[\\/]/, '').replace(/\.[^.]*$/, '');
@@ -220,15 +248,15 @@ export class SchemaRegistry {
       for (const [name, child] of Object.entries(defs)) {
         if (!isSchemaObject(child)) continue;
         if (!this.#info.has(child)) {
-          this.#walk(child, [...tokens, key, name], pascalCase(name), stack);
+          this.#walk(child, [...tokens, key, name], this.#pascalCase(name), stack, cursor, [key, name]);
           this.#info.get(child)!.references--; // a definition is not a use
         }
         const info = this.#info.get(child)!;
         info.definitionKey ??= name;
       }
     }
-    for (const [path, child, suffix] of children(node)) {
-      if (isSchemaObject(child)) this.#walk(child, [...tokens, ...path], `${contextName}${suffix}`, stack);
+    for (const [path, child, suffix] of children(node, this.#pascalCase)) {
+      if (isSchemaObject(child)) this.#walk(child, [...tokens, ...path], `${contextName}${suffix}`, stack, cursor, path);
     }
     stack.delete(node);
   }
@@ -269,7 +297,7 @@ export class SchemaRegistry {
             : typeof (node as RawSchema)['title'] === 'string'
               ? 'title'
               : 'place';
-      this.#entries.set(name, { name, schema: normalized, origin, location: this.#locate(info.tokens) });
+      this.#entries.set(name, { name, schema: normalized, origin, location: info.location });
     }
   }
 
@@ -293,7 +321,7 @@ export class SchemaRegistry {
     const base = candidates.map((c) => (c ? pascalCase(c) : '')).find((c) => c.length > 0) ?? 'Schema';
     const wanted = safeIdentifier(base, 'Schema');
     const tokens = info?.tokens ?? root?.tokens ?? [];
-    const where = this.#locate(tokens);
+    const where = info?.location ?? this.#locate(tokens);
     const name = this.#allocator.allocate(wanted, `the schema at ${where.file}#${where.pointer}`);
     if (name !== wanted)
       this.#warn(

@@ -285,7 +285,7 @@ describe('keiyaku check', () => {
     expect(onDisk.code).toBe(1);
   }, 120_000);
 
-  it('refuses an invalid baseline with its located diagnostics (the baseline loads in a worker thread)', async () => {
+  it('refuses an invalid baseline with its located diagnostics', async () => {
     reset();
     writeFileSync(
       join(dir, 'broken.yaml'),
