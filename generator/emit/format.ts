@@ -15,7 +15,13 @@ const OPTIONS: Options = { printWidth: PRINT_WIDTH, singleQuote: false, trailing
 export async function finishSource(path: string, content: string): Promise<string> {
   if (path.endsWith('.json')) return printJson(JSON.parse(content));
   const laid = layOut(content);
-  return laid.split('\n').some(needsPrettier) ? formatSource(path, laid) : laid;
+  for (let start = 0; start < laid.length; ) {
+    const end = laid.indexOf('\n', start);
+    const stop = end === -1 ? laid.length : end;
+    if (needsPrettier(laid.slice(start, stop))) return formatSource(path, laid);
+    start = stop + 1;
+  }
+  return laid;
 }
 
 /**
@@ -24,8 +30,15 @@ export async function finishSource(path: string, content: string): Promise<strin
  * a union or intersection (prettier may drop the parentheses).
  */
 function needsPrettier(line: string): boolean {
-  if (/^\s*(\/\/|\/\*|\*)/.test(line)) return false;
-  return line.length > PRINT_WIDTH || line.includes('\\"') || /[|&] \(/.test(line);
+  if (!(line.length > PRINT_WIDTH || line.includes('\\"') || line.includes('| (') || line.includes('& ('))) return false;
+  return !/^\s*(\/\/|\/\*|\*)/.test(line);
+}
+
+/** Indentation of `depth` levels of two spaces, built once per depth. */
+const indents: string[] = [''];
+function indentOf(depth: number): string {
+  while (indents.length <= depth) indents.push(`${indents[indents.length - 1]}  `);
+  return indents[depth]!;
 }
 
 /**
@@ -49,7 +62,7 @@ function layOut(code: string): string {
       continue;
     }
     if (line.startsWith('*')) {
-      lines.push(`${'  '.repeat(depth + extra)} ${line}`);
+      lines.push(`${indentOf(depth + extra)} ${line}`);
       continue;
     }
     const code = line.startsWith('//') ? '' : line.startsWith('/*') ? line.slice(line.indexOf('*/') + 2 || line.length) : line;
@@ -59,13 +72,13 @@ function layOut(code: string): string {
       if (lines.at(-1) === '') lines.pop();
     }
     if (leadingCloses > 0 && splitClose && depth === extraUntil && line === '});') {
-      lines.push(`${'  '.repeat(depth + 1)}},`, `${'  '.repeat(depth)});`);
+      lines.push(`${indentOf(depth + 1)}},`, `${indentOf(depth)});`);
       extra--;
       extraUntil = -1;
       splitClose = false;
       continue;
     }
-    const indent = '  '.repeat(depth + extra);
+    const indent = indentOf(depth + extra);
     const broken = code === line && indent.length + line.length > PRINT_WIDTH ? breakAll(indent, line) : undefined;
     if (broken === undefined) lines.push(`${indent}${line}`);
     else {
@@ -261,27 +274,34 @@ function braces(line: string): { opens: number; closes: number; leadingCloses: n
   let closes = 0;
   let leadingCloses = 0;
   let leading = true;
-  let quote: string | undefined;
+  /** The char code of the open literal's delimiter (a quote, a backtick or the slash of a regex), or 0. */
+  let quote = 0;
   for (let i = 0; i < line.length; i++) {
-    const ch = line[i]!;
-    if (quote !== undefined) {
-      if (ch === '\\') i++;
-      else if (ch === quote) quote = undefined;
+    const c = line.charCodeAt(i);
+    if (quote !== 0) {
+      if (c === 0x5c)
+        i++; // backslash
+      else if (c === quote) quote = 0;
       continue;
     }
-    if (ch === '"' || ch === "'" || ch === '`') {
-      quote = ch;
+    if (c === 0x22 || c === 0x27 || c === 0x60) {
+      quote = c;
       leading = false;
-    } else if (ch === '/' && /[(,=:[!&|?{};]\s*$|^\s*$/.test(line.slice(0, i)) && line[i + 1] !== '/' && line[i + 1] !== '*') {
-      quote = '/';
+    } else if (
+      c === 0x2f &&
+      line.charCodeAt(i + 1) !== 0x2f &&
+      line.charCodeAt(i + 1) !== 0x2a &&
+      /[(,=:[!&|?{};]\s*$|^\s*$/.test(line.slice(0, i))
+    ) {
+      quote = 0x2f;
       leading = false;
-    } else if (ch === '{' || ch === '(' || ch === '[') {
+    } else if (c === 0x7b || c === 0x28 || c === 0x5b) {
       opens++;
       leading = false;
-    } else if (ch === '}' || ch === ')' || ch === ']') {
+    } else if (c === 0x7d || c === 0x29 || c === 0x5d) {
       closes++;
       if (leading) leadingCloses++;
-    } else if (ch !== ' ') leading = false;
+    } else if (c !== 0x20) leading = false;
   }
   return { opens, closes, leadingCloses };
 }

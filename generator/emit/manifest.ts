@@ -27,18 +27,28 @@ function cacheOf(model: ContractModel): { refs: Map<string, string[]>; canonical
   return entry;
 }
 
+/** The named schemas `$ref`s under `value` point at, in document order. */
+function collectRefs(value: unknown, found: string[]): void {
+  if (typeof value !== 'object' || value === null) return;
+  if (Array.isArray(value)) {
+    for (const item of value) collectRefs(item, found);
+    return;
+  }
+  for (const key of Object.keys(value)) {
+    const child = (value as Record<string, unknown>)[key];
+    if (key === '$ref' && typeof child === 'string') {
+      const target = refName(child);
+      if (target !== undefined) found.push(target);
+    } else collectRefs(child, found);
+  }
+}
+
 function directRefs(model: ContractModel, name: string): string[] {
   const { refs } = cacheOf(model);
   let direct = refs.get(name);
   if (direct === undefined) {
     const found: string[] = [];
-    JSON.stringify(model.schemas[name]!.schema, (key, value) => {
-      if (key === '$ref' && typeof value === 'string') {
-        const target = refName(value);
-        if (target !== undefined) found.push(target);
-      }
-      return value;
-    });
+    collectRefs(model.schemas[name]!.schema, found);
     direct = found;
     refs.set(name, direct);
   }

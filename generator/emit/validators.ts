@@ -56,7 +56,19 @@ type Schema = Record<string, unknown>;
 /** A JSON pointer built at run time, only when an error is reported: literal pieces and JS expressions. */
 type Path = readonly ({ readonly text: string } | { readonly expr: string })[];
 
+/** {@link pathCode} of each path seen: a node's keywords each ask for it. Paths are never changed. */
+const pathCodes = new WeakMap<Path, string>();
+
 function pathCode(path: Path): string {
+  let code = pathCodes.get(path);
+  if (code === undefined) {
+    code = writePathCode(path);
+    pathCodes.set(path, code);
+  }
+  return code;
+}
+
+function writePathCode(path: Path): string {
   const parts: string[] = [];
   let literal = '';
   for (const piece of path) {
@@ -119,15 +131,39 @@ function singleIf(code: string): { condition: string; statement: string } | unde
   }
   if (close < 0) return undefined;
   const statement = code.slice(close + 1);
-  if (statement.startsWith('{') || !statement.endsWith(';') || /[{}]/.test(statement.replace(/"(?:[^"\\]|\\.)*"/g, ''))) return undefined;
-  if (
-    statement
-      .replace(/"(?:[^"\\]|\\.)*"/g, '')
-      .slice(0, -1)
-      .includes(';')
-  )
-    return undefined;
+  if (statement.startsWith('{') || !statement.endsWith(';')) return undefined;
+  // Outside string literals: no brace, and no `;` but the last.
+  const bare = statement.includes('"') ? statement.replace(/"(?:[^"\\]|\\.)*"/g, '') : statement;
+  if (bare.includes('{') || bare.includes('}') || bare.indexOf(';') !== bare.length - 1) return undefined;
   return { condition: code.slice(3, close), statement };
+}
+
+/** Whether the char code is a regular-expression word character (`\\w`). */
+function isWordChar(c: number): boolean {
+  return (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f;
+}
+
+/** Where `word` (a variable name) stands alone in `code`, as `\\b<word>\\b` would match it. */
+function wordsAt(code: string, word: string): number[] {
+  const at: number[] = [];
+  let i = code.indexOf(word);
+  while (i !== -1) {
+    const alone = (i === 0 || !isWordChar(code.charCodeAt(i - 1))) && !isWordChar(code.charCodeAt(i + word.length));
+    if (alone) at.push(i);
+    i = code.indexOf(word, alone ? i + word.length : i + 1);
+  }
+  return at;
+}
+
+/** `code` with every standalone `word` replaced by `replacement`. */
+function replaceWord(code: string, word: string, replacement: string): string {
+  let out = '';
+  let from = 0;
+  for (const i of wordsAt(code, word)) {
+    out += code.slice(from, i) + replacement;
+    from = i + word.length;
+  }
+  return out + code.slice(from);
 }
 
 function parenthesize(condition: string): string {
@@ -495,10 +531,10 @@ class FunctionWriter {
         : propertyAccess(data, key);
       const mark = own.props !== undefined ? `${own.props}.add(${JSON.stringify(key)});` : '';
       if (body === '' && mark === '') continue;
-      const uses = (`${mark}${body}`.match(new RegExp(`\\b${d}\\b`, 'g'))?.length ?? 0) + 1;
+      const uses = wordsAt(`${mark}${body}`, d).length + 1;
       // A short access read again costs less than a variable (loads of one property are cheap after the first).
       if (!inherited(key) && uses * (access.length - d.length) < access.length + 12) {
-        const inline = `${mark}${body}`.replace(new RegExp(`\\b${d}\\b`, 'g'), access);
+        const inline = replaceWord(`${mark}${body}`, d, access);
         code += guarded(`${access}!==undefined`, inline);
       } else code += `const ${d}=${access};${guarded(`${d}!==undefined`, `${mark}${body}`)}`;
     }
@@ -646,38 +682,50 @@ function splitStatements(code: string): string[] {
   const stack: ('block' | 'literal')[] = [];
   let parens = 0;
   let start = 0;
-  let quote: string | undefined;
+  /** The char code of the open string literal's quote, or 0. */
+  let quote = 0;
   const cut = (end: number): void => {
-    out.push(code.slice(start, end));
+    const piece = code.slice(start, end).trim();
+    if (piece !== '') out.push(piece);
     start = end;
   };
   for (let i = 0; i < code.length; i++) {
-    const ch = code[i]!;
-    if (quote !== undefined) {
-      if (ch === '\\') i++;
-      else if (ch === quote) quote = undefined;
+    const c = code.charCodeAt(i);
+    if (quote !== 0) {
+      if (c === 0x5c)
+        i++; // backslash
+      else if (c === quote) quote = 0;
       continue;
     }
-    if (ch === '"' || ch === "'") quote = ch;
-    else if (ch === '(' || ch === '[') parens++;
-    else if (ch === ')' || ch === ']') parens--;
-    else if (ch === '{') {
+    if (c === 0x22 || c === 0x27) quote = c;
+    else if (c === 0x28 || c === 0x5b) parens++;
+    else if (c === 0x29 || c === 0x5d) parens--;
+    else if (c === 0x7b) {
       let back = i - 1;
       while (back >= 0 && /\s/.test(code[back]!)) back--;
-      const before = back >= 0 ? code[back]! : '';
-      const literal = parens > 0 || stack.at(-1) === 'literal' || '=(,:['.includes(before) || before === '';
-      stack.push(literal && before !== '' ? 'literal' : 'block');
+      const before = back >= 0 ? code.charCodeAt(back) : -1;
+      // `=`, `(`, `,`, `:`, `[` before a brace open an object literal.
+      const literal =
+        parens > 0 ||
+        stack.at(-1) === 'literal' ||
+        before === 0x3d ||
+        before === 0x28 ||
+        before === 0x2c ||
+        before === 0x3a ||
+        before === 0x5b ||
+        before === -1;
+      stack.push(literal && before !== -1 ? 'literal' : 'block');
       if (stack.at(-1) === 'block') cut(i + 1);
-    } else if (ch === '}') {
+    } else if (c === 0x7d) {
       const kind = stack.pop();
       if (kind === 'block') {
         if (start < i) cut(i);
         if (!code.startsWith('else', i + 1)) cut(i + 1);
       }
-    } else if (ch === ';' && parens === 0 && stack.at(-1) !== 'literal' && !code.startsWith('else', i + 1)) cut(i + 1);
+    } else if (c === 0x3b && parens === 0 && stack.at(-1) !== 'literal' && !code.startsWith('else', i + 1)) cut(i + 1);
   }
-  if (start < code.length) out.push(code.slice(start));
-  return out.map((s) => s.trim()).filter((s) => s !== '');
+  if (start < code.length) cut(code.length);
+  return out;
 }
 
 /** Compiles validators for `roots` (schema names) of `model`. */

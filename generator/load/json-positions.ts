@@ -56,12 +56,15 @@ export class JsonIndex {
   /** Past the string whose opening quote is at `i`. */
   #skipString(i: number): number {
     const text = this.#text;
-    for (i++; i < text.length; i++) {
-      const c = text.charCodeAt(i);
-      if (c === BACKSLASH) i++;
-      else if (c === QUOTE) return i + 1;
+    let quote = text.indexOf('"', i + 1);
+    while (quote !== -1) {
+      // Escaped when an odd number of backslashes stands before it.
+      let slashes = 0;
+      while (text.charCodeAt(quote - 1 - slashes) === BACKSLASH) slashes++;
+      if (slashes % 2 === 0) return quote + 1;
+      quote = text.indexOf('"', quote + 1);
     }
-    return i;
+    return text.length;
   }
 
   /** Past the value starting at `i`. */

@@ -33,6 +33,8 @@ function words(raw: string): string[] {
 
 /** `book.borrowed-v2` → `BookBorrowedV2`. Empty when the text has no letters or digits. */
 export function pascalCase(raw: string): string {
+  // Letters and digits only: the words start where the case changes, so only the first letter changes.
+  if (/^[A-Za-z0-9]+$/.test(raw)) return raw[0]!.toUpperCase() + raw.slice(1);
   return words(raw)
     .map((w) => w[0]!.toUpperCase() + w.slice(1))
     .join('');

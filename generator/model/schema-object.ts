@@ -155,27 +155,33 @@ function componentId(node: RawSchema): string | undefined {
   return typeof id === 'string' && !id.startsWith('<') ? id : undefined;
 }
 
-/** Children of a raw schema node: [keyword path tokens, child, context name suffix]. */
-function* children(node: RawSchema, pascalCase: (text: string) => string): Generator<[Tokens, unknown, string]> {
+/** Calls `visit` with each child of a raw schema node: its keyword path tokens, the child, its context name suffix. */
+function eachChild(
+  node: RawSchema,
+  pascalCase: (text: string) => string,
+  visit: (path: Tokens, child: unknown, suffix: string) => void,
+): void {
   for (const key of SINGLE) {
     const child = node[key];
-    if (child !== undefined && !Array.isArray(child)) yield [[key], child, key === 'items' ? 'Item' : pascalCase(key)];
+    if (child !== undefined && !Array.isArray(child)) visit([key], child, key === 'items' ? 'Item' : pascalCase(key));
   }
   const legacyItems = node['items'];
-  if (Array.isArray(legacyItems)) for (const [i, child] of legacyItems.entries()) yield [['items', i], child, `Item${i}`];
+  if (Array.isArray(legacyItems)) for (let i = 0; i < legacyItems.length; i++) visit(['items', i], legacyItems[i], `Item${i}`);
   for (const key of LIST) {
     const list = node[key];
     if (Array.isArray(list))
-      for (const [i, child] of list.entries()) yield [[key, i], child, key === 'prefixItems' ? `Item${i}` : `Variant${i + 1}`];
+      for (let i = 0; i < list.length; i++) visit([key, i], list[i], key === 'prefixItems' ? `Item${i}` : `Variant${i + 1}`);
   }
   for (const key of MAP) {
     const map = node[key];
-    if (isSchemaObject(map)) for (const [name, child] of Object.entries(map)) yield [[key, name], child, pascalCase(name) || 'Property'];
+    if (isSchemaObject(map)) for (const name of Object.keys(map)) visit([key, name], map[name], pascalCase(name) || 'Property');
   }
   const dependencies = node['dependencies'];
   if (isSchemaObject(dependencies)) {
-    for (const [name, child] of Object.entries(dependencies))
-      if (!Array.isArray(child)) yield [['dependencies', name], child, pascalCase(name)];
+    for (const name of Object.keys(dependencies)) {
+      const child = dependencies[name];
+      if (!Array.isArray(child)) visit(['dependencies', name], child, pascalCase(name));
+    }
   }
 }
 
@@ -255,9 +261,9 @@ export class SchemaRegistry {
         info.definitionKey ??= name;
       }
     }
-    for (const [path, child, suffix] of children(node, this.#pascalCase)) {
+    eachChild(node, this.#pascalCase, (path, child, suffix) => {
       if (isSchemaObject(child)) this.#walk(child, [...tokens, ...path], `${contextName}${suffix}`, stack, cursor, path);
-    }
+    });
     stack.delete(node);
   }
 
@@ -405,7 +411,7 @@ export class SchemaRegistry {
         const bound = node[key === 'exclusiveMinimum' ? 'minimum' : 'maximum'];
         if (value && typeof bound === 'number') out[key] = bound;
       } else {
-        out[key] = structuredClone(value);
+        out[key] = typeof value === 'object' && value !== null ? structuredClone(value) : value;
       }
     }
     if (Array.isArray(node['items'])) {
