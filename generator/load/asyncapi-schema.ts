@@ -62,6 +62,86 @@ function acyclic(value: unknown, stack = new Set<object>()): unknown {
   return copy;
 }
 
+/** Keys of `components.messages` and `components.channels` the 3.x schema validates (its `patternProperties`). */
+const COMPONENT_KEY = /^[\w\d.\-_]+$/;
+
+type Json = Record<string, unknown>;
+const isJson = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+/** An object that may stand for its definition's checks: a `$ref` key would also match a Reference object. */
+const plainObject = (value: unknown): value is Json => isJson(value) && !Object.hasOwn(value, '$ref');
+
+/**
+ * A resolved 3.x document's copy in which an object reached again where the schema checks it
+ * against the same definition is checked once: resolving `$ref`s puts one message object under
+ * `components.messages`, its channel and every operation that sends it (one channel object under
+ * `channels` and every operation on it), and each place would check it again. The later places
+ * hold `{}` instead, which every one of these definitions (channel, message) accepts. Only for a
+ * pass or fail verdict: the problems of a failing document are found on the whole document.
+ */
+function checkedOnce(document: Json): Json {
+  const messages = new Set<object>();
+  const channels = new Set<object>();
+  const components = isJson(document['components']) ? document['components'] : {};
+  // Seen where the components schema checks them (keys that match its patternProperties).
+  for (const [key, message] of Object.entries(isJson(components['messages']) ? components['messages'] : {}))
+    if (COMPONENT_KEY.test(key) && plainObject(message)) messages.add(message);
+  for (const [key, channel] of Object.entries(isJson(components['channels']) ? components['channels'] : {}))
+    if (COMPONENT_KEY.test(key) && plainObject(channel)) channels.add(channel);
+  const once = (seen: Set<object>, value: unknown): unknown => {
+    if (!plainObject(value)) return value;
+    if (seen.has(value)) return {};
+    seen.add(value);
+    return value;
+  };
+  const out: Json = { ...document };
+  if (isJson(document['channels'])) {
+    const copy: Json = {};
+    for (const [key, channel] of Object.entries(document['channels'])) {
+      const kept = once(channels, channel);
+      if (kept === channel && plainObject(channel) && isJson(channel['messages'])) {
+        const inner: Json = {};
+        for (const [name, message] of Object.entries(channel['messages'])) inner[name] = once(messages, message);
+        copy[key] = { ...channel, messages: inner };
+      } else copy[key] = kept;
+    }
+    out['channels'] = copy;
+  }
+  if (isJson(document['operations'])) {
+    // The build points an operation's (and its reply's) channel and messages at the channel and message definitions.
+    const part = (value: Json): Json => {
+      const copy: Json = { ...value };
+      if (plainObject(value['channel']) && channels.has(value['channel'])) copy['channel'] = {};
+      if (Array.isArray(value['messages']))
+        copy['messages'] = value['messages'].map((m: unknown) => (plainObject(m) && messages.has(m) ? {} : m));
+      return copy;
+    };
+    const copy: Json = {};
+    for (const [key, operation] of Object.entries(document['operations'])) {
+      if (!isJson(operation)) copy[key] = operation;
+      else {
+        const next = part(operation);
+        if (isJson(operation['reply'])) next['reply'] = part(operation['reply']);
+        copy[key] = next;
+      }
+    }
+    out['operations'] = copy;
+  }
+  return out;
+}
+
+/**
+ * Whether `document` (resolved JSON) passes the AsyncAPI schema of `version`, each shared channel
+ * and message object checked once (see {@link checkedOnce}); undefined when no build-time
+ * validator exists for `version`. The plain reader's verdict: a document that fails goes to the
+ * parser, whose problems come from {@link checkDocument}.
+ */
+export function documentPasses(document: unknown, version: string, hasCycles?: boolean): boolean | undefined {
+  const validate = validatorFor(version);
+  if (validate === undefined) return undefined;
+  const data = version.startsWith('3.') && isJson(document) ? checkedOnce(document) : document;
+  return validate((hasCycles ?? cyclic(data)) ? acyclic(data) : data);
+}
+
 export interface DocumentProblem {
   /** Path in the resolved document. */
   readonly path: readonly string[];

@@ -16,7 +16,7 @@
  */
 import { dirname, resolve } from 'node:path';
 import { tokensFromPointer } from '../pointer.js';
-import { checkDocument } from './asyncapi-schema.js';
+import { documentPasses } from './asyncapi-schema.js';
 import type { ContractDocument } from './document.js';
 import type { SourceLocator } from './source-locator.js';
 
@@ -226,8 +226,7 @@ export function readPlainDocument(absolute: string, locator: SourceLocator): Con
     if (major !== 2 && major !== 3) return undefined;
     const cyclic = resolveReferences(document, absolute, locator);
     if (needsParser(document, major)) return undefined;
-    const problems = checkDocument(document, version, cyclic);
-    if (problems === undefined || problems.length > 0) return undefined;
+    if (documentPasses(document, version, cyclic) !== true) return undefined;
     if (major === 3) applyUniqueIds(document);
     applyNames(document, major);
     return new PlainDocument(document, major);

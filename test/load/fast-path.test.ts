@@ -5,6 +5,10 @@ import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadContract } from 'keiyaku';
 import { describe, expect, it } from 'vitest';
+import { sharedSyntheticContract, syntheticContract } from '../../bench/synthetic.js';
+import { checkDocument, documentPasses } from '../../generator/load/asyncapi-schema.js';
+import { readPlainDocument } from '../../generator/load/plain-document.js';
+import { SourceLocator } from '../../generator/load/source-locator.js';
 import { fixturesDir, scratch } from '../helpers.js';
 
 const extra = scratch('fast-path');
@@ -56,4 +60,50 @@ describe('fast load path against the full Spectral rulesets', () => {
       }
     });
   }
+});
+
+describe('the plain reader checks each shared channel and message object once', () => {
+  // Resolved documents as the reader leaves them: a `$ref` replaced by the very object it names.
+  const document = (message: Record<string, unknown>, channel: Record<string, unknown>, messageKey = 'Borrowed') => {
+    const shared = { address: 'books', ...channel, messages: { borrowed: message } };
+    return {
+      asyncapi: '3.0.0',
+      info: { title: 'T', version: '1.0.0' },
+      channels: { books: shared },
+      operations: { send: { action: 'send', channel: shared, messages: [message] } },
+      components: { messages: { [messageKey]: message }, channels: { Books: shared } },
+    };
+  };
+  const good = { payload: { type: 'object', properties: { id: { type: 'string' } } }, contentType: 'application/json' };
+
+  it('passes a valid document, and agrees with the whole-document check on it', () => {
+    const doc = document(good, {});
+    expect(documentPasses(doc, '3.0.0', false)).toBe(true);
+    expect(checkDocument(doc, '3.0.0', false)).toEqual([]);
+  });
+
+  it.each([
+    ['a message with a misspelt field', document({ ...good, contentTyp: 'x' }, {})],
+    ['a message under a components key its schema does not check', document({ ...good, contentTyp: 'x' }, {}, 'my message')],
+    ['a channel with a field of the wrong type', document(good, { title: 42 })],
+    ['a message payload that is not a schema', document({ payload: { type: 'strng' } }, {})],
+  ])('fails %s, as the whole-document check does', (_name, doc) => {
+    expect(documentPasses(doc, '3.0.0', false)).toBe(false);
+    expect(checkDocument(doc, '3.0.0', false)!.length).toBeGreaterThan(0);
+  });
+
+  it('agrees with the whole-document check on every fixture and on the synthetic contracts', () => {
+    const files = [...cases.map(([, cwd, file]) => join(cwd, file)), join(extra, 'synthetic.json'), join(extra, 'shared.json')];
+    writeFileSync(join(extra, 'synthetic.json'), JSON.stringify(syntheticContract(8, 3)));
+    writeFileSync(join(extra, 'shared.json'), JSON.stringify(sharedSyntheticContract(8, 3)));
+    let compared = 0;
+    for (const file of files) {
+      const locator = new SourceLocator(file, extra);
+      if (readPlainDocument(file, locator) === undefined) continue;
+      const resolved = locator.read(file)!.value as { asyncapi: string };
+      expect(documentPasses(resolved, resolved.asyncapi), file).toBe(checkDocument(resolved, resolved.asyncapi)!.length === 0);
+      compared++;
+    }
+    expect(compared).toBeGreaterThan(3);
+  });
 });
