@@ -7,7 +7,7 @@ import type { Diagnostic, SourceLocation } from '../diagnostics.js';
 import { type ChannelModel, type ContractModel, type MessageModel, SCHEMA_REF_PREFIX, type SchemaNode } from '../model/contract-model.js';
 import { kebabCase, NameAllocator } from '../model/identifiers.js';
 import { commentText, inlineLiteral, jsDoc, jsonLiteral, propertyKey, stringLiteral } from './escape.js';
-import { finishSource, indentStatements, startFormatRun } from './format.js';
+import { finishSource, startFormatRun } from './format.js';
 import { buildManifest, schemaHash } from './manifest.js';
 import { SchemaTypeWriter } from './schema-type.js';
 import { loadTemplates, type Templates } from './templates.js';
@@ -106,10 +106,7 @@ export async function generate(model: ContractModel, options: GenerateOptions): 
   const formatted = await Promise.all(
     files.map(async (f) => ({
       path: f.path,
-      content:
-        f.path === 'validators.ts'
-          ? validatorsFile(model, source, indentStatements(f.content, '\t'))
-          : await finishSource(f.path, f.content),
+      content: f.path === 'validators.ts' ? validatorsFile(model, source, f.content) : await finishSource(f.path, f.content),
     })),
   );
   return { files: formatted.sort((a, b) => a.path.localeCompare(b.path)), diagnostics };

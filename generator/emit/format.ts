@@ -247,6 +247,7 @@ export async function formatSource(path: string, content: string): Promise<strin
  * milliseconds and is just as deterministic.
  */
 export function indentStatements(code: string, unit = '  '): string {
+  // Validators come out of generator/emit/validators.ts laid out already, as this lays them out.
   let depth = 0;
   const indents = [''];
   const lines: string[] = [];
@@ -268,8 +269,8 @@ export function indentStatements(code: string, unit = '  '): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** Counts braces outside string and regex literals. */
-function braces(line: string): { opens: number; closes: number; leadingCloses: number } {
+/** Counts braces outside string and regex literals: how {@link indentStatements} sees a line. */
+export function braces(line: string): { opens: number; closes: number; leadingCloses: number } {
   let opens = 0;
   let closes = 0;
   let leadingCloses = 0;

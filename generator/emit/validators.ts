@@ -19,6 +19,7 @@
 import { createRequire } from 'node:module';
 import type { Diagnostic } from '../diagnostics.js';
 import { type ContractModel, refName, SCHEMA_REF_PREFIX, type SchemaNode } from '../model/contract-model.js';
+import { braces } from './format.js';
 
 const require = createRequire(import.meta.url);
 type FormatDefinition = RegExp | ((s: string) => boolean) | boolean | { type?: string; validate: RegExp | ((s: unknown) => boolean) };
@@ -645,22 +646,26 @@ class ValidatorWriter {
       this.require(root);
     }
     const functions = new Map<string, string>();
-    while (this.#queue.length > 0) {
-      const [name, tracking] = this.#queue.shift()!;
+    for (let next = 0; next < this.#queue.length; next++) {
+      const [name, tracking] = this.#queue[next]!;
       const schema = this.#model.schemas[name]?.schema ?? true;
       const fn = functionName(name, tracking);
       const writer = new FunctionWriter(this, fn);
       const params = tracking ? 'd,E,tp,ti' : 'd,E';
       const body = writer.node(schema, 'd', [], 'ok', tracking ? { props: 'tp', items: 'ti' } : {});
-      const text = [
-        ...writer.constants,
-        `function ${fn}(${params}){const s=E.length;let ok=true;`,
-        ...splitStatements(body),
-        'return ok||$s(E,s);',
-        '}',
-        ...(exports.has(name) && !tracking ? [`export const ${validatorExportName(name)}=$root(${fn});`] : []),
-      ].join('\n');
-      functions.set(`${name}${tracking ? '$t' : ''}`, text);
+      const lines: string[] = [];
+      indented(
+        [
+          ...writer.constants.map(counted),
+          counted(`function ${fn}(${params}){const s=E.length;let ok=true;`),
+          ...splitStatements(body),
+          counted('return ok||$s(E,s);'),
+          counted('}'),
+          ...(exports.has(name) && !tracking ? [counted(`export const ${validatorExportName(name)}=$root(${fn});`)] : []),
+        ],
+        lines,
+      );
+      functions.set(`${name}${tracking ? '$t' : ''}`, lines.join('\n'));
     }
     const header = [
       'import { validatorRuntime } from "@keiyaku/runtime/codegen-v1";',
@@ -673,21 +678,43 @@ class ValidatorWriter {
   }
 }
 
+/** A line of validator code and how its brackets move the indentation (as `braces` in generator/emit/format.ts counts them). */
+interface CountedLine {
+  readonly text: string;
+  readonly opens: number;
+  readonly closes: number;
+  readonly leadingCloses: number;
+}
+
 /**
  * One statement per line: breaks after `;`, after a block's `{` and after its `}` (not inside
- * parentheses, string literals or object literals), so `indentStatements` can lay the code out.
+ * parentheses, string literals or object literals), each line with its bracket counts, taken
+ * in the same pass; a line with a `/` or a backtick outside strings is counted by `braces`.
  */
-function splitStatements(code: string): string[] {
-  const out: string[] = [];
+function splitStatements(code: string): CountedLine[] {
+  const out: CountedLine[] = [];
   const stack: ('block' | 'literal')[] = [];
   let parens = 0;
   let start = 0;
   /** The char code of the open string literal's quote, or 0. */
   let quote = 0;
+  let opens = 0;
+  let closes = 0;
+  let leadingCloses = 0;
+  let leading = true;
+  /** Whether the line has a character that is not whitespace yet. */
+  let started = false;
+  let unusual = false;
   const cut = (end: number): void => {
     const piece = code.slice(start, end).trim();
-    if (piece !== '') out.push(piece);
+    if (piece !== '') out.push(unusual ? { text: piece, ...braces(piece) } : { text: piece, opens, closes, leadingCloses });
     start = end;
+    opens = 0;
+    closes = 0;
+    leadingCloses = 0;
+    leading = true;
+    started = false;
+    unusual = false;
   };
   for (let i = 0; i < code.length; i++) {
     const c = code.charCodeAt(i);
@@ -697,10 +724,19 @@ function splitStatements(code: string): string[] {
       else if (c === quote) quote = 0;
       continue;
     }
-    if (c === 0x22 || c === 0x27) quote = c;
-    else if (c === 0x28 || c === 0x5b) parens++;
-    else if (c === 0x29 || c === 0x5d) parens--;
-    else if (c === 0x7b) {
+    const whitespace = c === 0x20 || (c >= 0x09 && c <= 0x0d);
+    if (c === 0x22 || c === 0x27) {
+      quote = c;
+      leading = false;
+    } else if (c === 0x28 || c === 0x5b) {
+      parens++;
+      opens++;
+      leading = false;
+    } else if (c === 0x29 || c === 0x5d) {
+      parens--;
+      closes++;
+      if (leading) leadingCloses++;
+    } else if (c === 0x7b) {
       let back = i - 1;
       while (back >= 0 && /\s/.test(code[back]!)) back--;
       const before = back >= 0 ? code.charCodeAt(back) : -1;
@@ -715,17 +751,51 @@ function splitStatements(code: string): string[] {
         before === 0x5b ||
         before === -1;
       stack.push(literal && before !== -1 ? 'literal' : 'block');
+      opens++;
+      leading = false;
       if (stack.at(-1) === 'block') cut(i + 1);
     } else if (c === 0x7d) {
       const kind = stack.pop();
       if (kind === 'block') {
         if (start < i) cut(i);
+        closes++;
+        if (leading) leadingCloses++;
         if (!code.startsWith('else', i + 1)) cut(i + 1);
+      } else {
+        closes++;
+        if (leading) leadingCloses++;
       }
-    } else if (c === 0x3b && parens === 0 && stack.at(-1) !== 'literal' && !code.startsWith('else', i + 1)) cut(i + 1);
+    } else {
+      if (c === 0x2f || c === 0x60) unusual = true; // a division or regex, a template literal
+      // Whitespace the line's trim drops does not count; past the first character, only a space keeps a line's closes leading.
+      if (c !== 0x20 && (started || !(c >= 0x09 && c <= 0x0d))) leading = false;
+      if (c === 0x3b && parens === 0 && stack.at(-1) !== 'literal' && !code.startsWith('else', i + 1)) {
+        cut(i + 1);
+        continue;
+      }
+    }
+    // A cut resets the line: what was cut after is the last character of the line before.
+    if (!whitespace && start <= i) started = true;
   }
   if (start < code.length) cut(code.length);
   return out;
+}
+
+/** `lines` indented with tabs from their bracket counts, as `indentStatements` does (from depth 0). */
+function indented(lines: readonly CountedLine[], into: string[]): void {
+  let depth = 0;
+  const tabs = [''];
+  for (const line of lines) {
+    depth = Math.max(0, depth - line.leadingCloses);
+    while (tabs.length <= depth) tabs.push(`${tabs[tabs.length - 1]}\t`);
+    into.push(`${tabs[depth]}${line.text}`);
+    depth = Math.max(0, depth + line.opens - (line.closes - line.leadingCloses));
+  }
+}
+
+/** A line written whole (not from statements): counted by `braces`. */
+function counted(text: string): CountedLine {
+  return { text, ...braces(text) };
 }
 
 /** Compiles validators for `roots` (schema names) of `model`. */

@@ -57,3 +57,35 @@ describe('validator names are stable', () => {
     expect(code.match(/v_MemberId\(/g)!.length).toBeGreaterThan(2);
   });
 });
+
+describe('validators are laid out as they are written', () => {
+  it('indentStatements leaves validators.ts of every fixture and of the synthetic contracts unchanged', async () => {
+    const { indentStatements } = await import('../../generator/emit/format.js');
+    const { sharedSyntheticContract } = await import('../../bench/synthetic.js');
+    const dir = scratch('validator-layout');
+    writeFileSync(join(dir, 'synthetic.json'), JSON.stringify(syntheticContract(20, 4)));
+    writeFileSync(join(dir, 'shared.json'), JSON.stringify(sharedSyntheticContract(20, 4)));
+    const { readdirSync } = await import('node:fs');
+    const fixtures = join(repoRoot, 'test', 'fixtures');
+    const specs = [
+      join(repoRoot, 'asyncapi.yaml'),
+      ...readdirSync(fixtures, { withFileTypes: true })
+        .filter((e) => e.isDirectory() && !e.name.startsWith('invalid') && e.name !== 'hostile')
+        .map((e) => join(fixtures, e.name, 'asyncapi.yaml')),
+      join(dir, 'synthetic.json'),
+      join(dir, 'shared.json'),
+    ];
+    let checked = 0;
+    for (const spec of specs) {
+      const compiled = await compileContract(spec, { cwd: repoRoot });
+      if (compiled.model === undefined) continue;
+      const validators = (await generate(compiled.model, { source: 'asyncapi.yaml' })).files.find((f) => f.path === 'validators.ts');
+      if (validators === undefined) continue;
+      const code = validators.content.slice(validators.content.indexOf('import '));
+      expect(indentStatements(code, '\t'), spec).toBe(code);
+      expect(code).toMatch(/\n\t+if\(/);
+      checked++;
+    }
+    expect(checked).toBeGreaterThanOrEqual(5);
+  });
+});
