@@ -46,7 +46,7 @@ function indentOf(depth: number): string {
  * (`({` hugs), continuations of block comments aligned on their `*`; one blank line at most,
  * none after an opening or before a closing bracket, none at the end.
  */
-function layOut(code: string): string {
+function layOut(source: string): string {
   let depth = 0;
   /** Extra indentation of the body of a declaration broken after its `=`, until its closing line. */
   let extra = 0;
@@ -54,11 +54,17 @@ function layOut(code: string): string {
   /** The broken declaration's call keeps `name(` on its line: its closing `});` becomes `},` and `);`. */
   let splitClose = false;
   const lines: string[] = [];
-  for (const raw of code.split('\n')) {
-    const line = raw.trim();
+  for (let from = 0; from <= source.length; ) {
+    let to = source.indexOf('\n', from);
+    if (to === -1) to = source.length;
+    const line = source.slice(from, to).trim();
+    from = to + 1;
     if (line === '') {
       const last = lines.at(-1);
-      if (last !== undefined && last !== '' && !/[{([]$/.test(last)) lines.push('');
+      if (last !== undefined && last !== '') {
+        const end = last.charCodeAt(last.length - 1);
+        if (end !== 0x7b && end !== 0x28 && end !== 0x5b) lines.push(''); // none after `{`, `(` or `[`
+      }
       continue;
     }
     if (line.startsWith('*')) {

@@ -161,7 +161,8 @@ export function refName(ref: string): string | undefined {
 export function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
     Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
+    if (Array.isArray(value)) for (const child of value) deepFreeze(child);
+    else for (const key in value) deepFreeze((value as Record<string, unknown>)[key]);
   }
   return value;
 }
