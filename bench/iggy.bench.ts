@@ -71,6 +71,9 @@ const { IggyProtocolDouble } = await import('../test/iggy/protocol-double.js');
 const TOTAL = Number(process.env['BENCH_MESSAGES'] ?? 20_000);
 const kps = (count: number, ms: number): string => `${(count / ms).toFixed(1)}k msg/s`;
 
+/** keiyaku's low-level send and poll rates (messages per second) against the last real server. */
+let lowLevel: { sendRate: number; pollRate: number } | undefined;
+
 async function sendBench(host: string, port: number, label: string, consume: boolean): Promise<void> {
   const client = new IggyClient({
     host,
@@ -122,6 +125,26 @@ async function sendBench(host: string, port: number, label: string, consume: boo
     `send ${TOTAL} × 1 KiB ${label}: low-level ${kps(TOTAL, low)}, high-level publisher ${kps(TOTAL, high)} → ${(low / high).toFixed(2)}x`,
   );
   if (consume) {
+    // Low-level polls of the 'low' topic from offset 0, 1,000 at a time: the shape of a reference client's poll loop.
+    const pollStart = performance.now();
+    let offset = 0n;
+    const sentLow = BigInt(perRound * rounds);
+    while (offset < sentLow) {
+      const reply = await client.pollMessages({
+        consumer: { kind: 'consumer', id: 1 },
+        stream: streamName,
+        topic: 'low',
+        partition: 0,
+        strategy: { kind: 'offset', value: offset },
+        count: 1_000,
+        autoCommit: false,
+      });
+      if (reply.messages.length === 0) break;
+      offset += BigInt(reply.messages.length);
+    }
+    const pollMs = performance.now() - pollStart;
+    lowLevel = { sendRate: (TOTAL / low) * 1000, pollRate: (Number(offset) / pollMs) * 1000 };
+    out(`poll ${Number(offset)} × 1 KiB ${label} with low-level polls of 1,000: ${kps(Number(offset), pollMs)}`);
     const consumer = IggyConsumerBuilder.create(client, streamName, 'high', { kind: 'consumer', id: 'bench' })
       .withPollingStrategy({ kind: 'first' })
       .withBatchSize(1_000)
@@ -146,6 +169,32 @@ const target = process.env['IGGY_TCP_ADDRESS'];
 if (target) {
   const [host = '127.0.0.1', port = '8090'] = target.split(':');
   await sendBench(host, Number(port), `to iggy-server at ${target}`, true);
+  // A reference client on the same server (IGGY_REFERENCE_BENCH: a command, such as a small
+  // program on Iggy's Rust SDK from the server's own snapshot, that sends BENCH_MESSAGES × 1 KiB
+  // to one partition in batches of 100 and polls them back 1,000 at a time, printing
+  // `send <n> msg/s` and `poll <n> msg/s`). It is not part of this repository.
+  const reference = process.env['IGGY_REFERENCE_BENCH'];
+  if (reference && lowLevel) {
+    const { execSync } = await import('node:child_process');
+    const printed = execSync(reference, {
+      encoding: 'utf8',
+      env: { ...process.env, IGGY_TCP_ADDRESS: target, BENCH_MESSAGES: String(TOTAL) },
+      timeout: 300_000,
+    });
+    const rate = (what: string): number => {
+      const m = new RegExp(`^${what} ([0-9.]+) msg/s$`, 'm').exec(printed);
+      if (!m) throw new Error(`IGGY_REFERENCE_BENCH printed no "${what} <n> msg/s" line: ${printed}`);
+      return Number(m[1]);
+    };
+    const sendRatio = lowLevel.sendRate / rate('send');
+    const pollRatio = lowLevel.pollRate / rate('poll');
+    out(
+      `reference client (IGGY_REFERENCE_BENCH): send ${(rate('send') / 1000).toFixed(1)}k msg/s, poll ${(rate('poll') / 1000).toFixed(1)}k msg/s`,
+    );
+    out(
+      `ratio keiyaku / reference: send ${sendRatio.toFixed(2)}x, poll ${pollRatio.toFixed(2)}x (goal >= 0.5x: ${sendRatio >= 0.5 ? 'met' : 'NOT MET'}, ${pollRatio >= 0.5 ? 'met' : 'NOT MET'})`,
+    );
+  } else out('no IGGY_REFERENCE_BENCH: the comparison with a reference client skipped');
 } else {
   out('no IGGY_TCP_ADDRESS: end-to-end figures against a real iggy-server skipped');
 }
