@@ -13,7 +13,7 @@
  *   poll request  [consumer][stream id][topic id][partition flag u8][partition_id u32][strategy 9][count u32][auto_commit u8]
  *   poll reply    [partition_id u32][current_offset u64][messages_count u32] then batch records
  */
-import { randomBytes, randomFillSync } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 import { xxh3_64 } from '../../checksum.js';
 import {
   type Identifier,
@@ -47,55 +47,67 @@ export const FRAME_HEADER_SIZE = 48;
 export const MAX_PAYLOAD = 64_000_000;
 export const MAX_USER_HEADERS = 100_000;
 
-function randomId(): bigint {
-  const bytes = randomBytes(16);
-  bytes[6] = (bytes[6]! & 0x0f) | 0x40;
-  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
-  return new Reader(bytes).u128();
+/** Bytes of the batch of `messages` (header and frames), checking each message's limits. */
+function batchLength(messages: readonly OutgoingMessage[]): number {
+  if (messages.length === 0) throw new RangeError('a batch needs at least one message');
+  let length = BATCH_HEADER_SIZE;
+  for (const message of messages) {
+    const headers = message.headers?.length ?? 0;
+    if (message.payload.length < 1 || message.payload.length > MAX_PAYLOAD)
+      throw new RangeError(`payload must be 1..${MAX_PAYLOAD} bytes, got ${message.payload.length}`);
+    if (headers > MAX_USER_HEADERS) throw new RangeError(`user headers exceed ${MAX_USER_HEADERS} bytes`);
+    length += FRAME_HEADER_SIZE + message.payload.length + headers;
+  }
+  return length;
 }
+
+/**
+ * Writes one batch (header + frames) with its checksums at the end of `w`, in place: each
+ * payload is copied once, into the request's own buffer. `length` is {@link batchLength}.
+ */
+function writeBatch(w: Writer, messages: readonly OutgoingMessage[], length: number): void {
+  // biome-ignore lint/complexity/useMathMinMax: bigint values; Math.min does not take them
+  const origin = messages.reduce((min, m) => (m.originTimestamp < min ? m.originTimestamp : min), messages[0]!.originTimestamp);
+  const start = w.length;
+  w.u64(0n).u64(0n).u64(0n).u64(origin).u64(BigInt(length)).u64(0n).u32(messages.length).zeros(204);
+  const frames = new Array<number>(messages.length);
+  const minted = new Array<boolean>(messages.length);
+  for (let index = 0; index < messages.length; index++) {
+    const message = messages[index]!;
+    const headers = message.headers ?? EMPTY;
+    const delta = message.originTimestamp - origin;
+    if (delta > 0xffff_ffffn) throw new RangeError('one batch may span at most u32::MAX µs of origin timestamps');
+    frames[index] = w.length;
+    minted[index] = !message.id;
+    w.u64(0n);
+    if (minted[index]) w.zeros(16);
+    else w.u128(message.id!);
+    w.u32(index).u32(Number(delta)).u32(headers.length).u32(message.payload.length).u64(0n);
+    w.bytes(message.payload).bytes(headers);
+  }
+  const bytes = w.finish();
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const covered = new Uint8Array(44 + 8 * messages.length);
+  covered.set(bytes.subarray(start, start + 40), 0);
+  covered.set(bytes.subarray(start + 48, start + 52), 40);
+  for (let index = 0; index < messages.length; index++) {
+    const at = frames[index]!;
+    const end = index + 1 < messages.length ? frames[index + 1]! : start + length;
+    if (minted[index]) mintIdInto(bytes, at + 8);
+    view.setBigUint64(at, xxh3_64(bytes.subarray(at + 8, end)), true);
+    covered.set(bytes.subarray(at, at + 8), 44 + 8 * index);
+  }
+  view.setBigUint64(start + 40, xxh3_64(covered), true);
+}
+
+const EMPTY = new Uint8Array(0);
 
 /** Encodes one batch (header + frames) with its checksums. */
 export function encodeBatch(messages: readonly OutgoingMessage[]): Uint8Array {
-  if (messages.length === 0) throw new RangeError('a batch needs at least one message');
-  // biome-ignore lint/complexity/useMathMinMax: bigint values; Math.min does not take them
-  const origin = messages.reduce((min, m) => (m.originTimestamp < min ? m.originTimestamp : min), messages[0]!.originTimestamp);
-  const frames: Uint8Array[] = messages.map((message, index) => {
-    const headers = message.headers ?? new Uint8Array(0);
-    if (message.payload.length < 1 || message.payload.length > MAX_PAYLOAD)
-      throw new RangeError(`payload must be 1..${MAX_PAYLOAD} bytes, got ${message.payload.length}`);
-    if (headers.length > MAX_USER_HEADERS) throw new RangeError(`user headers exceed ${MAX_USER_HEADERS} bytes`);
-    const delta = message.originTimestamp - origin;
-    if (delta > 0xffff_ffffn) throw new RangeError('one batch may span at most u32::MAX µs of origin timestamps');
-    const w = new Writer(FRAME_HEADER_SIZE + message.payload.length + headers.length);
-    w.u64(0n)
-      .u128(message.id && message.id !== 0n ? message.id : randomId())
-      .u32(index)
-      .u32(Number(delta))
-      .u32(headers.length)
-      .u32(message.payload.length)
-      .u64(0n);
-    w.bytes(message.payload).bytes(headers);
-    const frame = w.finish();
-    new DataView(frame.buffer, frame.byteOffset).setBigUint64(0, xxh3_64(frame.subarray(8)), true);
-    return frame;
-  });
-  const length = BATCH_HEADER_SIZE + frames.reduce((n, f) => n + f.length, 0);
-  const header = new Writer(BATCH_HEADER_SIZE)
-    .u64(0n)
-    .u64(0n)
-    .u64(0n)
-    .u64(origin)
-    .u64(BigInt(length))
-    .u64(0n)
-    .u32(messages.length)
-    .zeros(204)
-    .finish();
-  const covered = new Writer(44 + 8 * frames.length).bytes(header.subarray(0, 40)).bytes(header.subarray(48, 52));
-  for (const frame of frames) covered.bytes(frame.subarray(0, 8));
-  new DataView(header.buffer, header.byteOffset).setBigUint64(40, xxh3_64(covered.finish()), true);
-  const out = new Writer(length).bytes(header);
-  for (const frame of frames) out.bytes(frame);
-  return out.finish();
+  const length = batchLength(messages);
+  const w = new Writer(length);
+  writeBatch(w, messages, length);
+  return w.finish();
 }
 
 export function encodeSendMessages(
@@ -110,7 +122,10 @@ export function encodeSendMessages(
   writePartitioning(metadata, partitioning);
   metadata.u32(messages.length);
   const meta = metadata.finish();
-  return new Writer(4 + meta.length).u32(meta.length).bytes(meta).bytes(encodeBatch(messages)).finish();
+  const length = batchLength(messages);
+  const w = new Writer(4 + meta.length + length).u32(meta.length).bytes(meta);
+  writeBatch(w, messages, length);
+  return w.finish();
 }
 
 /** Random bytes for minted ids, refilled 4 KiB at a time (one `randomFillSync` per 256 ids, not one per message). */
