@@ -4,9 +4,10 @@
  *    a bare `node -e 0` start: --version, --help, `generate --check` and `validate` of this
  *    repository's contract, `check` of two small contracts, and `--watch` from a save to the
  *    regenerated file on disk.
- * 2. `generate` on a synthetic contract of 500 channels × 4 messages, in process (the built code
- *    in generator/dist/ when present, as users run it; else the sources through tsx), against
- *    @asyncapi/modelina's TypeScript generator on the same document; the size of the
+ * 2. `generate` on a synthetic contract of 500 channels × 4 messages (the built code in
+ *    generator/dist/ when present, as users run it; else the sources through tsx) against
+ *    @asyncapi/modelina's TypeScript generator on the same document, each tool in a process of
+ *    its own (bench/generate-rounds.ts), the rounds alternating; the size of the
  *    validators per message; the same for a variant with shared component schemas.
  * 3. `check` of the 500-channel pair against one load (bench/check.bench.ts).
  * Last, every goal of the run with its figure, its ratio and whether it is met.
@@ -15,29 +16,15 @@ import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { TypeScriptGenerator } from '@asyncapi/modelina';
-import * as sourceFormat from '../generator/emit/format.js';
-import * as sourceGenerator from '../generator/index.js';
 import { checkPair } from './check.bench.js';
 import { sharedSyntheticContract, syntheticContract } from './synthetic.js';
 
 const CHANNELS = Number(process.env['BENCH_CHANNELS'] ?? 500);
 const MESSAGES = 4;
-const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 3);
+const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 5);
 const PROCESS_ROUNDS = Number(process.env['BENCH_PROCESS_ROUNDS'] ?? 5);
 const root = join(import.meta.dirname, '..');
 const bin = join(root, 'generator', 'bin', 'keiyaku.js');
-// In process, the code users run: the build in generator/dist/ when there is one, else the sources (through tsx).
-const built = existsSync(join(root, 'generator', 'dist', 'index.js'));
-const { generateFromFile } = built
-  ? ((await import('../generator/dist/index.js')) as Pick<typeof sourceGenerator, 'generateFromFile'>)
-  : sourceGenerator;
-const { prettierFileCount } = built
-  ? ((await import('../generator/dist/emit/format.js')) as Pick<typeof sourceFormat, 'prettierFileCount'>)
-  : sourceFormat;
-const codeUnderTest = built
-  ? 'built code, generator/dist'
-  : 'TypeScript sources through tsx: run `npm run build` to measure the built code';
 
 const out = (line: string): void => {
   process.stdout.write(`${line}\n`);
@@ -55,12 +42,6 @@ const goals: Goal[] = [];
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)]!;
-}
-
-async function time(fn: () => Promise<unknown>): Promise<number> {
-  const start = performance.now();
-  await fn();
-  return performance.now() - start;
 }
 
 /** Wall time of a whole process, in ms; fails when it exits with an unexpected code. */
@@ -175,6 +156,48 @@ async function processes(): Promise<void> {
   }
 }
 
+/** A generator process (bench/generate-rounds.ts) for `tool` on `file`: each round() is one generation, timed inside it. */
+async function roundsProcess(
+  tool: 'keiyaku' | 'modelina',
+  file: string,
+): Promise<{ round(): Promise<Record<string, number>>; close(): void }> {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', '--conditions=keiyaku-source', join(root, 'bench', 'generate-rounds.ts'), tool, file],
+    {
+      cwd: root,
+      stdio: ['pipe', 'pipe', 'inherit'],
+    },
+  );
+  const lines: string[] = [];
+  let wake: (() => void) | undefined;
+  let partial = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    const parts = (partial + chunk.toString()).split('\n');
+    partial = parts.pop()!;
+    lines.push(...parts);
+    wake?.();
+  });
+  const next = async (): Promise<string> => {
+    while (lines.length === 0) {
+      if (child.exitCode !== null) throw new Error(`the ${tool} process exited with ${child.exitCode}`);
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+        setTimeout(resolve, 1_000);
+      });
+    }
+    return lines.shift()!;
+  };
+  if ((await next()) !== 'ready') throw new Error(`the ${tool} process did not start`);
+  return {
+    async round() {
+      child.stdin.write('run\n');
+      return JSON.parse(await next()) as Record<string, number>;
+    },
+    close: () => child.kill(),
+  };
+}
+
 async function synthetic(name: string, document: Record<string, unknown>, compare: boolean): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'keiyaku-bench-'));
   try {
@@ -182,36 +205,42 @@ async function synthetic(name: string, document: Record<string, unknown>, compar
     let files = 0;
     let bytes = 0;
     let validatorBytes = 0;
+    let prettierFiles = 0;
+    let fromBuild = false;
     const keiyakuTimes: number[] = [];
-    const prettierBefore = prettierFileCount();
     const modelinaTimes: number[] = [];
     let models = 0;
-    for (let round = 0; round < ROUNDS; round++) {
-      keiyakuTimes.push(
-        await time(async () => {
-          const result = await generateFromFile('asyncapi.json', { cwd: dir });
-          if (result.files.length === 0) throw new Error(`keiyaku generated nothing: ${JSON.stringify(result.diagnostics.slice(0, 3))}`);
-          files = result.files.length;
-          bytes = result.files.reduce((n, f) => n + f.content.length, 0);
-          validatorBytes = result.files.find((f) => f.path === 'validators.ts')!.content.length;
-        }),
-      );
-      if (compare)
-        modelinaTimes.push(
-          await time(async () => {
-            const generator = new TypeScriptGenerator({ modelType: 'interface' });
-            const generated = await generator.generate(structuredClone(document));
-            models = generated.length;
-          }),
-        );
+    // Each tool in a process of its own (bench/generate-rounds.ts), one round per request: the
+    // rounds alternate, and neither tool collects the other's garbage.
+    const file = join(dir, 'asyncapi.json');
+    const keiyaku = await roundsProcess('keiyaku', file);
+    const modelina = compare ? await roundsProcess('modelina', file) : undefined;
+    try {
+      for (let round = 0; round < ROUNDS; round++) {
+        const k = await keiyaku.round();
+        keiyakuTimes.push(k['ms']!);
+        files = k['count']!;
+        bytes = k['bytes']!;
+        validatorBytes = k['validatorBytes']!;
+        prettierFiles = k['prettier']!;
+        fromBuild = k['built'] === 1;
+        if (modelina) {
+          const m = await modelina.round();
+          modelinaTimes.push(m['ms']!);
+          models = m['count']!;
+        }
+      }
+    } finally {
+      keiyaku.close();
+      modelina?.close();
     }
     const messages = CHANNELS * MESSAGES;
     const k = median(keiyakuTimes);
     out(
-      `${name}: ${CHANNELS} channels x ${MESSAGES} messages (${JSON.stringify(document).length} bytes of JSON); ${ROUNDS} rounds, median; keiyaku in process from the ${codeUnderTest}`,
+      `${name}: ${CHANNELS} channels x ${MESSAGES} messages (${JSON.stringify(document).length} bytes of JSON); ${ROUNDS} rounds, median; each tool in a process of its own; keiyaku from the ${fromBuild ? 'built code, generator/dist' : 'TypeScript sources through tsx (run `npm run build` to measure the built code)'}`,
     );
     out(
-      `  keiyaku generate : ${k.toFixed(0)} ms  (${files} files, ${(bytes / 1024).toFixed(0)} KiB: types, validators, messages, channels, manifest; formatted, ${prettierFileCount() - prettierBefore} of them by prettier)  (goal <= 1500 ms; rounds ${keiyakuTimes.map((t) => t.toFixed(0)).join(', ')} ms)`,
+      `  keiyaku generate : ${k.toFixed(0)} ms  (${files} files, ${(bytes / 1024).toFixed(0)} KiB: types, validators, messages, channels, manifest; formatted, ${prettierFiles} of them by prettier)  (goal <= 1500 ms; rounds ${keiyakuTimes.map((t) => t.toFixed(0)).join(', ')} ms)`,
     );
     out(
       `  validators.ts    : ${(validatorBytes / 1024).toFixed(0)} KiB = ${(validatorBytes / messages / 1024).toFixed(2)} KiB per message (goal <= 2 KiB)`,

@@ -34,13 +34,19 @@ interface Context {
   readonly source: string;
   readonly header: string;
   readonly templates: Templates;
+  /** Each contract file as origin notes name it (relative to the contract's folder), worked out once per run. */
+  readonly files: Map<string, string>;
 }
 
 /** Where a declaration came from, relative to the contract's folder: `schemas/book.json#/properties/a`. */
 function origin(ctx: Context, location: SourceLocation | undefined): string | undefined {
   if (location === undefined) return undefined;
-  const base = posix.dirname(ctx.source.replace(/\\/g, '/'));
-  const file = posix.relative(base, location.file.replace(/\\/g, '/')) || posix.basename(location.file);
+  let file = ctx.files.get(location.file);
+  if (file === undefined) {
+    const base = posix.dirname(ctx.source.replace(/\\/g, '/'));
+    file = posix.relative(base, location.file.replace(/\\/g, '/')) || posix.basename(location.file);
+    ctx.files.set(location.file, file);
+  }
   return `@generated from ${file}#${location.pointer}`;
 }
 
@@ -57,7 +63,8 @@ export async function generate(model: ContractModel, options: GenerateOptions): 
   const templates = loadTemplates();
   const source = options.source.replace(/\\/g, '/');
   const diagnostics: Diagnostic[] = [];
-  const make = (file: string): Context => ({ model, source, header: fileHeader(model, source, file), templates });
+  const originFiles = new Map<string, string>();
+  const make = (file: string): Context => ({ model, source, header: fileHeader(model, source, file), templates, files: originFiles });
   // Payload schema hash per message type: messages.ts and manifest.json carry the same value.
   const hashes = new Map(Object.values(model.messages).map((m) => [m.type, schemaHash(model, m.payload)]));
 

@@ -7,10 +7,18 @@ import { createHash } from 'node:crypto';
 import { type ContractModel, refName } from '../model/contract-model.js';
 
 export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) out += `${i === 0 ? '' : ','}${canonicalJson(value[i])}`;
+    return `${out}]`;
+  }
   if (typeof value === 'object' && value !== null) {
-    const keys = Object.keys(value).sort();
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`).join(',')}}`;
+    const keys = Object.keys(value);
+    if (keys.length > 1) keys.sort();
+    let out = '{';
+    for (let i = 0; i < keys.length; i++)
+      out += `${i === 0 ? '' : ','}${JSON.stringify(keys[i])}:${canonicalJson((value as Record<string, unknown>)[keys[i]!])}`;
+    return `${out}}`;
   }
   return JSON.stringify(value) ?? 'null';
 }
