@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,6 +13,22 @@ export function scratch(prefix: string): string {
   mkdirSync(base, { recursive: true });
   return mkdtempSync(join(base, `${prefix}-`));
 }
+
+/** git in `cwd`, committing as a fixed author (for tests that build a repository). */
+export const gitIn =
+  (cwd: string) =>
+  (...args: string[]): string =>
+    execFileSync('git', args, {
+      cwd,
+      encoding: 'utf8',
+      env: {
+        ...process.env,
+        GIT_AUTHOR_NAME: 't',
+        GIT_AUTHOR_EMAIL: 't@example.com',
+        GIT_COMMITTER_NAME: 't',
+        GIT_COMMITTER_EMAIL: 't@example.com',
+      },
+    });
 
 export interface RunResult {
   readonly code: number;

@@ -1,25 +1,13 @@
 // `keiyaku check` end to end: a temporary git repository holds the contract; edits are
 // checked against a git ref, a file and a recorded history; acknowledgments and formats.
-import { execFileSync } from 'node:child_process';
 import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { repoRoot, scratch } from '../helpers.js';
+import { gitIn, repoRoot, scratch } from '../helpers.js';
 import { keiyaku } from './known-codes.js';
 
 const dir = scratch('check');
-const git = (...args: string[]): string =>
-  execFileSync('git', args, {
-    cwd: dir,
-    encoding: 'utf8',
-    env: {
-      ...process.env,
-      GIT_AUTHOR_NAME: 't',
-      GIT_AUTHOR_EMAIL: 't@example.com',
-      GIT_COMMITTER_NAME: 't',
-      GIT_COMMITTER_EMAIL: 't@example.com',
-    },
-  });
+const git = gitIn(dir);
 const edit = (file: string, from: string | RegExp, to: string): void => {
   const path = join(dir, file);
   const text = readFileSync(path, 'utf8');
@@ -301,18 +289,7 @@ describe('keiyaku check', () => {
   it('reads a JSON contract and the files it references at a git ref', async () => {
     reset();
     const json = scratch('check-json');
-    const run = (...args: string[]) =>
-      execFileSync('git', args, {
-        cwd: json,
-        encoding: 'utf8',
-        env: {
-          ...process.env,
-          GIT_AUTHOR_NAME: 't',
-          GIT_AUTHOR_EMAIL: 't@example.com',
-          GIT_COMMITTER_NAME: 't',
-          GIT_COMMITTER_EMAIL: 't@example.com',
-        },
-      });
+    const run = gitIn(json);
     try {
       const { parseDocument } = await import('yaml');
       writeFileSync(join(json, 'asyncapi.json'), JSON.stringify(parseDocument(readFileSync(join(dir, 'asyncapi.yaml'), 'utf8')).toJS()));

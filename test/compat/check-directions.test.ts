@@ -2,26 +2,14 @@
 // contract's operations (send → forward, receive → backward), findings are worded from the reader
 // that breaks, a shared schema's change is one finding, acknowledgments that do not apply are
 // warnings, parameters are named, and the pull request that adds the contract passes.
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scratch } from '../helpers.js';
+import { gitIn, scratch } from '../helpers.js';
 import { keiyaku } from './known-codes.js';
 
 const dir = scratch('check-directions');
-const git = (...args: string[]): string =>
-  execFileSync('git', args, {
-    cwd: dir,
-    encoding: 'utf8',
-    env: {
-      ...process.env,
-      GIT_AUTHOR_NAME: 't',
-      GIT_AUTHOR_EMAIL: 't@example.com',
-      GIT_COMMITTER_NAME: 't',
-      GIT_COMMITTER_EMAIL: 't@example.com',
-    },
-  });
+const git = gitIn(dir);
 const edit = (file: string, from: string, to: string): void => {
   const path = join(dir, file);
   const text = readFileSync(path, 'utf8');
