@@ -60,6 +60,11 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
     description: 'replication factor of created topics (default 1)',
   },
   {
+    name: 'KEIYAKU_KAFKA_CONTENT_MODE',
+    path: 'kafka.contentMode',
+    description: 'CloudEvents content mode: binary (default; ce_ headers) or structured (the event in the value)',
+  },
+  {
     name: 'KEIYAKU_KAFKA_PROPERTY_<KEY>',
     path: 'kafka.properties',
     description: 'one librdkafka property, dots as underscores: KEIYAKU_KAFKA_PROPERTY_SASL_PASSWORD is sasl.password',

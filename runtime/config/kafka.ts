@@ -37,6 +37,8 @@ export interface KafkaSection {
   readonly maxRebuildIntervalMs?: number | string;
   readonly defaultPartitions?: number | string;
   readonly replicationFactor?: number | string;
+  /** CloudEvents content mode of every record written: `binary` (default; attributes in `ce_` headers) or `structured` (the whole event in the value). */
+  readonly contentMode?: string;
 }
 
 export const KAFKA_SECTION_KEYS = [
@@ -51,6 +53,7 @@ export const KAFKA_SECTION_KEYS = [
   'maxRebuildIntervalMs',
   'defaultPartitions',
   'replicationFactor',
+  'contentMode',
 ] as const;
 
 /** The Event Hubs Kafka endpoint's port and SASL user. */
@@ -77,6 +80,7 @@ export function kafkaOptionsFrom(raw: unknown, path: string, problems: Problems)
   const maxRebuildIntervalMs = section.integer('maxRebuildIntervalMs', { min: 1, max: 2_147_483_647 });
   const defaultPartitions = section.integer('defaultPartitions', { min: 1, max: 100_000 });
   const replicationFactor = section.integer('replicationFactor', { min: 1, max: 32_767 });
+  const contentMode = section.oneOf('contentMode', ['binary', 'structured'] as const);
   const prop = (key: string): string => `${section.at('properties')}["${key}"]`;
 
   if (namespace !== undefined && !/^[A-Za-z0-9._-]+$/.test(namespace))
@@ -173,6 +177,7 @@ export function kafkaOptionsFrom(raw: unknown, path: string, problems: Problems)
     ...(maxRebuildIntervalMs === undefined ? {} : { maxRebuildIntervalMs }),
     ...(defaultPartitions === undefined ? {} : { defaultPartitions }),
     ...(replicationFactor === undefined ? {} : { replicationFactor }),
+    ...(contentMode === undefined ? {} : { contentMode }),
   };
 }
 

@@ -39,6 +39,7 @@ export interface KafkaSettings {
   readonly maxRebuildIntervalMs?: number;
   readonly defaultPartitions?: number;
   readonly replicationFactor?: number;
+  readonly contentMode?: 'binary' | 'structured';
 }
 
 /** The Iggy transport's options a configuration can set. */

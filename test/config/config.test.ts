@@ -221,6 +221,7 @@ describe('validation at start-up: every problem at once, each naming its key', (
           KEIYAKU_KAFKA_BOOTSTRAP_SERVER: 'broker:9092',
           KEIYAKU_KAFKA_PROPERTY_MESSAGE_TIMEOUT_MS: 'soon',
           KEIYAKU_KAFKA_PROPERTY_LINGER_MS: '5',
+          KEIYAKU_KAFKA_CONTENT_MODE: 'json',
           KEIYAKU_DEAD_LETTERS: 'postgres',
           PATH: '/usr/bin',
         },
@@ -230,6 +231,7 @@ describe('validation at start-up: every problem at once, each naming its key', (
       { key: 'KEIYAKU_KAFKA_BOOTSTRAP_SERVER', message: 'unknown keiyaku variable; did you mean KEIYAKU_KAFKA_BOOTSTRAP_SERVERS?' },
       { key: 'KEIYAKU_KAFKA_PROPERTY_LINGER_MS', message: expect.stringMatching(/^is not supported: batching is the publisher's/) },
       { key: 'KEIYAKU_KAFKA_PROPERTY_MESSAGE_TIMEOUT_MS', message: 'must be an integer, got "soon"' },
+      { key: 'KEIYAKU_KAFKA_CONTENT_MODE', message: 'must be one of binary, structured, got "json"' },
       { key: 'KEIYAKU_KAFKA_NAMESPACE', message: expect.stringMatching(/^may only hold letters/) },
       { key: 'KEIYAKU_KAFKA_BOOTSTRAP_SERVERS', message: 'is required (or fullyQualifiedNamespace for Azure Event Hubs)' },
       {
@@ -331,6 +333,7 @@ describe('one call builds the transport and the store, from an object or the env
         KEIYAKU_KAFKA_PROPERTY_SASL_MECHANISM: 'SCRAM-SHA-256',
         KEIYAKU_KAFKA_PROPERTY_SASL_USERNAME: 'svc',
         KEIYAKU_KAFKA_PROPERTY_SASL_PASSWORD: 'pw',
+        KEIYAKU_KAFKA_CONTENT_MODE: 'Structured',
       },
     });
     expect(transport).toBeInstanceOf(KafkaTransport);
@@ -340,7 +343,9 @@ describe('one call builds the transport and the store, from an object or the env
       namespace: 'staging',
       sasl: { mechanism: 'scram-sha-256', username: 'svc', password: 'pw' },
       publishTimeoutMs: 30_000,
+      contentMode: 'structured',
     });
+    expect((transport as KafkaTransport).contentMode('library.book-integration-events')).toBe('structured');
     expect((transport as KafkaTransport).topic('library.book-integration-events')).toBe('staging.library.book-integration-events');
     await transport.close();
   });
