@@ -47,18 +47,68 @@ export const FRAME_HEADER_SIZE = 48;
 export const MAX_PAYLOAD = 64_000_000;
 export const MAX_USER_HEADERS = 100_000;
 
+/** Refuses a frame whose payload or user headers the server would refuse. */
+function checkFrame(payloadLength: number, headersLength: number): void {
+  if (payloadLength < 1 || payloadLength > MAX_PAYLOAD)
+    throw new RangeError(`payload must be 1..${MAX_PAYLOAD} bytes, got ${payloadLength}`);
+  if (headersLength > MAX_USER_HEADERS) throw new RangeError(`user headers exceed ${MAX_USER_HEADERS} bytes`);
+}
+
 /** Bytes of the batch of `messages` (header and frames), checking each message's limits. */
 function batchLength(messages: readonly OutgoingMessage[]): number {
   if (messages.length === 0) throw new RangeError('a batch needs at least one message');
   let length = BATCH_HEADER_SIZE;
   for (const message of messages) {
     const headers = message.headers?.length ?? 0;
-    if (message.payload.length < 1 || message.payload.length > MAX_PAYLOAD)
-      throw new RangeError(`payload must be 1..${MAX_PAYLOAD} bytes, got ${message.payload.length}`);
-    if (headers > MAX_USER_HEADERS) throw new RangeError(`user headers exceed ${MAX_USER_HEADERS} bytes`);
+    checkFrame(message.payload.length, headers);
     length += FRAME_HEADER_SIZE + message.payload.length + headers;
   }
   return length;
+}
+
+/** The 256-byte batch header's fields, its checksum left 0 (see {@link sealHeader}). */
+function writeBatchHeader(w: Writer, originTimestamp: bigint, length: number, count: number): void {
+  w.u64(0n).u64(0n).u64(0n).u64(originTimestamp).u64(BigInt(length)).u64(0n).u32(count).zeros(204);
+}
+
+/**
+ * Writes each frame header of `frames` where it lies in `bytes` (ids minted where missing, the
+ * origin offsets `deltas`, else 0) and its checksum over the bytes where they lie. Returns the
+ * bytes the batch header's checksum covers, the frames' checksums in place ({@link sealHeader}
+ * fills the first 44 bytes).
+ */
+function sealFrames(bytes: Uint8Array, frames: readonly FrameSlot[], deltas?: readonly number[]): Uint8Array {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const covered = new Uint8Array(44 + 8 * frames.length);
+  const coveredView = new DataView(covered.buffer);
+  for (let index = 0; index < frames.length; index++) {
+    const slot = frames[index]!;
+    const at = slot.at;
+    if (slot.id !== undefined && slot.id !== 0n) {
+      view.setBigUint64(at + 8, slot.id & 0xffff_ffff_ffff_ffffn, true);
+      view.setBigUint64(at + 16, slot.id >> 64n, true);
+    } else {
+      // A UUIDv4-shaped id, written where it lies (low u64 first, as every u128 on the wire).
+      mintIdInto(bytes, at + 8);
+    }
+    view.setUint32(at + 24, index, true);
+    view.setUint32(at + 28, deltas?.[index] ?? 0, true);
+    view.setUint32(at + 32, slot.headersLength, true);
+    view.setUint32(at + 36, slot.payloadLength, true);
+    view.setBigUint64(at + 40, 0n, true);
+    const end = at + FRAME_HEADER_SIZE + slot.payloadLength + slot.headersLength;
+    const checksum = xxh3_64(bytes.subarray(at + 8, end));
+    view.setBigUint64(at, checksum, true);
+    coveredView.setBigUint64(44 + 8 * index, checksum, true);
+  }
+  return covered;
+}
+
+/** Sets the checksum of the batch `header` (256 bytes), over its fields and the frames' checksums in `covered`. */
+function sealHeader(header: Uint8Array, covered: Uint8Array): void {
+  covered.set(header.subarray(0, 40), 0);
+  covered.set(header.subarray(48, 52), 40);
+  new DataView(header.buffer, header.byteOffset, header.byteLength).setBigUint64(40, xxh3_64(covered), true);
 }
 
 /**
@@ -69,35 +119,24 @@ function writeBatch(w: Writer, messages: readonly OutgoingMessage[], length: num
   // biome-ignore lint/complexity/useMathMinMax: bigint values; Math.min does not take them
   const origin = messages.reduce((min, m) => (m.originTimestamp < min ? m.originTimestamp : min), messages[0]!.originTimestamp);
   const start = w.length;
-  w.u64(0n).u64(0n).u64(0n).u64(origin).u64(BigInt(length)).u64(0n).u32(messages.length).zeros(204);
-  const frames = new Array<number>(messages.length);
-  const minted = new Array<boolean>(messages.length);
-  for (let index = 0; index < messages.length; index++) {
-    const message = messages[index]!;
+  writeBatchHeader(w, origin, length, messages.length);
+  const frames: FrameSlot[] = [];
+  const deltas: number[] = [];
+  for (const message of messages) {
     const headers = message.headers ?? EMPTY;
     const delta = message.originTimestamp - origin;
     if (delta > 0xffff_ffffn) throw new RangeError('one batch may span at most u32::MAX µs of origin timestamps');
-    frames[index] = w.length;
-    minted[index] = !message.id;
-    w.u64(0n);
-    if (minted[index]) w.zeros(16);
-    else w.u128(message.id!);
-    w.u32(index).u32(Number(delta)).u32(headers.length).u32(message.payload.length).u64(0n);
-    w.bytes(message.payload).bytes(headers);
+    frames.push({
+      at: w.length,
+      payloadLength: message.payload.length,
+      headersLength: headers.length,
+      ...(message.id === undefined ? {} : { id: message.id }),
+    });
+    deltas.push(Number(delta));
+    w.zeros(FRAME_HEADER_SIZE).bytes(message.payload).bytes(headers);
   }
   const bytes = w.finish();
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const covered = new Uint8Array(44 + 8 * messages.length);
-  covered.set(bytes.subarray(start, start + 40), 0);
-  covered.set(bytes.subarray(start + 48, start + 52), 40);
-  for (let index = 0; index < messages.length; index++) {
-    const at = frames[index]!;
-    const end = index + 1 < messages.length ? frames[index + 1]! : start + length;
-    if (minted[index]) mintIdInto(bytes, at + 8);
-    view.setBigUint64(at, xxh3_64(bytes.subarray(at + 8, end)), true);
-    covered.set(bytes.subarray(at, at + 8), 44 + 8 * index);
-  }
-  view.setBigUint64(start + 40, xxh3_64(covered), true);
+  sealHeader(bytes.subarray(start, start + BATCH_HEADER_SIZE), sealFrames(bytes, frames, deltas));
 }
 
 const EMPTY = new Uint8Array(0);
@@ -151,47 +190,16 @@ function mintIdInto(bytes: Uint8Array, at: number): void {
 export function sealInPlace(batch: InPlaceBatch): Uint8Array {
   const { bytes, frames } = batch;
   if (frames.length === 0) throw new RangeError('a batch needs at least one message');
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const covered = new Uint8Array(44 + 8 * frames.length);
-  const coveredView = new DataView(covered.buffer);
   let length = BATCH_HEADER_SIZE;
-  for (let index = 0; index < frames.length; index++) {
-    const slot = frames[index]!;
-    if (slot.payloadLength < 1 || slot.payloadLength > MAX_PAYLOAD)
-      throw new RangeError(`payload must be 1..${MAX_PAYLOAD} bytes, got ${slot.payloadLength}`);
-    if (slot.headersLength > MAX_USER_HEADERS) throw new RangeError(`user headers exceed ${MAX_USER_HEADERS} bytes`);
-    const at = slot.at;
-    if (slot.id !== undefined && slot.id !== 0n) {
-      view.setBigUint64(at + 8, slot.id & 0xffff_ffff_ffff_ffffn, true);
-      view.setBigUint64(at + 16, slot.id >> 64n, true);
-    } else {
-      // A UUIDv4-shaped id, written where it lies (the same bytes randomId() reads as a u128).
-      mintIdInto(bytes, at + 8);
-    }
-    view.setUint32(at + 24, index, true);
-    view.setUint32(at + 28, 0, true);
-    view.setUint32(at + 32, slot.headersLength, true);
-    view.setUint32(at + 36, slot.payloadLength, true);
-    view.setBigUint64(at + 40, 0n, true);
-    const end = at + FRAME_HEADER_SIZE + slot.payloadLength + slot.headersLength;
-    const checksum = xxh3_64(bytes.subarray(at + 8, end));
-    view.setBigUint64(at, checksum, true);
-    coveredView.setBigUint64(44 + 8 * index, checksum, true);
-    length += end - at;
+  for (const slot of frames) {
+    checkFrame(slot.payloadLength, slot.headersLength);
+    length += FRAME_HEADER_SIZE + slot.payloadLength + slot.headersLength;
   }
-  const header = new Writer(BATCH_HEADER_SIZE)
-    .u64(0n)
-    .u64(0n)
-    .u64(0n)
-    .u64(batch.originTimestamp)
-    .u64(BigInt(length))
-    .u64(0n)
-    .u32(frames.length)
-    .zeros(204)
-    .finish();
-  covered.set(header.subarray(0, 40), 0);
-  covered.set(header.subarray(48, 52), 40);
-  new DataView(header.buffer, header.byteOffset).setBigUint64(40, xxh3_64(covered), true);
+  const covered = sealFrames(bytes, frames);
+  const w = new Writer(BATCH_HEADER_SIZE);
+  writeBatchHeader(w, batch.originTimestamp, length, frames.length);
+  const header = w.finish();
+  sealHeader(header, covered);
   return header;
 }
 
