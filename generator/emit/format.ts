@@ -246,16 +246,45 @@ export async function formatSource(path: string, content: string): Promise<strin
   }
 }
 
+/** How a line's brackets move the indentation (see {@link braces}). */
+export interface BracketCounts {
+  readonly opens: number;
+  readonly closes: number;
+  readonly leadingCloses: number;
+}
+
+/**
+ * Indentation from bracket depth, line by line: a line's leading closing brackets take it out a
+ * level each, and what its brackets leave open sets the depth of the lines after it.
+ */
+export class BracketIndenter {
+  #depth = 0;
+  readonly #levels = [''];
+  readonly #unit: string;
+
+  constructor(unit: string) {
+    this.#unit = unit;
+  }
+
+  /** `line` (trimmed) indented; `counts` as {@link braces} gives them, when the caller has them already. */
+  line(line: string, counts: BracketCounts = braces(line)): string {
+    this.#depth = Math.max(0, this.#depth - counts.leadingCloses);
+    while (this.#levels.length <= this.#depth) this.#levels.push(`${this.#levels[this.#levels.length - 1]}${this.#unit}`);
+    const indented = `${this.#levels[this.#depth]}${line}`;
+    this.#depth = Math.max(0, this.#depth + counts.opens - (counts.closes - counts.leadingCloses));
+    return indented;
+  }
+}
+
 /**
  * Indents machine-written JavaScript that has one statement per line (ajv's standalone
  * output): only leading whitespace changes, so the code's meaning cannot. Prettier
  * takes seconds on the megabytes of validator code of a large contract; this takes
- * milliseconds and is just as deterministic.
+ * milliseconds and is just as deterministic. (generator/emit/validators.ts lays its code out
+ * as it writes it, with the same {@link BracketIndenter}.)
  */
 export function indentStatements(code: string, unit = '  '): string {
-  // Validators come out of generator/emit/validators.ts laid out already, as this lays them out.
-  let depth = 0;
-  const indents = [''];
+  const indenter = new BracketIndenter(unit);
   const lines: string[] = [];
   let blank = false;
   for (const raw of code.split('\n')) {
@@ -266,17 +295,13 @@ export function indentStatements(code: string, unit = '  '): string {
     }
     if (blank) lines.push('');
     blank = false;
-    const { opens, closes, leadingCloses } = braces(line);
-    depth = Math.max(0, depth - leadingCloses);
-    while (indents.length <= depth) indents.push(indents[indents.length - 1] + unit);
-    lines.push(`${indents[depth]}${line}`);
-    depth = Math.max(0, depth + opens - (closes - leadingCloses));
+    lines.push(indenter.line(line));
   }
   return `${lines.join('\n')}\n`;
 }
 
 /** Counts braces outside string and regex literals: how {@link indentStatements} sees a line. */
-export function braces(line: string): { opens: number; closes: number; leadingCloses: number } {
+export function braces(line: string): BracketCounts {
   let opens = 0;
   let closes = 0;
   let leadingCloses = 0;

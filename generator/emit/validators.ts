@@ -19,7 +19,7 @@
 import { createRequire } from 'node:module';
 import type { Diagnostic } from '../diagnostics.js';
 import { type ContractModel, refName, SCHEMA_REF_PREFIX, type SchemaNode } from '../model/contract-model.js';
-import { braces } from './format.js';
+import { type BracketCounts, BracketIndenter, braces } from './format.js';
 
 const require = createRequire(import.meta.url);
 type FormatDefinition = RegExp | ((s: string) => boolean) | boolean | { type?: string; validate: RegExp | ((s: unknown) => boolean) };
@@ -653,18 +653,16 @@ class ValidatorWriter {
       const writer = new FunctionWriter(this, fn);
       const params = tracking ? 'd,E,tp,ti' : 'd,E';
       const body = writer.node(schema, 'd', [], 'ok', tracking ? { props: 'tp', items: 'ti' } : {});
-      const lines: string[] = [];
-      indented(
-        [
-          ...writer.constants.map(counted),
-          counted(`function ${fn}(${params}){const s=E.length;let ok=true;`),
-          ...splitStatements(body),
-          counted('return ok||$s(E,s);'),
-          counted('}'),
-          ...(exports.has(name) && !tracking ? [counted(`export const ${validatorExportName(name)}=$root(${fn});`)] : []),
-        ],
-        lines,
-      );
+      // Laid out as indentStatements lays code out, each function from depth 0.
+      const indent = new BracketIndenter('\t');
+      const lines = [
+        ...writer.constants.map((line) => indent.line(line)),
+        indent.line(`function ${fn}(${params}){const s=E.length;let ok=true;`),
+        ...splitStatements(body).map((line) => indent.line(line.text, line)),
+        indent.line('return ok||$s(E,s);'),
+        indent.line('}'),
+        ...(exports.has(name) && !tracking ? [indent.line(`export const ${validatorExportName(name)}=$root(${fn});`)] : []),
+      ];
       functions.set(`${name}${tracking ? '$t' : ''}`, lines.join('\n'));
     }
     const header = [
@@ -679,11 +677,8 @@ class ValidatorWriter {
 }
 
 /** A line of validator code and how its brackets move the indentation (as `braces` in generator/emit/format.ts counts them). */
-interface CountedLine {
+interface CountedLine extends BracketCounts {
   readonly text: string;
-  readonly opens: number;
-  readonly closes: number;
-  readonly leadingCloses: number;
 }
 
 /**
@@ -779,23 +774,6 @@ function splitStatements(code: string): CountedLine[] {
   }
   if (start < code.length) cut(code.length);
   return out;
-}
-
-/** `lines` indented with tabs from their bracket counts, as `indentStatements` does (from depth 0). */
-function indented(lines: readonly CountedLine[], into: string[]): void {
-  let depth = 0;
-  const tabs = [''];
-  for (const line of lines) {
-    depth = Math.max(0, depth - line.leadingCloses);
-    while (tabs.length <= depth) tabs.push(`${tabs[tabs.length - 1]}\t`);
-    into.push(`${tabs[depth]}${line.text}`);
-    depth = Math.max(0, depth + line.opens - (line.closes - line.leadingCloses));
-  }
-}
-
-/** A line written whole (not from statements): counted by `braces`. */
-function counted(text: string): CountedLine {
-  return { text, ...braces(text) };
 }
 
 /** Compiles validators for `roots` (schema names) of `model`. */

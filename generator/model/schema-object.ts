@@ -156,11 +156,7 @@ function componentId(node: RawSchema): string | undefined {
 }
 
 /** Calls `visit` with each child of a raw schema node: its keyword path tokens, the child, its context name suffix. */
-function eachChild(
-  node: RawSchema,
-  pascalCase: (text: string) => string,
-  visit: (path: Tokens, child: unknown, suffix: string) => void,
-): void {
+function eachChild(node: RawSchema, visit: (path: Tokens, child: unknown, suffix: string) => void): void {
   for (const key of SINGLE) {
     const child = node[key];
     if (child !== undefined && !Array.isArray(child)) visit([key], child, key === 'items' ? 'Item' : pascalCase(key));
@@ -196,7 +192,6 @@ export class SchemaRegistry {
   readonly #pending: [object, string][] = [];
   readonly #allocator: NameAllocator;
   readonly #locator: SchemaLocator;
-  readonly #pascal = new Map<string, string>();
   readonly #diagnostics: Diagnostic[] = [];
   readonly #reported = new Set<string>();
   readonly #roots = new Map<object, SchemaRoot>();
@@ -209,16 +204,6 @@ export class SchemaRegistry {
   #locate(tokens: Tokens): SourceLocation {
     return this.#locator.locate(tokens);
   }
-
-  /** {@link pascalCase}, remembered: the same property names recur across a contract's schemas. */
-  readonly #pascalCase = (text: string): string => {
-    let cased = this.#pascal.get(text);
-    if (cased === undefined) {
-      cased = pascalCase(text);
-      this.#pascal.set(text, cased);
-    }
-    return cased;
-  };
 
   get diagnostics(): readonly Diagnostic[] {
     return this.#diagnostics;
@@ -254,14 +239,14 @@ export class SchemaRegistry {
       for (const [name, child] of Object.entries(defs)) {
         if (!isSchemaObject(child)) continue;
         if (!this.#info.has(child)) {
-          this.#walk(child, [...tokens, key, name], this.#pascalCase(name), stack, cursor, [key, name]);
+          this.#walk(child, [...tokens, key, name], pascalCase(name), stack, cursor, [key, name]);
           this.#info.get(child)!.references--; // a definition is not a use
         }
         const info = this.#info.get(child)!;
         info.definitionKey ??= name;
       }
     }
-    eachChild(node, this.#pascalCase, (path, child, suffix) => {
+    eachChild(node, (path, child, suffix) => {
       if (isSchemaObject(child)) this.#walk(child, [...tokens, ...path], `${contextName}${suffix}`, stack, cursor, path);
     });
     stack.delete(node);
