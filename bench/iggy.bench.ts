@@ -71,10 +71,15 @@ const { IggyProtocolDouble } = await import('../test/iggy/protocol-double.js');
 const TOTAL = Number(process.env['BENCH_MESSAGES'] ?? 20_000);
 const kps = (count: number, ms: number): string => `${(count / ms).toFixed(1)}k msg/s`;
 
-/** keiyaku's low-level send and poll rates (messages per second) against the last real server. */
-let lowLevel: { sendRate: number; pollRate: number } | undefined;
+/** keiyaku's low-level send and poll rates, in messages per second. */
+interface LowLevelRates {
+  readonly sendRate: number;
+  readonly pollRate: number;
+}
 
-async function sendBench(host: string, port: number, label: string, consume: boolean): Promise<void> {
+/** Sends (and with `consume`, polls and consumes) against the server; the low-level rates when it polled. */
+async function sendBench(host: string, port: number, label: string, consume: boolean): Promise<LowLevelRates | undefined> {
+  let lowLevel: LowLevelRates | undefined;
   const client = new IggyClient({
     host,
     port,
@@ -166,6 +171,7 @@ async function sendBench(host: string, port: number, label: string, consume: boo
   }
   await publisher.dispose();
   await client.close();
+  return lowLevel;
 }
 
 const double = new IggyProtocolDouble();
@@ -174,7 +180,7 @@ await double.stop();
 const target = process.env['IGGY_TCP_ADDRESS'];
 if (target) {
   const [host = '127.0.0.1', port = '8090'] = target.split(':');
-  await sendBench(host, Number(port), `to iggy-server at ${target}`, true);
+  const lowLevel = await sendBench(host, Number(port), `to iggy-server at ${target}`, true);
   // A reference client on the same server (IGGY_REFERENCE_BENCH: a command, such as a small
   // program on Iggy's Rust SDK from the server's own snapshot, that sends BENCH_MESSAGES × 1 KiB
   // to one partition in batches of 100 and polls them back 1,000 at a time, a warm-up pass and five more, printing
