@@ -5,11 +5,12 @@
 import { createMessaging, InMemoryDeadLetterStore, openEnvelope, silentLogger } from '@keiyaku/runtime';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BookIntegrationEventsIggy } from '../../generated/iggy.js';
-import { BookBorrowed, BookIntegrationEvents, BookReturned } from '../../generated/index.js';
+import { BookIntegrationEvents, BookReturned } from '../../generated/index.js';
 import { IggyClient } from '../../runtime/iggy/client.js';
 import { messageIdFromUuid, recordFromIggy } from '../../runtime/iggy/envelope-headers.js';
 import { IggyTransport } from '../../runtime/iggy/transport.js';
 import { UserHeaders } from '../../runtime/iggy/value-factories.js';
+import { borrowed } from '../books.js';
 import { waitFor } from '../helpers.js';
 import { IggyProtocolDouble } from './protocol-double.js';
 
@@ -21,16 +22,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await server.stop();
 });
-
-const borrowed = (copyId: string) =>
-  BookBorrowed.create({
-    bookId: '6f1c2b8e-3a4d-4e5f-9a0b-1c2d3e4f5a6b',
-    copyId,
-    borrower: { memberId: 'M-1001' },
-    borrowedAt: '2026-11-02T10:15:00Z',
-    dueAt: '2026-11-23T10:15:00Z',
-    channel: 'desk',
-  });
 
 describe('the envelope of generated Iggy channels', () => {
   it('serialize writes the CloudEvents envelope as user headers, ce_id as the message id', () => {

@@ -7,8 +7,8 @@ import { serveOperations } from '@keiyaku/runtime/ops';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BookIntegrationEvents } from '../../generated/index.js';
 import { IggyTransport } from '../../runtime/iggy/transport.js';
+import { borrowed } from '../books.js';
 import { waitFor } from '../helpers.js';
-import { borrowed } from '../ops/trace-hop.js';
 import { IggyProtocolDouble } from './protocol-double.js';
 import { recordingLogger } from './recording-logger.js';
 

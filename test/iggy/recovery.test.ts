@@ -2,11 +2,12 @@
 // resume from stored offsets — over the protocol test double (not Iggy).
 import { createMessaging, InMemoryDeadLetterStore, silentLogger } from '@keiyaku/runtime';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BookBorrowed, BookIntegrationEvents } from '../../generated/index.js';
+import { BookIntegrationEvents } from '../../generated/index.js';
 import { IggyClient } from '../../runtime/iggy/client.js';
 import { IggyConsumerBuilder } from '../../runtime/iggy/consumer.js';
 import { IggyPublisherBuilder } from '../../runtime/iggy/publisher.js';
 import { IggyTransport } from '../../runtime/iggy/transport.js';
+import { borrowed } from '../books.js';
 import { waitFor } from '../helpers.js';
 import { IggyProtocolDouble } from './protocol-double.js';
 import { recordingLogger } from './recording-logger.js';
@@ -22,16 +23,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await server.stop();
 });
-
-const borrowed = (copyId: string) =>
-  BookBorrowed.create({
-    bookId: '6f1c2b8e-3a4d-4e5f-9a0b-1c2d3e4f5a6b',
-    copyId,
-    borrower: { memberId: 'M-1001' },
-    borrowedAt: '2026-11-02T10:15:00Z',
-    dueAt: '2026-11-23T10:15:00Z',
-    channel: 'desk',
-  });
 
 describe('Iggy recovery', () => {
   it('a keiyaku subscription on Iggy rejoins after its member is evicted and loses nothing', async () => {

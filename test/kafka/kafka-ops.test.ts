@@ -6,8 +6,8 @@ import { createMessaging, silentLogger } from '@keiyaku/runtime';
 import { serveOperations } from '@keiyaku/runtime/ops';
 import { describe, expect, it } from 'vitest';
 import { BookIntegrationEvents } from '../../generated/index.js';
+import { borrowed } from '../books.js';
 import { waitFor } from '../helpers.js';
-import { borrowed } from '../ops/trace-hop.js';
 import { kafkaBrokers, kafkaSkipReason, testTransport } from './kafka-env.js';
 
 (kafkaBrokers === '' ? describe.skip : describe)(`operations over Kafka${kafkaSkipReason ? ` (${kafkaSkipReason})` : ''}`, () => {

@@ -7,8 +7,8 @@ import { Exposition, escapeHtml, escapeLabelValue, html } from '@keiyaku/runtime
 import { type Attributes, createNoopMeter, type Meter, type MeterProvider, metrics, type ObservableCallback } from '@opentelemetry/api';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BookIntegrationEvents } from '../../generated/index.js';
+import { borrowed } from '../books.js';
 import { waitFor } from '../helpers.js';
-import { borrowed } from './trace-hop.js';
 
 afterEach(() => {
   metrics.disable();

@@ -7,8 +7,8 @@ import { InMemoryTransport } from '@keiyaku/runtime/memory';
 import { createOperations, type OperationsServer, serveOperations } from '@keiyaku/runtime/ops';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BookIntegrationEvents, BookReturned } from '../../generated/index.js';
+import { borrowed } from '../books.js';
 import { waitFor } from '../helpers.js';
-import { borrowed } from './trace-hop.js';
 
 const TOKEN = 'test-token-0123456789abcdef';
 const cleanups: (() => Promise<void>)[] = [];

@@ -6,8 +6,9 @@ import { InMemoryTransport } from '@keiyaku/runtime/memory';
 import { SpanStatusCode, trace } from '@opentelemetry/api';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BookIntegrationEvents } from '../../generated/index.js';
+import { borrowed } from '../books.js';
 import { waitFor } from '../helpers.js';
-import { assertTraceCrossesHops, borrowed, registerSdk, type Traced } from './trace-hop.js';
+import { assertTraceCrossesHops, registerSdk, type Traced } from './trace-hop.js';
 
 let traced: Traced | undefined;
 afterEach(async () => {

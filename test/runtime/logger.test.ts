@@ -5,18 +5,9 @@
 import { createMessaging, createStreamLogger, InMemoryDeadLetterStore, type Logger, ManualClock, type Messaging } from '@keiyaku/runtime';
 import { InMemoryTransport } from '@keiyaku/runtime/memory';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BookBorrowed, BookIntegrationEvents } from '../../generated/index.js';
+import { BookIntegrationEvents } from '../../generated/index.js';
+import { borrowed } from '../books.js';
 import { waitFor } from '../helpers.js';
-
-const borrowed = (copyId: string) =>
-  BookBorrowed.create({
-    bookId: '6f1c2b8e-3a4d-4e5f-9a0b-1c2d3e4f5a6b',
-    copyId,
-    borrower: { memberId: 'M-1001' },
-    borrowedAt: '2026-11-02T10:15:00Z',
-    dueAt: '2026-11-23T10:15:00Z',
-    channel: 'desk',
-  });
 
 /** Captures what is written to process.stderr while `body` runs (the default logger's destination). */
 async function captureStderr(body: (lines: string[]) => Promise<void>): Promise<string[]> {
