@@ -6,6 +6,7 @@ import { createMessaging, type DeadLetterStore, silentLogger, type Transport } f
 import { configure } from '@keiyaku/runtime/config';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BookBorrowed, BookIntegrationEvents } from '../../generated/index.js';
+import { borrowed } from '../books.js';
 import { waitFor } from '../helpers.js';
 import { IggyProtocolDouble } from '../iggy/protocol-double.js';
 import { kafkaBrokers, kafkaSkipReason } from '../kafka/kafka-env.js';
@@ -28,17 +29,7 @@ async function runService(parts: { transport: Transport; deadLetters: DeadLetter
   );
   await messaging.start();
   const books = messaging.publisher(BookIntegrationEvents, { key: (m) => m.bookId });
-  for (const copyId of ['C-1', 'C-poison', 'C-2', 'C-3'])
-    await books.publish(
-      BookBorrowed.create({
-        bookId: '6f1c2b8e-3a4d-4e5f-9a0b-1c2d3e4f5a6b',
-        copyId,
-        borrower: { memberId: 'M-1001' },
-        borrowedAt: '2026-11-02T10:15:00Z',
-        dueAt: '2026-11-23T10:15:00Z',
-        channel: 'desk',
-      }),
-    );
+  for (const copyId of ['C-1', 'C-poison', 'C-2', 'C-3']) await books.publish(borrowed(copyId));
   await waitFor(() => handled.length === 3, 'three messages handled', 45_000);
   await waitFor(async () => (await parts.deadLetters.count()) === 1, 'the poison message parked', 15_000);
   const parked = await parts.deadLetters.count();

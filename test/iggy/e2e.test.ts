@@ -4,7 +4,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BookIntegrationEventsIggy } from '../../generated/iggy.js';
-import { BookBorrowed } from '../../generated/index.js';
 import type { IggyClient } from '../../runtime/iggy/client.js';
 import { IggyConsumerBuilder } from '../../runtime/iggy/consumer.js';
 import { messageIdFromUuid } from '../../runtime/iggy/envelope-headers.js';
@@ -12,6 +11,7 @@ import { IggyError } from '../../runtime/iggy/protocol/errors.js';
 import { packVersion } from '../../runtime/iggy/protocol/primitives.js';
 import { protocol_0_11 } from '../../runtime/iggy/protocol/v0_11/index.js';
 import { IggyPublisherBuilder } from '../../runtime/iggy/publisher.js';
+import { borrowed } from '../books.js';
 import { connect, skipReason, text, uniqueName, utf8 } from './e2e-env.js';
 
 if (skipReason) process.stdout.write(`\nIggy end-to-end tests skipped: ${skipReason}\n`);
@@ -154,16 +154,7 @@ if (skipReason) process.stdout.write(`\nIggy end-to-end tests skipped: ${skipRea
     const copyId = `C-${randomUUID().slice(0, 8)}`;
     const publisher = BookIntegrationEventsIggy.publisher(client, (b) => b.withPartitioning({ kind: 'partition', id: 1 }));
     await publisher.init();
-    await publisher.send(
-      BookBorrowed.create({
-        bookId: '6f1c2b8e-3a4d-4e5f-9a0b-1c2d3e4f5a6b',
-        copyId,
-        borrower: { memberId: 'M-1001' },
-        borrowedAt: '2026-11-02T10:15:00Z',
-        dueAt: '2026-11-23T10:15:00Z',
-        channel: 'desk',
-      }),
-    );
+    await publisher.send(borrowed(copyId));
     const { stream: libraryStream, topic } = BookIntegrationEventsIggy.placement;
     const rented = IggyConsumerBuilder.create(client, libraryStream, topic, { kind: 'consumer', id: uniqueName('rented') })
       .withPartitions([1])

@@ -10,17 +10,8 @@ import {
   type TransportProducer,
 } from '@keiyaku/runtime';
 import { describe, expect, it } from 'vitest';
-import { BookBorrowed, BookIntegrationEvents, DueDateReminder, MemberNotifications } from '../../generated/index.js';
-
-const message = (copyId: string) =>
-  BookBorrowed.create({
-    bookId: '6f1c2b8e-3a4d-4e5f-9a0b-1c2d3e4f5a6b',
-    copyId,
-    borrower: { memberId: 'M-1001' },
-    borrowedAt: '2026-11-02T10:15:00Z',
-    dueAt: '2026-11-23T10:15:00Z',
-    channel: 'desk',
-  });
+import { BookIntegrationEvents, DueDateReminder, MemberNotifications } from '../../generated/index.js';
+import { borrowed } from '../books.js';
 
 /** A producer that records batches and can fail the first `failures` sends. */
 function recordingProducer(failures = 0, retriable = true) {
@@ -43,7 +34,7 @@ describe('Publisher', () => {
   it('batches by count and resolves each publish when its batch is acknowledged', async () => {
     const { producer, batches } = recordingProducer();
     const publisher = new Publisher(BookIntegrationEvents, { producer, logger: silentLogger }, { maxBatchCount: 3, lingerMs: 50 });
-    await Promise.all(Array.from({ length: 7 }, (_, i) => publisher.publish(message(`C-${i}`))));
+    await Promise.all(Array.from({ length: 7 }, (_, i) => publisher.publish(borrowed(`C-${i}`))));
     expect(batches.map((b) => b.length)).toEqual([3, 3, 1]);
     expect(batches.flat().map((r) => JSON.parse(new TextDecoder().decode(r.value)).copyId)).toEqual([
       'C-0',
@@ -58,16 +49,16 @@ describe('Publisher', () => {
 
   it('batches by bytes', async () => {
     const { producer, batches } = recordingProducer();
-    const size = BookIntegrationEvents.encode(message('C-0')).byteLength;
+    const size = BookIntegrationEvents.encode(borrowed('C-0')).byteLength;
     const publisher = new Publisher(BookIntegrationEvents, { producer, logger: silentLogger }, { maxBatchBytes: size * 2, lingerMs: 20 });
-    await publisher.publishMany([message('C-0'), message('C-1'), message('C-2'), message('C-3'), message('C-4')]);
+    await publisher.publishMany([borrowed('C-0'), borrowed('C-1'), borrowed('C-2'), borrowed('C-3'), borrowed('C-4')]);
     expect(batches.map((b) => b.length)).toEqual([2, 2, 1]);
   });
 
   it('writes CloudEvents headers and the key', async () => {
     const { producer, batches } = recordingProducer();
     const publisher = new Publisher(BookIntegrationEvents, { producer, logger: silentLogger }, { source: 'library', key: (m) => m.bookId });
-    await publisher.publish(message('C-1'), {
+    await publisher.publish(borrowed('C-1'), {
       id: 'evt-1',
       correlationId: 'corr',
       causationId: 'cause',
@@ -98,7 +89,7 @@ describe('Publisher', () => {
       { producer, logger: silentLogger },
       { retry: { initialMs: 1, jitter: 0 }, maxAttempts: 3 },
     );
-    await publisher.publish(message('C-1'));
+    await publisher.publish(borrowed('C-1'));
     expect(batches).toHaveLength(1);
   });
 
@@ -111,7 +102,7 @@ describe('Publisher', () => {
     );
     const heard: PublishError[] = [];
     const unsubscribe = publisher.onError((e) => heard.push(e));
-    const outcome = publisher.publish(message('C-1'));
+    const outcome = publisher.publish(borrowed('C-1'));
     await expect(outcome).rejects.toBeInstanceOf(PublishError);
     await expect(outcome).rejects.toMatchObject({ channel: 'bookIntegrationEvents', messageType: 'BookBorrowed', attempts: 3 });
     expect(heard).toHaveLength(1);
@@ -142,7 +133,7 @@ describe('Publisher', () => {
     });
     const heard: PublishError[] = [];
     publisher.onError((e) => heard.push(e));
-    const outcomes = await Promise.allSettled([publisher.publish(message('C-1')), publisher.publish(message('C-2'))]);
+    const outcomes = await Promise.allSettled([publisher.publish(borrowed('C-1')), publisher.publish(borrowed('C-2'))]);
     expect(sends).toEqual([2]);
     expect(outcomes).toEqual([
       { status: 'rejected', reason: expect.any(PublishError) },
@@ -161,24 +152,24 @@ describe('Publisher', () => {
   it('does not retry an error that says it is not retriable', async () => {
     const { producer } = recordingProducer(1, false);
     const publisher = new Publisher(BookIntegrationEvents, { producer, logger: silentLogger }, { retry: { initialMs: 1 }, maxAttempts: 5 });
-    await expect(publisher.publish(message('C-1'))).rejects.toMatchObject({ attempts: 1 });
+    await expect(publisher.publish(borrowed('C-1'))).rejects.toMatchObject({ attempts: 1 });
   });
 
   it('flush waits for everything queued; close refuses more; await using closes', async () => {
     const { producer, batches } = recordingProducer();
     {
       await using publisher = new Publisher(BookIntegrationEvents, { producer, logger: silentLogger }, { lingerMs: 10_000 });
-      void publisher.publish(message('C-1'));
-      void publisher.publish(message('C-2'));
+      void publisher.publish(borrowed('C-1'));
+      void publisher.publish(borrowed('C-2'));
       expect(publisher.pending).toBe(2);
       await publisher.flush();
       expect(batches.flat()).toHaveLength(2);
-      void publisher.publish(message('C-3'));
+      void publisher.publish(borrowed('C-3'));
     }
     expect(batches.flat()).toHaveLength(3);
     const closed = new Publisher(BookIntegrationEvents, { producer, logger: silentLogger });
     await closed.close();
-    await expect(closed.publish(message('C-4'))).rejects.toMatchObject({ name: 'ClosedError' });
+    await expect(closed.publish(borrowed('C-4'))).rejects.toMatchObject({ name: 'ClosedError' });
   });
 
   it('needs the parameters of a channel with parameters, from the publisher or each publish', async () => {
