@@ -12,11 +12,11 @@
  * 3. `check` of the 500-channel pair against one load (bench/check.bench.ts).
  * Last, every goal of the run with its figure, its ratio and whether it is met.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { checkPair } from './check.bench.js';
+import { checkPair, processMs } from './check.bench.js';
 import { sharedSyntheticContract, syntheticContract } from './synthetic.js';
 
 const CHANNELS = Number(process.env['BENCH_CHANNELS'] ?? 500);
@@ -42,15 +42,6 @@ const goals: Goal[] = [];
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)]!;
-}
-
-/** Wall time of a whole process, in ms; fails when it exits with an unexpected code. */
-function processMs(args: string[], cwd: string, expectCode = 0): number {
-  const start = performance.now();
-  const result = spawnSync(process.execPath, args, { cwd, encoding: 'utf8' });
-  const elapsed = performance.now() - start;
-  if (result.status !== expectCode) throw new Error(`node ${args.join(' ')} exited ${result.status}: ${result.stderr}`);
-  return elapsed;
 }
 
 /** From a save of the contract (a channel's description) to the regenerated channel file on disk, under `generate --watch`. */
@@ -114,7 +105,8 @@ async function processes(): Promise<void> {
       ['keiyaku check (two small contracts)', [bin, 'check', '--spec', 'after.yaml', '--against', 'before.yaml', '--quiet'], dir, 0],
     ];
     const times = new Map<string, number[]>(runs.map(([name]) => [name, []]));
-    for (let r = 0; r < PROCESS_ROUNDS; r++) for (const [name, args, cwd, code] of runs) times.get(name)!.push(processMs(args, cwd, code));
+    for (let r = 0; r < PROCESS_ROUNDS; r++)
+      for (const [name, args, cwd, code] of runs) times.get(name)!.push(processMs(args, cwd, [code]));
     const baseline = median(times.get('node -e 0 (baseline)')!);
     out(`whole processes: median of ${PROCESS_ROUNDS} runs each, interleaved`);
     const limits: Record<string, number> = {
