@@ -153,6 +153,7 @@ export class Subscription<M extends AnyContractMessage> {
   #wake: (() => void) | undefined;
   #pendingAcks = 0;
   #commitChain: Promise<void> = Promise.resolve();
+  #commitQueued = false;
   #processed = 0;
   #skipped = 0;
   #parked = 0;
@@ -679,24 +680,33 @@ export class Subscription<M extends AnyContractMessage> {
     if (this.#pendingAcks >= this.#batchSize) void this.#commit();
   }
 
+  /**
+   * Commits what is acknowledged, after the commits before it. While one is queued and not yet
+   * started, a caller gets that one: it reads the acknowledgments when it starts, so it carries
+   * theirs too (a lane acknowledging past `batchSize` does not queue a commit per record).
+   */
   #commit(): Promise<void> {
-    const run = async (): Promise<void> => {
-      if (this.#pendingAcks === 0 || this.#consumer === undefined) return;
-      const acks = this.#pendingAcks;
-      this.#pendingAcks = 0;
-      try {
-        await this.#consumer.commit();
-      } catch (error) {
-        // Acknowledged offsets are cumulative: the next commit carries them.
-        this.#pendingAcks += acks;
-        this.#deps.logger.warn('commit failed; will retry with the next commit', {
-          channel: this.channel.id,
-          groupId: this.groupId,
-          error: String(error),
-        });
-      }
-    };
-    this.#commitChain = this.#commitChain.then(run, run);
+    if (this.#commitQueued) return this.#commitChain;
+    this.#commitQueued = true;
+    this.#commitChain = this.#commitChain.then(this.#runCommit, this.#runCommit);
     return this.#commitChain;
   }
+
+  readonly #runCommit = async (): Promise<void> => {
+    this.#commitQueued = false;
+    if (this.#pendingAcks === 0 || this.#consumer === undefined) return;
+    const acks = this.#pendingAcks;
+    this.#pendingAcks = 0;
+    try {
+      await this.#consumer.commit();
+    } catch (error) {
+      // Acknowledged offsets are cumulative: the next commit carries them.
+      this.#pendingAcks += acks;
+      this.#deps.logger.warn('commit failed; will retry with the next commit', {
+        channel: this.channel.id,
+        groupId: this.groupId,
+        error: String(error),
+      });
+    }
+  };
 }
