@@ -323,20 +323,24 @@ class MemoryConsumer implements TransportConsumer {
 
   #take(): IncomingRecord[] {
     const log = this.#transport.log(this.#options.address);
+    const limit = this.#options.batchSize;
     const out: IncomingRecord[] = [];
-    // Round over partitions so one busy partition does not starve the others.
+    // Rounds over the partitions, a run of at most an even share from each, so one busy
+    // partition does not starve the others.
+    const share = Math.max(1, Math.ceil(limit / Math.max(1, this.#owned.length)));
     let progressed = true;
-    while (out.length < this.#options.batchSize && progressed) {
+    while (out.length < limit && progressed) {
       progressed = false;
       for (const p of this.#owned) {
-        if (this.#paused.has(p) || out.length >= this.#options.batchSize) continue;
         const partition = log.partitions[p];
+        if (partition === undefined || out.length >= limit || this.#paused.has(p)) continue;
+        const records = partition.records;
         // A group that joins after records were trimmed starts at the oldest one kept.
-        const cursor = Math.max(this.#cursor.get(p) ?? 0, partition?.base ?? 0);
-        const record = partition?.records[cursor - partition.base];
-        if (record === undefined) continue;
-        out.push(record);
-        this.#cursor.set(p, cursor + 1);
+        let at = Math.max(this.#cursor.get(p) ?? 0, partition.base) - partition.base;
+        const end = Math.min(records.length, at + share, at + limit - out.length);
+        if (at >= end) continue;
+        while (at < end) out.push(records[at++]!);
+        this.#cursor.set(p, partition.base + at);
         progressed = true;
       }
     }
