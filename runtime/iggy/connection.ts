@@ -15,8 +15,10 @@ import { DEFAULT_PROTOCOL } from './protocol/registry.js';
 import type { DecodedFrame, IggyProtocol, LoginReply, RequestFrame } from './protocol/version.js';
 import { Reader } from './protocol/wire.js';
 
-/** Socket reads land in one reusable buffer per connection; frames are copied out of it as they complete. */
+/** Socket reads land in one reusable buffer per connection; frames are copied out of it as they complete (large ones are read into directly). */
 const READ_BUFFER_SIZE = 64 * 1024;
+/** A frame missing at least this many bytes is read into directly (a copy saved is worth a read callback of its own). */
+const DIRECT_READ_MIN = 16 * 1024;
 
 export interface ConnectionOptions {
   readonly host: string;
@@ -110,6 +112,7 @@ export class IggyConnection {
 
   async connect(): Promise<void> {
     if (this.#closed) throw new ClosedError('the Iggy connection');
+    const readBuffer = Buffer.allocUnsafeSlow(READ_BUFFER_SIZE);
     await new Promise<void>((resolve, reject) => {
       this.#head = new Uint8Array(this.protocol.headerSize);
       this.#headFilled = 0;
@@ -117,11 +120,14 @@ export class IggyConnection {
       const socket = connect({
         host: this.options.host,
         port: this.options.port,
-        // Reads go into one reusable buffer: no allocation per chunk; frames are copied out as they complete.
+        // Reads go into one reusable buffer (no allocation per chunk) and frames are copied out
+        // as they complete; while a large frame (a poll reply) is being filled, reads land in it
+        // directly.
         onread: {
-          buffer: Buffer.allocUnsafeSlow(READ_BUFFER_SIZE),
+          buffer: () => this.#readTarget(readBuffer),
           callback: (length: number, buffer: Uint8Array): boolean => {
-            this.#onData(buffer.subarray(0, length));
+            if (buffer === readBuffer) this.#onData(buffer.subarray(0, length));
+            else this.#onDirectRead(length);
             return true;
           },
         },
@@ -348,23 +354,46 @@ export class IggyConnection {
       this.#frameFilled += n;
       at += n;
       if (this.#frameFilled < this.#frameSize) return;
-      const buffer = this.#frame;
-      const pool = this.#framePool;
-      this.#frame = undefined;
-      this.#framePool = undefined;
-      let frame: DecodedFrame;
-      try {
-        frame = this.protocol.decodeFrame(buffer.subarray(0, this.#frameSize));
-      } catch (error) {
-        pool?.give(buffer);
-        this.#fail(new TransportError('iggy', `bad frame from the server: ${(error as Error).message}`, { retriable: true }));
-        return;
-      }
-      const pending = this.#pending;
-      if (pool && pending?.pool === pool && frame.kind === 'reply') pending.leased = buffer;
-      else pool?.give(buffer);
-      this.#onFrame(frame);
+      if (!this.#frameDone()) return;
     }
+  }
+
+  /**
+   * Where the socket's next read goes: the rest of the frame being filled when at least
+   * {@link DIRECT_READ_MIN} bytes of it are missing (the read cannot run past its end, so no
+   * byte of the next frame lands there), else the connection's read buffer.
+   */
+  #readTarget(readBuffer: Buffer): Uint8Array {
+    const frame = this.#frame;
+    if (frame === undefined || this.#frameSize - this.#frameFilled < DIRECT_READ_MIN) return readBuffer;
+    return frame.subarray(this.#frameFilled, this.#frameSize);
+  }
+
+  /** `length` bytes were read straight into the frame being filled. */
+  #onDirectRead(length: number): void {
+    this.#frameFilled += length;
+    if (this.#frameFilled === this.#frameSize) this.#frameDone();
+  }
+
+  /** Decodes the frame just filled and hands it on; false when it was bad (the connection failed). */
+  #frameDone(): boolean {
+    const buffer = this.#frame!;
+    const pool = this.#framePool;
+    this.#frame = undefined;
+    this.#framePool = undefined;
+    let frame: DecodedFrame;
+    try {
+      frame = this.protocol.decodeFrame(buffer.subarray(0, this.#frameSize));
+    } catch (error) {
+      pool?.give(buffer);
+      this.#fail(new TransportError('iggy', `bad frame from the server: ${(error as Error).message}`, { retriable: true }));
+      return false;
+    }
+    const pending = this.#pending;
+    if (pool && pending?.pool === pool && frame.kind === 'reply') pending.leased = buffer;
+    else pool?.give(buffer);
+    this.#onFrame(frame);
+    return true;
   }
 
   #onFrame(frame: DecodedFrame): void {

@@ -225,6 +225,28 @@ describe('Iggy connection framing (against a raw socket server)', () => {
     await raw.close();
   });
 
+  it('reads a large reply straight into its frame across many reads, byte for byte, and the next reply after it', async () => {
+    const body = new Uint8Array(300 * 1024).map((_, i) => (i * 31 + (i >> 8)) & 0xff);
+    let replies = 0;
+    const raw = await rawServer((request) => {
+      const client = new Reader(request, 128).u128();
+      replies++;
+      if (replies > 1) return [encodeReply({ client, request: 2n, operation: 2, status: 0, body: text('after') })];
+      const frame = encodeReply({ client, request: 1n, operation: 2, status: 0, body });
+      // The header and a little of the body, then pieces larger than the read buffer, then the tail.
+      return [frame.subarray(0, 300), frame.subarray(300, 100_000), frame.subarray(100_000, 250_000), frame.subarray(250_000)];
+    });
+    const c = new IggyConnection({ host: '127.0.0.1', port: raw.port, requestTimeoutMs: 2_000, heartbeatMs: 0 });
+    await c.connect();
+    const { ping } = c.protocol.commands;
+    const payload = await c.request(ping.name, ping.code, ping.operation);
+    expect(payload.byteLength).toBe(body.byteLength);
+    expect(Buffer.from(payload).equals(Buffer.from(body))).toBe(true);
+    expect(new TextDecoder().decode(await c.request(ping.name, ping.code, ping.operation))).toBe('after');
+    await c.close();
+    await raw.close();
+  });
+
   it('a frame that does not decode fails the request and drops the connection instead of throwing in the socket handler', async () => {
     const raw = await rawServer(() => {
       const frame = new Uint8Array(256);
