@@ -175,6 +175,11 @@ export class Publisher<M extends AnyContractMessage, P = never> implements Async
    * parameters whose publisher has none).
    */
   publish<T extends M>(message: T, options: PublishOptions<HeadersOf<T>, P> = NO_OPTIONS): Promise<void> {
+    return this.#publish(message, options, tracingEnabled());
+  }
+
+  /** {@link publish}, told whether a tracer records (asked once per call of publishMany, not per message). */
+  #publish<T extends M>(message: T, options: PublishOptions<HeadersOf<T>, P>, tracing: boolean): Promise<void> {
     if (this.#closed) return Promise.reject(new ClosedError(`the publisher of ${this.channel.id}`));
     const type = this.channel.typeOf(message);
     let record: OutgoingRecord;
@@ -182,7 +187,7 @@ export class Publisher<M extends AnyContractMessage, P = never> implements Async
     try {
       const address = options.parameters === undefined ? this.#addressFor(undefined) : this.#addressFor(options.parameters);
       const key = options.key ?? this.#options.key?.(message) ?? this.channel.message(type)?.key(message);
-      if (tracingEnabled()) {
+      if (tracing) {
         // The send span: a child of the active context (or of a context the caller carried over,
         // e.g. from an outbox row); its context travels in the message.
         const parent = options.traceparent === undefined ? undefined : remoteContext(options.traceparent, options.tracestate);
@@ -265,9 +270,10 @@ export class Publisher<M extends AnyContractMessage, P = never> implements Async
   publishMany(items: Iterable<M | readonly [M, PublishOptions<HeadersOf<M>, P>]>): Promise<void> {
     // The messages of one type in one batch share a settlement: wait for each distinct promise once.
     const promises = new Set<Promise<void>>();
+    const tracing = tracingEnabled();
     for (const item of items) {
-      if (Array.isArray(item)) promises.add(this.publish(item[0] as M, item[1] as PublishOptions<HeadersOf<M>, P>));
-      else promises.add(this.publish(item as M));
+      if (Array.isArray(item)) promises.add(this.#publish(item[0] as M, item[1] as PublishOptions<HeadersOf<M>, P>, tracing));
+      else promises.add(this.#publish(item as M, NO_OPTIONS, tracing));
     }
     return Promise.all(promises).then(() => undefined);
   }

@@ -54,6 +54,19 @@ describe('tracing', () => {
     for (const span of [first!, second!]) expect(span.parentSpanContext?.spanId).toBe(send.spanContext().spanId);
   });
 
+  it('gives every message of a publishMany its own send span, whose context it carries', async () => {
+    traced = registerSdk();
+    const transport = new InMemoryTransport({ defaultPartitions: 1, idleWaitMs: 5 });
+    const host = createMessaging({ logger: silentLogger, transport });
+    const publisher = host.publisher(BookIntegrationEvents, { lingerMs: 0 });
+    await publisher.publishMany([borrowed('C-1'), borrowed('C-2'), [borrowed('C-3'), { correlationId: 'order-7' }]]);
+    await host.stop();
+    const sends = traced.exporter.getFinishedSpans().filter((s) => s.name.startsWith('send'));
+    expect(sends).toHaveLength(3);
+    const carried = transport.published(BookIntegrationEvents).map((p) => parseTraceparent(p.record.headers['ce_traceparent']!)?.spanId);
+    expect(carried).toEqual(sends.map((s) => s.spanContext().spanId));
+  });
+
   it('writes no trace headers and records nothing without an SDK, but carries a context given explicitly', async () => {
     expect(trace.getTracer('x').startSpan('probe').isRecording()).toBe(false);
     const transport = new InMemoryTransport({ defaultPartitions: 1, idleWaitMs: 5 });
