@@ -84,6 +84,30 @@ describe('Iggy batches', () => {
     ]);
   });
 
+  it('decodes offsets past 4,096 deltas, 128-bit ids and checksums, and refuses a frame cut short', () => {
+    const many = Array.from({ length: 5_000 }, (_, i) => ({
+      id: (BigInt(i + 1) << 64n) | BigInt(i),
+      originTimestamp: 1_000n + BigInt(i % 3),
+      payload: text(`m${i}`),
+    }));
+    const batch = encodeBatch(many);
+    new DataView(batch.buffer).setBigUint64(8, 1n << 40n, true); // base_offset
+    const reply = new Writer().u32(0).u64(0n).u32(many.length).bytes(batch).finish();
+    const poll = decodePollReply(reply);
+    expect(poll.messages.map((m) => m.offset)).toEqual(many.map((_, i) => (1n << 40n) + BigInt(i)));
+    expect(poll.messages.map((m) => m.id)).toEqual(many.map((m) => m.id));
+    expect(poll.messages.map((m) => m.originTimestamp)).toEqual(many.map((m) => m.originTimestamp));
+    expect(new TextDecoder().decode(poll.messages[4_999]!.payload)).toBe('m4999');
+    const frames = new DataView(batch.buffer, batch.byteOffset + 256);
+    expect(poll.messages[1]!.checksum).toBe(frames.getBigUint64(48 + 2, true));
+    // A payload length past the end of its batch.
+    const cut = encodeBatch(many.slice(0, 2));
+    new DataView(cut.buffer).setUint32(256 + 48 + 2 + 36, 1_000, true);
+    expect(() => decodePollReply(new Writer().u32(0).u64(0n).u32(2).bytes(cut).finish())).toThrow(
+      expect.objectContaining({ name: 'IggyDecodeError', message: expect.stringMatching(/^truncated: frame 1 /) }),
+    );
+  });
+
   it('reads the empty poll shape and the re-sync sentinel', () => {
     const empty = decodePollReply(new Writer().u32(RESYNC_SENTINEL).u64(0n).u32(0).finish());
     expect(empty).toEqual({ partitionId: RESYNC_SENTINEL, currentOffset: 0n, messages: [] });

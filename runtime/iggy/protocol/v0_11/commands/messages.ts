@@ -246,9 +246,15 @@ export function encodePollMessages(request: PollRequest): Uint8Array {
   return w.finish();
 }
 
+/** Offset deltas below a batch's usual size, as BigInts made once. */
+const SMALL_DELTAS: readonly bigint[] = Array.from({ length: 4096 }, (_, i) => BigInt(i));
+/** The user headers of a message that has none (read-only: it has no bytes to change). */
+const NO_HEADERS = new Uint8Array(0);
+
 /** Walks the batch records of a poll reply by batch_length. */
 export function decodePollReply(payload: Uint8Array): PollReply {
   const r = new Reader(payload);
+  const view = new DataView(payload.buffer, payload.byteOffset, payload.byteLength);
   const partitionId = r.u32('partition_id');
   const currentOffset = r.u64('current_offset');
   const count = r.u32('messages_count');
@@ -265,24 +271,37 @@ export function decodePollReply(payload: Uint8Array): PollReply {
     const messageCount = header.u32('message_count');
     if (batchLength < BATCH_HEADER_SIZE || start + batchLength > payload.length)
       throw new IggyDecodeError(`batch at ${start} claims ${batchLength} bytes, ${payload.length - start} present`);
-    const frames = new Reader(payload.subarray(start + BATCH_HEADER_SIZE, start + batchLength));
+    // The frames are read straight from the reply (one bounds check per frame header and one per
+    // frame body, not one per field); offsets and times are BigInts the API promises, so small
+    // deltas come from a table and a zero delta adds nothing.
+    const end = start + batchLength;
+    let at = start + BATCH_HEADER_SIZE;
     for (let i = 0; i < messageCount; i++) {
-      const checksum = frames.u64('frame checksum');
-      const id = frames.u128('id');
-      const offsetDelta = frames.u32('offset_delta');
-      const timestampDelta = frames.u32('timestamp_delta');
-      const headersLength = frames.u32('user_headers_length');
-      const payloadLength = frames.u32('payload_length');
-      frames.u64('reserved');
+      if (at + FRAME_HEADER_SIZE > end)
+        throw new IggyDecodeError(
+          `truncated: frame ${i} of the batch at ${start} needs ${FRAME_HEADER_SIZE} header bytes at offset ${at - start}, ${end - at} left`,
+        );
+      const checksum = view.getBigUint64(at, true);
+      const id = (view.getBigUint64(at + 16, true) << 64n) | view.getBigUint64(at + 8, true);
+      const offsetDelta = view.getUint32(at + 24, true);
+      const timestampDelta = view.getUint32(at + 28, true);
+      const headersLength = view.getUint32(at + 32, true);
+      const payloadLength = view.getUint32(at + 36, true);
+      const body = at + FRAME_HEADER_SIZE;
+      if (body + payloadLength + headersLength > end)
+        throw new IggyDecodeError(
+          `truncated: frame ${i} of the batch at ${start} needs ${payloadLength + headersLength} body bytes at offset ${body - start}, ${end - body} left`,
+        );
       messages.push({
-        offset: baseOffset + BigInt(offsetDelta),
+        offset: offsetDelta < SMALL_DELTAS.length ? baseOffset + SMALL_DELTAS[offsetDelta]! : baseOffset + BigInt(offsetDelta),
         id,
         timestamp: baseTimestamp,
-        originTimestamp: origin + BigInt(timestampDelta),
+        originTimestamp: timestampDelta === 0 ? origin : origin + BigInt(timestampDelta),
         checksum,
-        payload: frames.bytes(payloadLength, 'payload'),
-        headers: frames.bytes(headersLength, 'user headers'),
+        payload: payload.subarray(body, body + payloadLength),
+        headers: headersLength === 0 ? NO_HEADERS : payload.subarray(body + payloadLength, body + payloadLength + headersLength),
       });
+      at = body + payloadLength + headersLength;
     }
     r.bytes(batchLength, 'batch');
   }
