@@ -70,6 +70,7 @@ const { IggyPublisherBuilder } = await import('../runtime/iggy/publisher.js');
 const { IggyProtocolDouble } = await import('../test/iggy/protocol-double.js');
 const TOTAL = Number(process.env['BENCH_MESSAGES'] ?? 20_000);
 const kps = (count: number, ms: number): string => `${(count / ms).toFixed(1)}k msg/s`;
+const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 /** keiyaku's low-level send and poll rates, in messages per second. */
 interface LowLevelRates {
@@ -77,8 +78,18 @@ interface LowLevelRates {
   readonly pollRate: number;
 }
 
-/** Sends (and with `consume`, polls and consumes) against the server; the low-level rates when it polled. */
-async function sendBench(host: string, port: number, label: string, consume: boolean): Promise<LowLevelRates | undefined> {
+/**
+ * Sends (and with `consume`, polls and consumes) against the server; the low-level rates when it
+ * polled. `between`, when given, runs after every five poll passes (three blocks of five, against
+ * one), so a reference client's runs interleave with keiyaku's passes.
+ */
+async function sendBench(
+  host: string,
+  port: number,
+  label: string,
+  consume: boolean,
+  between?: () => void,
+): Promise<LowLevelRates | undefined> {
   let lowLevel: LowLevelRates | undefined;
   const client = new IggyClient({
     host,
@@ -131,11 +142,13 @@ async function sendBench(host: string, port: number, label: string, consume: boo
   );
   if (consume) {
     // Low-level polls of the 'low' topic from offset 0, 1,000 at a time: the shape of a reference
-    // client's poll loop; a warm-up pass, then five, the median reported (one pass takes a few tens of ms).
+    // client's poll loop; a warm-up pass, then blocks of five, the median reported (one pass takes
+    // a few tens of ms).
     const sentLow = BigInt(perRound * rounds);
     const passes: number[] = [];
+    const blocks = between === undefined ? 1 : 3;
     let offset = 0n;
-    for (let pass = -1; pass < 5; pass++) {
+    for (let pass = -1; pass < 5 * blocks; pass++) {
       const pollStart = performance.now();
       offset = 0n;
       while (offset < sentLow) {
@@ -152,10 +165,13 @@ async function sendBench(host: string, port: number, label: string, consume: boo
         offset += BigInt(reply.messages.length);
       }
       if (pass >= 0) passes.push(performance.now() - pollStart);
+      if (between !== undefined && pass >= 0 && (pass + 1) % 5 === 0) between();
     }
-    const pollMs = [...passes].sort((a, b) => a - b)[2]!;
+    const pollMs = median(passes);
     lowLevel = { sendRate: (TOTAL / low) * 1000, pollRate: (Number(offset) / pollMs) * 1000 };
-    out(`poll ${Number(offset)} × 1 KiB ${label} with low-level polls of 1,000: ${kps(Number(offset), pollMs)} (median of 5 passes)`);
+    out(
+      `poll ${Number(offset)} × 1 KiB ${label} with low-level polls of 1,000: ${kps(Number(offset), pollMs)} (median of ${passes.length} passes of ${Math.min(...passes).toFixed(0)}–${Math.max(...passes).toFixed(0)} ms)`,
+    );
     const consumer = IggyConsumerBuilder.create(client, streamName, 'high', { kind: 'consumer', id: 'bench' })
       .withPollingStrategy({ kind: 'first' })
       .withBatchSize(1_000)
@@ -180,15 +196,16 @@ await double.stop();
 const target = process.env['IGGY_TCP_ADDRESS'];
 if (target) {
   const [host = '127.0.0.1', port = '8090'] = target.split(':');
-  const lowLevel = await sendBench(host, Number(port), `to iggy-server at ${target}`, true);
   // A reference client on the same server (IGGY_REFERENCE_BENCH: a command, such as a small
   // program on Iggy's Rust SDK from the server's own snapshot, that sends BENCH_MESSAGES × 1 KiB
   // to one partition in batches of 100 and polls them back 1,000 at a time, a warm-up pass and five more, printing
   // `send <n> msg/s` and the median pass as `poll <n> msg/s`). It is not part of this repository.
+  // It runs three times, between blocks of keiyaku's poll passes; the medians are compared.
   const reference = process.env['IGGY_REFERENCE_BENCH'];
-  if (reference && lowLevel) {
-    const { execSync } = await import('node:child_process');
-    const printed = execSync(reference, {
+  const { execSync } = await import('node:child_process');
+  const referenceRates: { send: number; poll: number }[] = [];
+  const runReference = (): void => {
+    const printed = execSync(reference!, {
       encoding: 'utf8',
       env: { ...process.env, IGGY_TCP_ADDRESS: target, BENCH_MESSAGES: String(TOTAL) },
       timeout: 300_000,
@@ -198,10 +215,16 @@ if (target) {
       if (!m) throw new Error(`IGGY_REFERENCE_BENCH printed no "${what} <n> msg/s" line: ${printed}`);
       return Number(m[1]);
     };
-    const sendRatio = lowLevel.sendRate / rate('send');
-    const pollRatio = lowLevel.pollRate / rate('poll');
+    referenceRates.push({ send: rate('send'), poll: rate('poll') });
+  };
+  const lowLevel = await sendBench(host, Number(port), `to iggy-server at ${target}`, true, reference ? runReference : undefined);
+  if (reference && lowLevel) {
+    const send = median(referenceRates.map((r) => r.send));
+    const poll = median(referenceRates.map((r) => r.poll));
+    const sendRatio = lowLevel.sendRate / send;
+    const pollRatio = lowLevel.pollRate / poll;
     out(
-      `reference client (IGGY_REFERENCE_BENCH): send ${(rate('send') / 1000).toFixed(1)}k msg/s, poll ${(rate('poll') / 1000).toFixed(1)}k msg/s`,
+      `reference client (IGGY_REFERENCE_BENCH), median of ${referenceRates.length} runs between keiyaku's poll passes: send ${(send / 1000).toFixed(1)}k msg/s, poll ${(poll / 1000).toFixed(1)}k msg/s (poll runs: ${referenceRates.map((r) => `${(r.poll / 1000).toFixed(0)}k`).join(', ')})`,
     );
     out(
       `ratio keiyaku / reference: send ${sendRatio.toFixed(2)}x, poll ${pollRatio.toFixed(2)}x (goal >= 0.5x: ${sendRatio >= 0.5 ? 'met' : 'NOT MET'}, ${pollRatio >= 0.5 ? 'met' : 'NOT MET'})`,
