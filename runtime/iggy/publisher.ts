@@ -129,7 +129,13 @@ export class IggyPublisher implements AsyncDisposable {
       await this.#sendWithRetry(outgoing);
       return;
     }
-    for (const message of outgoing) await this.#enqueue(message, 1, message.payload.length);
+    // Queued without an await per message while the queue has room (the common case); a full
+    // queue is waited on message by message.
+    const capacity = this.config.background.queueCapacity;
+    for (const message of outgoing) {
+      if (this.#queuedMessages > 0 && this.#queuedMessages + 1 > capacity) await this.#enqueue(message, 1, message.payload.length);
+      else this.#enqueueNow(message, 1, message.payload.length);
+    }
     this.#armLinger();
   }
 
@@ -167,6 +173,11 @@ export class IggyPublisher implements AsyncDisposable {
   /** Queues one item (waiting while the queue is full), and flushes when a gate is reached. */
   async #enqueue(item: Queued, messages: number, bytes: number): Promise<void> {
     while (this.#queuedMessages > 0 && this.#queuedMessages + messages > this.config.background.queueCapacity) await this.#drainOne();
+    this.#enqueueNow(item, messages, bytes);
+  }
+
+  /** Queues one item now (the queue has room for it), and flushes when a gate is reached. */
+  #enqueueNow(item: Queued, messages: number, bytes: number): void {
     this.#queue.push(item);
     this.#queuedMessages += messages;
     this.#queuedBytes += bytes;

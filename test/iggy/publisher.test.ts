@@ -44,6 +44,20 @@ describe('IggyPublisher (against the protocol test double)', () => {
     expect(server.sentBatches.map((b) => b.messages)).toEqual([4, 4, 2]);
   });
 
+  it('background sending holds a sender while the queue is at queueCapacity, sending what is queued to make room', async () => {
+    const publisher = IggyPublisherBuilder.create(client, 's', 't')
+      .createIfMissing()
+      .withPartitioning({ kind: 'partition', id: 0 })
+      .withBackgroundSending({ batchSize: 1_000, lingerMs: 10_000, queueCapacity: 5 })
+      .build();
+    await publisher.init();
+    await publisher.sendMessages(Array.from({ length: 12 }, (_, i) => ({ payload: new Uint8Array([i + 1]) })));
+    // Neither gate (1,000 messages, 10 s) was reached: only the full queue sent anything.
+    expect(server.sentBatches.map((b) => b.messages)).toEqual([5, 5]);
+    await publisher.waitUntilAllSends();
+    expect(server.sentBatches.map((b) => b.messages)).toEqual([5, 5, 2]);
+  });
+
   it('background sending also flushes at the byte limit (0 disables the byte gate)', async () => {
     const bytes = IggyPublisherBuilder.create(client, 's', 't')
       .createIfMissing()
