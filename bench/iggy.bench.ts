@@ -109,24 +109,25 @@ async function sendBench(
     .withBackgroundSending({ batchSize: 100, lingerMs: 5 })
     .build();
   await publisher.init();
-  // Interleaved rounds (the order alternates), so load from other processes falls on both alike.
-  const rounds = Number(process.env['BENCH_ROUNDS'] ?? 5);
+  // Interleaved rounds (the order alternates), so load from other processes falls on both alike;
+  // one pair of rounds to warm up, then the median round of each scaled to TOTAL messages.
+  const rounds = Number(process.env['BENCH_ROUNDS'] ?? 10);
   const perRound = Math.ceil(TOTAL / rounds / 100) * 100;
-  let low = 0;
-  let high = 0;
+  const lows: number[] = [];
+  const highs: number[] = [];
   let t = 0;
   const lowRound = async (): Promise<void> => {
     const begin = performance.now();
     for (let sent = 0; sent < perRound; sent += 100) await client.sendMessages(streamName, 'low', { kind: 'partition', id: 0 }, messages);
-    low += performance.now() - begin;
+    lows.push(performance.now() - begin);
   };
   const highRound = async (): Promise<void> => {
     const begin = performance.now();
     for (let sent = 0; sent < perRound; sent += 100) await publisher.sendMessages(messages.map((m) => ({ payload: m.payload })));
     await publisher.waitUntilAllSends();
-    high += performance.now() - begin;
+    highs.push(performance.now() - begin);
   };
-  for (let round = 0; round < rounds; round++) {
+  for (let round = -1; round < rounds; round++) {
     if (round % 2 === 0) {
       await lowRound();
       await highRound();
@@ -135,16 +136,16 @@ async function sendBench(
       await lowRound();
     }
   }
-  low = (low * TOTAL) / (perRound * rounds);
-  high = (high * TOTAL) / (perRound * rounds);
+  const low = (median(lows.slice(1)) * TOTAL) / perRound;
+  const high = (median(highs.slice(1)) * TOTAL) / perRound;
   out(
-    `send ${TOTAL} × 1 KiB ${label}: low-level ${kps(TOTAL, low)}, high-level publisher ${kps(TOTAL, high)} → ${(low / high).toFixed(2)}x`,
+    `send ${TOTAL} × 1 KiB ${label}: low-level ${kps(TOTAL, low)}, high-level publisher ${kps(TOTAL, high)} → ${(low / high).toFixed(2)}x (median of ${rounds} interleaved rounds of ${perRound})`,
   );
   if (consume) {
     // Low-level polls of the 'low' topic from offset 0, 1,000 at a time: the shape of a reference
     // client's poll loop; a warm-up pass, then blocks of five, the median reported (one pass takes
     // a few tens of ms).
-    const sentLow = BigInt(perRound * rounds);
+    const sentLow = BigInt(perRound * (rounds + 1));
     const passes: number[] = [];
     const blocks = between === undefined ? 1 : 3;
     let offset = 0n;
