@@ -15,6 +15,7 @@ import { defineMessage, type StandaloneValidator, validatorRuntime } from '@keiy
 import { BookBorrowed } from '../generated/index.js';
 import { toAjvSchema } from '../generator/emit/validators.js';
 import { type ContractModel, compileContract, generate } from '../generator/index.js';
+import { median } from './stats.js';
 
 const require = createRequire(import.meta.url);
 const Ajv2020 = (require('ajv/dist/2020') as { default: new (o: object) => { compile(s: object): (d: unknown) => boolean } }).default;
@@ -39,8 +40,6 @@ function round(fn: () => unknown): number {
   }
   return (count * 1000) / (now - start);
 }
-
-const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 function runtimeAjv(model: ContractModel, root: string): { validate: (d: unknown) => boolean; compileMs: number } {
   const defs: Record<string, unknown> = {};

@@ -17,6 +17,7 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkPair, processMs } from './check.bench.js';
+import { median } from './stats.js';
 import { sharedSyntheticContract, syntheticContract } from './synthetic.js';
 
 const CHANNELS = Number(process.env['BENCH_CHANNELS'] ?? 500);
@@ -38,11 +39,6 @@ interface Goal {
   readonly met: boolean;
 }
 const goals: Goal[] = [];
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
-}
 
 /** From a save of the contract (a channel's description) to the regenerated channel file on disk, under `generate --watch`. */
 async function watchLatency(dir: string, saves: number): Promise<number[]> {

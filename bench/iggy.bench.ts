@@ -10,6 +10,7 @@ import { xxh3 } from '@node-rs/xxhash';
 import { createXXHash3 } from 'hash-wasm';
 import { decodePollReply, encodeBatch } from '../runtime/iggy/protocol/v0_11/commands/messages.js';
 import { Writer } from '../runtime/iggy/protocol/wire.js';
+import { median } from './stats.js';
 
 const out = (line: string): void => {
   process.stdout.write(`${line}\n`);
@@ -70,7 +71,6 @@ const { IggyPublisherBuilder } = await import('../runtime/iggy/publisher.js');
 const { IggyProtocolDouble } = await import('../test/iggy/protocol-double.js');
 const TOTAL = Number(process.env['BENCH_MESSAGES'] ?? 20_000);
 const kps = (count: number, ms: number): string => `${(count / ms).toFixed(1)}k msg/s`;
-const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 /** keiyaku's low-level send and poll rates, in messages per second. */
 interface LowLevelRates {

@@ -15,6 +15,7 @@ import { Kafka, logLevel } from 'kafkajs';
 import { BookBorrowed, BookIntegrationEvents } from '../generated/index.js';
 import { createMessaging } from '../runtime/index.js';
 import { type ContentMode, KafkaTransport } from '../runtime/kafka/index.js';
+import { median } from './stats.js';
 
 const TOTAL = Number(process.env['BENCH_MESSAGES'] ?? 50_000);
 const out = (line: string): void => {
@@ -153,7 +154,6 @@ async function keiyaku(contentMode: ContentMode): Promise<Timing> {
 }
 
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 5);
-const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 try {
   // Interleaved rounds (the order rotates), so load from other processes falls on all alike; medians reported.
   const runs: Record<'raw' | 'rawHeaders' | 'rawContentType' | 'typed' | 'structured', Timing[]> = {

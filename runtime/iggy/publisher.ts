@@ -131,9 +131,8 @@ export class IggyPublisher implements AsyncDisposable {
     }
     // Queued without an await per message while the queue has room (the common case); a full
     // queue is waited on message by message.
-    const capacity = this.config.background.queueCapacity;
     for (const message of outgoing) {
-      if (this.#queuedMessages > 0 && this.#queuedMessages + 1 > capacity) await this.#enqueue(message, 1, message.payload.length);
+      if (this.#full(1)) await this.#enqueue(message, 1, message.payload.length);
       else this.#enqueueNow(message, 1, message.payload.length);
     }
     this.#armLinger();
@@ -172,8 +171,13 @@ export class IggyPublisher implements AsyncDisposable {
 
   /** Queues one item (waiting while the queue is full), and flushes when a gate is reached. */
   async #enqueue(item: Queued, messages: number, bytes: number): Promise<void> {
-    while (this.#queuedMessages > 0 && this.#queuedMessages + messages > this.config.background.queueCapacity) await this.#drainOne();
+    while (this.#full(messages)) await this.#drainOne();
     this.#enqueueNow(item, messages, bytes);
+  }
+
+  /** Whether `messages` more would overflow the queue (an empty queue takes any item, however large). */
+  #full(messages: number): boolean {
+    return this.#queuedMessages > 0 && this.#queuedMessages + messages > this.config.background.queueCapacity;
   }
 
   /** Queues one item now (the queue has room for it), and flushes when a gate is reached. */
