@@ -271,6 +271,11 @@ export class IggyClient implements AsyncDisposable {
     }))!;
   }
 
+  /**
+   * Sends one batch. Requests go out one at a time on the connection, and a batch is encoded when
+   * its turn comes, not when this is called: leave `messages` and their payloads unchanged until
+   * the returned promise settles.
+   */
   sendMessages(
     stream: Identifier,
     topic: Identifier,

@@ -19,6 +19,15 @@ import { Reader } from './protocol/wire.js';
 const READ_BUFFER_SIZE = 64 * 1024;
 /** A frame missing at least this many bytes is read into directly (a copy saved is worth a read callback of its own). */
 const DIRECT_READ_MIN = 16 * 1024;
+/** A request body below this many bytes is joined with its header into one buffer; a larger one is written after it, not copied. */
+const JOIN_BELOW = 16 * 1024;
+
+/**
+ * A request's body: bytes, bytes in parts (written one after another, never joined), or a
+ * function that encodes them when the request's turn on the connection comes — queued requests
+ * then hold what they will send, not its encoded bytes.
+ */
+export type RequestBody = Uint8Array | readonly Uint8Array[] | (() => Uint8Array | readonly Uint8Array[]);
 
 export interface ConnectionOptions {
   readonly host: string;
@@ -178,12 +187,7 @@ export class IggyConnection {
    * Sends one command and returns its payload; throws {@link IggyError} or {@link TransportError}.
    * A body given in parts is written part after part, never joined.
    */
-  async request(
-    command: string,
-    code: number,
-    operation: number,
-    body: Uint8Array | readonly Uint8Array[] = new Uint8Array(0),
-  ): Promise<Uint8Array> {
+  async request(command: string, code: number, operation: number, body: RequestBody = new Uint8Array(0)): Promise<Uint8Array> {
     const request = this.protocol.requestNumber(operation, this.#counter);
     const { frame } = await this.#sendLeased(
       command,
@@ -205,13 +209,7 @@ export class IggyConnection {
    * `buffer` and gives it back to the pool when done with `payload` (a view into it). An error
    * reply gives the buffer back at once.
    */
-  async requestPooled(
-    command: string,
-    code: number,
-    operation: number,
-    body: Uint8Array | readonly Uint8Array[],
-    pool: BufferPool,
-  ): Promise<PooledReply> {
+  async requestPooled(command: string, code: number, operation: number, body: RequestBody, pool: BufferPool): Promise<PooledReply> {
     const request = this.protocol.requestNumber(operation, this.#counter);
     const { frame, leased } = await this.#sendLeased(
       command,
@@ -238,7 +236,7 @@ export class IggyConnection {
     codec: { name: string; code: number; operation: number; encode(...args: A): Uint8Array; decode(payload: Uint8Array): R },
     ...args: A
   ): Promise<R> {
-    return codec.decode(await this.request(codec.name, codec.code, codec.operation, codec.encode(...args)));
+    return codec.decode(await this.request(codec.name, codec.code, codec.operation, () => codec.encode(...args)));
   }
 
   async ping(): Promise<void> {
@@ -256,27 +254,20 @@ export class IggyConnection {
   #sendLeased(
     command: string,
     frame: RequestFrame,
-    body: Uint8Array | readonly Uint8Array[],
+    body: RequestBody,
     pool: BufferPool | undefined,
   ): Promise<{ frame: DecodedFrame; leased: Uint8Array | undefined }> {
     const down = this.#down(command);
     if (down) return Promise.reject(down);
-    const parts = body instanceof Uint8Array ? [body] : body;
-    const bytes =
-      parts.length === 1
-        ? [this.protocol.encodeRequest({ ...frame, body: parts[0]! })]
-        : [
-            this.protocol.encodeRequestHead(
-              frame,
-              parts.reduce((n, p) => n + p.length, 0),
-            ),
-            ...parts,
-          ];
     return new Promise((resolve, reject) => {
       const start = (): void => {
         const error = this.#down(command);
-        if (error) {
-          reject(error);
+        let bytes: readonly Uint8Array[] = [];
+        try {
+          if (error) throw error;
+          bytes = this.#wire(frame, typeof body === 'function' ? body() : body);
+        } catch (failure) {
+          reject(failure);
           this.#next();
           return;
         }
@@ -307,6 +298,24 @@ export class IggyConnection {
       if (this.#pending === undefined && this.#queue.length === 0) start();
       else this.#queue.push(start);
     });
+  }
+
+  /**
+   * The bytes of one request: header and a small body joined in one buffer; a large body (or one
+   * in parts) follows its header as is, not copied.
+   */
+  #wire(frame: RequestFrame, body: Uint8Array | readonly Uint8Array[]): readonly Uint8Array[] {
+    if (body instanceof Uint8Array) {
+      if (body.length < JOIN_BELOW) return [this.protocol.encodeRequest({ ...frame, body })];
+      return [this.protocol.encodeRequestHead(frame, body.length), body];
+    }
+    return [
+      this.protocol.encodeRequestHead(
+        frame,
+        body.reduce((n, p) => n + p.length, 0),
+      ),
+      ...body,
+    ];
   }
 
   /** Why a request cannot go out now: closed by us (final), or the connection died (retriable: it was never sent). */

@@ -70,6 +70,15 @@ export class IggyPublisherError extends KeiyakuError {
   }
 }
 
+/** The wire form of a publisher message, stamped `now` (one object literal per shape, no spreads). */
+function outgoing(m: PublisherMessage, now: bigint): OutgoingMessage {
+  if (m.id === undefined)
+    return m.headers ? { payload: m.payload, headers: m.headers, originTimestamp: now } : { payload: m.payload, originTimestamp: now };
+  return m.headers
+    ? { id: m.id, payload: m.payload, headers: m.headers, originTimestamp: now }
+    : { id: m.id, payload: m.payload, originTimestamp: now };
+}
+
 export class IggyPublisher implements AsyncDisposable {
   readonly config: IggyPublisherConfig;
   readonly #client: IggyClient;
@@ -117,23 +126,27 @@ export class IggyPublisher implements AsyncDisposable {
     if (this.#disposed) throw new ClosedError('the Iggy publisher');
     if (!this.#initialized) throw new KeiyakuError('iggy_not_initialized', 'call init() on the Iggy publisher before sending');
     const now = BigInt(this.#client.clock.now()) * 1000n;
-    const outgoing = messages.map(
-      (m): OutgoingMessage => ({
-        ...(m.id === undefined ? {} : { id: m.id }),
-        payload: m.payload,
-        ...(m.headers ? { headers: m.headers } : {}),
-        originTimestamp: now,
-      }),
-    );
     if (!this.config.background.enabled) {
-      await this.#sendWithRetry(outgoing);
+      await this.#sendWithRetry(messages.map((m) => outgoing(m, now)));
       return;
     }
-    // Queued without an await per message while the queue has room (the common case); a full
-    // queue is waited on message by message.
-    for (const message of outgoing) {
-      if (this.#full(1)) await this.#enqueue(message, 1, message.payload.length);
-      else this.#enqueueNow(message, 1, message.payload.length);
+    if (this.#queuedMessages + messages.length <= this.config.background.queueCapacity) {
+      // The queue has room for all of them (the common case): queued in one go, then flushed in
+      // the batches that flushing after each one would have made.
+      for (let i = 0; i < messages.length; i++) {
+        const message = outgoing(messages[i]!, now);
+        this.#queue.push(message);
+        this.#queuedBytes += message.payload.length;
+      }
+      this.#queuedMessages += messages.length;
+      if (this.#gateReached()) this.#flush(false);
+    } else {
+      // Waited on message by message while the queue is full.
+      for (let i = 0; i < messages.length; i++) {
+        const message = outgoing(messages[i]!, now);
+        if (this.#full(1)) await this.#enqueue(message, 1, message.payload.length);
+        else this.#enqueueNow(message, 1, message.payload.length);
+      }
     }
     this.#armLinger();
   }
@@ -255,23 +268,20 @@ export class IggyPublisher implements AsyncDisposable {
         count = head.length;
         bytes = head.payloadBytes;
       } else {
-        const messages: OutgoingMessage[] = [];
+        // The plain messages at the head, up to the batch size and byte limit, taken in one splice.
+        const queue = this.#queue;
+        const limit = Math.min(queue.length, this.config.background.batchSize);
+        const maxBytes = this.config.backgroundMaxBatchBytes;
         bytes = 0;
-        while (this.#queue.length > 0 && messages.length < this.config.background.batchSize) {
-          const next = this.#queue[0]!;
+        count = 0;
+        while (count < limit) {
+          const next = queue[count]!;
           if (next instanceof RentedMessageBatch) break;
-          if (
-            messages.length > 0 &&
-            this.config.backgroundMaxBatchBytes > 0 &&
-            bytes + next.payload.length > this.config.backgroundMaxBatchBytes
-          )
-            break;
-          messages.push(next);
-          this.#queue.shift();
+          if (count > 0 && maxBytes > 0 && bytes + next.payload.length > maxBytes) break;
           bytes += next.payload.length;
+          count++;
         }
-        batch = messages;
-        count = messages.length;
+        batch = queue.splice(0, count) as OutgoingMessage[];
       }
       this.#queuedMessages -= count;
       this.#queuedBytes -= bytes;

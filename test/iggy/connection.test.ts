@@ -190,6 +190,66 @@ describe('Iggy connection (against the protocol test double)', () => {
   });
 });
 
+describe('Iggy connection: when request bodies are encoded and how they are written', () => {
+  it('encodes a queued request when its turn comes, so waiting requests hold no encoded bytes; a failing encode fails that request only', async () => {
+    await connection.login('iggy', 'iggy');
+    const ping = connection.protocol.commands.ping;
+    const encoded: string[] = [];
+    const codec = (name: string, fail = false) => ({
+      ...ping,
+      encode: (): Uint8Array => {
+        encoded.push(name);
+        if (fail) throw new RangeError(`cannot encode ${name}`);
+        return new Uint8Array(0);
+      },
+    });
+    const calls = [connection.call(codec('first')), connection.call(codec('second', true)), connection.call(codec('third'))].map((call) =>
+      call.then(
+        () => 'ok',
+        (error: Error) => error.message,
+      ),
+    );
+    // Only the request on the wire was encoded; the two behind it wait as what they will send.
+    expect(encoded).toEqual(['first']);
+    expect(await Promise.all(calls)).toEqual(['ok', 'cannot encode second', 'ok']);
+    expect(encoded).toEqual(['first', 'second', 'third']);
+  });
+
+  it('writes a large body after its header without joining them, and the server reads it whole', async () => {
+    await connection.login('iggy', 'iggy');
+    await connection.request('create stream', CREATE_STREAM.code, CREATE_STREAM.operation, encodeCreateStream('big'));
+    await connection.request('create topic', CREATE_TOPIC.code, CREATE_TOPIC.operation, encodeCreateTopic('big', 't', 1));
+    // 40 × 1 KiB: well over the size below which header and body are joined.
+    const payloads = Array.from({ length: 40 }, (_, i) => new Uint8Array(1024).map((_, j) => (i * 7 + j) & 0xff));
+    const body = encodeSendMessages(
+      'big',
+      't',
+      { kind: 'partition', id: 0 },
+      payloads.map((payload, i) => ({ id: BigInt(i + 1), originTimestamp: 1n, payload })),
+    );
+    expect(body.length).toBeGreaterThan(40 * 1024);
+    await connection.request('send messages', SEND_MESSAGES.code, SEND_MESSAGES.operation, body);
+    const poll = decodePollReply(
+      await connection.request(
+        'poll',
+        POLL_MESSAGES.code,
+        POLL_MESSAGES.operation,
+        encodePollMessages({
+          consumer: { kind: 'consumer', id: 'reader' },
+          stream: 'big',
+          topic: 't',
+          partition: 0,
+          strategy: { kind: 'first' },
+          count: 100,
+          autoCommit: false,
+        }),
+      ),
+    );
+    expect(poll.messages).toHaveLength(40);
+    expect(poll.messages.map((m) => Buffer.from(m.payload))).toEqual(payloads.map((p) => Buffer.from(p)));
+  });
+});
+
 describe('Iggy connection framing (against a raw socket server)', () => {
   // A server that answers every request with the frames `reply` builds, written in the pieces given.
   async function rawServer(reply: (request: Uint8Array) => Uint8Array[]): Promise<{ port: number; close(): Promise<void> }> {

@@ -40,6 +40,10 @@ describe('IggyPublisher (against the protocol test double)', () => {
       .build();
     await publisher.init();
     await publisher.sendMessages(Array.from({ length: 10 }, () => ({ payload: payload(10) })));
+    // The count gate sent two full batches at once; the rest waits for the linger (10 s) or a flush.
+    await expect.poll(() => server.sentBatches.map((b) => b.messages)).toEqual([4, 4]);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(server.sentBatches.map((b) => b.messages)).toEqual([4, 4]);
     await publisher.waitUntilAllSends();
     expect(server.sentBatches.map((b) => b.messages)).toEqual([4, 4, 2]);
   });
@@ -66,6 +70,7 @@ describe('IggyPublisher (against the protocol test double)', () => {
       .build();
     await bytes.init();
     await bytes.sendMessages(Array.from({ length: 5 }, () => ({ payload: payload(1_000) })));
+    await expect.poll(() => server.sentBatches.map((b) => b.messages)).toEqual([2, 2]);
     await bytes.waitUntilAllSends();
     expect(server.sentBatches.map((b) => b.messages)).toEqual([2, 2, 1]);
     server.sentBatches.length = 0;
