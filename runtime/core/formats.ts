@@ -642,18 +642,38 @@ function regex(s: string): boolean {
   }
 }
 
-/** RFC 4122 UUID in its `8-4-4-4-12` hex spelling, optionally as a `urn:uuid:` URN. */
-function uuid(s: string): boolean {
-  let from = 0;
-  if (s.length === 45) {
-    if (s.slice(0, 9).toLowerCase() !== 'urn:uuid:') return false;
-    from = 9;
-  } else if (s.length !== 36) return false;
-  for (let i = 0; i < 36; i++) {
-    const c = s.charCodeAt(from + i);
-    if (i === 8 || i === 13 || i === 18 || i === 23 ? c !== 45 : !isHex(c)) return false;
+/** 1 at the code of each ASCII hex digit. */
+const HEX_DIGIT = new Uint8Array(128);
+for (const c of '0123456789abcdefABCDEF') HEX_DIGIT[c.charCodeAt(0)] = 1;
+
+/** Whether `s[from, to)` is hex digits only (one table lookup per character). */
+function hexRun(s: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) {
+    const c = s.charCodeAt(i);
+    if (c > 127 || HEX_DIGIT[c] === 0) return false;
   }
   return true;
+}
+
+/** RFC 4122 UUID in its `8-4-4-4-12` hex spelling, optionally as a `urn:uuid:` URN. */
+function uuid(s: string): boolean {
+  let f = 0;
+  if (s.length === 45) {
+    if (s.slice(0, 9).toLowerCase() !== 'urn:uuid:') return false;
+    f = 9;
+  } else if (s.length !== 36) return false;
+  // The four dashes, then the five runs of hex digits between them.
+  return (
+    s.charCodeAt(f + 8) === 45 &&
+    s.charCodeAt(f + 13) === 45 &&
+    s.charCodeAt(f + 18) === 45 &&
+    s.charCodeAt(f + 23) === 45 &&
+    hexRun(s, f, f + 8) &&
+    hexRun(s, f + 9, f + 13) &&
+    hexRun(s, f + 14, f + 18) &&
+    hexRun(s, f + 19, f + 23) &&
+    hexRun(s, f + 24, f + 36)
+  );
 }
 
 /** RFC 6901 JSON pointer from `from`: `/`-prefixed tokens in which `~` is only `~0` or `~1`. */

@@ -387,6 +387,10 @@ const CORPUS: Readonly<Record<string, readonly string[]>> = {
     '6f1c2b8e3a4d4e5f9a0b1c2d3e4f5a6b',
     '6f1c2b8e-3a4d-4e5f-9a0b-1c2d3e4f5a6',
     '6f1c2b8e-3a4d-4e5f-9a0b-1c2d3e4f5a6g',
+    // Beyond ASCII, and a code whose low seven bits read as a hex digit ('a' + 0x100).
+    '6f1c2b8e-3a4d-4e5f-9a0b-1c2d3e4f5a6\u0161',
+    '6f1c2b8e-3a4d-4e5f-9a0b-１c2d3e4f5a6b',
+    '6f1c2b8e_3a4d-4e5f-9a0b-1c2d3e4f5a6b',
     '{6f1c2b8e-3a4d-4e5f-9a0b-1c2d3e4f5a6b}',
     'xrn:uuid:6f1c2b8e-3a4d-4e5f-9a0b-1c2d3e4f5a6b',
   ],
