@@ -15,7 +15,7 @@ import { Kafka, logLevel } from 'kafkajs';
 import { BookBorrowed, BookIntegrationEvents } from '../generated/index.js';
 import { createMessaging } from '../runtime/index.js';
 import { type ContentMode, KafkaTransport } from '../runtime/kafka/index.js';
-import { median } from './stats.js';
+import { median, verdict } from './stats.js';
 
 const TOTAL = Number(process.env['BENCH_MESSAGES'] ?? 50_000);
 const out = (line: string): void => {
@@ -190,7 +190,6 @@ try {
   line('keiyaku, CloudEvents structured mode      ', 'structured');
   const ratio = (base: keyof typeof runs, name: keyof typeof runs, field: keyof Timing): string =>
     (pick(base, field) / pick(name, field)).toFixed(2);
-  const verdict = (value: string, goal: number): string => (Number(value) >= goal ? 'met' : 'NOT MET');
   const e2eHeaders = ratio('rawHeaders', 'typed', 'totalMs');
   const pubHeaders = ratio('rawHeaders', 'typed', 'publishMs');
   out(

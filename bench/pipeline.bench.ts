@@ -11,6 +11,7 @@
 import { BookBorrowed, BookIntegrationEvents } from '../generated/index.js';
 import { createMessaging } from '../runtime/index.js';
 import { InMemoryTransport } from '../runtime/memory.js';
+import { verdict } from './stats.js';
 
 const TOTAL = Number(process.env['BENCH_MESSAGES'] ?? 1_000_000);
 const CHUNK = 10_000;
@@ -124,12 +125,14 @@ out(
 out(
   `codec alone              : ${codecMs.toFixed(0)} ms, ${rate(codecMs)} (create + encode + decode + validate, the generated code's floor)`,
 );
+const pipelineRatio = (baseMs / pipelineMs).toFixed(2);
 out(
-  `ratio pipeline/bare      : ${(baseMs / pipelineMs).toFixed(2)}x the bare loop's throughput (${(pipelineMs / baseMs).toFixed(1)}x its time)`,
+  `ratio pipeline/bare      : ${pipelineRatio}x the bare loop's throughput (${(pipelineMs / baseMs).toFixed(1)}x its time) (goal >= 0.5x: ${verdict(pipelineRatio, 0.5)})`,
 );
 out(
   `runtime share            : ${(pipelineMs - codecMs).toFixed(0)} ms beyond the codec (${(((pipelineMs - codecMs) / pipelineMs) * 100).toFixed(0)}% of the pipeline's time; ratio codec/bare ${(baseMs / codecMs).toFixed(2)}x)`,
 );
+const steadyMiB = ((heapAfter - heapWarm) / 1024 / 1024).toFixed(2);
 out(
-  `heap growth over the run : ${((heapAfter - heapBefore) / 1024 / 1024).toFixed(1)} MiB from before the transport was created; ${((heapAfter - heapWarm) / 1024 / 1024).toFixed(2)} MiB from message ${CHUNK.toLocaleString('en')} on (steady state; goal <= 1 MiB)`,
+  `heap growth over the run : ${((heapAfter - heapBefore) / 1024 / 1024).toFixed(1)} MiB from before the transport was created; ${steadyMiB} MiB from message ${CHUNK.toLocaleString('en')} on (steady state; goal <= 1 MiB: ${gc ? verdict(steadyMiB, 1, true) : 'not judged without --expose-gc'})`,
 );
