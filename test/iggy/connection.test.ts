@@ -45,6 +45,18 @@ afterEach(async () => {
 
 const text = (value: string): Uint8Array => new TextEncoder().encode(value);
 
+/** Polls up to `count` messages of a partition from its first one, committing nothing. */
+async function pollFirst(stream: string, topic: string, partition: number, count: number, consumer: { kind: 'consumer'; id: string }) {
+  return decodePollReply(
+    await connection.request(
+      'poll',
+      POLL_MESSAGES.code,
+      POLL_MESSAGES.operation,
+      encodePollMessages({ consumer, stream, topic, partition, strategy: { kind: 'first' }, count, autoCommit: false }),
+    ),
+  );
+}
+
 describe('Iggy connection (against the protocol test double)', () => {
   it('pings before login with a non-zero client id and session 0', async () => {
     await connection.ping();
@@ -105,22 +117,7 @@ describe('Iggy connection (against the protocol test double)', () => {
     );
     expect(sent).toEqual([{ streamId: 0, topicId: 0, partitionId: 1, baseOffset: 0n }]);
     const consumer = { kind: 'consumer' as const, id: 'inventory' };
-    const poll = decodePollReply(
-      await connection.request(
-        'poll',
-        POLL_MESSAGES.code,
-        POLL_MESSAGES.operation,
-        encodePollMessages({
-          consumer,
-          stream: 'library',
-          topic: 'books',
-          partition: 1,
-          strategy: { kind: 'first' },
-          count: 10,
-          autoCommit: false,
-        }),
-      ),
-    );
+    const poll = await pollFirst('library', 'books', 1, 10, consumer);
     expect(poll.messages.map((m) => [m.offset, m.id, new TextDecoder().decode(m.payload)])).toEqual([
       [0n, 1n, 'a'],
       [1n, 2n, 'b'],
@@ -229,22 +226,7 @@ describe('Iggy connection: when request bodies are encoded and how they are writ
     );
     expect(body.length).toBeGreaterThan(40 * 1024);
     await connection.request('send messages', SEND_MESSAGES.code, SEND_MESSAGES.operation, body);
-    const poll = decodePollReply(
-      await connection.request(
-        'poll',
-        POLL_MESSAGES.code,
-        POLL_MESSAGES.operation,
-        encodePollMessages({
-          consumer: { kind: 'consumer', id: 'reader' },
-          stream: 'big',
-          topic: 't',
-          partition: 0,
-          strategy: { kind: 'first' },
-          count: 100,
-          autoCommit: false,
-        }),
-      ),
-    );
+    const poll = await pollFirst('big', 't', 0, 100, { kind: 'consumer', id: 'reader' });
     expect(poll.messages).toHaveLength(40);
     expect(poll.messages.map((m) => Buffer.from(m.payload))).toEqual(payloads.map((p) => Buffer.from(p)));
   });
