@@ -305,17 +305,10 @@ export class IggyConnection {
    * in parts) follows its header as is, not copied.
    */
   #wire(frame: RequestFrame, body: Uint8Array | readonly Uint8Array[]): readonly Uint8Array[] {
-    if (body instanceof Uint8Array) {
-      if (body.length < JOIN_BELOW) return [this.protocol.encodeRequest({ ...frame, body })];
-      return [this.protocol.encodeRequestHead(frame, body.length), body];
-    }
-    return [
-      this.protocol.encodeRequestHead(
-        frame,
-        body.reduce((n, p) => n + p.length, 0),
-      ),
-      ...body,
-    ];
+    if (body instanceof Uint8Array && body.length < JOIN_BELOW) return [this.protocol.encodeRequest({ ...frame, body })];
+    const parts = body instanceof Uint8Array ? [body] : body;
+    const length = parts.reduce((n, p) => n + p.length, 0);
+    return [this.protocol.encodeRequestHead(frame, length), ...parts];
   }
 
   /** Why a request cannot go out now: closed by us (final), or the connection died (retriable: it was never sent). */
