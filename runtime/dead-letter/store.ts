@@ -39,6 +39,18 @@ export interface DeadLetterFilter {
   readonly groupId?: string;
 }
 
+/** What a list of parked messages shows: everything but the payload, headers and stack. */
+export type ParkedSummary = Omit<ParkedMessage, 'payload' | 'headers' | 'error'> & {
+  readonly error: Omit<ParkedError, 'stack'>;
+  /** Size of the parked payload in bytes. */
+  readonly payloadBytes: number;
+};
+
+export interface DeadLetterPage extends DeadLetterFilter {
+  /** At most this many summaries, oldest first (default 100). */
+  readonly limit?: number;
+}
+
 export interface DeadLetterStore {
   park(request: ParkRequest, parkedAt: Date): Promise<ParkedMessage>;
   /** Oldest first. */
@@ -47,6 +59,21 @@ export interface DeadLetterStore {
   /** True when a record was removed. */
   remove(id: string): Promise<boolean>;
   count(filter?: DeadLetterFilter): Promise<number>;
+  /**
+   * Summaries for a list view, bounded in the store's own query (no payloads read).
+   * Optional for stores written before it; callers fall back to `list`.
+   */
+  summaries?(page?: DeadLetterPage): Promise<readonly ParkedSummary[]>;
+  /**
+   * Claims a record for a redrive: of any number of concurrent callers (in this process or
+   * another one on the same store), exactly one gets the record until it calls `release(id)` or
+   * `remove(id)`; a claim older than `leaseMs` may be taken again (its redriver died).
+   * Undefined when there is no such record or it is claimed. Optional for stores written before
+   * it; the redrive then claims in process memory only.
+   */
+  claim?(id: string, leaseMs: number): Promise<ParkedMessage | undefined>;
+  /** Gives up a claim (the redrive failed; the record stays parked). */
+  release?(id: string): Promise<void>;
   close?(): Promise<void>;
 }
 
