@@ -40,6 +40,8 @@ export type {
   WireRecord,
 } from './core/transport.js';
 export type { DeadLetterFilter, DeadLetterStore, ParkedError, ParkedMessage, ParkRequest } from './dead-letter/store.js';
+export type { RedriveErrorCode, RedriveOptions, RedriveResult, RedriveTarget } from './dead-letter/redrive.js';
+export { planRedrive, REDRIVEN_FROM_HEADER, RedriveError, redrive } from './dead-letter/redrive.js';
 export { InMemoryDeadLetterStore, payloadText } from './dead-letter/store.js';
 export type {
   AppendToStreamOptions,

@@ -14,11 +14,17 @@
 import { type ParametersOfAddress, resolveAddress } from './core/address.js';
 import { type Clock, systemClock } from './core/clock.js';
 import type { AnyChannel, AnyContractMessage, ChannelDescriptor, MessageHandler } from './core/contract.js';
-import { CE_HEADERS } from './core/envelope.js';
 import { KeiyakuError } from './core/errors.js';
 import type { HostedComponent } from './core/hosted.js';
 import { type Logger, silentLogger, stderrLogger } from './core/logger.js';
 import type { Transport, TransportProducer } from './core/transport.js';
+import {
+  planRedrive,
+  type RedriveOptions,
+  type RedriveResult,
+  type RedriveTarget,
+  redrive as redriveParked,
+} from './dead-letter/redrive.js';
 import { type DeadLetterStore, InMemoryDeadLetterStore } from './dead-letter/store.js';
 import type { MessagingHealth } from './health.js';
 import { instrumentMessaging } from './ops/otel.js';
@@ -170,49 +176,39 @@ export class Messaging implements AsyncDisposable {
   }
 
   /**
-   * Redrives a parked message: decodes its payload again with its channel's codec (a message
-   * that still does not validate stays parked and this rejects), republishes it to its address
-   * through this host with its original id, key, correlation and headers, and then removes it
-   * from the dead-letter store. Every group of the channel receives it again: handlers are
+   * Redrives a parked message (see `dead-letter/redrive.ts`, shared with the operations page and
+   * `keiyaku dead-letters redrive`): claims the record so that of concurrent redrives only one
+   * sends, checks its payload and contract headers again with its channel's codec, resolves its
+   * target as a publisher does (the channel's parameters, the Kafka binding's `topic`, the
+   * namespace, the Iggy stream/topic), refuses a destination that does not exist (a redrive never
+   * creates a topic), republishes the record as received (id, key, time, correlation, headers,
+   * plus `keiyaku-redriven-from`) through this host's producer and removes it from the store only
+   * after the acknowledgement. Every group of the channel receives it again: handlers are
    * idempotent. The channel must be one this host subscribes to or publishes.
+   * @throws RedriveError (`dead_letter_not_found`, `redrive_in_progress`, `redrive_unknown_channel`,
+   * `redrive_invalid`, `redrive_target_missing`, `redrive_failed`); the record then stays parked.
    */
-  async redrive(id: string): Promise<{ readonly messageId: string }> {
-    const parked = await this.deadLetters.get(id);
-    if (parked === undefined) throw new KeiyakuError('dead_letter_not_found', `no parked message with id ${id}`);
-    const channel =
-      this.#subscriptions.find((s) => s.channel.id === parked.channel)?.channel ??
-      this.#publishers.find((p) => p.channel.id === parked.channel)?.channel;
-    if (channel === undefined)
-      throw new KeiyakuError(
-        'redrive_unknown_channel',
-        `parked message ${id} belongs to channel ${parked.channel}, which this host neither subscribes to nor publishes`,
-      );
-    const decoded = channel.decode(parked.payload, parked.type);
-    if (!decoded.ok)
-      throw new KeiyakuError('redrive_invalid', `parked message ${id} still does not decode: ${decoded.error.message}; it stays parked`, {
-        cause: decoded.error,
-      });
-    const publisher =
-      this.#publishers.find((p) => p.channel.id === channel.id && p.address === parked.address) ??
-      this.publisher(channel, { address: parked.address });
-    const h = parked.headers;
-    const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(h)) if (!name.startsWith('ce_') && name !== CE_HEADERS.contentType) headers[name] = value;
-    headers['keiyaku-redriven-from'] = parked.id;
-    const messageId = h[CE_HEADERS.id] ?? parked.id;
-    const rawTime = h[CE_HEADERS.time];
-    const time = rawTime === undefined ? Number.NaN : Date.parse(rawTime);
-    await publisher.publish(decoded.value, {
-      id: messageId,
-      headers,
-      ...(Number.isNaN(time) ? {} : { time: new Date(time) }),
-      ...(parked.key === undefined ? {} : { key: parked.key }),
-      ...(h[CE_HEADERS.correlationId] === undefined ? {} : { correlationId: h[CE_HEADERS.correlationId] }),
-      ...(h[CE_HEADERS.causationId] === undefined ? {} : { causationId: h[CE_HEADERS.causationId] }),
-    });
-    await this.deadLetters.remove(parked.id);
-    this.#logger.info('redrove a parked message', { id: parked.id, channel: channel.id, messageId });
-    return { messageId };
+  redrive(id: string): Promise<RedriveResult> {
+    this.#producer ??= this.transport.producer();
+    return redriveParked(id, { ...this.#redriveOptions(), producer: this.#producer });
+  }
+
+  /** Where {@link redrive} would send parked message `id`, checked the same way; nothing is claimed or sent. */
+  planRedrive(id: string): Promise<RedriveTarget> {
+    return planRedrive(id, this.#redriveOptions());
+  }
+
+  #redriveOptions(): RedriveOptions {
+    return {
+      transport: this.transport,
+      deadLetters: this.deadLetters,
+      channel: (channelId) =>
+        this.#subscriptions.find((s) => s.channel.id === channelId)?.channel ??
+        this.#publishers.find((p) => p.channel.id === channelId)?.channel,
+      unknownChannel: () => 'which this host neither subscribes to nor publishes',
+      logger: this.#logger,
+      clock: this.#clock,
+    };
   }
 
   /**

@@ -102,6 +102,15 @@ export interface Transport {
    * (Kafka partitions, Iggy partitions, …). Never alters an existing address.
    */
   provision?(address: string, bindings: ChannelBindings): Promise<void>;
+  /**
+   * The broker's name of `address`, where consumers read it (Kafka: the binding's `topic`, else the
+   * address, with the namespace; Iggy: `stream/topic`), resolved from the channel's bindings as
+   * `provision` resolves it and remembered for sends as `provision` remembers it. Creates nothing.
+   * Redrive reads it; a transport without it is taken to send to the address itself.
+   */
+  destination?(address: string, bindings: ChannelBindings): string;
+  /** Whether {@link destination} exists on the broker now. Never creates it (a redrive must not auto-create a topic). */
+  destinationExists?(address: string, bindings: ChannelBindings): Promise<boolean>;
   /** The state of the transport's connections, when it tracks them. */
   health?(): TransportHealth;
   close(): Promise<void>;

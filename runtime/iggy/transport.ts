@@ -97,6 +97,12 @@ export class IggyTransport implements Transport {
   }
 
   async provision(address: string, bindings: ChannelBindings): Promise<void> {
+    this.destination(address, bindings);
+    await this.ensure(address);
+  }
+
+  /** `stream/topic` of `address` from its channel's `x-iggy` binding (else the defaults), remembered for sends. Creates nothing. */
+  destination(address: string, bindings: ChannelBindings): string {
     const iggy = bindings.iggy;
     if (!this.#placements.has(address) && iggy) {
       this.#placements.set(address, {
@@ -105,7 +111,17 @@ export class IggyTransport implements Transport {
         partitions: iggy.partitions ?? this.options.defaultPartitions ?? IGGY_PLACEMENT_DEFAULTS.transportPartitions,
       });
     }
-    await this.ensure(address);
+    const placement = this.placement(address);
+    return `${placement.stream}/${placement.topic}`;
+  }
+
+  /** Whether the stream and topic of `address` exist (asked of the server; nothing is created). */
+  async destinationExists(address: string, bindings: ChannelBindings): Promise<boolean> {
+    this.destination(address, bindings);
+    const placement = this.placement(address);
+    const admin = await this.#adminClient();
+    if ((await admin.getStream(placement.stream)) === undefined) return false;
+    return (await admin.getTopic(placement.stream, placement.topic)) !== undefined;
   }
 
   /** Creates the stream and topic of `address` if missing ("already exists" races are fine); learns the partition count. */

@@ -350,8 +350,7 @@ export class KafkaTransport implements Transport {
    * partitions, replicas and topic configs. An existing topic is never altered.
    */
   async provision(address: string, bindings: ChannelBindings): Promise<void> {
-    if (bindings.kafka?.topic !== undefined && bindings.kafka.topic !== '') this.#topics.set(address, bindings.kafka.topic);
-    const topic = this.topic(address);
+    const topic = this.destination(address, bindings);
     let pending = this.#provisioned.get(topic);
     if (pending === undefined) {
       pending = this.#createTopic(
@@ -364,6 +363,29 @@ export class KafkaTransport implements Transport {
       pending.catch(() => this.#provisioned.delete(topic));
     }
     return pending;
+  }
+
+  /** The topic of `address` from its channel's bindings (the binding's `topic`, else the address; with the namespace), remembered for sends. Creates nothing. */
+  destination(address: string, bindings: ChannelBindings): string {
+    if (bindings.kafka?.topic !== undefined && bindings.kafka.topic !== '') this.#topics.set(address, bindings.kafka.topic);
+    return this.topic(address);
+  }
+
+  /**
+   * Whether the topic of `address` exists. Reads the list of all topics: a metadata request that
+   * names a missing topic would let a broker with `auto.create.topics.enable=true` create it.
+   */
+  async destinationExists(address: string, bindings: ChannelBindings): Promise<boolean> {
+    const topic = this.destination(address, bindings);
+    const admin = this.client().admin();
+    try {
+      await admin.connect();
+      return (await admin.listTopics()).includes(topic);
+    } catch (error) {
+      throw toTransportError(error, topic);
+    } finally {
+      await admin.disconnect().catch(() => undefined);
+    }
   }
 
   async #createTopic(

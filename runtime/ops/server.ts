@@ -310,11 +310,21 @@ export class Operations {
     if (action === 'remove') {
       await store.remove(id);
     } else {
+      // One redrive (dead-letter/redrive.ts): claimed, so that of concurrent requests only one sends.
       try {
         await this.messaging.redrive(id);
       } catch (error) {
+        const code = isKeiyakuError(error) ? error.code : '';
+        const status =
+          code === 'dead_letter_not_found'
+            ? 404
+            : code === 'redrive_in_progress' || code === 'redrive_target_missing'
+              ? 409
+              : code === 'redrive_invalid' || code === 'redrive_unknown_channel'
+                ? 422
+                : 500;
         return htmlResponse(
-          isKeiyakuError(error) && error.code === 'redrive_invalid' ? 422 : 500,
+          status,
           renderMessage(
             this.#context(),
             'Redrive failed',

@@ -132,6 +132,16 @@ export class InMemoryTransport implements Transport {
       });
   }
 
+  /** The address itself: memory has no names of its own. */
+  destination(address: string, _bindings?: ChannelBindings): string {
+    return address;
+  }
+
+  /** Whether `address` is known: provisioned, published to or read from. */
+  async destinationExists(address: string, _bindings?: ChannelBindings): Promise<boolean> {
+    return this.#logs.has(address);
+  }
+
   /** @internal */
   log(address: string): Log {
     let log = this.#logs.get(address);
