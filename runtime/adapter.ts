@@ -12,7 +12,7 @@ export type { Backoff, BackoffOptions } from './core/backoff.js';
 export { exponentialBackoff } from './core/backoff.js';
 export type { Clock } from './core/clock.js';
 export { systemClock } from './core/clock.js';
-export type { AnyChannel, AnyContractMessage, ChannelBindings, DecodeResult } from './core/contract.js';
+export type { AnyChannel, AnyContractMessage, ChannelBindings, DecodeResult, HeadersOf } from './core/contract.js';
 export type { EnvelopeOptions } from './core/envelope.js';
 export { CE_HEADERS, encodeEnvelope, openEnvelope } from './core/envelope.js';
 export { ClosedError, isKeiyakuError, KeiyakuError, TransportError } from './core/errors.js';
@@ -56,4 +56,4 @@ export type {
   OutboxWriteOptions,
 } from './outbox/outbox.js';
 export { OUTBOX_SCHEMA_VERSION, OutboxEncoder, OutboxError, OutboxLockedError, parseRowId } from './outbox/outbox.js';
-export type { CheckpointStore, Mapper } from './producer.js';
+export type { CheckpointStore, EventMapper, Mapper } from './producer.js';

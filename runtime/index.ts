@@ -58,14 +58,17 @@ export { createMessaging, Messaging } from './messaging.js';
 export type {
   AppendOptions,
   CheckpointStore,
+  EventMapper,
   EventMapperContext,
   EventSource,
+  Mapped,
   Mapper,
   MessageProducerOptions,
   MessageProducerStatus,
+  MessageWithHeaders,
   StoredEvent,
 } from './producer.js';
-export { InMemoryCheckpointStore, InMemoryEventStore, MessageProducer } from './producer.js';
+export { InMemoryCheckpointStore, InMemoryEventStore, MapperResultError, MessageProducer, withHeaders } from './producer.js';
 export type { PublisherOptions, PublisherStats, PublishOptions } from './publisher.js';
 export { Publisher } from './publisher.js';
 export type { Stall, SubscriptionHealth, SubscriptionMetrics, SubscriptionOptions, SubscriptionState } from './subscription.js';

@@ -10,7 +10,8 @@
 
 import { type Backoff, type BackoffOptions, exponentialBackoff } from './core/backoff.js';
 import { type Clock, systemClock } from './core/clock.js';
-import type { AnyContractMessage } from './core/contract.js';
+import { type AnyContractMessage, type HeadersOf, messageType } from './core/contract.js';
+import { KeiyakuError } from './core/errors.js';
 import type { HostedComponent, HostedComponentHealth } from './core/hosted.js';
 import { type Logger, stderrLogger } from './core/logger.js';
 import { retry } from './core/retry.js';
@@ -44,6 +45,77 @@ export interface EventMapperContext {
 /** Domain event → contract message, or `null` to keep the event internal. */
 export interface Mapper<D, M extends AnyContractMessage> {
   map(event: D, context: EventMapperContext): M | null;
+}
+
+/**
+ * A contract message with the contract headers it travels with (built by {@link withHeaders}).
+ * One member per message type of `M`, so the headers are those the message's own headers schema
+ * declares.
+ */
+export type MessageWithHeaders<M extends AnyContractMessage> = M extends AnyContractMessage
+  ? { readonly message: M; readonly headers: HeadersOf<M> }
+  : never;
+
+/** What an {@link EventMapper} returns: a contract message, a message with its headers ({@link withHeaders}), or `null`. */
+export type Mapped<M extends AnyContractMessage> = M | MessageWithHeaders<M> | null;
+
+/**
+ * A mapper that may give a message its contract headers: `map` returns `withHeaders(message,
+ * headers)` where the message's headers schema asks for values the event knows (a tenant id).
+ * The outbox's `writeEvents` and the {@link MessageProducer} take one; every {@link Mapper} is one.
+ */
+export interface EventMapper<D, M extends AnyContractMessage> {
+  map(event: D, context: EventMapperContext): Mapped<M>;
+}
+
+/**
+ * `message` with the contract `headers` it is to be published with, for a mapper to return.
+ * The headers are validated with the message (by the codec, at the write or the publish).
+ *
+ * ```ts
+ * map: (event, context) => withHeaders(ParcelScanned.create({ … }), { tenantId: event.tenantId })
+ * ```
+ */
+export function withHeaders<T extends AnyContractMessage>(message: T, headers: HeadersOf<T>): MessageWithHeaders<T> {
+  return Object.freeze({ message, headers }) as unknown as MessageWithHeaders<T>;
+}
+
+/** A mapper returned something that is neither a contract message, a message with headers, nor null. */
+export class MapperResultError extends KeiyakuError {
+  override readonly name = 'MapperResultError';
+
+  constructor(what: string) {
+    super(
+      'mapper_result',
+      `a mapper returned ${what}: return a contract message (from a generated factory), withHeaders(message, headers), or null to keep the event internal`,
+    );
+  }
+}
+
+function isContractMessage(value: unknown): value is AnyContractMessage {
+  return typeof value === 'object' && value !== null && typeof (value as Partial<AnyContractMessage>)[messageType] === 'string';
+}
+
+/**
+ * @internal The message and contract headers of a mapper's result (undefined headers when it
+ * gave none); null when the event stays internal. Throws {@link MapperResultError} for anything else.
+ */
+export function unwrapMapped<M extends AnyContractMessage>(
+  result: Mapped<M>,
+): { readonly message: M; readonly headers?: HeadersOf<M> } | null {
+  if (result === null) return null;
+  if (isContractMessage(result)) return { message: result as M };
+  if (typeof result === 'object' && result !== undefined && isContractMessage((result as { message?: unknown }).message)) {
+    const { message, headers } = result as { readonly message: M; readonly headers?: HeadersOf<M> };
+    return headers === undefined ? { message } : { message, headers };
+  }
+  throw new MapperResultError(
+    result === undefined
+      ? 'undefined (a missing return?)'
+      : typeof result === 'object'
+        ? 'an object that is not a contract message (a domain event or a plain object literal?)'
+        : `a ${typeof result}`,
+  );
 }
 
 /** Where a producer remembers how far it got. */
@@ -145,7 +217,8 @@ export interface MessageProducerOptions<D, M extends AnyContractMessage> {
   /** Checkpoint name: one per producer (`library.book-integration-events`); also its name in health. */
   readonly name: string;
   readonly source: EventSource<D>;
-  readonly mapper: Mapper<D, M>;
+  /** Maps each event; may give a message its contract headers with {@link withHeaders}. */
+  readonly mapper: EventMapper<D, M>;
   readonly publisher: Publisher<M>;
   readonly checkpoints?: CheckpointStore;
   readonly logger?: Logger;
@@ -375,34 +448,37 @@ export class MessageProducer<D, M extends AnyContractMessage> implements HostedC
       }
       for await (const stored of source.subscribe(this.#position, AbortSignal.any([this.#stop.signal, halt.signal]))) {
         if (failure !== undefined) break;
-        let message: M | null;
+        let mapped: { readonly message: M; readonly headers?: HeadersOf<M> } | null;
         try {
-          message = mapper.map(stored.event, {
-            aggregateId: stored.aggregateId,
-            position: stored.position,
-            timestamp: stored.timestamp,
-            eventId: stored.eventId,
-            ...(stored.correlationId === undefined ? {} : { correlationId: stored.correlationId }),
-            ...(stored.causationId === undefined ? {} : { causationId: stored.causationId }),
-            metadata: stored.metadata,
-          });
+          mapped = unwrapMapped(
+            mapper.map(stored.event, {
+              aggregateId: stored.aggregateId,
+              position: stored.position,
+              timestamp: stored.timestamp,
+              eventId: stored.eventId,
+              ...(stored.correlationId === undefined ? {} : { correlationId: stored.correlationId }),
+              ...(stored.causationId === undefined ? {} : { causationId: stored.causationId }),
+              metadata: stored.metadata,
+            }),
+          );
         } catch (error) {
           failure ??= error;
           break;
         }
         const entry = { position: stored.position, done: false };
         pending.push(entry);
-        if (message === null) {
+        if (mapped === null) {
           this.#filtered++;
           entry.done = true;
           advance();
         } else {
           publisher
-            .publish(message, {
+            .publish(mapped.message, {
               key: stored.aggregateId,
               causationId: stored.eventId,
               time: stored.timestamp,
               ...(stored.correlationId === undefined ? {} : { correlationId: stored.correlationId }),
+              ...(mapped.headers === undefined ? {} : { headers: mapped.headers }),
             })
             .then(() => {
               this.#published++;

@@ -10,11 +10,11 @@
 import { randomUUID } from 'node:crypto';
 import { resolveAddress } from '../core/address.js';
 import { type Clock, systemClock } from '../core/clock.js';
-import type { AnyChannel, AnyContractMessage } from '../core/contract.js';
+import type { AnyChannel, AnyContractMessage, HeadersOf } from '../core/contract.js';
 import { ContractValidationError } from '../core/contract.js';
 import { type EnvelopeOptions, encodeEnvelope } from '../core/envelope.js';
 import { KeiyakuError } from '../core/errors.js';
-import type { EventMapperContext, Mapper } from '../producer.js';
+import { type EventMapper, type EventMapperContext, unwrapMapped } from '../producer.js';
 
 /** Version of the outbox tables this runtime reads and writes (`keiyaku_outbox_schema`). */
 export const OUTBOX_SCHEMA_VERSION = 1;
@@ -150,8 +150,11 @@ export interface OutboxChannelOptions<M extends AnyContractMessage> {
   readonly source?: string;
 }
 
-/** Options of one written message: the publisher's envelope options, and the address of a parameterized channel. */
-export interface OutboxWriteOptions extends EnvelopeOptions {
+/**
+ * Options of one written message: the publisher's envelope options (`headers` are the message's
+ * contract headers where the contract declares them, `H`), and the address of a parameterized channel.
+ */
+export interface OutboxWriteOptions<H = Readonly<Record<string, string>>> extends EnvelopeOptions<H> {
   readonly address?: string;
 }
 
@@ -196,10 +199,11 @@ export class OutboxEncoder<M extends AnyContractMessage> {
   }
 
   /**
-   * The record of `message`: validated against its schema (a {@link ContractValidationError}
-   * otherwise), encoded, with the CloudEvents headers the publisher would write.
+   * The record of `message`: validated against its schema and its contract headers against the
+   * headers schema (a {@link ContractValidationError} naming the field or header otherwise),
+   * encoded, with the CloudEvents and contract headers the publisher would write.
    */
-  encode(message: M, options: OutboxWriteOptions = {}): OutboxRecord {
+  encode<T extends M>(message: T, options: OutboxWriteOptions<HeadersOf<T>> = {}): OutboxRecord {
     const type = this.channel.typeOf(message);
     const descriptor = this.channel.message(type);
     if (descriptor === undefined)
@@ -231,10 +235,10 @@ export class OutboxEncoder<M extends AnyContractMessage> {
   }
 
   /** Records of `messages` (each a message or `[message, options]`), in order. */
-  encodeMany(items: Iterable<M | readonly [M, OutboxWriteOptions]>): OutboxRecord[] {
+  encodeMany(items: Iterable<M | readonly [M, OutboxWriteOptions<HeadersOf<M>>]>): OutboxRecord[] {
     const records: OutboxRecord[] = [];
     for (const item of items) {
-      if (Array.isArray(item)) records.push(this.encode(item[0] as M, item[1] as OutboxWriteOptions));
+      if (Array.isArray(item)) records.push(this.encode(item[0] as M, item[1] as OutboxWriteOptions<HeadersOf<M>>));
       else records.push(this.encode(item as M));
     }
     return records;
@@ -243,9 +247,10 @@ export class OutboxEncoder<M extends AnyContractMessage> {
   /**
    * Maps domain events of one aggregate through `mapper` and encodes the contract messages;
    * events the mapper turns into `null` stay internal. Key = the aggregate id, causation id =
-   * the event's id, as the message producer publishes them.
+   * the event's id, as the message producer publishes them. A mapper that returns
+   * `withHeaders(message, headers)` gives the message its contract headers, validated with it.
    */
-  encodeEvents<D>(mapper: Mapper<D, M>, events: readonly D[], options: OutboxEventsOptions): OutboxRecord[] {
+  encodeEvents<D>(mapper: EventMapper<D, M>, events: readonly D[], options: OutboxEventsOptions): OutboxRecord[] {
     const time = options.time ?? new Date(this.#clock.now());
     const records: OutboxRecord[] = [];
     events.forEach((event, index) => {
@@ -259,10 +264,11 @@ export class OutboxEncoder<M extends AnyContractMessage> {
         ...(options.causationId === undefined ? {} : { causationId: options.causationId }),
         metadata: options.metadata ?? {},
       };
-      const message = mapper.map(event, context);
-      if (message === null) return;
+      const mapped = unwrapMapped(mapper.map(event, context));
+      if (mapped === null) return;
       records.push(
-        this.encode(message, {
+        this.encode(mapped.message, {
+          ...(mapped.headers === undefined ? {} : { headers: mapped.headers }),
           key: options.key ?? options.aggregateId,
           causationId: eventId,
           time,

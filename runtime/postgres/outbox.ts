@@ -26,7 +26,7 @@
  * ```
  */
 
-import type { AnyChannel, AnyContractMessage, Mapper, Transport } from '@keiyaku/runtime/adapter';
+import type { AnyChannel, AnyContractMessage, EventMapper, HeadersOf, Transport } from '@keiyaku/runtime/adapter';
 import {
   type Clock,
   type Logger,
@@ -497,17 +497,17 @@ export class PostgresOutboxChannel<M extends AnyContractMessage> {
   }
 
   /** Writes `message` with `tx` (a client inside `BEGIN … COMMIT`); rejects with the codec's error for an invalid message, before any query. */
-  async write(tx: PgQueryable, message: M, options?: OutboxWriteOptions): Promise<void> {
+  async write<T extends M>(tx: PgQueryable, message: T, options?: OutboxWriteOptions<HeadersOf<T>>): Promise<void> {
     await this.insert(tx, [this.encoder.encode(message, options)]);
   }
 
   /** Writes each message (or `[message, options]`) in order, in one statement; resolves to how many. */
-  async writeMany(tx: PgQueryable, items: Iterable<M | readonly [M, OutboxWriteOptions]>): Promise<number> {
+  async writeMany(tx: PgQueryable, items: Iterable<M | readonly [M, OutboxWriteOptions<HeadersOf<M>>]>): Promise<number> {
     return this.insert(tx, this.encoder.encodeMany(items));
   }
 
   /** Maps domain events through `mapper` (null keeps one internal) and writes the resulting messages; resolves to how many. */
-  async writeEvents<D>(tx: PgQueryable, mapper: Mapper<D, M>, events: readonly D[], options: OutboxEventsOptions): Promise<number> {
+  async writeEvents<D>(tx: PgQueryable, mapper: EventMapper<D, M>, events: readonly D[], options: OutboxEventsOptions): Promise<number> {
     return this.insert(tx, this.encoder.encodeEvents(mapper, events, options));
   }
 

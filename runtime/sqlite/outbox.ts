@@ -16,7 +16,7 @@
  * ```
  */
 import { hostname } from 'node:os';
-import type { AnyChannel, AnyContractMessage, Logger, Mapper, Transport } from '@keiyaku/runtime/adapter';
+import type { AnyChannel, AnyContractMessage, EventMapper, HeadersOf, Logger, Transport } from '@keiyaku/runtime/adapter';
 import {
   type Clock,
   OUTBOX_SCHEMA_VERSION,
@@ -386,17 +386,17 @@ export class SqliteOutboxChannel<M extends AnyContractMessage> {
   }
 
   /** Writes `message` in the open transaction of `tx` (inside `db.transaction(...)`); throws the codec's error for an invalid message. */
-  write(tx: Database.Database, message: M, options?: OutboxWriteOptions): void {
+  write<T extends M>(tx: Database.Database, message: T, options?: OutboxWriteOptions<HeadersOf<T>>): void {
     this.insert(tx, [this.encoder.encode(message, options)]);
   }
 
   /** Writes each message (or `[message, options]`) in order; returns how many. */
-  writeMany(tx: Database.Database, items: Iterable<M | readonly [M, OutboxWriteOptions]>): number {
+  writeMany(tx: Database.Database, items: Iterable<M | readonly [M, OutboxWriteOptions<HeadersOf<M>>]>): number {
     return this.insert(tx, this.encoder.encodeMany(items));
   }
 
   /** Maps domain events through `mapper` (null keeps one internal) and writes the resulting messages; returns how many. */
-  writeEvents<D>(tx: Database.Database, mapper: Mapper<D, M>, events: readonly D[], options: OutboxEventsOptions): number {
+  writeEvents<D>(tx: Database.Database, mapper: EventMapper<D, M>, events: readonly D[], options: OutboxEventsOptions): number {
     return this.insert(tx, this.encoder.encodeEvents(mapper, events, options));
   }
 
