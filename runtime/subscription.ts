@@ -8,11 +8,17 @@
  *   record is retried with exponential backoff (cap, jitter) until it succeeds, and the
  *   stall shows in {@link SubscriptionHealth}. Nothing is skipped by default.
  * - Under a {@link DeadLetterPolicy} the record is retried on the policy's schedule, then
- *   parked in the {@link DeadLetterStore} and the lane moves on.
- * - Bytes that cannot be decoded are a failure like any other. A record whose type is
- *   outside the handler's declared types is routing, not failure: it is skipped and acked,
- *   decided from its `ce_type` header before its payload is decoded. A record without a
- *   type header cannot be routed: it is decoded, and fails.
+ *   parked in the {@link DeadLetterStore} and the lane moves on. A store that fails to park
+ *   keeps the lane blocked at the record (the reason in health and the log) and is asked again
+ *   on the blocking retry's backoff: the record is parked once, and the process never ends for it.
+ * - Bytes that cannot be decoded (payload or contract headers) fail the same way every time:
+ *   under a dead-letter policy they are parked at once, without the retry schedule; without one
+ *   they block the lane like a failing handler (nothing is skipped by default).
+ * - A record whose type is outside the handler's declared types is routing, not failure: it
+ *   is skipped and acked, decided from its `ce_type` header before its payload is decoded. A
+ *   type the channel does not declare at all is skipped too (forward compatibility: a newer
+ *   producer), and logged once per type. A record without a type header cannot be routed: it
+ *   is decoded, and fails.
  * - Offsets are acknowledged after success and committed every `batchSize` acks, when the
  *   belt goes idle, and on shutdown. Delivery is at least once: handlers must be idempotent.
  */
@@ -36,12 +42,18 @@ import {
   partitionCounters,
 } from './core/counters.js';
 import { type OpenedEnvelope, openEnvelope, recordType } from './core/envelope.js';
+import { failureMessage, failureText } from './core/failure-text.js';
 import { type Logger, stderrLogger } from './core/logger.js';
 import { otelApi, SPAN_KIND } from './core/otel-api.js';
 import { binaryRecord } from './core/structured.js';
 import { ATTR, extractTraceContext, failSpan, INSTRUMENTATION_NAME, tracer, tracingEnabled, withSpan } from './core/tracing.js';
 import type { IncomingRecord, PartitionPosition, Transport, TransportConsumer } from './core/transport.js';
-import { type DeadLetterStore, errorForParking, InMemoryDeadLetterStore } from './dead-letter/store.js';
+import { type DeadLetterStore, errorForParking, InMemoryDeadLetterStore, type ParkRequest } from './dead-letter/store.js';
+
+/** Types outside the channel that a subscription remembers (each logged once); past it, one more line says so. */
+const MAX_UNKNOWN_TYPES = 100;
+/** How many parked summaries a retried park searches for the record before parking it again. */
+const FIND_PARKED_LIMIT = 100_000;
 
 export interface SubscriptionOptions<M extends AnyContractMessage, P = never> {
   /** Most records per poll, and acks per commit (default 100). */
@@ -94,13 +106,15 @@ export interface Stall {
 export interface SubscriptionHealth {
   readonly channel: string;
   readonly address: string;
+  /** The broker's name of the address (Kafka topic, Iggy `stream/topic`); the address when the transport has none. */
+  readonly topic: string;
   readonly groupId: string;
   readonly state: SubscriptionState;
   /** Running and not stalled. */
   readonly ready: boolean;
   readonly stalls: readonly Stall[];
   readonly processed: number;
-  /** Records skipped by routing (type not wanted). */
+  /** Records skipped by routing (a type this handler does not accept, or one the channel does not declare). */
   readonly skipped: number;
   /** Records parked by this subscription since it started. */
   readonly parked: number;
@@ -112,6 +126,8 @@ export interface SubscriptionHealth {
 export interface SubscriptionMetrics {
   readonly channel: string;
   readonly address: string;
+  /** The broker's name of the address, as in {@link SubscriptionHealth}. */
+  readonly topic: string;
   readonly groupId: string;
   readonly partitions: readonly PartitionCounters[];
   /** Handler durations in seconds (every attempt, successful or not). */
@@ -140,10 +156,18 @@ export class Subscription<M extends AnyContractMessage> {
   readonly #stallLogIntervalMs: number;
   /** Message types this subscription handles: the channel's, narrowed by `accepts`. */
   readonly #wanted: ReadonlySet<string>;
+  /** Every message type the channel declares. */
+  readonly #declared: ReadonlySet<string>;
+  /** Types outside the channel seen so far (each logged once), at most {@link MAX_UNKNOWN_TYPES}. */
+  readonly #unknownTypes = new Set<string>();
+  #unknownTypesOverflow = false;
   /** Retries before parking, under a dead-letter policy; undefined = retry until it succeeds. */
   readonly #maxRetries: number | undefined;
   /** The policy's schedule under a dead-letter policy, else the blocking retry's exponential backoff. */
   readonly #backoff: Backoff;
+  /** Between attempts to park a record when the store fails: the blocking retry's backoff. */
+  readonly #parkBackoff: Backoff;
+  #topic: string | undefined;
   readonly #lanes = new Map<number, Lane>();
   readonly #stop = new AbortController();
   readonly #abandon = new AbortController();
@@ -178,12 +202,18 @@ export class Subscription<M extends AnyContractMessage> {
     this.#stallLogIntervalMs = options.stallLogIntervalMs ?? 30_000;
     const accepts: readonly string[] | undefined = options.accepts ?? handler.accepts;
     this.#wanted = new Set<string>(accepts === undefined ? channel.messageTypes : channel.messageTypes.filter((t) => accepts.includes(t)));
+    this.#declared = new Set<string>(channel.messageTypes);
     const policy: DeadLetterPolicy | undefined = options.deadLetter;
     this.#maxRetries = policy?.maxRetries;
-    this.#backoff =
-      policy === undefined
-        ? exponentialBackoff({ initialMs: 1_000, maxMs: 60_000, jitter: 0.2, ...options.retry }, this.#deps.random)
-        : scheduleBackoff(policy.backoffSchedule ?? DEFAULT_DEAD_LETTER_SCHEDULE);
+    const blocking = exponentialBackoff({ initialMs: 1_000, maxMs: 60_000, jitter: 0.2, ...options.retry }, this.#deps.random);
+    this.#backoff = policy === undefined ? blocking : scheduleBackoff(policy.backoffSchedule ?? DEFAULT_DEAD_LETTER_SCHEDULE);
+    this.#parkBackoff = blocking;
+  }
+
+  /** The broker's name of {@link address} (Kafka topic, Iggy `stream/topic`), the address itself when the transport has none. */
+  get topic(): string {
+    this.#topic ??= this.#deps.transport.destination?.(this.address, this.channel.bindings) ?? this.address;
+    return this.#topic;
   }
 
   get groupId(): string {
@@ -220,6 +250,7 @@ export class Subscription<M extends AnyContractMessage> {
     return {
       channel: this.channel.id,
       address: this.address,
+      topic: this.topic,
       groupId: this.groupId,
       state,
       ready: state === 'running',
@@ -237,6 +268,7 @@ export class Subscription<M extends AnyContractMessage> {
     return {
       channel: this.channel.id,
       address: this.address,
+      topic: this.topic,
       groupId: this.groupId,
       partitions: [...this.#lanes.values()].map((l) => ({ ...l.counters })).sort((a, b) => a.partition - b.partition),
       handlerDuration: this.#duration.snapshot(),
@@ -349,7 +381,7 @@ export class Subscription<M extends AnyContractMessage> {
         for (const lane of this.#lanes.values()) {
           if (!lane.running && lane.queue.length > 0) {
             lane.running = true;
-            void this.#runLane(lane);
+            this.#runLane(lane).catch((error: unknown) => this.#laneFailed(lane, error));
           }
         }
       }
@@ -359,6 +391,21 @@ export class Subscription<M extends AnyContractMessage> {
       this.#lastError = error instanceof Error ? error.message : String(error);
       this.#deps.logger.error('subscription failed', { channel: this.channel.id, groupId: this.groupId, error: this.#lastError });
     }
+  }
+
+  /**
+   * A lane that ended with an error of its own (not a handler's, which the belt retries or parks):
+   * its record stays unacknowledged, the subscription reports `failed`, and the process goes on.
+   */
+  #laneFailed(lane: Lane, error: unknown): void {
+    this.#lastError = failureText(error);
+    if (this.#state === 'running') this.#state = 'failed';
+    this.#deps.logger.error('a lane of the belt failed; its record stays unacknowledged', {
+      channel: this.channel.id,
+      groupId: this.groupId,
+      partition: lane.partition,
+      error: this.#lastError,
+    });
   }
 
   async #runLane(lane: Lane): Promise<void> {
@@ -477,12 +524,14 @@ export class Subscription<M extends AnyContractMessage> {
     if (type !== undefined && type !== '' && !this.#wanted.has(type)) {
       this.#skipped++;
       lane.counters.skipped++;
-      logger.debug('skipped: message type not wanted by this subscription', {
-        channel: this.channel.id,
-        groupId: this.groupId,
-        type,
-        offset: record.offset,
-      });
+      if (this.#declared.has(type))
+        logger.debug('skipped: message type not wanted by this subscription', {
+          channel: this.channel.id,
+          groupId: this.groupId,
+          type,
+          offset: record.offset,
+        });
+      else this.#unknownType(type, record);
       this.#ack(record);
       return true;
     }
@@ -529,55 +578,44 @@ export class Subscription<M extends AnyContractMessage> {
         if (this.#abandon.signal.aborted) return false;
         const now = clock.now();
         firstFailure ??= now;
-        const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-        lane.stall = {
-          partition: record.partition,
-          offset: record.offset,
-          messageId: opened.id,
-          type: opened.type,
-          since: lane.stall?.since ?? new Date(now),
-          reason,
-          attempts,
-        };
-        if (attempts === 1) {
-          this.#consumer?.pause(record.partition);
-          this.#notify();
-        }
-        if (this.#maxRetries !== undefined && attempts > this.#maxRetries) {
-          await this.#park(record, opened.type, error, attempts, firstFailure, now);
+        // Bytes that do not decode fail the same way on every attempt: under a dead-letter
+        // policy they are parked at once, not after the policy's retries.
+        const undecodable = !opened.decoded.ok;
+        if (this.#maxRetries !== undefined && (undecodable || attempts > this.#maxRetries)) {
+          const request = this.#parkRequest(record, opened.type, error, attempts, firstFailure, now);
+          if (!(await this.#park(request, lane, opened.id))) return false;
           lane.counters.parked++;
           this.#recover(lane, attempts);
           this.#ack(record);
           return true;
         }
+        const reason = failureText(error);
+        this.#stall(lane, record, opened.id, opened.type, now, reason, attempts);
         const delay = this.#backoff.delay(attempts);
         lane.counters.retried++;
-        const fields = {
-          channel: this.channel.id,
-          groupId: this.groupId,
-          type: opened.type,
-          partition: record.partition,
-          offset: record.offset,
-          attempt: attempts,
-          retryInMs: delay,
-          error: reason,
-        };
-        // Rate-limited while the lane stays stalled: a warning on the first failure, then at
-        // most one per interval (with the count of failures in between); debug lines otherwise.
-        if (lane.warnedAt === undefined || now - lane.warnedAt >= this.#stallLogIntervalMs) {
-          const first = lane.warnedAt === undefined;
-          logger.warn(
-            first
-              ? 'belt blocked: handler failed; the belt is stopped at this record and retries it'
-              : 'belt still blocked: handler keeps failing at this record',
-            first ? fields : { ...fields, stalledMs: now - lane.stall.since.getTime(), failuresSinceLastWarning: lane.quietFailures },
-          );
-          lane.warnedAt = now;
-          lane.quietFailures = 0;
-        } else {
-          lane.quietFailures++;
-          logger.debug('handler failed again; the belt stays blocked', fields);
-        }
+        this.#warnStalled(
+          lane,
+          now,
+          undecodable
+            ? [
+                'belt blocked: the record does not decode; the belt is stopped at this record and retries it',
+                'belt still blocked: the record still does not decode',
+              ]
+            : [
+                'belt blocked: handler failed; the belt is stopped at this record and retries it',
+                'belt still blocked: handler keeps failing at this record',
+              ],
+          {
+            channel: this.channel.id,
+            groupId: this.groupId,
+            type: opened.type,
+            partition: record.partition,
+            offset: record.offset,
+            attempt: attempts,
+            retryInMs: delay,
+            error: reason,
+          },
+        );
         try {
           await clock.sleep(delay, this.#stop.signal);
         } catch {
@@ -585,6 +623,74 @@ export class Subscription<M extends AnyContractMessage> {
         }
       }
     }
+  }
+
+  /** Marks `lane` stopped at `record` (pausing its partition the first time) with the reason health shows. */
+  #stall(
+    lane: Lane,
+    record: Pick<IncomingRecord, 'partition' | 'offset'>,
+    messageId: string,
+    type: string,
+    now: number,
+    reason: string,
+    attempts: number,
+  ): void {
+    const first = lane.stall === undefined;
+    lane.stall = {
+      partition: record.partition,
+      offset: record.offset,
+      messageId,
+      type,
+      since: lane.stall?.since ?? new Date(now),
+      reason,
+      attempts,
+    };
+    if (first) {
+      this.#consumer?.pause(record.partition);
+      this.#notify();
+    }
+  }
+
+  /**
+   * Logs a failure of a stalled lane, rate-limited: a warning on the first failure, then at most
+   * one per interval (with the count of failures in between); debug lines otherwise.
+   */
+  #warnStalled(lane: Lane, now: number, [first, again]: readonly [string, string], fields: Readonly<Record<string, unknown>>): void {
+    const logger = this.#deps.logger;
+    if (lane.warnedAt === undefined || now - lane.warnedAt >= this.#stallLogIntervalMs) {
+      const isFirst = lane.warnedAt === undefined;
+      logger.warn(
+        isFirst ? first : again,
+        isFirst
+          ? fields
+          : { ...fields, stalledMs: now - (lane.stall?.since.getTime() ?? now), failuresSinceLastWarning: lane.quietFailures },
+      );
+      lane.warnedAt = now;
+      lane.quietFailures = 0;
+    } else {
+      lane.quietFailures++;
+      logger.debug(`${again} (the belt stays blocked)`, fields);
+    }
+  }
+
+  /** Logs a type the channel does not declare: once per type, for at most {@link MAX_UNKNOWN_TYPES} types. */
+  #unknownType(type: string, record: IncomingRecord): void {
+    if (this.#unknownTypes.has(type)) return;
+    const fields = { channel: this.channel.id, groupId: this.groupId, partition: record.partition, offset: record.offset };
+    if (this.#unknownTypes.size >= MAX_UNKNOWN_TYPES) {
+      if (!this.#unknownTypesOverflow)
+        this.#deps.logger.warn(
+          `skipped: more than ${MAX_UNKNOWN_TYPES} message types this channel does not declare; further new ones are skipped without a log line`,
+          { ...fields, type },
+        );
+      this.#unknownTypesOverflow = true;
+      return;
+    }
+    this.#unknownTypes.add(type);
+    this.#deps.logger.warn(
+      'skipped: a message type this channel does not declare (a newer producer?); records of this type are acknowledged and counted as skipped, and this is said once per type',
+      { ...fields, type, declared: [...this.#declared].join(', ') },
+    );
   }
 
   #observe(lane: Lane, started: number): void {
@@ -631,41 +737,109 @@ export class Subscription<M extends AnyContractMessage> {
     });
   }
 
-  async #park(
+  #parkRequest(
     record: IncomingRecord,
     type: string,
     error: unknown,
     attempts: number,
     firstFailure: number,
     lastFailure: number,
-  ): Promise<void> {
-    const parked = await this.#deps.deadLetters.park(
-      {
-        channel: this.channel.id,
-        address: record.address,
-        groupId: this.groupId,
-        type,
-        payload: record.value,
-        headers: record.headers,
-        ...(record.key === undefined ? {} : { key: record.key }),
-        partition: record.partition,
-        offset: record.offset,
-        error: errorForParking(error),
-        attempts,
-        firstFailureAt: new Date(firstFailure),
-        lastFailureAt: new Date(lastFailure),
-      },
-      new Date(this.#deps.clock.now()),
-    );
-    this.#parked++;
-    this.#deps.logger.warn('parked a message in the dead-letter store; the belt moves on', {
+  ): ParkRequest {
+    return {
       channel: this.channel.id,
+      address: record.address,
+      topic:
+        record.address === this.address
+          ? this.topic
+          : (this.#deps.transport.destination?.(record.address, this.channel.bindings) ?? record.address),
       groupId: this.groupId,
-      id: parked.id,
       type,
+      payload: record.value,
+      headers: record.headers,
+      ...(record.key === undefined ? {} : { key: record.key }),
+      partition: record.partition,
       offset: record.offset,
+      // Every issue of a decode or validation error, not only the first its message names.
+      error: { ...errorForParking(error), message: failureMessage(error) },
       attempts,
-    });
+      firstFailureAt: new Date(firstFailure),
+      lastFailureAt: new Date(lastFailure),
+    };
+  }
+
+  /**
+   * Parks `request`. A store that fails keeps the lane stalled at the record (the reason in health
+   * and the log) and is asked again on the blocking retry's backoff until it parks the record or
+   * the belt stops (false: the record stays unacknowledged). Before asking again the store is
+   * searched for the record, so a park whose answer was lost is not made twice.
+   */
+  async #park(request: ParkRequest, lane: Lane, messageId: string): Promise<boolean> {
+    const { clock, deadLetters, logger } = this.#deps;
+    const record = { partition: request.partition ?? lane.partition, offset: request.offset ?? '' };
+    let failures = 0;
+    while (true) {
+      try {
+        const found = failures > 0 ? await this.#findParked(request) : undefined;
+        const id = found ?? (await deadLetters.park(request, new Date(clock.now()))).id;
+        this.#parked++;
+        logger.warn(
+          found === undefined
+            ? 'parked a message in the dead-letter store; the belt moves on'
+            : 'the message was parked by an earlier attempt whose answer was lost; the belt moves on',
+          {
+            channel: this.channel.id,
+            groupId: this.groupId,
+            id,
+            type: request.type,
+            partition: request.partition,
+            offset: request.offset,
+            attempts: request.attempts,
+            error: `${request.error.name}: ${request.error.message}`,
+          },
+        );
+        return true;
+      } catch (parkError) {
+        if (this.#abandon.signal.aborted) return false;
+        failures++;
+        const now = clock.now();
+        const delay = this.#parkBackoff.delay(failures);
+        const reason = `the dead-letter store failed to park it (${failures} time${failures === 1 ? '' : 's'}; trying again): ${failureText(parkError)}; parking because ${request.error.name}: ${request.error.message}`;
+        this.#lastError = reason;
+        this.#stall(lane, record, messageId, request.type, now, reason, request.attempts);
+        this.#warnStalled(
+          lane,
+          now,
+          [
+            'belt blocked: the dead-letter store failed to park the message; the belt is stopped at this record and tries again',
+            'belt still blocked: the dead-letter store keeps failing to park the message',
+          ],
+          {
+            channel: this.channel.id,
+            groupId: this.groupId,
+            type: request.type,
+            partition: request.partition,
+            offset: request.offset,
+            parkAttempt: failures,
+            retryInMs: delay,
+            error: failureText(parkError),
+          },
+        );
+        try {
+          await clock.sleep(delay, this.#stop.signal);
+        } catch {
+          return false;
+        }
+      }
+    }
+  }
+
+  /** The id of a record already parked for this group at `request`'s partition and offset, if any. */
+  async #findParked(request: ParkRequest): Promise<string | undefined> {
+    const store = this.#deps.deadLetters;
+    const filter = { channel: request.channel, groupId: request.groupId };
+    // Summaries carry no payloads; newest records are at the end of the oldest-first order.
+    const rows = store.summaries ? await store.summaries({ ...filter, limit: FIND_PARKED_LIMIT }) : await store.list(filter);
+    return rows.find((r) => r.address === request.address && r.partition === request.partition && r.offset === request.offset)?.id;
   }
 
   /**

@@ -576,7 +576,12 @@ function errorOf(instancePath: string, keyword: string, arg: unknown): Standalon
     case 'unevaluatedProperties':
       return { instancePath, keyword, params: { unevaluatedProperty: arg }, message: 'must NOT have unevaluated properties' };
     case 'enum':
-      return { instancePath, keyword, params: { allowedValues: arg }, message: 'must be equal to one of the allowed values' };
+      return {
+        instancePath,
+        keyword,
+        params: { allowedValues: arg },
+        message: `must be equal to one of the allowed values: ${allowedValuesText(arg as readonly unknown[])}`,
+      };
     case 'const':
       return { instancePath, keyword, params: { allowedValue: arg }, message: 'must be equal to constant' };
     case 'format':
@@ -657,6 +662,19 @@ function errorOf(instancePath: string, keyword: string, arg: unknown): Standalon
     default:
       return { instancePath, keyword, params: {}, message: 'boolean schema is false' };
   }
+}
+
+/** At most this many allowed values are listed in an `enum` error, each cut to {@link MAX_VALUE_TEXT} characters. */
+const MAX_ALLOWED_VALUES = 10;
+const MAX_VALUE_TEXT = 60;
+
+/** `"desk", "kiosk", "online"` (bounded: a long list ends in `… (N more)`). */
+function allowedValuesText(values: readonly unknown[]): string {
+  const shown = values.slice(0, MAX_ALLOWED_VALUES).map((value) => {
+    const text = JSON.stringify(value) ?? String(value);
+    return text.length > MAX_VALUE_TEXT ? `${text.slice(0, MAX_VALUE_TEXT - 1)}…` : text;
+  });
+  return values.length > shown.length ? `${shown.join(', ')}, … (${values.length - shown.length} more)` : shown.join(', ');
 }
 
 function codePoints(text: string): number {
