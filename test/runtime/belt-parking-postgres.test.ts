@@ -1,9 +1,10 @@
 // The belt over the real PostgreSQL dead-letter store when parking fails: a table that is gone
 // for a while (the store rejects), and a pool that is closed for good (unreachable). The process
 // survives (no unhandled rejection), health shows the reason, and the record is parked once.
+
+import { migratePostgres, PostgresDeadLetterStore } from '@keiyaku/postgres';
 import { createMessaging, type Logger, ManualClock, type Messaging } from '@keiyaku/runtime';
 import { InMemoryTransport } from '@keiyaku/runtime/memory';
-import { migratePostgres, PostgresDeadLetterStore } from '@keiyaku/postgres';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { BookBorrowed, BookIntegrationEvents } from '../../generated/index.js';
