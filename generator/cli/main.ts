@@ -203,7 +203,8 @@ async function runCheck(options: CliOptions, io: CliIo): Promise<number> {
     const result = acknowledge(findings, current);
     const against = labels.join(', ') || '(nothing)';
     const plan = planChannels(baselines[0]?.model ?? current, current, compareOptions);
-    io.stdout(renderCheck(options.format!, result, { against, mode: mode ?? 'per channel', policy, plan, notices }, options.verbose));
+    const context = { against, mode: mode ?? 'per channel', policy, plan, notices, quiet: options.quiet };
+    io.stdout(renderCheck(options.format!, result, context, options.verbose));
     if (options.record) {
       recordHistory(historyFile, current, new Date());
       if (!options.quiet) io.stderr(`keiyaku: recorded ${current.info.version} in ${relative(io.cwd, historyFile)}\n`);

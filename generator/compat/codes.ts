@@ -156,6 +156,7 @@ const CONTRACT_CODES = [
   'channel_removed',
   'channel_address_changed',
   'channel_parameters_changed',
+  'parameter_value_removed',
   'partition_count_increased',
   'partition_count_reduced',
   'iggy_partition_count_reduced',

@@ -11,7 +11,7 @@ import { formatLocation, type SourceLocation } from '../diagnostics.js';
 import type { ChannelModel, ContractModel, MessageModel } from '../model/contract-model.js';
 import { DEFAULT_POLICY, MODES, type Mode, POLICIES, type Policy } from '../model/vocabulary.js';
 import { earlierSpellings, type FindingCode, keyCode } from './codes.js';
-import { type CompatSeverity, type Direction, type Finding, findingId } from './findings.js';
+import { type CompatSeverity, type Direction, type Finding, findingId, keepOrAcknowledge } from './findings.js';
 import { diffNodes, diffSchemas } from './schema-diff.js';
 
 export { DEFAULT_POLICY, MODES, type Mode, POLICIES, type Policy };
@@ -113,11 +113,18 @@ export function planChannels(before: ContractModel, after: ContractModel, option
   return plans;
 }
 
+/** When the acknowledgment of a contract-level change is due. */
+const MOVED_ON = 'once every producer and consumer has moved to the new channel';
+const RETAINED = 'once no message written under the old contract is left to read';
+const UPGRADED = 'once every consumer reads the new contract';
+
 /**
  * Channel parameters, one finding per parameter naming what changed. A parameter added, removed
  * or renamed moves the address: breaking both ways. An allowed value removed: consumers on the
- * new contract no longer read the addresses old messages went to (backward); a value added:
- * consumers on the old contract do not read the new addresses (forward).
+ * new contract no longer read the addresses old messages went to (backward); in the forward
+ * reading nothing is unreadable, but consumers of those addresses stop receiving: a warning
+ * (`parameter_value_removed`). A value added: consumers on the old contract do not read the new
+ * addresses (forward).
  */
 function compareParameters(
   before: ChannelModel,
@@ -140,7 +147,10 @@ function compareParameters(
         pointer,
         before: p.name,
         detail: `parameter \`${p.name}\` removed: the address ${before.address} → ${after.address}`,
-        hint: `keep the parameter \`${p.name}\`; add a new channel and migrate`,
+        hint: keepOrAcknowledge(
+          `keep the parameter \`${p.name}\` (put the new address on a new channel: adding a channel passes)`,
+          MOVED_ON,
+        ),
       });
       continue;
     }
@@ -151,6 +161,23 @@ function compareParameters(
     for (const direction of wanted) {
       const narrowing = lost.length > 0 || restricted;
       const widening = gained.length > 0 || freed;
+      if (direction === 'forward' && narrowing) {
+        // Nothing old consumers cannot read, but those subscribed to a value no longer sent stop receiving.
+        const stopped =
+          lost.length > 0 ? lost.map((v) => `\`${v}\``).join(', ') : `values other than ${now.enum!.map((v) => `\`${v}\``).join(', ')}`;
+        emit({
+          ...base,
+          code: 'parameter_value_removed',
+          severity: 'warning',
+          direction,
+          pointer,
+          before: p.enum,
+          after: now.enum,
+          detail: `\`${p.name}\`: ${lost.length > 0 ? `enum lost ${stopped}` : `now restricted to ${now.enum!.map((v) => `\`${v}\``).join(', ')}`}: consumers of the addresses with ${stopped} stop receiving (this application no longer sends there)`,
+          hint: `make sure no consumer still waits on ${after.address} with \`${p.name}\` ${stopped}, or keep the value${lost.length === 1 ? '' : 's'}`,
+        });
+        if (!widening) continue;
+      }
       if (!narrowing && !widening) continue;
       const breaking = direction === 'backward' ? narrowing : widening;
       const what = [
@@ -176,8 +203,11 @@ function compareParameters(
         detail: `\`${p.name}\`: ${what}${breaking ? `: ${reader}` : ''}`,
         hint: breaking
           ? direction === 'backward'
-            ? `keep the values of \`${p.name}\` until no retained message uses them`
-            : `use the new values of \`${p.name}\` only once every consumer reads the new contract`
+            ? keepOrAcknowledge(`keep the values of \`${p.name}\` as they were`, RETAINED)
+            : keepOrAcknowledge(
+                `keep \`${p.name}\` to its old values (send to the new addresses on a new channel: adding a channel passes)`,
+                UPGRADED,
+              )
           : '',
       });
     }
@@ -191,7 +221,7 @@ function compareParameters(
       pointer: `/parameters/${q.name}`,
       after: q.name,
       detail: `parameter \`${q.name}\` added: the address ${before.address} → ${after.address}`,
-      hint: `a new parameter moves the address; add a new channel and migrate`,
+      hint: keepOrAcknowledge('keep the address without it (put the new address on a new channel: adding a channel passes)', MOVED_ON),
     });
   }
 }
@@ -221,7 +251,7 @@ function compareChannel(before: ChannelModel, after: ChannelModel, wanted: reado
       before: before.address,
       after: after.address,
       detail: `address ${before.address} → ${after.address}: producers and consumers would meet at different topics`,
-      hint: 'keep the address; add a new channel and migrate',
+      hint: keepOrAcknowledge('keep the address (put the new one on a new channel: adding a channel passes)', MOVED_ON),
     });
   }
   if (parametersKey(before) !== parametersKey(after)) compareParameters(before, after, wanted, emit, where);
@@ -234,7 +264,7 @@ function compareChannel(before: ChannelModel, after: ChannelModel, wanted: reado
       before: pb,
       after: pa,
       detail: `Kafka partitions ${pb} → ${pa}: Kafka cannot remove partitions and key order would break`,
-      hint: 'partitions can only grow',
+      hint: keepOrAcknowledge(`keep ${pb} partitions or more (a new channel may start with fewer)`, MOVED_ON),
     });
   } else if (pb !== undefined && pa !== undefined && pa > pb) {
     flag({
@@ -255,7 +285,7 @@ function compareChannel(before: ChannelModel, after: ChannelModel, wanted: reado
       before: ib,
       after: ia,
       detail: `Iggy partitions ${ib} → ${ia}`,
-      hint: 'partitions can only grow',
+      hint: keepOrAcknowledge(`keep ${ib} partitions or more (a new channel may start with fewer)`, MOVED_ON),
     });
   }
   for (const type of before.messages) {
@@ -265,7 +295,7 @@ function compareChannel(before: ChannelModel, after: ChannelModel, wanted: reado
         severity: 'breaking',
         message: type,
         detail: `message type ${type} no longer travels on ${channel}`,
-        hint: 'keep the type (deprecate it) until every consumer has moved on',
+        hint: keepOrAcknowledge('keep the type on the channel (mark it deprecated)', 'once every consumer has moved on'),
       });
     }
   }
@@ -311,7 +341,7 @@ function compareMessage(
       before: mb.contentType,
       after: ma.contentType,
       detail: `content type ${mb.contentType} → ${ma.contentType}`,
-      hint: 'keep the content type; add a new message type for another encoding',
+      hint: keepOrAcknowledge('keep the content type (add a new message type for another encoding: adding one passes)', UPGRADED),
       ...(where ? { location: where } : {}),
     });
   }
@@ -336,8 +366,8 @@ function compareMessage(
             : `the Kafka key schema was removed${breaking ? ': consumers on the old contract check keys against it' : ''}`,
           hint: breaking
             ? added
-              ? 'add the key schema together with a new message type'
-              : 'keep the key schema until every consumer reads the new contract'
+              ? keepOrAcknowledge('drop the key schema (add it together with a new message type)', RETAINED)
+              : keepOrAcknowledge('keep the key schema: consumers on the old contract check keys against it', UPGRADED)
             : '',
           ...at('/bindings/kafka/key', where),
         });
@@ -383,8 +413,8 @@ function compareMessage(
           detail: `${part} schema ${added ? 'added' : 'removed'}${breaking ? (added ? ': messages written under the old contract were not held to it' : ': consumers on the old contract still check it') : ''}`,
           hint: breaking
             ? added
-              ? `old messages carry no such ${part}; add the schema with a new message type`
-              : `keep the ${part} schema until every consumer reads the new contract`
+              ? keepOrAcknowledge(`drop the ${part} schema: old messages were not held to it (add it with a new message type)`, RETAINED)
+              : keepOrAcknowledge(`keep the ${part} schema: consumers on the old contract still check it`, UPGRADED)
             : '',
           ...at(`/${part}`, where),
         });
@@ -430,7 +460,7 @@ export function compareContracts(before: ContractModel, after: ContractModel, op
           channel: cb.id,
           pointer: '',
           detail: `channel ${cb.id} (${cb.address}) was removed`,
-          hint: 'keep the channel until every producer and consumer has moved on',
+          hint: keepOrAcknowledge('keep the channel (mark it deprecated)', 'once every producer and consumer has moved on'),
         });
       continue;
     }

@@ -54,3 +54,19 @@ export function findingId(parts: {
 }): string {
   return `${parts.channel ?? '*'}/${parts.message ?? '*'}/${parts.code}${parts.pointer}`;
 }
+
+/**
+ * The clause a fix ends with when the step it names (keep the schema as it was) does not make
+ * the change: no edit of this kind passes the gate, only an acknowledgment lets it through.
+ */
+export const ONLY_ACKNOWLEDGED = 'the change itself passes only when acknowledged';
+
+/** Whether a fix says that only an acknowledgment lets the change through. */
+export function onlyAcknowledgment(hint: string): boolean {
+  return hint.includes(ONLY_ACKNOWLEDGED);
+}
+
+/** A fix whose only step through the gate is not to make the change: `keep …; the change itself passes only when acknowledged, <when>`. */
+export function keepOrAcknowledge(keep: string, when: string): string {
+  return `${keep}; ${ONLY_ACKNOWLEDGED}, ${when}`;
+}

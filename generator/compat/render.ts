@@ -1,6 +1,6 @@
 /** Renderers of `keiyaku check` results: text, JSON, GitHub annotations and JUnit XML. */
 import { type ChannelPlan, type CheckResult, locationText } from './contract-diff.js';
-import type { Finding } from './findings.js';
+import { type Finding, onlyAcknowledgment } from './findings.js';
 
 export const FORMATS = ['text', 'json', 'github', 'junit'] as const;
 export type Format = (typeof FORMATS)[number];
@@ -14,6 +14,8 @@ export interface RenderContext {
   readonly plan?: readonly ChannelPlan[];
   /** Things to know that are not findings (the first version of a contract). */
   readonly notices?: readonly string[];
+  /** `--quiet`: findings and the summary line only (no notices, no `directions:` lines). */
+  readonly quiet?: boolean;
 }
 
 type Shown = CheckResult['findings'][number];
@@ -28,6 +30,31 @@ export function summaryLine(result: CheckResult, ctx: RenderContext): string {
   return `keiyaku check: ${result.breaking} breaking, ${result.acknowledged} acknowledged, ${result.compatible} compatible, ${result.info} info${warnings} against ${ctx.against} (mode ${ctx.mode}, policy ${ctx.policy})`;
 }
 
+/**
+ * The messages a shared-schema finding shows up in, each once, with the places in it:
+ * `orders/OrderPlaced (/payload/total/amount, /payload/shipping/amount)`.
+ */
+function messagesOf(f: Shown, withPointers: boolean): string[] {
+  const places = new Map<string, string[]>();
+  for (const u of f.usages ?? []) {
+    const key = `${u.channel}/${u.message}`;
+    places.set(key, [...(places.get(key) ?? []), u.pointer]);
+  }
+  return [...places].map(([message, pointers]) => (withPointers ? `${message} ${pointers.join(', ')}` : message));
+}
+
+/** `used by 2 messages: …`: distinct messages, each listed once with its places. */
+function usedBy(f: Shown): string {
+  const messages = messagesOf(f, true);
+  return `used by ${messages.length} message${messages.length === 1 ? '' : 's'}: ${messages.join('; ')}`;
+}
+
+/** The sentence that closes a breaking finding's fix: how to acknowledge it, with the id to copy. */
+export function acknowledgeText(f: Pick<Finding, 'id' | 'hint'>): string {
+  const how = `{ id: '${f.id}', reason: …, version: … }`;
+  return onlyAcknowledgment(f.hint) ? `acknowledge it: ${how}` : `or acknowledge it: ${how}`;
+}
+
 /** `where` of a finding: the channel and message, or the schema its usages share. */
 function groupOf(f: Shown): string {
   if (f.usages !== undefined && f.usages.length > 0) return `shared schema ${f.id.split('/')[1]}`;
@@ -36,8 +63,8 @@ function groupOf(f: Shown): string {
 
 export function renderText(result: CheckResult, ctx: RenderContext, verbose = false): string {
   const lines: string[] = [];
-  for (const notice of ctx.notices ?? []) lines.push(`notice: ${notice}`);
-  if (ctx.plan !== undefined && ctx.plan.length > 0) {
+  if (!ctx.quiet) for (const notice of ctx.notices ?? []) lines.push(`notice: ${notice}`);
+  if (!ctx.quiet && ctx.plan !== undefined && ctx.plan.length > 0) {
     lines.push('directions:');
     for (const p of ctx.plan) lines.push(`  ${p.channel}: ${p.mode} — ${p.reason}`);
   }
@@ -53,11 +80,10 @@ export function renderText(result: CheckResult, ctx: RenderContext, verbose = fa
       lines.push(`  ${label(f)} ${f.code} (${f.direction}): ${f.detail}`);
       const where = locationText(f.location);
       if (f.pointer !== '' || where) lines.push(`    at ${f.pointer || '/'}${where ? ` — ${where}` : ''}`);
-      if (f.usages !== undefined && f.usages.length > 0)
-        lines.push(`    used by ${f.usages.length} messages: ${f.usages.map((u) => `${u.channel}/${u.message} ${u.pointer}`).join(', ')}`);
+      if (f.usages !== undefined && f.usages.length > 0) lines.push(`    ${usedBy(f)}`);
       if (f.acknowledged) lines.push(`    acknowledged for ${f.acknowledged.version}: ${f.acknowledged.reason}`);
-      else if (f.severity === 'breaking' && f.hint)
-        lines.push(`    fix: ${f.hint}; or acknowledge it: { id: '${f.id}', reason: …, version: … }`);
+      else if (f.severity === 'breaking' && f.hint) lines.push(`    fix: ${f.hint}; ${acknowledgeText(f)}`);
+      else if (f.severity === 'breaking') lines.push(`    fix: ${acknowledgeText(f).replace(/^or /, '')}`);
       else if (f.severity === 'warning' && f.hint) lines.push(`    fix: ${f.hint}`);
     }
   }
@@ -95,11 +121,19 @@ export function renderGithub(result: CheckResult, ctx: RenderContext): string {
         .filter(Boolean)
         .join(',');
       const where = f.usages?.length
-        ? `${groupOf(f)} (${f.usages.map((u) => `${u.channel}/${u.message}`).join(', ')})`
+        ? `${groupOf(f)} (${messagesOf(f, false).join(', ')})`
         : `${f.channel ?? ''}${f.message ? `/${f.message}` : ''}`;
-      return `::${level} ${props}::${escapeGithub(`${where} ${f.detail}${f.hint && f.severity !== 'compatible' ? ` — ${f.hint}` : ''}`.trim())}`;
+      const fix = f.hint && f.severity !== 'compatible' ? ` — ${f.hint}` : '';
+      // The id a user writes to acknowledge the break (or that acknowledged it), to copy from the annotation.
+      const id =
+        f.acknowledged !== undefined
+          ? ` (acknowledged as ${f.id} for ${f.acknowledged.version}: ${f.acknowledged.reason})`
+          : f.severity === 'breaking'
+            ? `${fix ? ';' : ' —'} ${acknowledgeText(f)}`
+            : '';
+      return `::${level} ${props}::${escapeGithub(`${where} ${f.detail}${fix}${id}`.trim())}`;
     });
-  for (const notice of ctx.notices ?? []) lines.unshift(`::notice title=keiyaku check::${escapeGithub(notice)}`);
+  if (!ctx.quiet) for (const notice of ctx.notices ?? []) lines.unshift(`::notice title=keiyaku check::${escapeGithub(notice)}`);
   lines.push(summaryLine(result, ctx));
   return `${lines.join('\n')}\n`;
 }

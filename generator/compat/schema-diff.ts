@@ -27,7 +27,7 @@ import {
   type SchemaFindingCode,
   TEXT_KEYWORDS,
 } from './codes.js';
-import type { CompatSeverity, Direction } from './findings.js';
+import { type CompatSeverity, type Direction, keepOrAcknowledge } from './findings.js';
 
 export type { Policy } from '../model/vocabulary.js';
 
@@ -213,10 +213,10 @@ function contentModel(schema: Schema): ContentModel {
   return 'open';
 }
 
-/** What an object accepts for a property `name` it does not declare: matching patterns, else its catch-all, else anything. */
-function undeclared(schema: Schema, name: string): SchemaNode {
+/** The `patternProperties` schemas whose pattern matches `name`. */
+function matchingPatterns(schema: Schema, name: string): SchemaNode[] {
   const patterns = isObject(schema['patternProperties']) ? (schema['patternProperties'] as Record<string, SchemaNode>) : {};
-  const matching = Object.entries(patterns)
+  return Object.entries(patterns)
     .filter(([pattern]) => {
       try {
         return new RegExp(pattern, 'u').test(name);
@@ -225,6 +225,11 @@ function undeclared(schema: Schema, name: string): SchemaNode {
       }
     })
     .map(([, s]) => s);
+}
+
+/** What an object accepts for a property `name` it does not declare: matching patterns, else its catch-all, else anything. */
+function undeclared(schema: Schema, name: string): SchemaNode {
+  const matching = matchingPatterns(schema, name);
   if (matching.length === 1) return matching[0]!;
   if (matching.length > 1) return { allOf: matching };
   const additional = schema['additionalProperties'];
@@ -277,9 +282,21 @@ function record<T>(
   });
 }
 
-/** A fix in the words of the direction: the reader that breaks is new (backward) or old (forward). */
-function fix(ctx: Context, backward: string, forward: string): string {
-  return ctx.forward ? forward : backward;
+/** When an acknowledgment of a change that no edit gets through is due, per direction. */
+const ACKNOWLEDGE_WHEN = {
+  backward: 'once no message written under the old contract is left to read',
+  forward: 'once every consumer reads the new contract',
+} as const;
+
+/**
+ * A fix in the words of the direction: the reader that breaks is new (backward) or old (forward).
+ * The first step each names passes the gate (`keep …`: the schema as it was at that node; test/compat/fix-advice.test.ts
+ * applies it). A `keep` fix says that the change itself passes only when acknowledged; a backward fix marked
+ * `step` names another edit that reaches the same end and passes, and says nothing of acknowledgments.
+ */
+function fix(ctx: Context, backward: string, forward: string, backwardIs: 'keep' | 'step' = 'keep'): string {
+  if (ctx.forward) return keepOrAcknowledge(forward, ACKNOWLEDGE_WHEN.forward);
+  return backwardIs === 'step' ? backward : keepOrAcknowledge(backward, ACKNOWLEDGE_WHEN.backward);
 }
 
 function bound(
@@ -308,8 +325,8 @@ function bound(
     },
     fix(
       ctx,
-      typeof w === 'number' ? `keep ${keyword} at ${w} or looser` : `drop ${keyword}, or add it in a new message type`,
-      `keep ${keyword} ${typeof r === 'number' ? `at ${r}` : ''} until every consumer reads the new contract, or widen it in a new message type`,
+      typeof w === 'number' ? `keep ${keyword} at ${w} or looser` : `drop ${keyword} (add it in a new message type)`,
+      `keep ${keyword} at ${String(r)} or ${tighterWhen === 'lower' ? 'lower' : 'higher'} (widen it in a new message type)`,
     ),
     ctx.forward ? { before: r, after: w } : { before: w, after: r },
   );
@@ -399,8 +416,8 @@ function compareResolved(ctx: Context, writer: SchemaNode, reader: SchemaNode, p
             : { code: 'schema_restricted', detail: 'a schema that accepted anything now has constraints' },
       fix(
         ctx,
-        'keep accepting every value, or introduce a new message type',
-        'keep the constraints until every consumer reads the new contract',
+        'keep the schema as it was (introduce the new one as a new message type)',
+        'keep the constraints (introduce the new schema as a new message type)',
       ),
     );
     return;
@@ -497,8 +514,8 @@ function unionToPlain(ctx: Context, writer: Schema, reader: Schema, pointer: str
     unionEdit(keyword, 'it accepts every value of every branch', `branch ${unread.join(', ')} is not accepted`, ok),
     fix(
       ctx,
-      `keep accepting every value of branch ${unread.join(', ')}`,
-      'send only values the old schema accepts until every consumer reads the new contract',
+      `keep the schema as it was, a ${keyword}: the plain schema does not accept every value of branch ${unread.join(', ')}`,
+      `keep the schema as it was: consumers on the old contract do not accept every value of branch ${unread.join(', ')}`,
     ),
   );
 }
@@ -528,8 +545,8 @@ function plainToUnion(ctx: Context, writer: Schema, reader: Schema, pointer: str
     ),
     fix(
       ctx,
-      'keep a branch that accepts every old value (and, for oneOf, only one)',
-      'consumers on the old contract accept only the old branches: keep them',
+      `keep the schema as it was, without the ${keyword} (or give the ${keyword} a branch that accepts every old value${keyword === 'oneOf' ? ', and only one does' : ''})`,
+      `keep the schema as it was: consumers on the old contract accept only the old branches`,
     ),
   );
 }
@@ -796,8 +813,10 @@ function compareKeywords(ctx: Context, writer: Schema, reader: Schema, pointer: 
             },
       fix(
         ctx,
-        `strings valid before may not match the new ${keyword}: keep ${writer[keyword] === undefined ? 'no' : `the old`} ${keyword}`,
-        `consumers on the old contract check ${keyword} ${String(reader[keyword])}: keep it until they have moved to the new contract`,
+        writer[keyword] === undefined
+          ? `drop the ${keyword}: strings valid before may not match it`
+          : `keep ${keyword} ${String(writer[keyword])}: strings valid before may not match the new one`,
+        `keep ${keyword} ${String(reader[keyword])}: consumers on the old contract check it`,
       ),
       ctx.forward ? { before: reader[keyword], after: writer[keyword] } : { before: writer[keyword], after: reader[keyword] },
     );
@@ -816,8 +835,8 @@ function compareKeywords(ctx: Context, writer: Schema, reader: Schema, pointer: 
           : { code: `${keywordCode('uniqueItems')}_added`, detail: 'array items must now be unique' },
       fix(
         ctx,
-        'arrays with repeated items were valid before: drop uniqueItems',
-        'consumers on the old contract require unique items: keep uniqueItems',
+        'drop uniqueItems: arrays with repeated items were valid before',
+        'keep uniqueItems: consumers on the old contract require unique items',
       ),
     );
   else if (writer['uniqueItems'] === true && reader['uniqueItems'] !== true)
@@ -871,11 +890,7 @@ function compareTypes(ctx: Context, writer: Schema, reader: Schema, pointer: str
       reader,
       'breaking',
       describe,
-      fix(
-        ctx,
-        'values of other types valid before are now rejected: drop the type',
-        'consumers on the old contract check the type: keep it',
-      ),
+      fix(ctx, 'drop the type: values of other types were valid before', 'keep the type: consumers on the old contract check it'),
       typePair(ctx, writer, reader),
     );
     return;
@@ -892,8 +907,8 @@ function compareTypes(ctx: Context, writer: Schema, reader: Schema, pointer: str
       describe,
       fix(
         ctx,
-        `keep accepting ${lost.join(', ')}`,
-        `consumers on the old contract accept only ${[...tr].join(', ')}: keep the type, or add a new message type`,
+        `keep accepting ${lost.join(', ')} (keep the type ${[...tw].join('|')}, or a wider one)`,
+        `keep the type ${[...tr].join('|')}: consumers on the old contract accept only that (use another type in a new message type)`,
       ),
       typePair(ctx, writer, reader),
     );
@@ -941,8 +956,8 @@ function compareValues(ctx: Context, writer: Schema, reader: Schema, pointer: st
           : { code: `${keywordCode(keyword(n))}_added`, detail: `values restricted to ${allowed(n)!.map(valueKey).join(', ')}` },
       fix(
         ctx,
-        'values outside the new list were valid before',
-        `consumers on the old contract accept only ${vr.map(valueKey).join(', ')}: keep the list until they have moved on`,
+        `drop the ${keyword(reader)}: values outside it were valid before`,
+        `keep the ${keyword(reader)} ${vr.map(valueKey).join(', ')}: consumers on the old contract accept only those`,
       ),
       { after: vr },
     );
@@ -961,7 +976,11 @@ function compareValues(ctx: Context, writer: Schema, reader: Schema, pointer: st
       reader,
       'breaking',
       (o, n) => ({ code: 'const_changed', detail: `const ${valueKey(o['const'])} → ${valueKey(n['const'])}` }),
-      'a fixed value cannot change without a new message type',
+      fix(
+        ctx,
+        `keep the const ${valueKey(writer['const'])} (use the new value in a new message type)`,
+        `keep the const ${valueKey(reader['const'])} (use the new value in a new message type)`,
+      ),
       ctx.forward ? { before: reader['const'], after: writer['const'] } : { before: writer['const'], after: reader['const'] },
     );
     return;
@@ -984,8 +1003,8 @@ function compareValues(ctx: Context, writer: Schema, reader: Schema, pointer: st
           : { code: 'enum_value_removed', detail: `enum lost ${removed.map(valueKey).join(', ')}` },
       fix(
         ctx,
-        'keep the value; mark it deprecated in the description instead',
-        `send ${added.map(valueKey).join(', ')} only once every consumer reads the new contract (add the value to the contract first, use it in a later release)`,
+        `keep ${removed.map(valueKey).join(', ')} in the enum (mark ${removed.length === 1 ? 'it' : 'them'} deprecated in the description)`,
+        `keep ${added.map(valueKey).join(', ')} out of the enum: consumers on the old contract reject ${added.length === 1 ? 'it' : 'them'} (send ${added.length === 1 ? 'it' : 'them'} in a new message type)`,
       ),
       ctx.forward ? { after: added } : { before: removed },
     );
@@ -1031,8 +1050,8 @@ function compareMultipleOf(ctx: Context, writer: Schema, reader: Schema, pointer
     },
     fix(
       ctx,
-      'the new multipleOf must divide the old one',
-      'consumers on the old contract check the old multipleOf: the new one must be a multiple of it',
+      typeof mw === 'number' ? `keep multipleOf ${mw}, or a divisor of it` : 'drop multipleOf: any number was valid before',
+      `keep multipleOf ${String(mr)}, or a multiple of it: consumers on the old contract check it`,
     ),
     ctx.forward ? { before: mr, after: mw } : { before: mw, after: mr },
   );
@@ -1080,8 +1099,9 @@ function compareArrays(ctx: Context, writer: Schema, reader: Schema, pointer: st
       },
       fix(
         ctx,
-        'keep the tuple item, or let the rest of the tuple accept its values',
-        'keep the tuple item until every consumer reads the new contract',
+        "keep the tuple as it was, or let the rest of the tuple accept the item's values",
+        'keep the tuple as it was: consumers on the old contract check it',
+        'step',
       ),
       { legacy: 'schema_restricted' },
     );
@@ -1100,7 +1120,11 @@ function compareArrays(ctx: Context, writer: Schema, reader: Schema, pointer: st
             o['items'] === undefined
               ? { code: 'items_added', detail: 'array items gained a schema' }
               : { code: 'items_removed', detail: 'array items lost their schema' },
-          fix(ctx, 'items valid before may not match the new schema', 'consumers on the old contract check the item schema: keep it'),
+          fix(
+            ctx,
+            'drop the item schema: items valid before may not match it',
+            'keep the item schema: consumers on the old contract check it',
+          ),
           { legacy: 'schema_restricted' },
         );
     } else if (!isEmpty(restW))
@@ -1114,7 +1138,7 @@ function compareArrays(ctx: Context, writer: Schema, reader: Schema, pointer: st
           o['items'] === undefined
             ? { code: 'items_added', detail: 'array items gained a schema' }
             : { code: 'items_removed', detail: 'array items lost their schema' },
-        fix(ctx, 'keep the item schema', 'consumers on the old contract check the item schema: keep it'),
+        fix(ctx, 'keep the item schema', 'keep the item schema: consumers on the old contract check it'),
       );
   }
   if (writer['unevaluatedItems'] !== undefined || reader['unevaluatedItems'] !== undefined) {
@@ -1154,8 +1178,8 @@ function compareArrays(ctx: Context, writer: Schema, reader: Schema, pointer: st
             : { code: 'contains_removed', detail: 'contains removed' },
         fix(
           ctx,
-          'arrays valid before may have no such item: drop contains',
-          'consumers on the old contract require a matching item: keep contains',
+          'drop contains: arrays valid before may have no such item',
+          'keep contains: consumers on the old contract require a matching item',
         ),
       );
     else compareSchema(ctx, cw, cr, `${pointer}/contains`);
@@ -1246,10 +1270,11 @@ function compareObjects(ctx: Context, writer: Schema, reader: Schema, pointer: s
       describe,
       fix(
         ctx,
-        model === 'closed'
-          ? `keep ${name} (mark it deprecated) or open the object`
-          : `keep ${name}, or let additionalProperties accept its values`,
-        `send ${name} only once every consumer reads the new contract: consumers on the old contract reject it (${MODEL_WORDS[model]} object)`,
+        model === 'closed' && matchingPatterns(reader, name).length === 0
+          ? `open the object (drop additionalProperties: false) as you remove ${name}, or keep ${name} (mark it deprecated)`
+          : `keep ${name}, or let ${matchingPatterns(reader, name).length > 0 ? 'the patternProperties schema its name matches' : 'additionalProperties'} accept its values`,
+        `keep ${name} out of the schema: consumers on the old contract reject it (${MODEL_WORDS[model]} object)`,
+        'step',
       ),
       ctx.forward ? { after: schema } : { before: schema },
     );
@@ -1271,16 +1296,23 @@ function compareObjects(ctx: Context, writer: Schema, reader: Schema, pointer: s
     const describe = (o: Schema, n: Schema): Edit =>
       Object.hasOwn(propertiesOf(n), name) ? addedCode(name, o, n, covered) : removedCode(name, o, n, covered);
     const edit = describe(old, neu);
+    // A required property added (backward) passes with a default when undeclared properties cannot
+    // clash with it (a closed object, or lenient); in a strict open object nothing but keeping it out does.
+    const defaultPasses = model !== 'open' || lenient;
     const hint = required
       ? fix(
           ctx,
-          `make ${name} optional (readers fill a default), or give it a default`,
-          `keep ${name} in the schema until every consumer reads a contract where it is optional: make it optional first, remove it in a later release`,
+          defaultPasses
+            ? `give ${name} a default (readers fill it in), or make it optional`
+            : `keep ${name} out of the schema (strict: old messages may carry it with another shape; add it in a new message type)`,
+          `keep ${name}, and keep it required: consumers on the old contract reject messages without it (making it optional is the same break)`,
+          defaultPasses ? 'step' : 'keep',
         )
       : fix(
           ctx,
-          `let ${name} accept every value the object allowed before, or use the lenient policy`,
-          `keep ${name} until every consumer reads the new contract`,
+          `let ${name} accept every value the object allowed before (the empty schema), or use the lenient policy`,
+          `keep ${name} in the schema: consumers on the old contract check it`,
+          'step',
         );
     const detail =
       required && !ok
@@ -1320,8 +1352,9 @@ function compareObjects(ctx: Context, writer: Schema, reader: Schema, pointer: s
             },
       fix(
         ctx,
-        `old values may lack ${name}; keep it optional`,
-        `keep sending ${name} (keep it required) until every consumer reads the new contract`,
+        `give ${name} a default (readers fill it in), or keep it optional: old values may lack it`,
+        `keep ${name} required: consumers on the old contract reject messages without it`,
+        'step',
       ),
       ctx.forward ? { before: name } : { after: name },
     );
@@ -1382,11 +1415,7 @@ function compareCatchAll(ctx: Context, writer: Schema, reader: Schema, pointer: 
       reader,
       ok ? 'compatible' : 'breaking',
       name,
-      fix(
-        ctx,
-        'keep additionalProperties open',
-        'consumers on the old contract reject undeclared properties: keep the object closed until they have moved on',
-      ),
+      fix(ctx, 'keep additionalProperties open', 'keep the object closed: consumers on the old contract reject undeclared properties'),
     );
     return;
   }
@@ -1407,7 +1436,7 @@ function compareCatchAll(ctx: Context, writer: Schema, reader: Schema, pointer: 
         fix(
           ctx,
           'keep additionalProperties open (no schema)',
-          'consumers on the old contract check undeclared properties against their schema: keep it',
+          'keep the additionalProperties schema: consumers on the old contract check undeclared properties against it',
         ),
         { legacy: 'schema_restricted' },
       );
@@ -1440,7 +1469,7 @@ function comparePatterns(ctx: Context, writer: Schema, reader: Schema, pointer: 
           Object.hasOwn(isObject(n['patternProperties']) ? n['patternProperties'] : {}, pattern)
             ? { code: 'pattern_property_added', detail: `keys matching ${pattern} are constrained` }
             : { code: 'pattern_property_removed', detail: `keys matching ${pattern} are no longer allowed` },
-        fix(ctx, 'keep the pattern', 'keep the pattern until every consumer reads the new contract'),
+        fix(ctx, 'keep the pattern', 'keep the pattern: consumers on the old contract check it'),
       );
   }
   for (const [pattern, schema] of Object.entries(patternsR)) {
@@ -1460,8 +1489,8 @@ function comparePatterns(ctx: Context, writer: Schema, reader: Schema, pointer: 
           : { code: 'pattern_property_removed', detail: `keys matching ${pattern} are no longer constrained` },
       fix(
         ctx,
-        `let keys matching ${pattern} accept what the object allowed before`,
-        'keep the pattern constraint until every consumer reads the new contract',
+        `keep keys matching ${pattern} unconstrained (as before), or use the lenient policy`,
+        'keep the pattern constraint: consumers on the old contract check it',
       ),
     );
   }
@@ -1498,8 +1527,8 @@ function compareDependencies(ctx: Context, writer: Schema, reader: Schema, point
       describe,
       fix(
         ctx,
-        'old values with the property but not its dependents are rejected: drop the new dependency',
-        `consumers on the old contract require ${demanded.join(', ')} with ${name}: keep sending them`,
+        'drop the new dependency: old values with the property but not its dependents are rejected',
+        `keep ${name} requiring ${demanded.join(', ')}: consumers on the old contract require them`,
       ),
       { legacy: 'dependent_required_added' },
     );
@@ -1546,8 +1575,8 @@ function compareDependencies(ctx: Context, writer: Schema, reader: Schema, point
           : { code: 'dependent_schema_added', detail: `a schema now applies when ${name} is present` },
       fix(
         ctx,
-        `old values carrying ${name} may not match the new dependent schema: drop it`,
-        `consumers on the old contract check the dependent schema of ${name}: keep it`,
+        `drop the dependent schema of ${name}: old values carrying ${name} may not match it`,
+        `keep the dependent schema of ${name}: consumers on the old contract check it`,
       ),
     );
   }
@@ -1594,8 +1623,8 @@ function compareCombinators(ctx: Context, writer: Schema, reader: Schema, pointe
             : { code: `${keywordCode(keyword)}_removed`, detail: `${keyword} replaced by a schema that does not accept all its branches` },
         fix(
           ctx,
-          'values valid before may match no branch: keep a branch that accepts every old value',
-          'consumers on the old contract accept only the old branches: keep them',
+          `keep the schema as it was, without the ${keyword}: values valid before may match no branch (or give it a branch that accepts every old value)`,
+          `keep the schema as it was: consumers on the old contract accept only the old branches`,
         ),
       );
       continue;
@@ -1617,8 +1646,8 @@ function compareCombinators(ctx: Context, writer: Schema, reader: Schema, pointe
               : { code: 'combined_type_changed', detail: 'anyOf → oneOf: a value that matches two branches is now rejected' },
           fix(
             ctx,
-            'keep anyOf, or make the branches exclusive (a const discriminator, distinct types)',
-            'keep oneOf until every consumer reads the new contract',
+            'keep anyOf (or make the branches exclusive: a const discriminator, distinct types)',
+            'keep oneOf: consumers on the old contract reject a value that matches two branches',
           ),
         );
         continue;
@@ -1668,7 +1697,11 @@ function compareCombinators(ctx: Context, writer: Schema, reader: Schema, pointe
                 code: `${keywordCode(keyword)}_branch_removed_or_narrowed`,
                 detail: `${keyword} branch ${i} has no counterpart that accepts all its values`,
               },
-        fix(ctx, 'keep the branch, or only widen it', 'send values of the new branch only once every consumer reads the new contract'),
+        fix(
+          ctx,
+          `keep branch ${i} as it was (or only widen it)`,
+          'keep the branches as they were: consumers on the old contract reject values of the new branch (send them in a new message type)',
+        ),
         ctx.forward ? { after: writerBranches[i] } : { before: writerBranches[i] },
       );
     for (const [i, j] of pairs) compareSchema(ctx, writerBranches[i]!, br[j]!, `${p}/${ctx.forward ? i : j}`);
@@ -1711,7 +1744,11 @@ function compareCombinators(ctx: Context, writer: Schema, reader: Schema, pointe
               detail: `${keyword} removed${unread === -1 ? '; the schema accepts every branch' : `; branch ${unread} is no longer accepted`}`,
             }
           : { code: `${keywordCode(keyword)}_added`, detail: `${keyword} added` },
-      fix(ctx, `keep accepting every value of branch ${unread}`, 'consumers on the old contract accept only the old schema: keep it'),
+      fix(
+        ctx,
+        `keep the schema as it was, a ${keyword}: the new schema does not accept every value of branch ${unread}`,
+        'keep the schema as it was: consumers on the old contract accept only the old schema',
+      ),
     );
   }
   compareAllOf(ctx, writer, reader, pointer);
@@ -1749,8 +1786,8 @@ function compareAllOf(ctx: Context, writer: Schema, reader: Schema, pointer: str
           : { code: `${keywordCode('allOf')}_branch_added_or_narrowed`, detail: `allOf gained a constraint (branch ${j})` },
       fix(
         ctx,
-        'every value must now also match it: drop the branch or make it accept every old value',
-        'consumers on the old contract still check the branch: keep it',
+        'drop the new allOf branch (or make it accept every old value): every value must now also match it',
+        'keep the allOf branch: consumers on the old contract still check it',
       ),
       ctx.forward ? { before: branch } : { after: branch },
     );
@@ -1800,7 +1837,11 @@ function compareNot(ctx: Context, writer: Schema, reader: Schema, pointer: strin
         ? { code: ok ? 'not_type_narrowed' : 'not_type_extended', detail: ok ? '`not` now excludes less' : '`not` now excludes more' }
         : e;
     },
-    fix(ctx, 'values valid before may now be excluded', 'consumers on the old contract exclude more values: keep the old `not`'),
+    fix(
+      ctx,
+      'keep the old `not`: values valid before may now be excluded',
+      'keep the old `not`: consumers on the old contract exclude more values',
+    ),
     {
       ...(ctx.forward ? { before: nr, after: nw } : { before: nw, after: nr }),
       ...(nw !== undefined && nr !== undefined ? { legacy: 'not_changed' } : {}),
@@ -1833,8 +1874,8 @@ function compareOthers(ctx: Context, writer: Schema, reader: Schema, pointer: st
             : { code: `${keywordCode(keyword)}_changed`, detail: `${keyword} changed` },
       fix(
         ctx,
-        `values valid before may fail the new ${keyword}: keep it as it was`,
-        `consumers on the old contract check the old ${keyword}: keep it`,
+        `keep ${keyword} as it was: values valid before may fail the new one`,
+        `keep ${keyword} as it was: consumers on the old contract check it`,
       ),
     );
   }

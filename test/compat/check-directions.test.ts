@@ -104,8 +104,12 @@ describe('keiyaku check: the direction comes from the contract', () => {
     expect(result.stdout).toContain(
       'BREAKING property_removed_from_open_model (forward): required property salesChannel removed from an open object: consumers on the old contract reject messages without `salesChannel`',
     );
-    expect(result.stdout).toContain('fix: keep salesChannel in the schema until every consumer reads a contract where it is optional');
+    // Read forward, making it optional is the same break: the fix does not send the user round in circles.
+    expect(result.stdout).toContain(
+      'fix: keep salesChannel, and keep it required: consumers on the old contract reject messages without it (making it optional is the same break); the change itself passes only when acknowledged, once every consumer reads the new contract; acknowledge it: {',
+    );
     expect(result.stdout).not.toContain('make salesChannel optional');
+    expect(result.stdout).not.toContain('optional first');
     expect(result.stdout).toContain('(mode per channel, policy lenient)');
     expect(result.code).toBe(1);
   }, 120_000);
@@ -146,7 +150,10 @@ describe('keiyaku check: the direction comes from the contract', () => {
     const acknowledged = await keiyaku(['check', '--against', 'v2', '--mode', 'backward'], { cwd: dir });
     expect(acknowledged.stdout).toContain('shared schema Money');
     expect(acknowledged.stdout).toContain('ACKNOWLEDGED maximum_narrowed (backward)');
-    expect(acknowledged.stdout).toContain('used by 3 messages');
+    // Two messages, one of them at two places: each message counted and listed once.
+    expect(acknowledged.stdout).toContain(
+      '    used by 2 messages: orders/OrderPlaced /payload/properties/total/properties/amount/maximum, /payload/properties/shipping/properties/amount/maximum; payments/PaymentReceived /payload/properties/amount/properties/amount/maximum\n',
+    );
     expect(acknowledged.stdout).toContain('WARNING acknowledgment_id_deprecated');
     expect(acknowledged.stdout).toContain('replace its id with schemas/Money/maximum_narrowed/properties/amount/maximum');
     expect(acknowledged.code).toBe(0);
@@ -175,6 +182,59 @@ describe('keiyaku check: the direction comes from the contract', () => {
     const result = await keiyaku(['check', '--against', 'v2', '--mode', 'backward'], { cwd: dir });
     expect(result.stdout).toContain('BREAKING channel_parameters_changed (backward): `region`: enum lost `mars`');
     expect(result.code).toBe(1);
+  }, 120_000);
+
+  it('warns, on a channel this application sends on, that consumers of a parameter value removed stop receiving', async () => {
+    reset();
+    edit('asyncapi.yaml', 'enum: [earth, mars]', 'enum: [earth]');
+    const result = await keiyaku(['check', '--against', 'v2'], { cwd: dir });
+    expect(result.stdout).toContain(
+      'WARNING parameter_value_removed (forward): `region`: enum lost `mars`: consumers of the addresses with `mars` stop receiving (this application no longer sends there)',
+    );
+    expect(result.stdout).toContain(
+      'fix: make sure no consumer still waits on shop.orders.{region} with `region` `mars`, or keep the value',
+    );
+    expect(result.stdout.trim().split('\n').at(-1)).toMatch(/^keiyaku check: 0 breaking, .*, 1 warning against v2/);
+    expect(result.code).toBe(0);
+  }, 120_000);
+
+  it('prints findings only with --quiet: no directions, no notices', async () => {
+    reset();
+    edit('common.json', '"maximum": 1000000', '"maximum": 1000');
+    const loud = await keiyaku(['check', '--against', 'v2'], { cwd: dir });
+    expect(loud.stdout).toContain('directions:\n  orders: forward');
+    const quiet = await keiyaku(['check', '--against', 'v2', '--quiet'], { cwd: dir });
+    expect(quiet.stdout).not.toContain('directions:');
+    expect(quiet.stdout).not.toContain('this application receives from it');
+    expect(quiet.stdout).toContain('BREAKING maximum_narrowed (backward)');
+    expect(quiet.stdout.split('\n')[0]).toBe('shared schema Money');
+    expect(quiet.code).toBe(1);
+    reset();
+    const first = await keiyaku(['check', '--against', 'empty', '--quiet'], { cwd: dir });
+    expect(first.stdout).not.toContain('notice:');
+    expect(first.stdout.trim()).toMatch(/^keiyaku check: 0 breaking/);
+  }, 120_000);
+
+  it('gives the acknowledgment id in GitHub annotations, and each message once', async () => {
+    reset();
+    edit('common.json', '"maximum": 1000000', '"maximum": 1000');
+    const result = await keiyaku(['check', '--against', 'v2', '--mode', 'backward', '--format', 'github'], { cwd: dir });
+    const [annotation, ...others] = result.stdout.split('\n').filter((l) => l.startsWith('::error'));
+    expect(others).toEqual([]);
+    expect(annotation).toContain('::shared schema Money (orders/OrderPlaced, payments/PaymentReceived) number maximum 1000000 → 1000');
+    expect(annotation).toContain(
+      "acknowledge it: { id: 'schemas/Money/maximum_narrowed/properties/amount/maximum', reason: …, version: … }",
+    );
+    edit(
+      'asyncapi.yaml',
+      'channels:\n',
+      'x-keiyaku:\n  acknowledge:\n    - id: schemas/Money/maximum_narrowed/properties/amount/maximum\n      reason: capped\n      version: 2.0.0\nchannels:\n',
+    );
+    const acknowledged = await keiyaku(['check', '--against', 'v2', '--mode', 'backward', '--format', 'github'], { cwd: dir });
+    expect(acknowledged.stdout).toMatch(
+      /^::notice .*\(acknowledged as schemas\/Money\/maximum_narrowed\/properties\/amount\/maximum for 2\.0\.0: capped\)$/m,
+    );
+    expect(acknowledged.code).toBe(0);
   }, 120_000);
 
   it('passes with a notice when the contract does not exist at the ref yet', async () => {

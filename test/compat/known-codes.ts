@@ -4,7 +4,8 @@ import { isFindingCode } from 'keiyaku';
 import { expect } from 'vitest';
 import * as contractDiff from '../../generator/compat/contract-diff.js';
 import * as schemaDiff from '../../generator/compat/schema-diff.js';
-import { keiyaku as run } from '../helpers.js';
+import { main } from '../../generator/cli/main.js';
+import type { RunResult } from '../helpers.js';
 
 export type { Policy } from '../../generator/compat/schema-diff.js';
 
@@ -28,9 +29,23 @@ export function codesIn(output: string): string[] {
   return patterns.flatMap((p) => [...output.matchAll(p)].map((m) => m[1]!));
 }
 
-/** The CLI (see test/helpers.ts), with every finding code in its output checked. */
-export async function keiyaku(args: readonly string[], options: { cwd?: string } = {}): ReturnType<typeof run> {
-  const result = await run(args, options);
+/**
+ * The CLI's `main` run in this process on the sources (so these tests check the code as it is, not
+ * the last build; test/cli.test.ts runs the built binary), with every finding code in its output checked.
+ */
+export async function keiyaku(args: readonly string[], options: { cwd?: string } = {}): Promise<RunResult> {
+  let stdout = '';
+  let stderr = '';
+  const code = await main(args, {
+    cwd: options.cwd ?? process.cwd(),
+    stdout: (text) => {
+      stdout += text;
+    },
+    stderr: (text) => {
+      stderr += text;
+    },
+  });
+  const result = { code, stdout, stderr };
   known(codesIn(result.stdout).map((code) => ({ code })));
   return result;
 }
