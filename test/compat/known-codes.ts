@@ -2,9 +2,9 @@
 // the `FindingCode` union): each test file passes what it gets through these helpers.
 import { isFindingCode } from 'keiyaku';
 import { expect } from 'vitest';
+import { main } from '../../generator/cli/main.js';
 import * as contractDiff from '../../generator/compat/contract-diff.js';
 import * as schemaDiff from '../../generator/compat/schema-diff.js';
-import { main } from '../../generator/cli/main.js';
 import type { RunResult } from '../helpers.js';
 
 export type { Policy } from '../../generator/compat/schema-diff.js';
