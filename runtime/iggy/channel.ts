@@ -8,7 +8,7 @@
  * is a status, never a throw. Messages written before the full envelope (only `ce_type` and
  * `ce_id`) still decode as they did.
  */
-import type { AnyChannel, AnyContractMessage, DecodeResult, EnvelopeOptions } from '@keiyaku/runtime/adapter';
+import type { AnyChannel, AnyContractMessage, DecodeResult, EnvelopeOptions, HeadersOf } from '@keiyaku/runtime/adapter';
 import { CE_HEADERS, encodeEnvelope, openEnvelope } from '@keiyaku/runtime/adapter';
 import type { IggyClient } from './client.js';
 import { type IggyConsumer, IggyConsumerBuilder, type ReceivedMessage } from './consumer.js';
@@ -27,12 +27,13 @@ export interface ChannelSerde<M extends AnyContractMessage> {
   /**
    * Payload, user headers (the CloudEvents envelope; `options` sets its id, time, correlation
    * and causation ids, key and contract headers, as with the runtime's publisher) and the
-   * message id (`ce_id` as a u128). Throws a ContractValidationError when the contract headers do
-   * not validate.
+   * message id (`ce_id` as a u128). Throws a ContractValidationError naming the header when the
+   * contract headers do not validate (a required one missing included), and an IggyHeaderError when
+   * a header is longer than Iggy carries (255 UTF-8 bytes).
    */
-  serialize(
-    message: M,
-    options?: EnvelopeOptions<unknown>,
+  serialize<T extends M>(
+    message: T,
+    options?: EnvelopeOptions<HeadersOf<T>>,
   ): { readonly payload: Uint8Array; readonly headers: Uint8Array; readonly id: bigint };
   /** Decodes a received message by its envelope (its `ce_type`, and its contract headers where the type declares them). Never throws. */
   deserialize(payload: Uint8Array, headers: Uint8Array): DecodeResult<M>;
@@ -47,7 +48,7 @@ export function channelSerde<M extends AnyContractMessage>(channel: AnyChannel<M
       const record = encodeEnvelope(channel, message, address, SOURCE, options, Date.now());
       return {
         payload: record.value,
-        headers: encodeHeaders(record.headers, record.key) ?? new Uint8Array(0),
+        headers: encodeHeaders(record.headers, record.key, address) ?? new Uint8Array(0),
         id: messageIdOf(record.headers[CE_HEADERS.id]),
       };
     },
@@ -88,10 +89,21 @@ export class IggyChannelPublisher<M extends AnyContractMessage> {
     return this.publisher.init();
   }
 
-  /** Sends one message or several, each in its own envelope (`options` apply to each: leave `id` out when sending several). */
-  send(messages: M | readonly M[], options?: EnvelopeOptions<unknown>): Promise<void> {
-    const list = (Array.isArray(messages) ? messages : [messages]) as readonly M[];
-    return this.publisher.sendMessages(list.map((m) => this.#serde.serialize(m, options)));
+  /**
+   * Sends one message or several, each in its own envelope (`options` apply to each: leave `id` out
+   * when sending several). Every message and its contract headers are validated first, as on every
+   * other path: a ContractValidationError naming the header (or an IggyHeaderError for a header
+   * over 255 bytes) rejects the call at once, and none of the messages is sent.
+   */
+  send<T extends M>(messages: T | readonly T[], options?: EnvelopeOptions<HeadersOf<T>>): Promise<void> {
+    const list = (Array.isArray(messages) ? messages : [messages]) as readonly T[];
+    let serialized: ReturnType<ChannelSerde<M>['serialize']>[];
+    try {
+      serialized = list.map((m) => this.#serde.serialize(m, options));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.publisher.sendMessages(serialized);
   }
 
   waitUntilAllSends(): Promise<void> {

@@ -10,7 +10,7 @@ import { IggyConnection as Connection, type ConnectionOptions } from './connecti
 export type { ConnectionOptions } from './connection.js';
 export type { AutoCommit, IggyConsumerConfig, ReceivedMessage } from './consumer.js';
 export { IggyConsumer, IggyConsumerBuilder, RentedPollBuffer, RentedReceivedMessage } from './consumer.js';
-export { messageIdFromUuid } from './envelope-headers.js';
+export { IggyHeaderError, MAX_HEADER_BYTES, messageIdFromUuid } from './envelope-headers.js';
 export type { RentedMessage, RentedPayloadWriter } from './pooled-batches.js';
 export { BufferPool, ObjectDisposedError, RentedMessageBatch, RentedMessageBatchBuilder, sharedPool } from './pooled-batches.js';
 export { describeCode, IggyError } from './protocol/errors.js';

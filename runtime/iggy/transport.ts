@@ -155,16 +155,23 @@ export class IggyTransport implements Transport {
         if (closed) throw new ClosedError('the Iggy producer');
         const empty = records.find((r) => r.value.length === 0);
         if (empty) throw new TransportError('iggy', 'Iggy cannot carry an empty payload', { address: empty.address, retriable: false });
+        // Headers first: one Iggy cannot carry (over 255 bytes) fails the whole send at once
+        // (IggyHeaderError, not retriable), before any connection or any message goes out.
+        const headers = records.map((r) => encodeHeaders(r.headers, r.key, r.address));
         client ??= this.newClient('producer');
         const connection = await client;
-        const groups = new Map<string, { address: string; partition: number; records: OutgoingRecord[] }>();
-        for (const record of records) {
+        const groups = new Map<
+          string,
+          { address: string; partition: number; records: OutgoingRecord[]; headers: (Uint8Array | undefined)[] }
+        >();
+        for (const [index, record] of records.entries()) {
           const placement = await this.ensure(record.address);
           const partition =
             record.key === undefined ? roundRobin++ % placement.partitions : partitionForKey(record.key, placement.partitions);
           const key = `${record.address}\u0000${partition}`;
-          const group = groups.get(key) ?? { address: record.address, partition, records: [] };
+          const group = groups.get(key) ?? { address: record.address, partition, records: [], headers: [] };
           group.records.push(record);
+          group.headers.push(headers[index]);
           groups.set(key, group);
         }
         const now = BigInt(Date.now()) * 1000n;
@@ -174,9 +181,14 @@ export class IggyTransport implements Transport {
             placement.stream,
             placement.topic,
             { kind: 'partition', id: group.partition },
-            group.records.map((r) => {
-              const headers = encodeHeaders(r.headers, r.key);
-              return { id: messageIdOf(r.headers['ce_id']), payload: r.value, ...(headers ? { headers } : {}), originTimestamp: now };
+            group.records.map((r, i) => {
+              const encoded = group.headers[i];
+              return {
+                id: messageIdOf(r.headers['ce_id']),
+                payload: r.value,
+                ...(encoded ? { headers: encoded } : {}),
+                originTimestamp: now,
+              };
             }),
           );
         }
