@@ -39,7 +39,15 @@ export type {
   TransportProducer,
   WireRecord,
 } from './core/transport.js';
-export type { DeadLetterFilter, DeadLetterStore, ParkedError, ParkedMessage, ParkRequest } from './dead-letter/store.js';
+export type {
+  DeadLetterFilter,
+  DeadLetterPage,
+  DeadLetterStore,
+  ParkedError,
+  ParkedMessage,
+  ParkedSummary,
+  ParkRequest,
+} from './dead-letter/store.js';
 export type { RedriveErrorCode, RedriveOptions, RedriveResult, RedriveTarget } from './dead-letter/redrive.js';
 export { planRedrive, REDRIVEN_FROM_HEADER, RedriveError, redrive } from './dead-letter/redrive.js';
 export { InMemoryDeadLetterStore, payloadText } from './dead-letter/store.js';

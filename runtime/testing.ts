@@ -17,10 +17,14 @@ export { OUTBOX_CONFORMANCE_CASES, OutboxPing, outboxConformanceChannel, runOutb
 export type {
   CheckpointStoreTarget,
   ConformanceEvent,
+  DeadLetterFeature,
   DeadLetterStoreTarget,
   EventStoreTarget,
 } from './testing/stores.js';
 export {
+  HOSTILE_TEXT,
+  hostileParkRequest,
+  hostilePayload,
   runCheckpointStoreConformance,
   runDeadLetterStoreConformance,
   runEventStoreConformance,

@@ -4,6 +4,7 @@
  * Redrive is a human decision: fix the cause, `remove` the record, republish or rewind.
  */
 import { randomUUID } from 'node:crypto';
+import { checkLease, pageLimit, parkedFromRequest, summaryOf } from './records.js';
 
 export interface ParkedError {
   readonly name: string;
@@ -14,7 +15,13 @@ export interface ParkedError {
 export interface ParkedMessage {
   readonly id: string;
   readonly channel: string;
+  /** The contract address the record came from (`bookings.{region}.events` resolved). */
   readonly address: string;
+  /**
+   * The broker topic the record was read from (Kafka topic, Iggy `stream/topic`) when the
+   * transport names one; absent on records parked before stores kept it.
+   */
+  readonly topic?: string;
   readonly groupId: string;
   /** Contract message type (`ce_type`), empty when the record had none. */
   readonly type: string;
@@ -56,7 +63,7 @@ export interface DeadLetterStore {
   /** Oldest first. */
   list(filter?: DeadLetterFilter): Promise<readonly ParkedMessage[]>;
   get(id: string): Promise<ParkedMessage | undefined>;
-  /** True when a record was removed. */
+  /** True when a record was removed; a claim on it ends with it. */
   remove(id: string): Promise<boolean>;
   count(filter?: DeadLetterFilter): Promise<number>;
   /**
@@ -99,12 +106,14 @@ function matches(parked: ParkedMessage, filter: DeadLetterFilter | undefined): b
   );
 }
 
-/** Parks in process memory: gone when the process ends. */
+/** Parks in process memory: gone when the process ends. Claims are held in the same memory. */
 export class InMemoryDeadLetterStore implements DeadLetterStore {
   readonly #records = new Map<string, ParkedMessage>();
+  /** Record id → when it was claimed (ms since the epoch). */
+  readonly #claims = new Map<string, number>();
 
   async park(request: ParkRequest, parkedAt: Date): Promise<ParkedMessage> {
-    const parked: ParkedMessage = Object.freeze({ ...request, payload: new Uint8Array(request.payload), id: randomUUID(), parkedAt });
+    const parked = parkedFromRequest(randomUUID(), request, parkedAt);
     this.#records.set(parked.id, parked);
     return parked;
   }
@@ -113,11 +122,37 @@ export class InMemoryDeadLetterStore implements DeadLetterStore {
     return [...this.#records.values()].filter((p) => matches(p, filter));
   }
 
+  async summaries(page?: DeadLetterPage): Promise<readonly ParkedSummary[]> {
+    const limit = pageLimit(page);
+    const out: ParkedSummary[] = [];
+    for (const parked of this.#records.values()) {
+      if (out.length >= limit) break;
+      if (matches(parked, page)) out.push(summaryOf(parked));
+    }
+    return out;
+  }
+
   async get(id: string): Promise<ParkedMessage | undefined> {
     return this.#records.get(id);
   }
 
+  async claim(id: string, leaseMs: number): Promise<ParkedMessage | undefined> {
+    checkLease(leaseMs);
+    const parked = this.#records.get(id);
+    if (parked === undefined) return undefined;
+    const now = Date.now();
+    const claimedAt = this.#claims.get(id);
+    if (claimedAt !== undefined && claimedAt > now - leaseMs) return undefined;
+    this.#claims.set(id, now);
+    return parked;
+  }
+
+  async release(id: string): Promise<void> {
+    this.#claims.delete(id);
+  }
+
   async remove(id: string): Promise<boolean> {
+    this.#claims.delete(id);
     return this.#records.delete(id);
   }
 

@@ -1,50 +1,62 @@
-/** The PostgreSQL dead-letter store (`pg`): parked messages in `keiyaku_dead_letters`. */
+/**
+ * The PostgreSQL dead-letter store (`pg`): parked messages in `keiyaku_dead_letters`. Any payload
+ * bytes and any text are kept exactly: a row whose texts hold a NUL or a lone surrogate (which
+ * `text` and `jsonb` refuse) is stored escaped (docs/stores.md). Rows read back are checked as
+ * the SQLite store checks them: a damaged row is a `DeadLetterRecordError`, never a half-read record.
+ */
 import { randomUUID } from 'node:crypto';
-import type { DeadLetterFilter, DeadLetterStore, ParkedMessage, ParkRequest } from '@keiyaku/runtime/adapter';
+import type {
+  DeadLetterFilter,
+  DeadLetterPage,
+  DeadLetterRowFormat,
+  DeadLetterStore,
+  ParkedMessage,
+  ParkedSummary,
+  ParkRequest,
+} from '@keiyaku/runtime/adapter';
+import {
+  checkLease,
+  DeadLetterRecordError,
+  deadLetterColumns,
+  deadLetterFilterColumns,
+  pageLimit,
+  parkedFromRequest,
+  parkedFromRow,
+  StoreNotMigratedError,
+  summaryFromRow,
+} from '@keiyaku/runtime/adapter';
 import { createPostgresPool, type PostgresQueryable, storeError } from './client.js';
 import { migratePostgres } from './migrations.js';
 
-interface Row {
-  id: string;
-  channel: string;
-  address: string;
-  group_id: string;
-  type: string;
-  payload: Buffer;
-  headers: Record<string, string>;
-  record_key: string | null;
-  partition: number | null;
-  record_offset: string | null;
-  error_name: string;
-  error_message: string;
-  error_stack: string | null;
-  attempts: number;
-  first_failure_at: Date;
-  last_failure_at: Date;
-  parked_at: Date;
+/** A stored record that cannot be read back (the same error as `@keiyaku/sqlite`'s). */
+export { DeadLetterRecordError };
+
+const FORMAT: DeadLetterRowFormat = { times: 'date', headers: 'json-value', bytes: 'bytea' };
+
+const fromRow = (row: unknown): ParkedMessage => parkedFromRow(row, FORMAT);
+
+/** Plain rows match the filter's text, escaped rows its escape ($1–$6 from filterValues). */
+const FILTER = `(NOT $1::boolean OR (NOT escaped AND channel = $2::text) OR (escaped AND channel = $3::text))
+  AND (NOT $4::boolean OR (NOT escaped AND group_id = $5::text) OR (escaped AND group_id = $6::text))`;
+
+function filterValues(filter: DeadLetterFilter): (string | boolean | null)[] {
+  const f = deadLetterFilterColumns(filter);
+  return [f.channelFiltered, f.channel, f.channelEscaped, f.groupIdFiltered, f.groupId, f.groupIdEscaped];
 }
 
-function fromRow(row: Row): ParkedMessage {
-  return Object.freeze({
-    id: row.id,
-    channel: row.channel,
-    address: row.address,
-    groupId: row.group_id,
-    type: row.type,
-    payload: new Uint8Array(row.payload),
-    headers: row.headers,
-    ...(row.record_key === null ? {} : { key: row.record_key }),
-    ...(row.partition === null ? {} : { partition: row.partition }),
-    ...(row.record_offset === null ? {} : { offset: row.record_offset }),
-    error: { name: row.error_name, message: row.error_message, ...(row.error_stack === null ? {} : { stack: row.error_stack }) },
-    attempts: row.attempts,
-    firstFailureAt: row.first_failure_at,
-    lastFailureAt: row.last_failure_at,
-    parkedAt: row.parked_at,
-  });
-}
+const SUMMARY_COLUMNS = `id, channel, address, topic, group_id, type, record_key, partition, record_offset, error_name, error_message,
+  attempts, first_failure_at, last_failure_at, parked_at, escaped, octet_length(payload) AS payload_bytes`;
 
-const FILTER = '($1::text IS NULL OR channel = $1) AND ($2::text IS NULL OR group_id = $2)';
+/** A table without the version-2 columns (42703 undefined_column) names the migration to run. */
+function failure(error: unknown, doing: string): Error {
+  if (error instanceof Error && (error as { code?: unknown }).code === '42703' && /\b(topic|escaped|claimed_at)\b/.test(error.message))
+    return new StoreNotMigratedError(
+      'keiyaku_dead_letters at version 2 (topic, escaped, claimed_at)',
+      'migratePostgres(pool) from @keiyaku/postgres',
+      error,
+    );
+  return storeError(error, doing);
+}
 
 export interface PostgresDeadLetterStoreOptions {
   /** End the pool (or client) on `close()` (default false: the pool is yours). */
@@ -54,6 +66,7 @@ export interface PostgresDeadLetterStoreOptions {
 export class PostgresDeadLetterStore implements DeadLetterStore {
   readonly #db: PostgresQueryable;
   readonly #closeDb: boolean;
+  #closing: Promise<void> | undefined;
 
   constructor(db: PostgresQueryable, options: PostgresDeadLetterStoreOptions = {}) {
     this.#db = db;
@@ -62,81 +75,131 @@ export class PostgresDeadLetterStore implements DeadLetterStore {
 
   async park(request: ParkRequest, parkedAt: Date): Promise<ParkedMessage> {
     const id = randomUUID();
+    const c = deadLetterColumns(request);
     try {
-      const { rows } = await this.#db.query<Row>(
-        `INSERT INTO keiyaku_dead_letters (id, channel, address, group_id, type, payload, headers, record_key, partition, record_offset,
-           error_name, error_message, error_stack, attempts, first_failure_at, last_failure_at, parked_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) RETURNING *`,
+      await this.#db.query(
+        `INSERT INTO keiyaku_dead_letters (id, channel, address, topic, group_id, type, payload, headers, record_key, partition, record_offset,
+           error_name, error_message, error_stack, attempts, first_failure_at, last_failure_at, parked_at, escaped)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)`,
         [
           id,
-          request.channel,
-          request.address,
-          request.groupId,
-          request.type,
-          Buffer.from(request.payload),
-          JSON.stringify(request.headers),
-          request.key ?? null,
+          c.channel,
+          c.address,
+          c.topic,
+          c.groupId,
+          c.type,
+          Buffer.from(request.payload.buffer, request.payload.byteOffset, request.payload.byteLength),
+          c.headers,
+          c.key,
           request.partition ?? null,
-          request.offset ?? null,
-          request.error.name,
-          request.error.message,
-          request.error.stack ?? null,
+          c.offset,
+          c.errorName,
+          c.errorMessage,
+          c.errorStack,
           request.attempts,
           request.firstFailureAt,
           request.lastFailureAt,
           parkedAt,
+          c.escaped,
         ],
       );
-      return fromRow(rows[0]!);
     } catch (error) {
-      throw storeError(error, `parking a message of ${request.channel}`);
+      throw failure(error, `parking a message of ${request.channel}`);
     }
+    return parkedFromRequest(id, request, parkedAt);
   }
 
   async list(filter: DeadLetterFilter = {}): Promise<readonly ParkedMessage[]> {
+    let rows: unknown[];
     try {
-      const { rows } = await this.#db.query<Row>(`SELECT * FROM keiyaku_dead_letters WHERE ${FILTER} ORDER BY seq`, [
-        filter.channel ?? null,
-        filter.groupId ?? null,
-      ]);
-      return rows.map(fromRow);
+      ({ rows } = await this.#db.query(`SELECT * FROM keiyaku_dead_letters WHERE ${FILTER} ORDER BY seq`, filterValues(filter)));
     } catch (error) {
-      throw storeError(error, 'listing parked messages');
+      throw failure(error, 'listing parked messages');
     }
+    return rows.map(fromRow);
+  }
+
+  /** Oldest first, at most `page.limit` (100): the limit is in the query, and payloads are never read. */
+  async summaries(page: DeadLetterPage = {}): Promise<readonly ParkedSummary[]> {
+    const limit = pageLimit(page);
+    let rows: unknown[];
+    try {
+      ({ rows } = await this.#db.query(`SELECT ${SUMMARY_COLUMNS} FROM keiyaku_dead_letters WHERE ${FILTER} ORDER BY seq LIMIT $7`, [
+        ...filterValues(page),
+        limit,
+      ]));
+    } catch (error) {
+      throw failure(error, 'listing parked messages');
+    }
+    return rows.map((row) => summaryFromRow(row, FORMAT));
   }
 
   async get(id: string): Promise<ParkedMessage | undefined> {
+    let rows: unknown[];
     try {
-      const { rows } = await this.#db.query<Row>('SELECT * FROM keiyaku_dead_letters WHERE id = $1', [id]);
-      return rows[0] === undefined ? undefined : fromRow(rows[0]);
+      ({ rows } = await this.#db.query('SELECT * FROM keiyaku_dead_letters WHERE id = $1', [id]));
     } catch (error) {
-      throw storeError(error, `reading parked message ${id}`);
+      throw failure(error, `reading parked message ${id}`);
+    }
+    return rows[0] === undefined ? undefined : fromRow(rows[0]);
+  }
+
+  /**
+   * Claims the record with one UPDATE: concurrent claimers (any pool, any process) queue on the
+   * row lock, and each re-checks the claim after the one before it committed, so one wins. Times
+   * are the server's clock, the same for every process.
+   */
+  async claim(id: string, leaseMs: number): Promise<ParkedMessage | undefined> {
+    const lease = checkLease(leaseMs);
+    let rows: unknown[];
+    try {
+      ({ rows } = await this.#db.query(
+        `UPDATE keiyaku_dead_letters SET claimed_at = clock_timestamp()
+         WHERE id = $1 AND (claimed_at IS NULL OR claimed_at <= clock_timestamp() - make_interval(secs => $2::float8 / 1000))
+         RETURNING *`,
+        [id, lease],
+      ));
+    } catch (error) {
+      throw failure(error, `claiming parked message ${id}`);
+    }
+    return rows[0] === undefined ? undefined : fromRow(rows[0]);
+  }
+
+  async release(id: string): Promise<void> {
+    try {
+      await this.#db.query('UPDATE keiyaku_dead_letters SET claimed_at = NULL WHERE id = $1', [id]);
+    } catch (error) {
+      throw failure(error, `releasing parked message ${id}`);
     }
   }
 
+  /** Removes the record and with it any claim on it. */
   async remove(id: string): Promise<boolean> {
     try {
       const result = await this.#db.query('DELETE FROM keiyaku_dead_letters WHERE id = $1', [id]);
       return (result.rowCount ?? 0) > 0;
     } catch (error) {
-      throw storeError(error, `removing parked message ${id}`);
+      throw failure(error, `removing parked message ${id}`);
     }
   }
 
   async count(filter: DeadLetterFilter = {}): Promise<number> {
     try {
-      const { rows } = await this.#db.query<{ n: number }>(`SELECT count(*)::int AS n FROM keiyaku_dead_letters WHERE ${FILTER}`, [
-        filter.channel ?? null,
-        filter.groupId ?? null,
-      ]);
+      const { rows } = await this.#db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM keiyaku_dead_letters WHERE ${FILTER}`,
+        filterValues(filter),
+      );
       return rows[0]!.n;
     } catch (error) {
-      throw storeError(error, 'counting parked messages');
+      throw failure(error, 'counting parked messages');
     }
   }
 
+  /** Ends the pool when the store owns it (`closeOnClose`); calling it again does nothing. */
   async close(): Promise<void> {
-    if (this.#closeDb) await this.#db.end();
+    if (!this.#closeDb) return;
+    this.#closing ??= this.#db.end();
+    await this.#closing;
   }
 }
 

@@ -23,7 +23,7 @@ export { OUTBOX_SCHEMA_VERSION, OutboxDispatcher, OutboxEncoder, OutboxError, Ou
 export type { PostgresQueryable } from './client.js';
 export { createPostgresPool, isConnectionError } from './client.js';
 export type { PostgresDeadLetterStoreOptions } from './dead-letters.js';
-export { openDeadLetterStore, PostgresDeadLetterStore } from './dead-letters.js';
+export { DeadLetterRecordError, openDeadLetterStore, PostgresDeadLetterStore } from './dead-letters.js';
 export type { PostgresAppendOptions, PostgresEventStoreOptions } from './event-store.js';
 export { EVENTS_CHANNEL, PostgresCheckpointStore, PostgresEventStore } from './event-store.js';
 export type { MigrateOptions, Migration, MigrationResult } from './migrations.js';

@@ -66,11 +66,21 @@ export const POSTGRES_DEAD_LETTERS_V1 = `CREATE TABLE IF NOT EXISTS keiyaku_dead
 );
 CREATE INDEX IF NOT EXISTS keiyaku_dead_letters_channel ON keiyaku_dead_letters (channel, group_id);`;
 
+/**
+ * Dead letters, version 2: the broker topic beside the address; `escaped` marks a row whose texts
+ * (and header names and values) are JSON-string escaped because one held a NUL or a lone
+ * surrogate, which `text` and `jsonb` refuse (see docs/stores.md); `claimed_at` holds a redrive's
+ * claim (null when unclaimed).
+ */
+export const POSTGRES_DEAD_LETTERS_V2 = `ALTER TABLE keiyaku_dead_letters ADD COLUMN IF NOT EXISTS topic TEXT;
+ALTER TABLE keiyaku_dead_letters ADD COLUMN IF NOT EXISTS escaped BOOLEAN NOT NULL DEFAULT false;
+ALTER TABLE keiyaku_dead_letters ADD COLUMN IF NOT EXISTS claimed_at TIMESTAMPTZ;`;
+
 /** Every component keiyaku creates in PostgreSQL, in the order they are applied. */
 export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   { component: 'event-store', steps: [POSTGRES_EVENTS_V1] },
   { component: 'checkpoints', steps: [POSTGRES_CHECKPOINTS_V1] },
-  { component: 'dead-letters', steps: [POSTGRES_DEAD_LETTERS_V1] },
+  { component: 'dead-letters', steps: [POSTGRES_DEAD_LETTERS_V1, POSTGRES_DEAD_LETTERS_V2] },
 ];
 
 /**

@@ -3,111 +3,49 @@
  * are durable across process restarts. Its table comes from `migrateSqlite(db)`.
  */
 import { randomUUID } from 'node:crypto';
-import type { DeadLetterFilter, DeadLetterStore, Logger, ParkedMessage, ParkRequest } from '@keiyaku/runtime/adapter';
-import { KeiyakuError } from '@keiyaku/runtime/adapter';
+import type {
+  DeadLetterFilter,
+  DeadLetterPage,
+  DeadLetterRowFormat,
+  DeadLetterStore,
+  Logger,
+  ParkedMessage,
+  ParkedSummary,
+  ParkRequest,
+} from '@keiyaku/runtime/adapter';
+import {
+  checkLease,
+  DeadLetterRecordError,
+  deadLetterColumns,
+  deadLetterFilterColumns,
+  pageLimit,
+  parkedFromRequest,
+  parkedFromRow as readParkedRow,
+  StoreNotMigratedError,
+  summaryFromRow,
+} from '@keiyaku/runtime/adapter';
 import type Database from 'better-sqlite3';
 import { openSqlite, prepareMigrated } from './event-store.js';
 import { migrateSqlite } from './migrations.js';
 
-interface Row {
-  id: string;
-  channel: string;
-  address: string;
-  group_id: string;
-  type: string;
-  payload: Buffer;
-  headers: string;
-  record_key: string | null;
-  partition: number | null;
-  record_offset: string | null;
-  error_name: string;
-  error_message: string;
-  error_stack: string | null;
-  attempts: number;
-  first_failure_at: number;
-  last_failure_at: number;
-  parked_at: number;
-  seq: number;
-}
+/** A stored record that cannot be read back; defined in the runtime, shared with `@keiyaku/postgres`. */
+export { DeadLetterRecordError };
 
-/** A stored record that cannot be read back (a column of the wrong type, headers that are not a JSON object of strings). */
-export class DeadLetterRecordError extends KeiyakuError {
-  override readonly name = 'DeadLetterRecordError';
-  constructor(id: unknown, detail: string, cause?: unknown) {
-    super('dead_letter_record_invalid', `dead-letter record ${JSON.stringify(String(id)).slice(0, 80)} cannot be read: ${detail}`, {
-      retriable: false,
-      cause,
-    });
-  }
-}
-
-function column<T>(row: Record<string, unknown>, name: string, ok: (v: unknown) => v is T, expected: string): T {
-  const value = row[name];
-  if (!ok(value))
-    throw new DeadLetterRecordError(row['id'], `column ${name} is ${value === null ? 'null' : typeof value}, expected ${expected}`);
-  return value;
-}
-const isString = (v: unknown): v is string => typeof v === 'string';
-const isOptionalString = (v: unknown): v is string | null => v === null || typeof v === 'string';
-const isInteger = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v);
-const isOptionalInteger = (v: unknown): v is number | null => v === null || isInteger(v);
-const isBlob = (v: unknown): v is Buffer => Buffer.isBuffer(v);
-/** Milliseconds since the epoch that make a valid Date. */
-const isTime = (v: unknown): v is number => isInteger(v) && Math.abs(v) <= 8.64e15;
+const FORMAT: DeadLetterRowFormat = { times: 'epoch-ms', headers: 'json-text', bytes: 'blob' };
 
 /**
  * @internal Reads one row back into a parked message; a row that is not what `park` wrote
  * (edited or damaged store) is a {@link DeadLetterRecordError}, never a crash or a half-read record.
  */
 export function parkedFromRow(input: unknown): ParkedMessage {
-  if (typeof input !== 'object' || input === null) throw new DeadLetterRecordError(undefined, 'the row is not an object');
-  const row = input as Record<string, unknown>;
-  const id = column(row, 'id', isString, 'text');
-  const headersText = column(row, 'headers', isString, 'text');
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(headersText);
-  } catch (cause) {
-    throw new DeadLetterRecordError(id, 'column headers is not JSON', cause);
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
-    throw new DeadLetterRecordError(id, 'column headers is not a JSON object');
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(parsed)) {
-    if (typeof value !== 'string') throw new DeadLetterRecordError(id, `header ${JSON.stringify(name)} is not a string`);
-    Object.defineProperty(headers, name, { value, enumerable: true, writable: true, configurable: true });
-  }
-  const key = column(row, 'record_key', isOptionalString, 'text or null');
-  const partition = column(row, 'partition', isOptionalInteger, 'integer or null');
-  const offset = column(row, 'record_offset', isOptionalString, 'text or null');
-  const stack = column(row, 'error_stack', isOptionalString, 'text or null');
-  return Object.freeze({
-    id,
-    channel: column(row, 'channel', isString, 'text'),
-    address: column(row, 'address', isString, 'text'),
-    groupId: column(row, 'group_id', isString, 'text'),
-    type: column(row, 'type', isString, 'text'),
-    payload: new Uint8Array(column(row, 'payload', isBlob, 'blob')),
-    headers,
-    ...(key === null ? {} : { key }),
-    ...(partition === null ? {} : { partition }),
-    ...(offset === null ? {} : { offset }),
-    error: {
-      name: column(row, 'error_name', isString, 'text'),
-      message: column(row, 'error_message', isString, 'text'),
-      ...(stack === null ? {} : { stack }),
-    },
-    attempts: column(row, 'attempts', isInteger, 'integer'),
-    firstFailureAt: new Date(column(row, 'first_failure_at', isTime, 'a time')),
-    lastFailureAt: new Date(column(row, 'last_failure_at', isTime, 'a time')),
-    parkedAt: new Date(column(row, 'parked_at', isTime, 'a time')),
-  });
+  return readParkedRow(input, FORMAT);
 }
 
 interface InsertParams {
   id: string;
   channel: string;
   address: string;
+  topic: string | null;
   groupId: string;
   type: string;
   payload: Buffer;
@@ -122,32 +60,62 @@ interface InsertParams {
   firstFailureAt: number;
   lastFailureAt: number;
   parkedAt: number;
+  escaped: number;
 }
 
 interface FilterParams {
+  channelFiltered: number;
   channel: string | null;
+  channelEscaped: string | null;
+  groupIdFiltered: number;
   groupId: string | null;
+  groupIdEscaped: string | null;
 }
 
-const FILTER = '(@channel IS NULL OR channel = @channel) AND (@groupId IS NULL OR group_id = @groupId)';
+/** Plain rows match the filter's text, escaped rows its escape. */
+const FILTER = `(@channelFiltered = 0 OR (escaped = 0 AND channel = @channel) OR (escaped <> 0 AND channel = @channelEscaped))
+  AND (@groupIdFiltered = 0 OR (escaped = 0 AND group_id = @groupId) OR (escaped <> 0 AND group_id = @groupIdEscaped))`;
 
 function filterParams(filter: DeadLetterFilter): FilterParams {
-  return { channel: filter.channel ?? null, groupId: filter.groupId ?? null };
+  const f = deadLetterFilterColumns(filter);
+  return { ...f, channelFiltered: f.channelFiltered ? 1 : 0, groupIdFiltered: f.groupIdFiltered ? 1 : 0 };
+}
+
+const SUMMARY_COLUMNS = `id, channel, address, topic, group_id, type, record_key, partition, record_offset, error_name, error_message,
+  attempts, first_failure_at, last_failure_at, parked_at, escaped, length(payload) AS payload_bytes`;
+
+/** Prepares a statement of this store: a table without the version-2 columns names the migration to run. */
+// biome-ignore lint/complexity/noBannedTypes: better-sqlite3 types a statement's named parameters as `{}`
+function prepare<P extends unknown[] | {} = unknown[], R = unknown>(db: Database.Database, sql: string): Database.Statement<P, R> {
+  try {
+    return prepareMigrated<P, R>(db, sql);
+  } catch (error) {
+    if (error instanceof Error && /no such column: (topic|escaped|claimed_at)\b/.test(error.message))
+      throw new StoreNotMigratedError(
+        'keiyaku_dead_letters at version 2 (topic, escaped, claimed_at)',
+        'migrateSqlite(db) from @keiyaku/sqlite',
+        error,
+      );
+    throw error;
+  }
 }
 
 export class SqliteDeadLetterStore implements DeadLetterStore {
   readonly #db: Database.Database;
   readonly #insert: Database.Statement<[InsertParams]>;
-  readonly #list: Database.Statement<[FilterParams], Row>;
-  readonly #get: Database.Statement<[string], Row>;
+  readonly #list: Database.Statement<[FilterParams]>;
+  readonly #summaries: Database.Statement<[FilterParams & { limit: number }]>;
+  readonly #get: Database.Statement<[string]>;
+  readonly #claim: Database.Statement<[{ id: string; now: number; staleBefore: number }]>;
+  readonly #release: Database.Statement<[string]>;
   readonly #remove: Database.Statement<[string]>;
   readonly #count: Database.Statement<[FilterParams], { n: number }>;
 
   readonly #owned: boolean;
 
   /**
-   * `database`: your better-sqlite3 database, migrated with `migrateSqlite(db)` (a missing table
-   * throws StoreNotMigratedError); the store does not close it.
+   * `database`: your better-sqlite3 database, migrated with `migrateSqlite(db)` (a missing table,
+   * or one at an older version, throws StoreNotMigratedError); the store does not close it.
    *
    * @deprecated form: a file path (created if missing) or `:memory:`. The store opens it, creates
    * its table itself (as `migrateSqlite(db, { components: ['dead-letters'] })` does) and closes it
@@ -164,66 +132,57 @@ export class SqliteDeadLetterStore implements DeadLetterStore {
           fix: 'open the database, run migrateSqlite(db), and pass the database to the store',
         });
     }
-    this.#insert = prepareMigrated(
+    this.#insert = prepare(
       this.#db,
-      `INSERT INTO keiyaku_dead_letters (id, channel, address, group_id, type, payload, headers, record_key, partition, record_offset,
-         error_name, error_message, error_stack, attempts, first_failure_at, last_failure_at, parked_at)
-       VALUES (@id, @channel, @address, @groupId, @type, @payload, @headers, @key, @partition, @offset,
-         @errorName, @errorMessage, @errorStack, @attempts, @firstFailureAt, @lastFailureAt, @parkedAt)`,
+      `INSERT INTO keiyaku_dead_letters (id, channel, address, topic, group_id, type, payload, headers, record_key, partition, record_offset,
+         error_name, error_message, error_stack, attempts, first_failure_at, last_failure_at, parked_at, escaped)
+       VALUES (@id, @channel, @address, @topic, @groupId, @type, @payload, @headers, @key, @partition, @offset,
+         @errorName, @errorMessage, @errorStack, @attempts, @firstFailureAt, @lastFailureAt, @parkedAt, @escaped)`,
     );
-    this.#list = prepareMigrated(this.#db, `SELECT * FROM keiyaku_dead_letters WHERE ${FILTER} ORDER BY seq`);
-    this.#get = prepareMigrated(this.#db, 'SELECT * FROM keiyaku_dead_letters WHERE id = ?');
-    this.#remove = prepareMigrated(this.#db, 'DELETE FROM keiyaku_dead_letters WHERE id = ?');
-    this.#count = prepareMigrated(this.#db, `SELECT count(*) AS n FROM keiyaku_dead_letters WHERE ${FILTER}`);
+    this.#list = prepare(this.#db, `SELECT * FROM keiyaku_dead_letters WHERE ${FILTER} ORDER BY seq`);
+    this.#summaries = prepare(this.#db, `SELECT ${SUMMARY_COLUMNS} FROM keiyaku_dead_letters WHERE ${FILTER} ORDER BY seq LIMIT @limit`);
+    this.#get = prepare(this.#db, 'SELECT * FROM keiyaku_dead_letters WHERE id = ?');
+    // One statement, so of concurrent claimers (connections in this process or others) one updates the row.
+    this.#claim = prepare(
+      this.#db,
+      `UPDATE keiyaku_dead_letters SET claimed_at = @now
+       WHERE id = @id AND (claimed_at IS NULL OR claimed_at <= @staleBefore) RETURNING *`,
+    );
+    this.#release = prepare(this.#db, 'UPDATE keiyaku_dead_letters SET claimed_at = NULL WHERE id = ?');
+    this.#remove = prepare(this.#db, 'DELETE FROM keiyaku_dead_letters WHERE id = ?');
+    this.#count = prepare(this.#db, `SELECT count(*) AS n FROM keiyaku_dead_letters WHERE ${FILTER}`);
   }
 
-  /** Stores the record and returns it as {@link get} will read it back (frozen, copies of the request's values). */
+  /**
+   * Stores the record and returns it as {@link get} will read it back (frozen, copies of the
+   * request's values). Any text is kept exactly: a row with a NUL or a lone surrogate in any of its
+   * texts is stored escaped (docs/stores.md).
+   */
   async park(request: ParkRequest, parkedAt: Date): Promise<ParkedMessage> {
     const id = randomUUID();
+    const columns = deadLetterColumns(request);
     this.#insert.run({
       id,
-      channel: request.channel,
-      address: request.address,
-      groupId: request.groupId,
-      type: request.type,
-      payload: Buffer.from(request.payload),
-      headers: JSON.stringify(request.headers),
-      key: request.key ?? null,
+      ...columns,
+      escaped: columns.escaped ? 1 : 0,
+      payload: Buffer.from(request.payload.buffer, request.payload.byteOffset, request.payload.byteLength),
       partition: request.partition ?? null,
-      offset: request.offset ?? null,
-      errorName: request.error.name,
-      errorMessage: request.error.message,
-      errorStack: request.error.stack ?? null,
       attempts: request.attempts,
       firstFailureAt: request.firstFailureAt.getTime(),
       lastFailureAt: request.lastFailureAt.getTime(),
       parkedAt: parkedAt.getTime(),
     });
-    return Object.freeze({
-      id,
-      channel: request.channel,
-      address: request.address,
-      groupId: request.groupId,
-      type: request.type,
-      payload: new Uint8Array(request.payload),
-      headers: { ...request.headers },
-      ...(request.key === undefined ? {} : { key: request.key }),
-      ...(request.partition === undefined ? {} : { partition: request.partition }),
-      ...(request.offset === undefined ? {} : { offset: request.offset }),
-      error: {
-        name: request.error.name,
-        message: request.error.message,
-        ...(request.error.stack === undefined ? {} : { stack: request.error.stack }),
-      },
-      attempts: request.attempts,
-      firstFailureAt: new Date(request.firstFailureAt.getTime()),
-      lastFailureAt: new Date(request.lastFailureAt.getTime()),
-      parkedAt: new Date(parkedAt.getTime()),
-    });
+    return parkedFromRequest(id, request, parkedAt);
   }
 
   async list(filter: DeadLetterFilter = {}): Promise<readonly ParkedMessage[]> {
     return this.#list.all(filterParams(filter)).map(parkedFromRow);
+  }
+
+  /** Oldest first, at most `page.limit` (100): the limit is in the query, and payloads are never read. */
+  async summaries(page: DeadLetterPage = {}): Promise<readonly ParkedSummary[]> {
+    const limit = pageLimit(page);
+    return this.#summaries.all({ ...filterParams(page), limit }).map((row) => summaryFromRow(row, FORMAT));
   }
 
   async get(id: string): Promise<ParkedMessage | undefined> {
@@ -231,6 +190,18 @@ export class SqliteDeadLetterStore implements DeadLetterStore {
     return row === undefined ? undefined : parkedFromRow(row);
   }
 
+  /** Claims the record with one UPDATE (SQLite serialises writers, across processes too); times are this machine's clock. */
+  async claim(id: string, leaseMs: number): Promise<ParkedMessage | undefined> {
+    const now = Date.now();
+    const row = this.#claim.get({ id, now, staleBefore: now - checkLease(leaseMs) });
+    return row === undefined ? undefined : parkedFromRow(row);
+  }
+
+  async release(id: string): Promise<void> {
+    this.#release.run(id);
+  }
+
+  /** Removes the record and with it any claim on it. */
   async remove(id: string): Promise<boolean> {
     return this.#remove.run(id).changes > 0;
   }

@@ -39,6 +39,15 @@ export const SQLITE_DEAD_LETTERS_V1 = `CREATE TABLE IF NOT EXISTS keiyaku_dead_l
 );
 CREATE INDEX IF NOT EXISTS keiyaku_dead_letters_channel ON keiyaku_dead_letters (channel, group_id);`;
 
+/**
+ * Dead letters, version 2: the broker topic beside the address; `escaped` marks a row whose texts
+ * are JSON-string escaped (a NUL or lone surrogate somewhere; see docs/stores.md); `claimed_at`
+ * holds a redrive's claim (milliseconds since the epoch, null when unclaimed).
+ */
+export const SQLITE_DEAD_LETTERS_V2 = `ALTER TABLE keiyaku_dead_letters ADD COLUMN topic TEXT;
+ALTER TABLE keiyaku_dead_letters ADD COLUMN escaped INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE keiyaku_dead_letters ADD COLUMN claimed_at INTEGER;`;
+
 export const SQLITE_EVENTS_V1 = `CREATE TABLE IF NOT EXISTS keiyaku_events (
   position INTEGER PRIMARY KEY,
   stream_id TEXT NOT NULL,
@@ -63,7 +72,7 @@ export const SQLITE_CHECKPOINTS_V1 = `CREATE TABLE IF NOT EXISTS keiyaku_checkpo
 export const SQLITE_MIGRATIONS: readonly Migration[] = [
   { component: 'event-store', steps: [SQLITE_EVENTS_V1] },
   { component: 'checkpoints', steps: [SQLITE_CHECKPOINTS_V1] },
-  { component: 'dead-letters', steps: [SQLITE_DEAD_LETTERS_V1] },
+  { component: 'dead-letters', steps: [SQLITE_DEAD_LETTERS_V1, SQLITE_DEAD_LETTERS_V2] },
 ];
 
 /**

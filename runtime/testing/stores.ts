@@ -10,7 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { isKeiyakuError } from '../core/errors.js';
-import type { DeadLetterStore, ParkRequest } from '../dead-letter/store.js';
+import type { DeadLetterStore, ParkedMessage, ParkRequest } from '../dead-letter/store.js';
 import { ConcurrencyError, type EventStore } from '../event-store/store.js';
 import type { CheckpointStore } from '../producer.js';
 import { type ConformanceRunner, runnerFacade, withRunner } from './conformance.js';
@@ -39,7 +39,12 @@ interface Target<S> {
 
 export type EventStoreTarget = Target<EventStore<ConformanceEvent>>;
 export type CheckpointStoreTarget = Target<CheckpointStore>;
-export type DeadLetterStoreTarget = Target<DeadLetterStore>;
+/** What a dead-letter store may leave out (optional methods of {@link DeadLetterStore}). */
+export type DeadLetterFeature = 'summaries' | 'claims';
+export interface DeadLetterStoreTarget extends Target<DeadLetterStore> {
+  /** Optional features this store does not have, each with the reason; every other one is required. */
+  readonly without?: Partial<Record<DeadLetterFeature, string>>;
+}
 
 const unique = (what: string): string => `${what}-${randomUUID().slice(0, 8)}`;
 
@@ -278,12 +283,87 @@ export function sampleParkRequest(channel: string, n: number, overrides: Partial
   };
 }
 
+/** Text a database column may not hold as it is: NUL, `\u0000` as JSON escape text, lone surrogates, control and bidi characters. */
+export const HOSTILE_TEXT =
+  'nul\u0000 escape\\u0000 "quoted" back\\slash high\ud800 low\udc00 \udfff\ud800 pair😀 fffd\ufffd ctl\u0001\u001f\u007f bidi\u202e';
+
+/** Bytes that are not UTF-8 or JSON: every byte value, broken sequences, a NUL escape in JSON text. */
+export function hostilePayload(): Uint8Array {
+  const all = Uint8Array.from({ length: 256 }, (_, i) => i);
+  const broken = [0xc3, 0x28, 0xed, 0xa0, 0x80, 0xf8, 0x88, 0x80, 0x80, 0x80, 0xfe, 0xff, 0x00];
+  const json = new TextEncoder().encode('{"a":"\\u0000","b":"\\ud800"}');
+  return Uint8Array.from([...json, ...all, ...broken]);
+}
+
+/** A park request with hostile text in every text field and header (names too), and hostile bytes. */
+export function hostileParkRequest(channel: string, n: number, overrides: Partial<ParkRequest> = {}): ParkRequest {
+  const headers: Record<string, string> = {
+    ce_type: `T\u0000${HOSTILE_TEXT}`,
+    ce_id: `id-${n}\ud800`,
+    [`name\u0000\udc00${n}`]: 'value',
+    // What a transport makes of header bytes that are not UTF-8: replacement characters (UTF-8
+    // decoding), Latin-1 characters, or lone surrogates (WTF-16 decoders).
+    replaced: '\ufffd\ufffd(',
+    latin1: '\u00e9\u00ff\u0000',
+    wtf16: '\udce9\udcff',
+    empty: '',
+  };
+  Object.defineProperty(headers, '__proto__', { value: `proto\u0000${n}`, enumerable: true, writable: true, configurable: true });
+  return sampleParkRequest(channel, n, {
+    address: `${channel}.address\u0000\ud800`,
+    topic: `topic\u0000\udfff.${n}`,
+    groupId: `group\u0000\ud800`,
+    type: `Type\u0000${HOSTILE_TEXT}`,
+    payload: hostilePayload(),
+    headers,
+    key: `key\u0000\udbff${n}`,
+    offset: `${n}\u0000`,
+    error: {
+      name: `Error\u0000\ud800`,
+      message: `Unexpected token \u0000 in JSON: ${HOSTILE_TEXT}`,
+      stack: `Error: ${HOSTILE_TEXT}\n    at decode (\ud800)`,
+    },
+    ...overrides,
+  });
+}
+
+/** Equal payload bytes, compared without a per-element matcher walk (payloads may be megabytes). */
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return (
+    a.byteLength === b.byteLength &&
+    Buffer.compare(Buffer.from(a.buffer, a.byteOffset, a.byteLength), Buffer.from(b.buffer, b.byteOffset, b.byteLength)) === 0
+  );
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
 export function runDeadLetterStoreConformance(target: DeadLetterStoreTarget, runner?: ConformanceRunner): Promise<void> {
   return withRunner('runDeadLetterStoreConformance', runner, (r) => {
     use(r);
     describe(`dead-letter store conformance: ${target.name}`, () => {
       const { open, reopen, durable } = harness(target);
       const at = (n: number): Date => new Date(Date.UTC(2026, 10, 30, 10, 0, n));
+      const methods: Record<DeadLetterFeature, readonly (keyof DeadLetterStore)[]> = {
+        summaries: ['summaries'],
+        claims: ['claim', 'release'],
+      };
+      /** A case of an optional feature: skipped with the target's reason, else the store must have it. */
+      const optional = (feature: DeadLetterFeature, name: string, body: (store: DeadLetterStore) => Promise<void>): void => {
+        const reason = target.without?.[feature];
+        if (reason !== undefined) {
+          it.skip(`${name} (skipped on ${target.name}: ${reason})`, () => {});
+          return;
+        }
+        it(name, async () => {
+          const store = await open();
+          const missing = methods[feature].filter((m) => typeof store[m] !== 'function');
+          if (missing.length > 0)
+            throw new Error(
+              `${target.name} has no ${missing.join('/')}(): implement ${feature}, or list it in the target's \`without\` with the reason`,
+            );
+          await body(store);
+        });
+      };
 
       it('parks with every field and gives back what get reads', async () => {
         const store = await open();
@@ -311,7 +391,7 @@ export function runDeadLetterStoreConformance(target: DeadLetterStoreTarget, run
         const parked = await store.park(bare, at(2));
         const read = (await store.get(parked.id))!;
         expect(read).toEqual({ ...bare, id: parked.id, parkedAt: at(2) });
-        expect('key' in read || 'partition' in read || 'offset' in read || 'stack' in read.error).toBe(false);
+        expect('key' in read || 'partition' in read || 'offset' in read || 'topic' in read || 'stack' in read.error).toBe(false);
       });
 
       it('lists oldest first and filters by channel and group', async () => {
@@ -343,6 +423,154 @@ export function runDeadLetterStoreConformance(target: DeadLetterStoreTarget, run
         expect((await store.list({ channel })).map((p) => p.id)).toEqual([b.id]);
       });
 
+      it('parks any bytes and any text and reads back exactly what it parked', async () => {
+        const store = await open();
+        const channel = unique('hostile');
+        const request = hostileParkRequest(channel, 1);
+        const parked = await store.park(request, at(1));
+        expect(parked).toEqual({ ...request, id: parked.id, parkedAt: at(1) });
+        const read = (await store.get(parked.id))!;
+        expect(read).toEqual(parked);
+        expect(sameBytes(read.payload, request.payload)).toBe(true);
+        expect(Object.keys(read.headers).sort()).toEqual(Object.keys(request.headers).sort());
+        expect(Object.getPrototypeOf(read.headers)).toBe(Object.prototype);
+        for (const [name, value] of Object.entries(request.headers))
+          expect(Object.getOwnPropertyDescriptor(read.headers, name)?.value).toBe(value);
+        expect(read.error.message).toBe(request.error.message);
+        expect((await store.list({ channel })).map((p) => ({ ...p }))).toEqual([{ ...parked }]);
+        // One hostile row does not change how its neighbours are stored or read.
+        const plain = await store.park(sampleParkRequest(channel, 2), at(2));
+        expect(await store.get(plain.id)).toEqual(plain);
+        expect(await store.count({ channel })).toBe(2);
+      });
+
+      it('filters on hostile channel and group names exactly, never on their escaped spelling', async () => {
+        const store = await open();
+        const base = unique('names');
+        const channel = `${base}\u0000\ud800"\\`;
+        const lookalike = JSON.stringify(channel).slice(1, -1); // plain text that spells the escape
+        const hostile = await store.park(sampleParkRequest(channel, 1, { groupId: 'g\u0000' }), at(1));
+        const plain = await store.park(sampleParkRequest(lookalike, 2, { groupId: 'g\\u0000' }), at(2));
+        expect((await store.list({ channel })).map((p) => p.id)).toEqual([hostile.id]);
+        expect((await store.list({ channel: lookalike })).map((p) => p.id)).toEqual([plain.id]);
+        expect((await store.list({ channel, groupId: 'g\u0000' })).map((p) => p.id)).toEqual([hostile.id]);
+        expect(await store.count({ channel, groupId: 'g\\u0000' })).toBe(0);
+        expect(await store.count({ channel: lookalike, groupId: 'g\\u0000' })).toBe(1);
+        expect(await store.count({ channel: base })).toBe(0);
+        // A database that replaced the lone surrogate would find this row under `${base}\ud800`.
+        await store.park(sampleParkRequest(`${base}\ufffd`, 3), at(3));
+        expect(await store.count({ channel: `${base}\ud800` })).toBe(0);
+        expect(await store.count({ channel: `${base}\ufffd` })).toBe(1);
+      });
+
+      it('parks huge payloads and texts', async () => {
+        const store = await open();
+        const channel = unique('huge');
+        const payload = new Uint8Array(4 * 1024 * 1024);
+        for (let i = 0; i < payload.length; i++) payload[i] = (i * 31 + (i >> 9)) & 0xff;
+        const message = `${'m'.repeat(512 * 1024)}\u0000${'é'.repeat(256 * 1024)}\ud800`;
+        const stack = `${'s'.repeat(2 * 1024 * 1024)}\udc00`;
+        const header = `${'h'.repeat(256 * 1024)}\u0000`;
+        const request = sampleParkRequest(channel, 1, { payload, error: { name: 'Error', message, stack }, headers: { big: header } });
+        const parked = await store.park(request, at(1));
+        const read = (await store.get(parked.id))!;
+        expect(sameBytes(read.payload, payload)).toBe(true);
+        expect(read.error.message === message).toBe(true);
+        expect(read.error.stack === stack).toBe(true);
+        expect(read.headers['big'] === header).toBe(true);
+        const { payload: _p, error: _e, headers: _h, ...rest } = read;
+        const { payload: _rp, error: _re, headers: _rh, ...expected } = { ...request, id: parked.id, parkedAt: at(1) };
+        expect(rest).toEqual(expected);
+      }, 120_000);
+
+      it('keeps the broker topic beside the contract address', async () => {
+        const store = await open();
+        const channel = unique('topic');
+        const parked = await store.park(
+          sampleParkRequest(channel, 1, { address: 'courier.location-pings', topic: 'fleet.courier-location-pings.v1' }),
+          at(1),
+        );
+        expect(parked).toMatchObject({ address: 'courier.location-pings', topic: 'fleet.courier-location-pings.v1' });
+        expect(await store.get(parked.id)).toEqual(parked);
+        expect((await store.list({ channel }))[0]).toMatchObject({ topic: 'fleet.courier-location-pings.v1' });
+        const none = await store.park(sampleParkRequest(channel, 2), at(2));
+        expect('topic' in (await store.get(none.id))!).toBe(false);
+      });
+
+      optional('summaries', 'summarises oldest first, bounded by the limit, without payloads, headers or stacks', async (store) => {
+        const summaries = store.summaries!.bind(store);
+        const channel = unique('summaries');
+        const parked: ParkedMessage[] = [];
+        for (const n of [1, 2, 3, 4, 5])
+          parked.push(await store.park(sampleParkRequest(channel, n, n === 1 ? { topic: 'broker.topic' } : {}), at(n)));
+        parked.push(await store.park(hostileParkRequest(channel, 6), at(6)));
+        const summary = (p: ParkedMessage) => {
+          const { payload, headers: _h, error, ...rest } = p;
+          return { ...rest, error: { name: error.name, message: error.message }, payloadBytes: payload.byteLength };
+        };
+        const all = await summaries({ channel });
+        expect(all.map((s) => ({ ...s }))).toEqual(parked.map(summary));
+        for (const s of all) expect('payload' in s || 'headers' in s || 'stack' in s.error).toBe(false);
+        expect((await summaries({ channel, limit: 3 })).map((s) => s.id)).toEqual(parked.slice(0, 3).map((p) => p.id));
+        expect((await summaries({ channel, groupId: 'group.even', limit: 2 })).map((s) => s.id)).toEqual([parked[1]!.id, parked[3]!.id]);
+        expect(await summaries({ channel, limit: 0 })).toEqual([]);
+        expect((await summaries({ channel: unique('none') })).length).toBe(0);
+        await expect(Promise.resolve().then(() => summaries({ channel, limit: -1 }))).rejects.toThrow(RangeError);
+        await expect(Promise.resolve().then(() => summaries({ channel, limit: 1.5 }))).rejects.toThrow(RangeError);
+        const many = unique('many');
+        for (let n = 0; n < 101; n++) await store.park(sampleParkRequest(many, n), at(n % 60));
+        expect(await summaries({ channel: many })).toHaveLength(100);
+      });
+
+      optional('claims', 'claims a record for one caller until it releases or removes it', async (store) => {
+        const claim = store.claim!.bind(store);
+        const release = store.release!.bind(store);
+        const channel = unique('claim');
+        const a = await store.park(hostileParkRequest(channel, 1), at(1));
+        const b = await store.park(sampleParkRequest(channel, 2), at(2));
+        expect(await claim(a.id, 60_000)).toEqual(a);
+        expect(await claim(a.id, 60_000)).toBeUndefined();
+        expect(await claim(b.id, 60_000)).toEqual(b); // a claim is per record
+        // A claimed record is still parked, listed and counted.
+        expect(await store.get(a.id)).toEqual(a);
+        expect(await store.count({ channel })).toBe(2);
+        await release(a.id);
+        expect(await claim(a.id, 60_000)).toEqual(a);
+        // remove takes the record and its claim.
+        expect(await store.remove(a.id)).toBe(true);
+        expect(await claim(a.id, 0)).toBeUndefined();
+        await release(a.id);
+        expect(await claim(unique('unknown'), 60_000)).toBeUndefined();
+        await expect(Promise.resolve().then(() => claim(b.id, -1))).rejects.toThrow(RangeError);
+        await expect(Promise.resolve().then(() => claim(b.id, Number.NaN))).rejects.toThrow(RangeError);
+      });
+
+      optional('claims', 'gives a record to exactly one of 10 concurrent claimers', async (store) => {
+        // Durable stores: half the claimers on a second store over the same data (another process).
+        const other = target.reopen === undefined ? store : await reopen(store);
+        const channel = unique('race');
+        for (const n of [1, 2, 3]) {
+          const parked = await store.park(n === 2 ? hostileParkRequest(channel, n) : sampleParkRequest(channel, n), at(n));
+          const results = await Promise.all(
+            Array.from({ length: 10 }, (_, i) => Promise.resolve().then(() => (i % 2 === 0 ? store : other).claim!(parked.id, 60_000))),
+          );
+          const won = results.filter((r) => r !== undefined);
+          expect(won).toHaveLength(1);
+          expect(won[0]).toEqual(parked);
+        }
+      });
+
+      optional('claims', 'lets a claim older than its lease be taken again', async (store) => {
+        const claim = store.claim!.bind(store);
+        const parked = await store.park(sampleParkRequest(unique('lease'), 1), at(1));
+        expect(await claim(parked.id, 60_000)).toEqual(parked);
+        expect(await claim(parked.id, 60_000)).toBeUndefined();
+        await sleep(60);
+        expect(await claim(parked.id, 60_000)).toBeUndefined(); // 60 ms old: held under a 60 s lease
+        expect(await claim(parked.id, 20)).toEqual(parked); // stale under a 20 ms lease: the redriver died
+        expect(await claim(parked.id, 60_000)).toBeUndefined(); // and the new claim holds
+      });
+
       durable('keeps parked messages across a restart', async () => {
         const store = await open();
         const channel = unique('durable');
@@ -351,6 +579,18 @@ export function runDeadLetterStoreConformance(target: DeadLetterStoreTarget, run
         expect(await again.get(parked.id)).toEqual(parked);
         expect(await again.count({ channel })).toBe(1);
       });
+
+      if (target.without?.claims === undefined)
+        durable('keeps a claim across a restart, so another process cannot take it', async () => {
+          const store = await open();
+          const parked = await store.park(hostileParkRequest(unique('durable-claim'), 1), at(1));
+          expect(await store.claim!(parked.id, 60_000)).toEqual(parked);
+          const again = await reopen(store);
+          expect(await again.claim!(parked.id, 60_000)).toBeUndefined();
+          expect(await again.get(parked.id)).toEqual(parked);
+          await again.release!(parked.id);
+          expect(await store.claim!(parked.id, 60_000)).toEqual(parked);
+        });
     });
   });
 }

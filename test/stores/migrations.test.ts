@@ -54,7 +54,7 @@ describe('SQLite migrations', () => {
     expect(first.applied).toEqual([
       { component: 'event-store', from: 0, to: 1 },
       { component: 'checkpoints', from: 0, to: 1 },
-      { component: 'dead-letters', from: 0, to: 1 },
+      { component: 'dead-letters', from: 0, to: 2 },
     ]);
     const schema = sqliteSchema(db);
     expect(schema.map((t) => t.name)).toEqual(
@@ -62,7 +62,7 @@ describe('SQLite migrations', () => {
     );
     expect(migrateSqlite(db).applied).toEqual([]);
     expect(sqliteSchema(db)).toEqual(schema);
-    expect(sqliteSchemaVersions(db)).toEqual({ 'event-store': 1, checkpoints: 1, 'dead-letters': 1 });
+    expect(sqliteSchemaVersions(db)).toEqual({ 'event-store': 1, checkpoints: 1, 'dead-letters': 2 });
     expect(() => migrateSqlite(db, { components: ['outbox-typo'] })).toThrow(/unknown keiyaku component outbox-typo \(known: event-store/);
     db.close();
   });
@@ -94,7 +94,7 @@ describe('SQLite migrations', () => {
     const legacy = new SqliteDeadLetterStore(file);
     await legacy.close();
     const db = new Database(file);
-    expect(sqliteSchemaVersions(db)).toEqual({ 'dead-letters': 1 });
+    expect(sqliteSchemaVersions(db)).toEqual({ 'dead-letters': 2 });
     expect(migrateSqlite(db).applied.map((a) => a.component)).toEqual(['event-store', 'checkpoints']);
     db.close();
   });
@@ -155,7 +155,7 @@ describe('SQLite migrations', () => {
     );
     expect((await migratePostgres(a.pool)).applied).toEqual([]);
     expect(await columns(a.pool)).toEqual(before);
-    expect(await postgresSchemaVersions(a.pool)).toEqual({ 'event-store': 1, checkpoints: 1, 'dead-letters': 1 });
+    expect(await postgresSchemaVersions(a.pool)).toEqual({ 'event-store': 1, checkpoints: 1, 'dead-letters': 2 });
   });
 
   it('the published SQL builds the same schema and versions as migratePostgres', async () => {
