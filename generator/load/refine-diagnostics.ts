@@ -49,6 +49,35 @@ function findRef(locator: SourceLocator, ref: string): { file: string; line: num
   return undefined;
 }
 
+/**
+ * The quoted string that most likely causes a syntax error reported at `errorLine` of `file`: one
+ * that opens at or before that line and is never closed, or runs on past a line that reads like a
+ * YAML key (`key:` or `- `), so the quote swallowed the lines after it. A quoted scalar may span
+ * lines in YAML, so only a string that swallowed structure is blamed.
+ */
+export function unclosedQuote(
+  locator: SourceLocator,
+  file: string,
+  errorLine: number,
+): { line: number; column: number; until: number; kind: 'double-quoted' | 'single-quoted' } | undefined {
+  for (const scalar of locator.quotedScalars(file)) {
+    if (scalar.line > errorLine) break;
+    const lines = scalar.source.split('\n');
+    const quote = scalar.source[0]!;
+    const body = scalar.source.trimEnd();
+    const closed = body.length > 1 && body.endsWith(quote) && (quote !== '"' || /(^|[^\\])(\\\\)*"$/.test(body.slice(1)));
+    const swallowed = lines.slice(1).some((line) => /^\s*(?:- |[^\s"'#][^:"']*:(?:\s|$))/.test(line));
+    if (closed && !swallowed) continue;
+    return {
+      line: scalar.line,
+      column: scalar.column,
+      until: closed ? scalar.line + lines.length - 1 : errorLine,
+      kind: scalar.source.startsWith('"') ? 'double-quoted' : 'single-quoted',
+    };
+  }
+  return undefined;
+}
+
 export function refineDiagnostics(diagnostics: readonly Diagnostic[], locator: SourceLocator, cwd: string): Diagnostic[] {
   const absolute = new RegExp(`${resolve(cwd).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}[\\\\/]`, 'g');
   const relativePaths = (text: string): string => text.replace(absolute, '');
@@ -66,7 +95,18 @@ export function refineDiagnostics(diagnostics: readonly Diagnostic[], locator: S
     if (earlier) syntax.set(file, d);
   }
   if (syntax.size > 0) {
-    return [...syntax.values()].map((d) => ({ ...d, message: relativePaths(d.message), hint: yamlHint(d.message) }));
+    return [...syntax.values()].map((d) => {
+      const quote = d.location === undefined ? undefined : unclosedQuote(locator, resolve(cwd, d.location.file), d.location.line);
+      if (quote !== undefined && d.location !== undefined) {
+        return {
+          ...d,
+          message: `the ${quote.kind} string that opens here is not closed on its line: it runs on to line ${quote.until}${quote.until < d.location.line ? ',' : ''} where the YAML parser reports "${relativePaths(d.message)}"${quote.until < d.location.line ? ` at line ${d.location.line}` : ''}`,
+          hint: `close the string with ${quote.kind === 'double-quoted' ? '"' : "'"} on this line (or write the value without quotes)`,
+          location: { ...d.location, line: quote.line, column: quote.column },
+        };
+      }
+      return { ...d, message: relativePaths(d.message), hint: yamlHint(d.message) };
+    });
   }
 
   // A schema-branch error (`"payload" property must match "else" schema`) wraps the real one
@@ -81,7 +121,7 @@ export function refineDiagnostics(diagnostics: readonly Diagnostic[], locator: S
       ),
   );
 
-  return kept.map((d): Diagnostic => {
+  const refined = kept.map((d): Diagnostic => {
     if (/"discriminator" property type must be string/.test(d.message)) {
       return {
         ...d,
@@ -131,5 +171,22 @@ export function refineDiagnostics(diagnostics: readonly Diagnostic[], locator: S
       };
     }
     return { ...d, message: relativePaths(d.message) };
+  });
+  return once(refined);
+}
+
+/**
+ * One diagnostic per problem in the source: the parser reports a node once per path it is reached
+ * by (a schema under components, through each message and operation that `$ref`s it), and those
+ * all land on the same file, line and column.
+ */
+function once(diagnostics: readonly Diagnostic[]): Diagnostic[] {
+  const seen = new Set<string>();
+  return diagnostics.filter((d) => {
+    if (d.location === undefined || d.location.line <= 0) return true;
+    const key = `${d.severity}\u0000${d.code}\u0000${d.message}\u0000${d.location.file}:${d.location.line}:${d.location.column}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
   });
 }
