@@ -1,6 +1,8 @@
 /** `@keiyaku/runtime/config`: the transport and dead-letter store from a configuration object or the environment (docs/configuration.md). */
 export type {
+  ConfigChoice,
   ConfigProblem,
+  ConfigSource,
   ConfigureOptions,
   DeadLetterChoice,
   DeadLetterSection,
@@ -19,14 +21,17 @@ export type {
 } from './config/index.js';
 export {
   ConfigurationError,
+  choiceOf,
   configure,
   createDeadLetterStore,
   createTransport,
+  describeChoice,
   describeConfig,
   ENVIRONMENT_VARIABLES,
   EVENT_HUBS_PORT,
   EVENT_HUBS_USERNAME,
   KAFKA_PROPERTIES,
+  OTHER_ENVIRONMENT_VARIABLES,
   readEnvironment,
   resolveConfig,
   UNSUPPORTED_KAFKA_PROPERTIES,

@@ -26,7 +26,7 @@ import {
   redrive as redriveParked,
 } from './dead-letter/redrive.js';
 import { type DeadLetterStore, InMemoryDeadLetterStore } from './dead-letter/store.js';
-import type { MessagingHealth } from './health.js';
+import { configurationOf, type MessagingConfiguration, type MessagingHealth, memoryByDefault } from './health.js';
 import { instrumentMessaging } from './ops/otel.js';
 import { Publisher, type PublisherOptions } from './publisher.js';
 import { Subscription, type SubscriptionOptions } from './subscription.js';
@@ -66,6 +66,8 @@ export class Messaging implements AsyncDisposable {
     this.deadLetters = options.deadLetters ?? new InMemoryDeadLetterStore();
     this.#clock = options.clock ?? systemClock;
     this.#logger = options.logger ?? stderrLogger;
+    // A transport built by hand without a logger of its own speaks through the host's.
+    if (options.logger !== undefined) this.transport.useLogger?.(options.logger);
   }
 
   /**
@@ -152,7 +154,11 @@ export class Messaging implements AsyncDisposable {
 
   /** Provisions addresses the transport can create and starts every subscription. Rejects if one cannot start. */
   async start(): Promise<void> {
-    if (!this.#started) instrumentMessaging(this);
+    if (!this.#started) {
+      instrumentMessaging(this);
+      const warning = memoryByDefault(this.#configuration(), this.transport, this.#options.deadLetters !== undefined);
+      if (warning) this.#logger.warn(warning.message, warning.fields);
+    }
     this.#started = true;
     await Promise.all([
       ...this.#subscriptions.map((subscription) => subscription.start()),
@@ -172,7 +178,12 @@ export class Messaging implements AsyncDisposable {
       ...(transport === undefined ? {} : { transport }),
       subscriptions,
       components,
+      configuration: this.#configuration(),
     };
+  }
+
+  #configuration(): MessagingConfiguration {
+    return configurationOf(this.transport, this.deadLetters, this.#options.deadLetters !== undefined);
   }
 
   /**

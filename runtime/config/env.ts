@@ -1,10 +1,11 @@
 /**
  * The environment variables a keiyaku configuration can come from (twelve-factor style). One
- * table, {@link ENVIRONMENT_VARIABLES}, is the reference (docs/configuration.md prints it). A
- * variable under a keiyaku prefix that is not in the table is a problem, not ignored: a typo must
- * not silently fall back to a default. librdkafka properties are
- * `KEIYAKU_KAFKA_PROPERTY_<KEY>` with the dots of the key written as underscores
- * (`KEIYAKU_KAFKA_PROPERTY_SECURITY_PROTOCOL` is `security.protocol`).
+ * table, {@link ENVIRONMENT_VARIABLES}, is the reference (docs/configuration.md prints it); the
+ * few variables other parts of keiyaku read are in {@link OTHER_ENVIRONMENT_VARIABLES}. Every other
+ * variable named `KEIYAKU_*` (in any letter case) is a problem with a "did you mean", never ignored:
+ * a typo such as `KEIYAKU_TRANSPROT=kafka` must not silently fall back to the in-memory default.
+ * librdkafka properties are `KEIYAKU_KAFKA_PROPERTY_<KEY>` with the dots of the key written as
+ * underscores (`KEIYAKU_KAFKA_PROPERTY_SECURITY_PROTOCOL` is `security.protocol`).
  */
 
 import { type ConfigProblem, closest } from './problems.js';
@@ -108,15 +109,35 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
   },
 ];
 
-/** Prefixes whose every variable must be in the table. */
-const OWNED = ['KEIYAKU_TRANSPORT', 'KEIYAKU_KAFKA_', 'KEIYAKU_IGGY_', 'KEIYAKU_DEAD_LETTERS'];
+/** `KEIYAKU_*` variables that other parts of keiyaku (or a service, as the docs show) read: accepted here, not used. */
+export const OTHER_ENVIRONMENT_VARIABLES: readonly { readonly name: string; readonly readBy: string }[] = [
+  { name: 'KEIYAKU_OPS_TOKEN', readBy: "the operations server's operator token, passed by the service (docs/operations.md)" },
+  { name: 'KEIYAKU_OPS_PORT', readBy: "the operations server's port in examples/serve.ts (docs/operations.md)" },
+  { name: 'KEIYAKU_SCREENSHOT', readBy: "the dashboard's browser test: where to write its screenshot (docs/operations.md)" },
+];
+
+const PREFIX = /^keiyaku_/i;
 const PROPERTY_PREFIX = 'KEIYAKU_KAFKA_PROPERTY_';
+
+/** The suggestion for a `KEIYAKU_*` name that is not known. */
+function suggestion(name: string, known: readonly string[]): string | undefined {
+  const upper = name.toUpperCase();
+  if (upper !== name && (known.includes(upper) || upper.startsWith(PROPERTY_PREFIX))) return upper;
+  // KEIYAKU_KAFKA_PROPERTIES_X, KEIYAKU_KAFKA_PROP_X, KEIYAKU_KAFKA_PROPERTYX: the property family.
+  const property = /^KEIYAKU_KAFKA_PROP(?:ERTY|ERTIES|S)?_?(.+)$/.exec(upper)?.[1];
+  if (property !== undefined && !upper.startsWith(PROPERTY_PREFIX)) return `${PROPERTY_PREFIX}${property}`;
+  // KEIYAKU_CONTENT_MODE: the one known name that ends the same way, its section left out.
+  const rest = upper.slice('KEIYAKU_'.length);
+  const bySuffix = known.filter((k) => k.endsWith(`_${rest}`));
+  if (rest.length > 0 && bySuffix.length === 1) return bySuffix[0];
+  return closest(upper, known);
+}
 
 export interface EnvironmentConfig {
   readonly config: KeiyakuConfig;
   /** Config path → the variable it came from, so problems name the variable. */
   readonly origins: ReadonlyMap<string, string>;
-  /** Variables under a keiyaku prefix that mean nothing. */
+  /** `KEIYAKU_*` variables that mean nothing (misspelt, or in the wrong letter case). */
   readonly problems: readonly ConfigProblem[];
 }
 
@@ -134,9 +155,14 @@ export function readEnvironment(env: Readonly<Record<string, string | undefined>
     sections[name] = created;
     return created;
   };
+  const knownNames = [
+    ...ENVIRONMENT_VARIABLES.filter((v) => !v.name.includes('<')).map((v) => v.name),
+    ...OTHER_ENVIRONMENT_VARIABLES.map((v) => v.name),
+  ];
+  const others = new Set(OTHER_ENVIRONMENT_VARIABLES.map((v) => v.name));
   for (const name of Object.keys(env).sort()) {
     const value = env[name];
-    if (value === undefined || !OWNED.some((prefix) => name === prefix || name.startsWith(prefix))) continue;
+    if (value === undefined || !PREFIX.test(name) || others.has(name)) continue;
     if (name.startsWith(PROPERTY_PREFIX) && name.length > PROPERTY_PREFIX.length) {
       const key = name.slice(PROPERTY_PREFIX.length).toLowerCase().replace(/_/g, '.');
       const properties = (section('kafka')['properties'] ?? {}) as Record<string, unknown>;
@@ -147,10 +173,7 @@ export function readEnvironment(env: Readonly<Record<string, string | undefined>
     }
     const known = byName.get(name);
     if (known === undefined || known.path === 'kafka.properties') {
-      const guess = closest(
-        name,
-        [...byName.keys()].filter((n) => !n.includes('<')),
-      );
+      const guess = suggestion(name, knownNames);
       problems.push({ key: name, message: `unknown keiyaku variable${guess ? `; did you mean ${guess}?` : ''}` });
       continue;
     }

@@ -18,7 +18,8 @@
 import type { Logger } from '../core/logger.js';
 import type { Transport } from '../core/transport.js';
 import type { DeadLetterStore } from '../dead-letter/store.js';
-import { ENVIRONMENT_VARIABLES, readEnvironment } from './env.js';
+import { type ConfigChoice, describeChoice, markChoice } from './choice.js';
+import { ENVIRONMENT_VARIABLES, type EnvironmentConfig, readEnvironment } from './env.js';
 import { iggyOptionsFrom } from './iggy.js';
 import { kafkaOptionsFrom } from './kafka.js';
 import { loadPackage } from './packages.js';
@@ -42,13 +43,26 @@ export interface ResolvedConfig {
   readonly kafka?: KafkaSettings;
   readonly iggy?: IggySettings;
   readonly deadLetters: DeadLetterChoice;
-  /** Where it came from. */
+  /** Where it came from: an object (or a file; see {@link ConfigureOptions.file}) or, with none, the environment. */
   readonly source: 'object' | 'environment';
+  /** Which transport and dead-letter store were chosen, and from where (default, file, object, environment). */
+  readonly chosen: { readonly transport: ConfigChoice; readonly deadLetters: ConfigChoice };
 }
 
 export interface ConfigureOptions {
   /** The environment to read when no configuration object is given (default `process.env`). */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Also read the environment when a configuration object is given: each `KEIYAKU_*` variable
+   * wins over the key it sets (a file for every stage, the environment for what differs). Unknown
+   * `KEIYAKU_*` variables are problems either way. Default false: an object alone.
+   */
+  readonly withEnvironment?: boolean;
+  /**
+   * The file the configuration object was read from: problems name it (`keiyaku.json: kafka.bootstrapServers`),
+   * and health and the operations page show `file` as the source of what it chose.
+   */
+  readonly file?: string;
   /** Given to the transport; hears one line saying what was built (secrets left out). */
   readonly logger?: Logger;
   /** Dead-letter store factories to add or replace (e.g. a PostgreSQL store). */
@@ -73,16 +87,20 @@ function environmentNamer(origins: ReadonlyMap<string, string>): (path: string) 
  * Validates a configuration object, or (with none) the environment, and returns what each part is
  * built with. Throws one {@link ConfigurationError} that lists every problem.
  */
-export function resolveConfig(config?: unknown, options: Pick<ConfigureOptions, 'env'> = {}): ResolvedConfig {
-  let raw: unknown = config;
-  let problems = new Problems();
+export function resolveConfig(config?: unknown, options: Pick<ConfigureOptions, 'env' | 'withEnvironment' | 'file'> = {}): ResolvedConfig {
   const source = config === undefined ? 'environment' : 'object';
-  if (config === undefined) {
-    const env = readEnvironment(options.env ?? process.env);
-    raw = env.config;
-    problems = new Problems(environmentNamer(env.origins));
-    problems.list.push(...env.problems);
-  }
+  const file = config === undefined ? undefined : options.file;
+  const env: EnvironmentConfig | undefined =
+    config === undefined || options.withEnvironment === true ? readEnvironment(options.env ?? process.env) : undefined;
+  const origins = env?.origins ?? new Map<string, string>();
+  const raw = env === undefined ? config : config === undefined ? env.config : overlay(config, env.config as Record<string, unknown>);
+  const named = environmentNamer(origins);
+  const problems = new Problems(
+    env === undefined && file === undefined
+      ? undefined
+      : (path) => (origins.has(path) || config === undefined ? named(path) : file === undefined ? path : `${file}: ${path}`),
+  );
+  problems.list.push(...(env?.problems ?? []));
   const top = new SectionReader(raw, '', TOP_KEYS, problems);
   const transport = top.oneOf('transport', ['memory', 'kafka', 'iggy'] as const) ?? (top.has('transport') ? undefined : 'memory');
   const kafka = top.has('kafka') ? kafkaOptionsFrom(top.raw('kafka'), 'kafka', problems) : undefined;
@@ -92,13 +110,43 @@ export function resolveConfig(config?: unknown, options: Pick<ConfigureOptions, 
     problems.add('kafka.bootstrapServers', 'is required with transport kafka (or fullyQualifiedNamespace for Azure Event Hubs)');
   if (transport === 'iggy' && !top.has('iggy')) problems.add('iggy.address', 'is required with transport iggy (host:port)');
   problems.throwIfAny();
+  const choice = (kind: string, path: string, written: boolean): ConfigChoice => {
+    const variable = origins.get(path);
+    if (variable !== undefined) return { kind, source: 'environment', from: variable };
+    if (!written) return { kind, source: 'default' };
+    return file === undefined ? { kind, source: 'object', from: path } : { kind, source: 'file', from: `${file}: ${path}` };
+  };
   return {
     transport: transport!,
     ...(kafka === undefined ? {} : { kafka }),
     ...(iggy === undefined ? {} : { iggy }),
     deadLetters: deadLetters!,
     source,
+    chosen: {
+      transport: choice(transport!, 'transport', top.has('transport')),
+      deadLetters: choice(deadLetters!.store, 'deadLetters.store', hasKey(top.raw('deadLetters'), 'store')),
+    },
   };
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Whether `section` has `key` (keys match case-insensitively, as the section readers match them). */
+function hasKey(section: unknown, key: string): boolean {
+  return isRecord(section) && Object.keys(section).some((k) => k.toLowerCase() === key.toLowerCase() && section[k] !== undefined);
+}
+
+/** `over` laid over `base`, section by section; keys match case-insensitively and `over` wins. */
+function overlay(base: unknown, over: Record<string, unknown>): unknown {
+  if (!isRecord(base)) return base; // not an object: the top-level reader reports it
+  const out: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(over)) {
+    const existing = Object.keys(out).find((k) => k.toLowerCase() === key.toLowerCase());
+    const prior = existing === undefined ? undefined : out[existing];
+    if (existing !== undefined) delete out[existing];
+    out[key] = isRecord(value) && isRecord(prior) ? overlay(prior, value) : value;
+  }
+  return out;
 }
 
 function isResolved(value: unknown): value is ResolvedConfig {
@@ -109,23 +157,39 @@ function isResolved(value: unknown): value is ResolvedConfig {
 export async function createTransport(config?: KeiyakuConfig | ResolvedConfig, options: ConfigureOptions = {}): Promise<Transport> {
   const resolved = isResolved(config) ? config : resolveConfig(config, options);
   options.logger?.info('keiyaku: transport from configuration', describeConfig(resolved));
-  const logger = options.logger === undefined ? {} : { logger: options.logger };
+  return markChoice(await buildTransport(resolved, options.logger), chosenOf(resolved).transport);
+}
+
+async function buildTransport(resolved: ResolvedConfig, logger: Logger | undefined): Promise<Transport> {
+  const own = logger === undefined ? {} : { logger };
   switch (resolved.transport) {
     case 'memory':
       return new (await import('../transports/memory.js')).InMemoryTransport();
     case 'kafka': {
       const { KafkaTransport } = await loadPackage('@keiyaku/kafka', transportKey(resolved));
-      return new KafkaTransport({ ...resolved.kafka!, ...logger });
+      return new KafkaTransport({ ...resolved.kafka!, ...own });
     }
     case 'iggy': {
       const { IggyTransport } = await loadPackage('@keiyaku/iggy', transportKey(resolved));
-      return new IggyTransport({ ...resolved.iggy!, ...logger });
+      return new IggyTransport({ ...resolved.iggy!, ...own });
     }
   }
 }
 
+/** The choices of a resolved configuration (one resolved before `chosen` existed: from its `source`). */
+function chosenOf(resolved: ResolvedConfig): ResolvedConfig['chosen'] {
+  const source = resolved.source === 'environment' ? 'environment' : 'object';
+  return (
+    (resolved as Partial<ResolvedConfig>).chosen ?? {
+      transport: { kind: resolved.transport, source },
+      deadLetters: { kind: resolved.deadLetters.store, source },
+    }
+  );
+}
+
 function transportKey(resolved: ResolvedConfig): string {
-  return resolved.source === 'environment' ? 'KEIYAKU_TRANSPORT' : 'transport';
+  const chosen = chosenOf(resolved).transport;
+  return chosen.source === 'environment' ? 'KEIYAKU_TRANSPORT' : (chosen.from ?? 'transport');
 }
 
 /** The dead-letter store the configuration chooses (memory by default). */
@@ -139,11 +203,11 @@ export async function createDeadLetterStore(
   if (factory === undefined)
     throw new ConfigurationError([
       {
-        key: resolved.source === 'environment' ? 'KEIYAKU_DEAD_LETTERS' : 'deadLetters.store',
+        key: chosenOf(resolved).deadLetters.from ?? (resolved.source === 'environment' ? 'KEIYAKU_DEAD_LETTERS' : 'deadLetters.store'),
         message: `the ${choice.store} dead-letter store is not part of this build; pass a factory as stores.${choice.store}`,
       },
     ]);
-  return factory(choice);
+  return markChoice(await factory(choice), chosenOf(resolved).deadLetters);
 }
 
 /**
@@ -167,9 +231,11 @@ const SECRET = '(secret)';
 export function describeConfig(config: ResolvedConfig): Record<string, unknown> {
   const kafka = config.kafka;
   const ssl = kafka?.ssl;
+  const chosen = chosenOf(config);
   return {
     transport: config.transport,
     source: config.source,
+    chosen: { transport: describeChoice(chosen.transport), deadLetters: describeChoice(chosen.deadLetters) },
     ...(kafka
       ? {
           kafka: {
@@ -201,7 +267,8 @@ export function describeConfig(config: ResolvedConfig): Record<string, unknown> 
   };
 }
 
-export { ENVIRONMENT_VARIABLES, type EnvironmentVariable, readEnvironment } from './env.js';
+export { type ConfigChoice, type ConfigSource, choiceOf, describeChoice } from './choice.js';
+export { ENVIRONMENT_VARIABLES, type EnvironmentVariable, OTHER_ENVIRONMENT_VARIABLES, readEnvironment } from './env.js';
 export type { IggySection } from './iggy.js';
 export { EVENT_HUBS_PORT, EVENT_HUBS_USERNAME, type KafkaSection, kafkaOptionsFrom } from './kafka.js';
 export { KAFKA_PROPERTIES, UNSUPPORTED_KAFKA_PROPERTIES } from './kafka-properties.js';

@@ -1,4 +1,5 @@
 import type { ChannelBindings } from './contract.js';
+import type { Logger } from './logger.js';
 
 /**
  * The Transport interface that the memory, Kafka and Iggy transports implement. Shared
@@ -113,5 +114,11 @@ export interface Transport {
   destinationExists?(address: string, bindings: ChannelBindings): Promise<boolean>;
   /** The state of the transport's connections, when it tracks them. */
   health?(): TransportHealth;
+  /**
+   * The host's logger: a transport built without a logger of its own speaks through it from now
+   * on (its clients included); one given to the transport's own options is kept. `Messaging` calls
+   * it when it is given a logger.
+   */
+  useLogger?(logger: Logger): void;
   close(): Promise<void>;
 }

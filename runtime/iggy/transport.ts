@@ -54,8 +54,14 @@ export class IggyTransport implements Transport {
   readonly name = 'iggy';
   readonly capabilities: TransportCapabilities = Object.freeze({ orderedPartitions: true, durable: true, pausablePartitions: true });
   readonly options: IggyTransportOptions;
-  /** Where the transport and its clients report reconnects, evictions and rejoins (`options.logger`, default `stderrLogger`). */
-  readonly logger: Logger;
+  /** Where the transport and its clients report reconnects, evictions and rejoins: `options.logger`, else the host's (see {@link useLogger}), else `stderrLogger`. */
+  readonly logger: Logger = {
+    debug: (message, fields) => this.#logger.debug(message, fields),
+    info: (message, fields) => this.#logger.info(message, fields),
+    warn: (message, fields) => this.#logger.warn(message, fields),
+    error: (message, fields) => this.#logger.error(message, fields),
+  };
+  #logger: Logger;
   readonly clock: Clock;
   readonly #placements = new Map<string, Placement>();
   readonly #ready = new Map<string, Promise<Placement>>();
@@ -65,8 +71,13 @@ export class IggyTransport implements Transport {
 
   constructor(options: IggyTransportOptions) {
     this.options = options;
-    this.logger = options.logger ?? stderrLogger;
+    this.#logger = options.logger ?? stderrLogger;
     this.clock = options.clock ?? systemClock;
+  }
+
+  /** Speaks through the host's logger from now on (every client too), unless the options gave a logger of its own. */
+  useLogger(logger: Logger): void {
+    if (this.options.logger === undefined) this.#logger = logger;
   }
 
   /** A connected, logged-in client on its own connection. */

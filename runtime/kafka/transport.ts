@@ -276,7 +276,14 @@ export class KafkaTransport implements Transport {
   readonly name = 'kafka';
   readonly capabilities: TransportCapabilities = Object.freeze({ orderedPartitions: true, durable: true, pausablePartitions: true });
   readonly options: KafkaTransportOptions;
-  readonly logger: Logger;
+  /** Where the transport and its clients log: `options.logger`, else the host's (see {@link useLogger}), else `stderrLogger`. */
+  readonly logger: Logger = {
+    debug: (message, fields) => this.#logger.debug(message, fields),
+    info: (message, fields) => this.#logger.info(message, fields),
+    warn: (message, fields) => this.#logger.warn(message, fields),
+    error: (message, fields) => this.#logger.error(message, fields),
+  };
+  #logger: Logger;
   readonly #consumers = new Set<KafkaTransportConsumer>();
   readonly #producers = new Set<KafkaTransportProducer>();
   readonly #provisioned = new Map<string, Promise<void>>();
@@ -287,7 +294,12 @@ export class KafkaTransport implements Transport {
   constructor(options: KafkaTransportOptions) {
     if (options.brokers.length === 0) throw new KeiyakuError('brokers_required', 'KafkaTransport needs at least one broker');
     this.options = options;
-    this.logger = options.logger ?? stderrLogger;
+    this.#logger = options.logger ?? stderrLogger;
+  }
+
+  /** Speaks through the host's logger from now on, unless the options gave a logger of its own. */
+  useLogger(logger: Logger): void {
+    if (this.options.logger === undefined) this.#logger = logger;
   }
 
   /** The topic of `address` (its channel binding's `topic` once provisioned, else the address), with the namespace. */

@@ -3,9 +3,11 @@
  * refreshes itself (meta refresh); a dead letter's own page does not, so a token being
  * typed is not lost. Every value from the host or a message goes through `html`.
  */
+import type { ConfigChoice } from '../config/choice.js';
 import type { HostedComponentHealth } from '../core/hosted.js';
 import type { ParkedMessage } from '../dead-letter/store.js';
 import { payloadText } from '../dead-letter/store.js';
+import type { MessagingConfiguration } from '../health.js';
 import type { MessagingHealth } from '../messaging.js';
 import type { PublisherStats } from '../publisher.js';
 import type { SubscriptionHealth, SubscriptionMetrics } from '../subscription.js';
@@ -101,6 +103,13 @@ export interface OverviewModel {
   readonly readiness: Readiness;
   readonly metrics: readonly SubscriptionMetrics[];
   readonly publishers: readonly PublisherStats[];
+/** Which transport and dead-letter store run, and where each was chosen (default, file, object, environment, code). */
+function configurationLine(configuration: MessagingConfiguration): SafeHtml {
+  const part = (label: string, choice: ConfigChoice) =>
+    html`${label} <strong>${choice.kind}</strong> <small data-source="${choice.source}">from ${choice.source}${choice.from === undefined ? '' : html` <code>${choice.from}</code>`}</small>`;
+  return html`<div class="configuration">${part('transport', configuration.transport)} · ${part('dead letters', configuration.deadLetters)}</div>`;
+}
+
   readonly deadLetters: readonly ParkedMessage[];
   /** How many parked messages match the filter (the list may be cut). */
   readonly deadLetterCount: number;
@@ -123,6 +132,7 @@ ${readiness.reasons.length ? html`<ul class="reasons">${readiness.reasons.map((r
   const subscriptions = html`<section aria-label="subscriptions"><h2>Subscriptions <small>${health.subscriptions.length}</small></h2>
 ${
   health.subscriptions.length
+${health.configuration ? configurationLine(health.configuration) : ''}
     ? html`<table><tr><th>group · channel</th><th>state</th><th class="num">handled</th><th class="num">failed</th><th class="num">retried</th><th class="num">parked</th><th class="num">skipped</th><th>lag per partition</th></tr>
 ${health.subscriptions.map((s) => subscriptionRow(ctx, s, byKey.get(`${s.channel}\u0000${s.address}\u0000${s.groupId}`)))}</table>`
     : html`<p class="muted">No subscriptions.</p>`

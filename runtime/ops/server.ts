@@ -204,6 +204,7 @@ export class Operations {
       return {
         status: 200,
         headers: { 'content-type': PROMETHEUS_CONTENT_TYPE, 'cache-control': 'no-store' },
+        ...(health.configuration ? { configuration: health.configuration } : {}),
         body: await prometheusText(this.messaging, this.options),
       };
     if ((path === '/' || path === '') && read) return this.#overview(url);
