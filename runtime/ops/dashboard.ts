@@ -98,11 +98,6 @@ function componentRow(c: HostedComponentHealth): SafeHtml {
 <td><code>${c.details ? JSON.stringify(c.details) : ''}</code></td></tr>`;
 }
 
-export interface OverviewModel {
-  readonly health: MessagingHealth;
-  readonly readiness: Readiness;
-  readonly metrics: readonly SubscriptionMetrics[];
-  readonly publishers: readonly PublisherStats[];
 /** Which transport and dead-letter store run, and where each was chosen (default, file, object, environment, code). */
 function configurationLine(configuration: MessagingConfiguration): SafeHtml {
   const part = (label: string, choice: ConfigChoice) =>
@@ -110,6 +105,11 @@ function configurationLine(configuration: MessagingConfiguration): SafeHtml {
   return html`<div class="configuration">${part('transport', configuration.transport)} · ${part('dead letters', configuration.deadLetters)}</div>`;
 }
 
+export interface OverviewModel {
+  readonly health: MessagingHealth;
+  readonly readiness: Readiness;
+  readonly metrics: readonly SubscriptionMetrics[];
+  readonly publishers: readonly PublisherStats[];
   readonly deadLetters: readonly ParkedMessage[];
   /** How many parked messages match the filter (the list may be cut). */
   readonly deadLetterCount: number;
@@ -126,13 +126,13 @@ export function renderOverview(ctx: PageContext, model: OverviewModel): string {
 <div><span class="badge ${readiness.ready ? 'ok' : 'bad'}" data-ready="${readiness.ready}">${readiness.ready ? 'ready' : 'not ready'}</span>
 ${transport ? html` · transport <strong>${transport.name}</strong> ${stateBadge(transport.ready ? 'running' : 'cut off')}${transport.details?.['rebuilds'] !== undefined ? html` · rebuilds ${String(transport.details['rebuilds'])}` : ''}${transport.details?.['reconnects'] !== undefined ? html` · reconnects ${String(transport.details['reconnects'])}` : ''}` : ''}
 · <a href="${ctx.base}/readyz">/readyz</a> · <a href="${ctx.base}/metrics">/metrics</a></div>
+${health.configuration ? configurationLine(health.configuration) : ''}
 ${readiness.reasons.length ? html`<ul class="reasons">${readiness.reasons.map((r) => html`<li>${r}</li>`)}</ul>` : ''}</section>`;
 
   const byKey = new Map(model.metrics.map((m) => [`${m.channel}\u0000${m.address}\u0000${m.groupId}`, m]));
   const subscriptions = html`<section aria-label="subscriptions"><h2>Subscriptions <small>${health.subscriptions.length}</small></h2>
 ${
   health.subscriptions.length
-${health.configuration ? configurationLine(health.configuration) : ''}
     ? html`<table><tr><th>group · channel</th><th>state</th><th class="num">handled</th><th class="num">failed</th><th class="num">retried</th><th class="num">parked</th><th class="num">skipped</th><th>lag per partition</th></tr>
 ${health.subscriptions.map((s) => subscriptionRow(ctx, s, byKey.get(`${s.channel}\u0000${s.address}\u0000${s.groupId}`)))}</table>`
     : html`<p class="muted">No subscriptions.</p>`

@@ -198,13 +198,13 @@ export class Operations {
         })),
         ...(health.transport ? { transport: health.transport } : {}),
         components: health.components,
+        ...(health.configuration ? { configuration: health.configuration } : {}),
       });
     }
     if (path === '/metrics' && read)
       return {
         status: 200,
         headers: { 'content-type': PROMETHEUS_CONTENT_TYPE, 'cache-control': 'no-store' },
-        ...(health.configuration ? { configuration: health.configuration } : {}),
         body: await prometheusText(this.messaging, this.options),
       };
     if ((path === '/' || path === '') && read) return this.#overview(url);
