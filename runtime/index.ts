@@ -49,7 +49,7 @@ export type {
   ParkRequest,
 } from './dead-letter/store.js';
 export type { RedriveErrorCode, RedriveOptions, RedriveResult, RedriveTarget } from './dead-letter/redrive.js';
-export { planRedrive, REDRIVEN_FROM_HEADER, RedriveError, redrive } from './dead-letter/redrive.js';
+export { missingDestination, planRedrive, REDRIVEN_FROM_HEADER, RedriveError, redrive } from './dead-letter/redrive.js';
 export { InMemoryDeadLetterStore, payloadText } from './dead-letter/store.js';
 export type {
   AppendToStreamOptions,

@@ -13,7 +13,7 @@ import Database from 'better-sqlite3';
 import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BookBorrowed, BookIntegrationEvents } from '../generated/index.js';
-import { binPath, repoRoot, scratch } from './helpers.js';
+import { repoRoot, scratch } from './helpers.js';
 import { kafkaBrokers, kafkaSkipReason } from './kafka/kafka-env.js';
 import { type FreshDatabase, freshDatabase, postgresSkipNote, postgresUrl } from './postgres/postgres-env.js';
 
@@ -22,13 +22,20 @@ interface Result {
   stdout: string;
   stderr: string;
 }
-/** Runs `keiyaku dead-letters …`, writing `input` to its stdin (the confirmation answer). */
-function cli(args: readonly string[], input = ''): Promise<Result> {
+/** The environment without any broker or keiyaku configuration of the test run's own. */
+const cleanEnv = Object.fromEntries(
+  Object.entries(process.env).filter(([name]) => !name.startsWith('KEIYAKU_') && name !== 'KAFKA_BROKERS' && name !== 'KAFKA_SASL_BROKERS'),
+);
+/**
+ * Runs `keiyaku dead-letters …` from the sources (the same entry as the binary, generator/cli/run.ts),
+ * writing `input` to its stdin (the confirmation answer), with `env` added to a clean environment.
+ */
+function cli(args: readonly string[], input = '', options: { env?: Record<string, string>; cwd?: string } = {}): Promise<Result> {
   return new Promise((resolve) => {
     const child = execFile(
       process.execPath,
-      [binPath, 'dead-letters', ...args],
-      { cwd: repoRoot, env: { ...process.env, KAFKA_BROKERS: '' }, timeout: 60_000 },
+      ['--import', 'tsx/esm', '--conditions=keiyaku-source', join(repoRoot, 'generator', 'cli', 'run.ts'), 'dead-letters', ...args],
+      { cwd: options.cwd ?? repoRoot, env: { ...cleanEnv, ...options.env }, timeout: 90_000 },
       (error, stdout, stderr) => resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : 1, stdout, stderr }),
     );
     child.stdin!.end(input);
@@ -162,6 +169,8 @@ describe('keiyaku dead-letters on SQLite', () => {
       [['list', 'abc', '--store', file], /list takes no id/],
       [['show', '--store', file], /show needs the id/],
       [['list', '--store', file, '--brokers', 'x:1'], /--brokers applies to redrive only/],
+      [['show', ids[0]!, '--store', file, '--dry-run'], /--dry-run applies to redrive only/],
+      [['list', '--store', file, '--stor', 'x'], /unknown option "--stor"; did you mean --store\?/],
       [['list', '--store'], /--store needs a value/],
       [[], /say what to do/],
     ];
@@ -192,20 +201,28 @@ describe('keiyaku dead-letters on SQLite', () => {
     expect(bare.stderr).toMatch(/has no keiyaku dead-letter or outbox tables/);
   });
 
-  it('redrive validates against the contract first: an invalid payload or no broker changes nothing', async () => {
-    const invalid = await cli(['redrive', ids[0]!, '--store', file, '--yes']);
+  it('redrive checks against the contract and needs a configured broker: an invalid payload, an unknown channel or no broker change nothing', async () => {
+    const unreachable = { KEIYAKU_TRANSPORT: 'kafka', KEIYAKU_KAFKA_BOOTSTRAP_SERVERS: '127.0.0.1:1' };
+    const invalid = await cli(['redrive', ids[0]!, '--store', file, '--yes'], '', { env: unreachable });
     expect(invalid.code).toBe(2);
-    expect(invalid.stderr).toMatch(/BookBorrowed .* is not valid against asyncapi\.yaml: \$ must have required property 'bookId'/);
-    const untyped = await cli(['redrive', ids[1]!, '--store', file, '--yes']);
-    expect(untyped.stderr).toMatch(/carries no message \(no ce_type\)/);
+    expect(invalid.stderr).toMatch(/parked message .* still does not decode: BookBorrowed: payload is not valid at .*bookId.*; it stays parked/);
+    const untyped = await cli(['redrive', ids[1]!, '--store', file, '--yes'], '', { env: unreachable });
+    expect(untyped.stderr).toMatch(/still does not decode: channel bookIntegrationEvents has no message type ""/);
+    const elsewhere = await cli(['redrive', ids[2]!, '--store', file, '--yes'], '', { env: unreachable });
+    expect(elsewhere.stderr).toMatch(/belongs to channel otherChannel, which asyncapi\.yaml does not have \(channels: bookIntegrationEvents, memberNotifications\)/);
     const { payload, headers } = await wireBookBorrowed('C-valid');
     const valid = (await store.park(parkRequest({ payload, headers }), new Date())).id;
     const noBroker = await cli(['redrive', valid, '--store', file, '--yes']);
     expect(noBroker.code).toBe(2);
-    expect(noBroker.stderr).toMatch(/pass --brokers host:port\[,…\] or set KAFKA_BROKERS \(nothing changed\)/);
-    const badSpec = await cli(['redrive', valid, '--store', file, '--yes', '--spec', 'missing.yaml']);
+    expect(noBroker.stderr).toMatch(/redrive republishes to the service's broker: set KEIYAKU_TRANSPORT=kafka .*\(nothing changed\)/);
+    const typo = await cli(['redrive', valid, '--store', file, '--yes'], '', { env: { KEIYAKU_TRANSPORT: 'kafak' } });
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toMatch(/KEIYAKU_TRANSPORT/);
+    const badSpec = await cli(['redrive', valid, '--store', file, '--yes', '--spec', 'missing.yaml'], '', { env: unreachable });
     expect(badSpec.code).toBe(2);
+    expect(badSpec.stderr).toMatch(/missing\.yaml is not a valid contract/);
     expect(await store.get(ids[0]!)).toBeDefined();
+    expect(await store.get(ids[2]!)).toBeDefined();
     expect(await store.get(valid)).toBeDefined();
     await store.remove(valid);
   });

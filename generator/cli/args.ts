@@ -9,7 +9,7 @@ import type { Policy } from '../compat/schema-diff.js';
 import { OptionError } from '../errors.js';
 import { MODES, type Mode, POLICIES } from '../model/vocabulary.js';
 
-export type Command = 'generate' | 'validate' | 'scaffold' | 'check' | 'help' | 'version';
+export type Command = 'generate' | 'validate' | 'scaffold' | 'check' | 'dead-letters' | 'help' | 'version';
 
 export interface CliOptions {
   readonly command: Command;
@@ -38,6 +38,25 @@ export interface CliOptions {
   readonly record?: boolean;
   /** Config file that was read, if any. */
   readonly config?: string;
+  /** `dead-letters`: the action and id as given, and its own options. */
+  readonly deadLetters?: DeadLettersArgs;
+}
+
+/** The arguments of `keiyaku dead-letters` (checked further by the command itself). */
+export interface DeadLettersArgs {
+  /** The action and the id, as given (`redrive`, `<id>`). */
+  readonly positionals: readonly string[];
+  readonly store?: string;
+  readonly channel?: string;
+  readonly group?: string;
+  readonly yes: boolean;
+  readonly dryRun: boolean;
+  /** Flags given that only some actions take. */
+  readonly given: readonly string[];
+  /** @deprecated Kafka bootstrap servers: use KEIYAKU_TRANSPORT=kafka and KEIYAKU_KAFKA_BOOTSTRAP_SERVERS. */
+  readonly brokers?: string;
+  /** @deprecated The Kafka namespace: use KEIYAKU_KAFKA_NAMESPACE. */
+  readonly namespace?: string;
 }
 
 export const DEFAULTS = { spec: 'asyncapi.yaml', out: 'generated', format: 'text', history: 'contract.history.json' } as const;
@@ -49,7 +68,7 @@ interface FlagSpec {
 }
 
 const FLAGS: Record<string, FlagSpec> = {
-  spec: { takes: 'value', commands: ['generate', 'validate', 'scaffold', 'check'] },
+  spec: { takes: 'value', commands: ['generate', 'validate', 'scaffold', 'check', 'dead-letters'] },
   against: { takes: 'value', commands: ['check'] },
   mode: { takes: 'value', commands: ['check'] },
   policy: { takes: 'value', commands: ['check'] },
@@ -57,18 +76,24 @@ const FLAGS: Record<string, FlagSpec> = {
   history: { takes: 'value', commands: ['check'] },
   record: { takes: 'boolean', commands: ['check'] },
   out: { takes: 'value', commands: ['generate', 'scaffold'] },
-  config: { takes: 'value', commands: ['generate', 'validate', 'scaffold', 'check'] },
+  config: { takes: 'value', commands: ['generate', 'validate', 'scaffold', 'check', 'dead-letters'] },
   events: { takes: 'value', commands: ['scaffold'] },
   type: { takes: 'value', commands: ['scaffold'] },
-  channel: { takes: 'value', commands: ['scaffold'] },
+  channel: { takes: 'value', commands: ['scaffold', 'dead-letters'] },
   generated: { takes: 'value', commands: ['scaffold'] },
   check: { takes: 'boolean', commands: ['generate'] },
   watch: { takes: 'boolean', commands: ['generate'] },
   strict: { takes: 'boolean', commands: ['generate', 'validate'] },
   quiet: { takes: 'boolean', commands: ['generate', 'validate', 'check'] },
-  json: { takes: 'boolean', commands: ['generate', 'validate'] },
+  json: { takes: 'boolean', commands: ['generate', 'validate', 'dead-letters'] },
   verbose: { takes: 'boolean', commands: ['generate', 'validate', 'check'] },
   lint: { takes: 'boolean', commands: ['generate', 'validate'] },
+  store: { takes: 'value', commands: ['dead-letters'] },
+  group: { takes: 'value', commands: ['dead-letters'] },
+  yes: { takes: 'boolean', commands: ['dead-letters'] },
+  'dry-run': { takes: 'boolean', commands: ['dead-letters'] },
+  brokers: { takes: 'value', commands: ['dead-letters'] },
+  namespace: { takes: 'value', commands: ['dead-letters'] },
 };
 const SHORT: Record<string, string> = { s: 'spec', o: 'out', q: 'quiet' };
 const CONFIG_KEYS = new Set(['spec', 'out', 'strict']);
@@ -144,18 +169,23 @@ export function parseArgs(argv: readonly string[], cwd: string): CliOptions {
   const values: Record<string, string | boolean> = {};
   let command: Command | undefined;
   let subcommand: string | undefined;
+  const positionals: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === '-h' || arg === '--help') return { ...base(), command: 'help' };
     if (arg === '-v' || arg === '--version') return { ...base(), command: 'version' };
     if (!arg.startsWith('-')) {
+      if (command === 'dead-letters') {
+        positionals.push(arg);
+        continue;
+      }
       if (command === 'scaffold' && subcommand === undefined) {
         if (arg !== 'mapper') throw new OptionError(arg, `unknown scaffold "${arg}" (scaffolds: mapper)`);
         subcommand = arg;
         continue;
       }
       if (command !== undefined) throw new OptionError(arg, `unexpected argument "${arg}"; pass the contract with --spec ${arg}`);
-      if (arg !== 'generate' && arg !== 'validate' && arg !== 'scaffold' && arg !== 'check') {
+      if (arg !== 'generate' && arg !== 'validate' && arg !== 'scaffold' && arg !== 'check' && arg !== 'dead-letters') {
         throw new OptionError(arg, `unknown command "${arg}" (commands: generate, validate, check, scaffold, dead-letters)`);
       }
       command = arg;
@@ -230,9 +260,26 @@ export function parseArgs(argv: readonly string[], cwd: string): CliOptions {
           record: values['record'] === true,
         }
       : {};
+  const deadLetters: { deadLetters?: DeadLettersArgs } =
+    command === 'dead-letters'
+      ? {
+          deadLetters: {
+            positionals,
+            ...(typeof values['store'] === 'string' ? { store: values['store'] } : {}),
+            ...(typeof values['channel'] === 'string' ? { channel: values['channel'] } : {}),
+            ...(typeof values['group'] === 'string' ? { group: values['group'] } : {}),
+            yes: values['yes'] === true,
+            dryRun: values['dry-run'] === true,
+            given: Object.keys(values),
+            ...(typeof values['brokers'] === 'string' ? { brokers: values['brokers'] } : {}),
+            ...(typeof values['namespace'] === 'string' ? { namespace: values['namespace'] } : {}),
+          },
+        }
+      : {};
   return {
     command,
     ...check,
+    ...deadLetters,
     spec: pick('spec'),
     out:
       command === 'scaffold'

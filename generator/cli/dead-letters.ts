@@ -9,14 +9,24 @@
  * removes the parked record only after the broker acknowledged the republish.
  */
 import { existsSync, statSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import type { PostgresOutbox } from '@keiyaku/postgres';
-import { type DeadLetterStore, type ParkedMessage, payloadText } from '@keiyaku/runtime';
+import {
+  type DeadLetterStore,
+  type Logger,
+  missingDestination,
+  type ParkedMessage,
+  payloadText,
+  planRedrive,
+  type RedriveOptions,
+  type RedriveTarget,
+  redrive,
+  type Transport,
+} from '@keiyaku/runtime';
 import type { OutboxAdmin, OutboxRow } from '@keiyaku/runtime/adapter';
 import type { SqliteOutbox } from '@keiyaku/sqlite';
 import { isKeiyakuError, KeiyakuError } from '../errors.js';
-import type { ContractModel } from '../model/contract-model.js';
+import { parseArgs } from './args.js';
 
 export interface DeadLettersIo {
   readonly cwd: string;
@@ -24,6 +34,8 @@ export interface DeadLettersIo {
   readonly stderr: (text: string) => void;
   /** Asks a question on the terminal; resolves with the answer, or undefined when there is no input. */
   readonly prompt?: (question: string) => Promise<string | undefined>;
+  /** The environment the transport's configuration is read from (default `process.env`). */
+  readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
 export const DEAD_LETTERS_USAGE = `Usage: keiyaku dead-letters <action> [id] --store <sqlite file | postgres url> [options]
@@ -33,9 +45,11 @@ Parked messages (a subscription's dead-letter store) and dead outbox rows, in on
 Actions:
   list              the parked messages and dead outbox rows, oldest first
   show <id>         one of them in full (headers, payload, error)
-  redrive <id>      a parked message: validate its payload against the contract again, republish
-                    it to its address over Kafka, then remove it; an outbox row (outbox:<n>): put
-                    it back to pending so the dispatcher publishes it again
+  redrive <id>      a parked message: check it against the contract again, say where it goes (the
+                    topic its channel's consumers read: binding, namespace, parameters), republish
+                    it there and remove it once the broker acknowledged; a destination that does not
+                    exist is refused. An outbox row (outbox:<n>): put it back to pending so the
+                    dispatcher publishes it again
   remove <id>       delete it for good
 
 Options:
@@ -44,12 +58,18 @@ Options:
   --group <id>      only parked messages of this consumer group (outbox rows have none)
   --json            print a machine-readable result on stdout
   --yes             do not ask for confirmation (redrive, remove)
-  --spec <file>     redrive: the contract (default asyncapi.yaml)
-  --brokers <list>  redrive: Kafka bootstrap servers, host:port[,…] (default: env KAFKA_BROKERS)
-  --namespace <ns>  redrive: the Kafka namespace the service runs with (topic prefix), if any
+  --dry-run         redrive: check it and print where it would go; send and change nothing
+  --spec <file>     redrive: the contract (default asyncapi.yaml, or "spec" in keiyaku.config.json)
+  --config <file>   read defaults from this file (default: keiyaku.config.json if present)
 
-Exit codes: 0 success, 1 not confirmed (nothing changed), 2 bad arguments, unreachable store, unknown id
-or a payload the contract rejects (nothing changed).`;
+The broker comes from the service's configuration in the environment, as configure() reads it:
+KEIYAKU_TRANSPORT=kafka with KEIYAKU_KAFKA_BOOTSTRAP_SERVERS, KEIYAKU_KAFKA_NAMESPACE, SASL, TLS and
+Event Hubs settings, or KEIYAKU_TRANSPORT=iggy with KEIYAKU_IGGY_ADDRESS, … (docs/configuration.md).
+Deprecated, still accepted with a warning: --brokers <list> (KEIYAKU_KAFKA_BOOTSTRAP_SERVERS),
+--namespace <ns> (KEIYAKU_KAFKA_NAMESPACE) and the variable KAFKA_BROKERS.
+
+Exit codes: 0 success, 1 not confirmed (nothing changed), 2 bad arguments, unreachable store, unknown id,
+a payload the contract rejects or a destination that does not exist (nothing changed).`;
 
 /** A usage, store or contract problem: printed as one line, exit 2, nothing changed. */
 export class DeadLettersError extends KeiyakuError {
@@ -69,63 +89,45 @@ interface Options {
   readonly group?: string;
   readonly json: boolean;
   readonly yes: boolean;
+  readonly dryRun: boolean;
   readonly spec: string;
+  /** @deprecated KEIYAKU_KAFKA_BOOTSTRAP_SERVERS */
   readonly brokers?: string;
+  /** @deprecated KEIYAKU_KAFKA_NAMESPACE */
   readonly namespace?: string;
 }
 
-const VALUE_FLAGS = new Set(['store', 'channel', 'group', 'spec', 'brokers', 'namespace']);
-const BOOLEAN_FLAGS = new Set(['json', 'yes']);
 const ACTIONS: readonly Action[] = ['list', 'show', 'redrive', 'remove'];
 
-function parse(argv: readonly string[]): Options | 'help' {
-  const values: Record<string, string | boolean> = {};
-  const positionals: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg === '-h' || arg === '--help') return 'help';
-    if (!arg.startsWith('--')) {
-      positionals.push(arg);
-      continue;
-    }
-    const [name, inline] = arg.slice(2).split(/=(.*)/s, 2) as [string, string | undefined];
-    if (BOOLEAN_FLAGS.has(name)) {
-      if (inline !== undefined) throw new DeadLettersError(`option --${name} takes no value`);
-      values[name] = true;
-    } else if (VALUE_FLAGS.has(name)) {
-      const value = inline ?? argv[++i];
-      if (value === undefined || (inline === undefined && value.startsWith('--')))
-        throw new DeadLettersError(`option --${name} needs a value`);
-      values[name] = value;
-    } else {
-      throw new DeadLettersError(
-        `unknown option "${arg}" for keiyaku dead-letters (options: ${[...VALUE_FLAGS, ...BOOLEAN_FLAGS].map((f) => `--${f}`).join(', ')})`,
-      );
-    }
-  }
-  const [action, id, ...rest] = positionals;
+/** The command line, read by the CLI's one flag parser (args.ts), then checked for what dead-letters needs. */
+function parse(argv: readonly string[], cwd: string): Options | 'help' {
+  if (argv.includes('-h') || argv.includes('--help')) return 'help';
+  const parsed = parseArgs(['dead-letters', ...argv], cwd);
+  const args = parsed.deadLetters!;
+  const [action, id, ...rest] = args.positionals;
   if (action === undefined) throw new DeadLettersError(`say what to do: keiyaku dead-letters ${ACTIONS.join('|')} --store …`);
   if (!ACTIONS.includes(action as Action)) throw new DeadLettersError(`unknown action "${action}" (actions: ${ACTIONS.join(', ')})`);
   if (action === 'list' && id !== undefined) throw new DeadLettersError(`unexpected argument "${id}": list takes no id`);
   if (action !== 'list' && id === undefined)
     throw new DeadLettersError(`keiyaku dead-letters ${action} needs the id of a message (see keiyaku dead-letters list)`);
   if (rest.length > 0) throw new DeadLettersError(`unexpected argument "${rest[0]}"`);
-  if (typeof values['store'] !== 'string')
+  if (args.store === undefined)
     throw new DeadLettersError('keiyaku dead-letters needs --store <sqlite file | postgres://user:password@host:port/database>');
   if (action !== 'redrive')
-    for (const flag of ['spec', 'brokers', 'namespace'])
-      if (values[flag] !== undefined) throw new DeadLettersError(`option --${flag} applies to redrive only`);
+    for (const flag of ['spec', 'brokers', 'namespace', 'dry-run'])
+      if (args.given.includes(flag)) throw new DeadLettersError(`option --${flag} applies to redrive only`);
   return {
     action: action as Action,
     ...(id === undefined ? {} : { id }),
-    store: values['store'],
-    ...(typeof values['channel'] === 'string' ? { channel: values['channel'] } : {}),
-    ...(typeof values['group'] === 'string' ? { group: values['group'] } : {}),
-    json: values['json'] === true,
-    yes: values['yes'] === true,
-    spec: typeof values['spec'] === 'string' ? values['spec'] : 'asyncapi.yaml',
-    ...(typeof values['brokers'] === 'string' ? { brokers: values['brokers'] } : {}),
-    ...(typeof values['namespace'] === 'string' ? { namespace: values['namespace'] } : {}),
+    store: args.store,
+    ...(args.channel === undefined ? {} : { channel: args.channel }),
+    ...(args.group === undefined ? {} : { group: args.group }),
+    json: parsed.json,
+    yes: args.yes,
+    dryRun: args.dryRun,
+    spec: parsed.spec,
+    ...(args.brokers === undefined ? {} : { brokers: args.brokers }),
+    ...(args.namespace === undefined ? {} : { namespace: args.namespace }),
   };
 }
 
@@ -425,94 +427,133 @@ async function confirm(io: DeadLettersIo, options: Options, question: string): P
   return answer !== undefined && /^(y|yes)$/i.test(answer.trim());
 }
 
-// ---- redrive of a parked message: the contract's codec again, then the broker ----
-// (the generator, ajv and kafkajs load only for a redrive, so list/show/remove start fast)
+// ---- redrive of a parked message: the runtime's one redrive, with the service's transport ----
+// (the generator, ajv and the transport load only for a redrive, so list/show/remove start fast)
 
-const require = createRequire(import.meta.url);
-interface ValidateFunction {
-  (data: unknown): boolean;
-  errors?: readonly { instancePath: string; message?: string }[] | null;
+const DEPRECATED_KAFKA_BROKERS = 'KAFKA_BROKERS';
+
+/**
+ * The environment the transport is configured from: the process's, with the deprecated flags
+ * and KAFKA_BROKERS mapped onto the KEIYAKU_* variables they stand for (each with a warning).
+ */
+function transportEnvironment(
+  o: Options,
+  env: Readonly<Record<string, string | undefined>>,
+  warn: (text: string) => void,
+): Record<string, string | undefined> {
+  const vars: Record<string, string | undefined> = { ...env };
+  // Not a keiyaku variable: the configuration must not see it.
+  delete vars[DEPRECATED_KAFKA_BROKERS];
+  const legacy = env[DEPRECATED_KAFKA_BROKERS];
+  let brokers = o.brokers;
+  if (brokers !== undefined)
+    warn("--brokers is deprecated: set KEIYAKU_TRANSPORT=kafka and KEIYAKU_KAFKA_BOOTSTRAP_SERVERS (the service's own configuration)");
+  else if (legacy && !vars['KEIYAKU_TRANSPORT'] && !vars['KEIYAKU_KAFKA_BOOTSTRAP_SERVERS']) {
+    warn(
+      `${DEPRECATED_KAFKA_BROKERS} is deprecated for keiyaku dead-letters: set KEIYAKU_TRANSPORT=kafka and KEIYAKU_KAFKA_BOOTSTRAP_SERVERS`,
+    );
+    brokers = legacy;
+  }
+  if (brokers !== undefined) {
+    vars['KEIYAKU_TRANSPORT'] = 'kafka';
+    vars['KEIYAKU_KAFKA_BOOTSTRAP_SERVERS'] = brokers;
+  }
+  if (o.namespace !== undefined) {
+    warn('--namespace is deprecated: set KEIYAKU_KAFKA_NAMESPACE');
+    vars['KEIYAKU_KAFKA_NAMESPACE'] = o.namespace;
+  }
+  return vars;
 }
 
-/** Checks the parked payload is a valid `item.type` of its channel in the contract. */
-async function validateAgainstContract(model: ContractModel, spec: string, item: DeadItem): Promise<void> {
-  const { toAjvSchema } = await import('../emit/validators.js');
-  const Ajv2020 = (
-    require('ajv/dist/2020') as { default: new (options: object) => { addSchema(s: object): void; compile(s: object): ValidateFunction } }
-  ).default;
-  const addFormats = require('ajv-formats') as (ajv: object) => void;
-  const channel = model.channels.find((c) => c.id === item.channel || c.identifier === item.channel);
-  if (channel === undefined)
+/** The transport of the service's configuration (configure()'s rules: every KEIYAKU_* variable); memory is refused. */
+async function redriveTransport(o: Options, io: DeadLettersIo): Promise<{ transport: Transport; where: string }> {
+  const warn = (text: string): void => io.stderr(`keiyaku: warning: ${text}\n`);
+  const env = transportEnvironment(o, io.env ?? process.env, warn);
+  const { createTransport, resolveConfig } = await import('@keiyaku/runtime/config');
+  const resolved = resolveConfig(undefined, { env });
+  if (resolved.transport === 'memory')
     throw new DeadLettersError(
-      `${spec} has no channel ${item.channel} (channels: ${model.channels.map((c) => c.id).join(', ')}); pass the contract the service runs with --spec`,
+      "redrive republishes to the service's broker: set KEIYAKU_TRANSPORT=kafka with KEIYAKU_KAFKA_BOOTSTRAP_SERVERS (and the " +
+        "service's KEIYAKU_KAFKA_NAMESPACE, SASL, TLS or Event Hubs settings), or KEIYAKU_TRANSPORT=iggy with KEIYAKU_IGGY_ADDRESS " +
+        '(nothing changed)',
     );
-  const message = model.messages[item.type];
-  if (message === undefined || !channel.messages.includes(item.type))
-    throw new DeadLettersError(
-      `channel ${channel.id} of ${spec} carries no message ${item.type || '(no ce_type)'} (messages: ${channel.messages.join(', ')}); it cannot be redriven — remove it instead`,
-    );
-  let data: unknown;
-  const text = payloadText(item);
-  try {
-    if (text === undefined) throw new Error('it is not UTF-8');
-    data = JSON.parse(text);
-  } catch (error) {
-    throw new DeadLettersError(`the payload of ${item.id} is not JSON (${reason(error)}); it cannot be redriven — remove it instead`);
-  }
-  const defs: Record<string, unknown> = {};
-  for (const [name, named] of Object.entries(model.schemas)) defs[name] = toAjvSchema(named.schema);
-  const ajv = new Ajv2020({
-    strict: false,
-    allErrors: true,
-    logger: false,
-    allowUnionTypes: true,
-    validateFormats: true,
-    ownProperties: true,
-  });
-  addFormats(ajv);
-  ajv.addSchema({ $id: 'keiyaku:redrive', $defs: defs });
-  const validate = ajv.compile({ $ref: `keiyaku:redrive#/$defs/${message.payload}` });
-  if (!validate(data)) {
-    const problems = (validate.errors ?? []).map((e) => `$${e.instancePath.replaceAll('/', '.')} ${e.message ?? 'is invalid'}`);
-    throw new DeadLettersError(
-      `${item.type} ${item.id} is not valid against ${spec}: ${problems.join('; ')}; fix the contract or the consumer, or remove the message`,
-    );
-  }
+  // Warnings and errors of the transport (an unreachable broker) reach the operator; the rest is noise here.
+  const logger: Logger = {
+    debug: () => {},
+    info: () => {},
+    warn: (message) => warn(message),
+    error: (message, fields) => io.stderr(`keiyaku: ${message}${fields?.['error'] ? `: ${String(fields['error'])}` : ''}\n`),
+  };
+  const transport = await createTransport(resolved, { logger });
+  const where = resolved.kafka ? resolved.kafka.brokers.join(',') : resolved.iggy ? `${resolved.iggy.host}:${resolved.iggy.port}` : '';
+  return { transport, where: `${resolved.transport} at ${String(where)}` };
 }
 
-async function republish(options: Options, item: DeadItem): Promise<string> {
-  const brokers = options.brokers ?? process.env['KAFKA_BROKERS'];
-  if (!brokers)
-    throw new DeadLettersError('redrive republishes to Kafka: pass --brokers host:port[,…] or set KAFKA_BROKERS (nothing changed)');
-  const { KafkaTransport } = await optionalPackage('@keiyaku/kafka', 'redrive (it republishes to Kafka)');
-  const transport = new KafkaTransport({
-    brokers: brokers.split(',').map((b) => b.trim()),
-    clientId: 'keiyaku-dead-letters',
-    ...(options.namespace === undefined ? {} : { namespace: options.namespace }),
-    retry: { retries: 2, initialRetryTime: 200, maxRetryTime: 1_000 },
-    client: { connectionTimeout: 3_000, requestTimeout: 10_000 },
-  });
-  const producer = transport.producer();
+function describeTarget(target: RedriveTarget): string {
+  const kind = target.transport === 'kafka' ? 'Kafka topic' : target.transport === 'iggy' ? 'Iggy stream/topic' : target.transport;
+  return `${kind} ${target.destination}${target.destination === target.address ? '' : ` (address ${target.address})`}`;
+}
+
+function targetJson(target: RedriveTarget): Record<string, unknown> {
+  return { ...target, exists: target.exists ?? null };
+}
+
+/** Redrives a parked message with the runtime's one redrive; returns the exit code. */
+async function redriveParked(o: Options, io: DeadLettersIo, store: DeadLetterStore, item: DeadItem): Promise<number> {
+  const { compileContract } = await import('../index.js');
+  const compiled = await compileContract(o.spec, { cwd: io.cwd });
+  if (compiled.model === undefined) {
+    const first = compiled.diagnostics.find((d) => d.severity === 'error');
+    throw new DeadLettersError(`${o.spec} is not a valid contract${first ? `: ${first.message}` : ''}; nothing changed`);
+  }
+  const model = compiled.model;
+  const { contractChannels } = await import('./contract-channels.js');
+  const channels = contractChannels(model);
+  const { transport, where } = await redriveTransport(o, io);
   try {
-    await producer.send([
-      { address: item.address, ...(item.key === undefined ? {} : { key: item.key }), value: item.payload, headers: item.headers },
-    ]);
-  } catch (error) {
-    throw new DeadLettersError(
-      `republishing ${item.id} to ${transport.topic(item.address)} on ${brokers} failed: ${reason(error)} (nothing changed)`,
-      error,
-    );
+    const options: RedriveOptions = {
+      transport,
+      deadLetters: store,
+      channel: (id) => channels.get(id) ?? channels.get(model.channels.find((c) => c.identifier === id)?.id ?? ''),
+      unknownChannel: () =>
+        `which ${o.spec} does not have (channels: ${model.channels.map((c) => c.id).join(', ')}); pass the contract the service runs with --spec`,
+    };
+    const target = await planRedrive(item.id, options);
+    const line = `${describeItem(item)} goes to ${describeTarget(target)} on ${where}`;
+    if (o.dryRun) {
+      if (o.json) io.stdout(`${JSON.stringify({ ok: target.exists !== false, dryRun: true, target: targetJson(target) }, null, 2)}\n`);
+      else io.stdout(`keiyaku: dry run: ${line}${target.exists === undefined ? ' (whether it exists is not known)' : ''}; nothing sent\n`);
+      if (target.exists === false) {
+        if (!o.json) io.stderr(`keiyaku: ${missingDestination(target).message}\n`);
+        return 2;
+      }
+      return 0;
+    }
+    if (target.exists === false) throw missingDestination(target);
+    if (!o.json) io.stderr(`keiyaku: ${line}\n`);
+    if (!(await confirm(io, o, `republish ${describeItem(item)} to ${describeTarget(target)}, then remove it?`))) {
+      io.stderr('keiyaku: not confirmed; nothing changed\n');
+      return 1;
+    }
+    const result = await redrive(item.id, options);
+    if (o.json)
+      io.stdout(
+        `${JSON.stringify({ ok: true, redriven: item.id, topic: result.target.destination, target: targetJson(result.target), removed: result.removed }, null, 2)}\n`,
+      );
+    else
+      io.stdout(
+        `keiyaku: republished ${describeItem(item)} to ${describeTarget(result.target)}${result.removed ? ' and removed it' : '; it was already removed by someone else'}\n`,
+      );
+    return 0;
   } finally {
-    await producer.close().catch(() => {});
     await transport.close().catch(() => {});
   }
-  return transport.topic(item.address);
 }
 
 export async function runDeadLetters(argv: readonly string[], io: DeadLettersIo): Promise<number> {
   let options: Options | 'help';
   try {
-    options = parse(argv);
+    options = parse(argv, io.cwd);
   } catch (error) {
     io.stderr(`keiyaku: ${reason(error)}\n`);
     return 2;
@@ -603,28 +644,7 @@ export async function runDeadLetters(argv: readonly string[], io: DeadLettersIo)
       else io.stdout(`keiyaku: ${item.id} is pending again; the outbox dispatcher will publish it\n`);
       return 0;
     }
-    const { compileContract } = await import('../index.js');
-    const compiled = await compileContract(o.spec, { cwd: io.cwd });
-    if (compiled.model === undefined) {
-      const first = compiled.diagnostics.find((d) => d.severity === 'error');
-      throw new DeadLettersError(`${o.spec} is not a valid contract${first ? `: ${first.message}` : ''}; nothing changed`);
-    }
-    await validateAgainstContract(compiled.model, o.spec, item);
-    const brokers = o.brokers ?? process.env['KAFKA_BROKERS'];
-    if (!brokers)
-      throw new DeadLettersError('redrive republishes to Kafka: pass --brokers host:port[,…] or set KAFKA_BROKERS (nothing changed)');
-    if (!(await confirm(io, o, `republish ${describeItem(item)} to Kafka at ${brokers}, then remove it?`))) {
-      io.stderr('keiyaku: not confirmed; nothing changed\n');
-      return 1;
-    }
-    const topic = await republish(o, item);
-    const removed = await source.remove(item);
-    if (o.json) io.stdout(`${JSON.stringify({ ok: true, redriven: item.id, topic, removed }, null, 2)}\n`);
-    else
-      io.stdout(
-        `keiyaku: republished ${describeItem(item)} to ${topic}${removed ? ' and removed it' : '; it was already removed by someone else'}\n`,
-      );
-    return 0;
+    return await redriveParked(o, io, (source as ParkedSource).store, item);
   } catch (error) {
     // Store and driver errors are the operator's to read; anything else is a bug (internal error).
     if (isKeiyakuError(error) || isDriverError(error)) return fail(error);

@@ -207,7 +207,7 @@ function isStringSchema(model: ContractModel, node: SchemaNode | undefined): boo
 }
 
 /** The declared header names of a headers schema and those that travel as JSON text. */
-function headerShape(model: ContractModel, headers: string): { names: string[]; json: string[] } {
+export function headerShape(model: ContractModel, headers: string): { names: string[]; json: string[] } {
   const root = resolveNamed(model, model.schemas[headers]?.schema);
   const properties = typeof root === 'object' && root !== null ? root['properties'] : undefined;
   if (typeof properties !== 'object' || properties === null) return { names: [], json: [] };

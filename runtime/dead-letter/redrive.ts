@@ -226,6 +226,17 @@ async function prepare(parked: ParkedMessage, options: RedriveOptions): Promise<
   return { target, record };
 }
 
+/** The refusal of a redrive whose destination does not exist (what {@link redrive} throws; a dry run can say it beforehand). */
+export function missingDestination(target: RedriveTarget): RedriveError {
+  return new RedriveError(
+    'redrive_target_missing',
+    target.id,
+    `${target.transport} ${target.destination} (the address ${target.address} of channel ${target.channel}) does not exist; ` +
+      'a redrive never creates it: create it, or check the binding and the namespace; the message stays parked',
+    { target },
+  );
+}
+
 /**
  * Where {@link redrive} would send parked message `id`, checked as a redrive checks it (the
  * contract, the address, whether the destination exists), without claiming or sending anything.
@@ -252,14 +263,7 @@ export async function redrive(id: string, options: RedriveOptions): Promise<Redr
   try {
     const prepared = await prepare(parked, options);
     target = prepared.target;
-    if (target.exists === false)
-      throw new RedriveError(
-        'redrive_target_missing',
-        id,
-        `${target.transport} ${target.destination} (the address ${target.address} of channel ${target.channel}) does not exist; ` +
-          'a redrive never creates it: create it, or check the binding and the namespace; the message stays parked',
-        { target },
-      );
+    if (target.exists === false) throw missingDestination(target);
     if (target.exists === undefined)
       logger.warn('redrive: this transport cannot say whether the destination exists; sending anyway', { ...target });
     logger.info('redriving a parked message', { ...target });
