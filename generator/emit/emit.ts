@@ -34,17 +34,26 @@ interface Context {
   readonly source: string;
   readonly header: string;
   readonly templates: Templates;
-  /** Each contract file as origin notes name it (relative to the contract's folder), worked out once per run. */
+  /** Each contract file as origin notes name it (relative to the project root, as the header names the contract), worked out once per run. */
   readonly files: Map<string, string>;
 }
 
-/** Where a declaration came from, relative to the contract's folder: `schemas/book.json#/properties/a`. */
+/**
+ * Where a declaration came from, as the file header names the contract: relative to the project
+ * root (the folder `keiyaku generate` runs in), `contract/schemas/book.json#/properties/a` for a
+ * contract in `contract/`. A file outside the project root (located by an absolute path) is named
+ * relative to the contract's folder, never by a machine path.
+ */
 function origin(ctx: Context, location: SourceLocation | undefined): string | undefined {
   if (location === undefined) return undefined;
   let file = ctx.files.get(location.file);
   if (file === undefined) {
-    const base = posix.dirname(ctx.source.replace(/\\/g, '/'));
-    file = posix.relative(base, location.file.replace(/\\/g, '/')) || posix.basename(location.file);
+    const path = location.file.replace(/\\/g, '/');
+    if (!posix.isAbsolute(path) && !/^[A-Za-z]:\//.test(path)) file = posix.normalize(path);
+    else {
+      const base = posix.dirname(ctx.source.replace(/\\/g, '/'));
+      file = posix.relative(base, path) || posix.basename(path);
+    }
     ctx.files.set(location.file, file);
   }
   return `@generated from ${file}#${location.pointer}`;
