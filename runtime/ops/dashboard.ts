@@ -5,7 +5,7 @@
  */
 import type { ConfigChoice } from '../config/choice.js';
 import type { HostedComponentHealth } from '../core/hosted.js';
-import type { ParkedMessage } from '../dead-letter/store.js';
+import type { ParkedMessage, ParkedSummary } from '../dead-letter/store.js';
 import { payloadText } from '../dead-letter/store.js';
 import type { MessagingConfiguration } from '../health.js';
 import type { MessagingHealth } from '../messaging.js';
@@ -66,6 +66,11 @@ export function duration(ms: number): string {
   return `${Math.floor(h / 24)} d`;
 }
 
+/** ` · topic <code>…</code>` when the broker's name of an address differs from the address itself. */
+function topicBeside(address: string, topic: string | undefined): SafeHtml | '' {
+  return topic === undefined || topic === address ? '' : html` · topic <code data-topic>${topic}</code>`;
+}
+
 function stateBadge(state: string): SafeHtml {
   const cls = state === 'running' ? 'ok' : state === 'stalled' || state === 'failed' ? 'bad' : state === 'idle' ? 'idle' : 'warn';
   return html`<span class="badge ${cls}" data-state="${state}">${state}</span>`;
@@ -85,7 +90,7 @@ function subscriptionRow(ctx: PageContext, s: SubscriptionHealth, m: Subscriptio
       html`<div class="stall" data-stall="${st.partition}">stalled at partition ${st.partition}, offset ${st.offset} (${st.type || 'no type'}), since ${st.since.toISOString()} (${duration(ctx.now - st.since.getTime())}), ${st.attempts} attempt(s): <code>${st.reason}</code></div>`,
   );
   return html`<tr data-subscription="${s.groupId}" data-channel="${s.channel}">
-<td><strong>${s.groupId}</strong><div class="muted">${s.channel} · <code>${s.address}</code></div>${stalls}${s.lastError && s.state === 'failed' ? html`<div class="stall">${s.lastError}</div>` : ''}</td>
+<td><strong>${s.groupId}</strong><div class="muted">${s.channel} · <code>${s.address}</code>${topicBeside(s.address, s.topic)}</div>${stalls}${s.lastError && s.state === 'failed' ? html`<div class="stall">${s.lastError}</div>` : ''}</td>
 <td>${stateBadge(s.state)}</td>
 <td class="num">${totals.handled}</td><td class="num">${totals.failed}</td><td class="num">${totals.retried}</td><td class="num">${s.parked}</td><td class="num">${s.skipped}</td>
 <td>${lanes}</td></tr>`;
@@ -110,7 +115,8 @@ export interface OverviewModel {
   readonly readiness: Readiness;
   readonly metrics: readonly SubscriptionMetrics[];
   readonly publishers: readonly PublisherStats[];
-  readonly deadLetters: readonly ParkedMessage[];
+  /** The oldest parked messages matching the filter, as summaries (no payloads), at most the page's limit. */
+  readonly deadLetters: readonly ParkedSummary[];
   /** How many parked messages match the filter (the list may be cut). */
   readonly deadLetterCount: number;
   readonly filter: { readonly channel?: string; readonly groupId?: string };
@@ -166,7 +172,7 @@ ${
     ? html`<table><tr><th>parked</th><th>channel · group</th><th>type</th><th class="num">attempts</th><th>error</th><th></th></tr>
 ${model.deadLetters.map(
   (d) =>
-    html`<tr data-dead-letter="${d.id}"><td>${d.parkedAt.toISOString()}<div class="muted">${duration(ctx.now - d.parkedAt.getTime())} ago</div></td><td>${d.channel}<div class="muted">${d.groupId}</div></td><td>${d.type || html`<span class="muted">none</span>`}</td><td class="num">${d.attempts}</td>
+    html`<tr data-dead-letter="${d.id}"><td>${d.parkedAt.toISOString()}<div class="muted">${duration(ctx.now - d.parkedAt.getTime())} ago</div></td><td>${d.channel}<div class="muted">${d.groupId}</div><div class="muted"><code>${d.address}</code>${topicBeside(d.address, d.topic)}</div></td><td>${d.type || html`<span class="muted">none</span>`}</td><td class="num">${d.attempts}</td>
 <td><code>${d.error.name}: ${truncate(d.error.message, 160)}</code></td><td><a href="${ctx.base}/dead-letters/${encodeURIComponent(d.id)}">open</a></td></tr>`,
 )}</table>${model.deadLetters.length < model.deadLetterCount ? html`<p class="muted">Showing the oldest ${model.deadLetters.length}.</p>` : ''}`
     : html`<p class="muted">Nothing parked.</p>`
@@ -205,6 +211,7 @@ export function renderDeadLetter(ctx: PageContext, parked: ParkedMessage, csrf: 
   const body = html`<section aria-label="dead letter"><h2>Dead letter <small><code>${parked.id}</code></small></h2>
 <table class="kv">
 <tr><th>channel</th><td>${parked.channel} · <code>${parked.address}</code></td></tr>
+<tr><th>topic</th><td>${parked.topic === undefined ? html`<span class="muted">not recorded</span>` : html`<code data-topic>${parked.topic}</code>`}</td></tr>
 <tr><th>group</th><td>${parked.groupId}</td></tr>
 <tr><th>type</th><td>${parked.type || html`<span class="muted">none</span>`}</td></tr>
 <tr><th>partition · offset</th><td>${parked.partition ?? '–'} · ${parked.offset ?? '–'}</td></tr>

@@ -21,6 +21,7 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypt
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isKeiyakuError, KeiyakuError } from '../core/errors.js';
+import type { DeadLetterFilter, DeadLetterStore, ParkedSummary } from '../dead-letter/store.js';
 import type { Messaging } from '../messaging.js';
 import { type PageContext, renderDeadLetter, renderMessage, renderOverview } from './dashboard.js';
 import { PROMETHEUS_CONTENT_TYPE } from './prometheus.js';
@@ -150,11 +151,7 @@ export class Operations {
       method: request.method,
       url: url.pathname + url.search,
       header: (name) => request.headers.get(name) ?? undefined,
-      body: async () => {
-        const text = await request.text();
-        if (text.length > MAX_BODY) throw new KeiyakuError('body_too_large', 'request body too large');
-        return text;
-      },
+      body: () => readFetchBody(request),
     });
     if (response === undefined) return new Response(JSON.stringify({ error: 'not found' }), { status: 404, headers: { ...JSON_HEADERS } });
     return new Response(response.status === 204 ? null : response.body, { status: response.status, headers: response.headers });
@@ -175,8 +172,17 @@ export class Operations {
     };
   }
 
+  #badRequest(text: string): OpsResponse {
+    return htmlResponse(400, renderMessage(this.#context(), 'Bad request', text));
+  }
+
   async #respond(request: OpsRequest): Promise<OpsResponse | undefined> {
-    const url = new URL(request.url, 'http://ops.invalid');
+    let url: URL;
+    try {
+      url = new URL(request.url, 'http://ops.invalid');
+    } catch {
+      return this.#badRequest('The request URL cannot be read.');
+    }
     let path = url.pathname;
     if (this.#base !== '' && (path === this.#base || path.startsWith(`${this.#base}/`))) path = path.slice(this.#base.length) || '/';
     const method = request.method.toUpperCase();
@@ -209,15 +215,20 @@ export class Operations {
       };
     if ((path === '/' || path === '') && read) return this.#overview(url);
     const detail = /^\/dead-letters\/([^/]+)$/.exec(path);
-    if (detail && read) return this.#deadLetter(decodeURIComponent(detail[1]!));
+    if (detail && read) {
+      const id = decodeSegment(detail[1]!);
+      return id === undefined ? this.#badRequest('The dead-letter id in the URL is not valid percent-encoding.') : this.#deadLetter(id);
+    }
     const action = /^\/dead-letters\/([^/]+)\/(redrive|remove)$/.exec(path);
+    const actionId = action ? decodeSegment(action[1]!) : undefined;
+    if (action && actionId === undefined) return this.#badRequest('The dead-letter id in the URL is not valid percent-encoding.');
     if (action) {
       if (method !== 'POST')
         return {
           ...htmlResponse(405, renderMessage(this.#context(), 'Method not allowed', 'Redrive and remove are POST requests.')),
           headers: { ...HTML_HEADERS, allow: 'POST' },
         };
-      return this.#act(request, decodeURIComponent(action[1]!), action[2] as 'redrive' | 'remove');
+      return this.#act(request, actionId!, action[2] as 'redrive' | 'remove');
     }
     return undefined;
   }
@@ -228,10 +239,13 @@ export class Operations {
     const selected = url.searchParams.get('group') ?? '';
     const bar = selected.indexOf('|');
     const filter = bar > 0 ? { channel: selected.slice(0, bar), groupId: selected.slice(bar + 1) } : {};
-    const all = await store.list(filter);
+    const limit = this.options.deadLetterLimit ?? 200;
+    // Summaries, bounded in the store's own query: the overview never reads payloads.
+    const [shown, count] = await Promise.all([summaries(store, { ...filter, limit }), store.count(filter)]);
     const groups = new Map<string, { channel: string; groupId: string }>();
     for (const s of health.subscriptions) groups.set(`${s.channel}|${s.groupId}`, { channel: s.channel, groupId: s.groupId });
-    for (const d of bar > 0 ? await store.list() : all) groups.set(`${d.channel}|${d.groupId}`, { channel: d.channel, groupId: d.groupId });
+    for (const d of bar > 0 ? [...shown, ...(await summaries(store, { limit }))] : shown)
+      groups.set(`${d.channel}|${d.groupId}`, { channel: d.channel, groupId: d.groupId });
     const done = url.searchParams.get('done');
     const id = url.searchParams.get('id') ?? '';
     const notice =
@@ -247,8 +261,8 @@ export class Operations {
         readiness: readiness(health, this.options),
         metrics: this.messaging.subscriptions.map((s) => s.metrics()),
         publishers: this.messaging.publishers.map((p) => p.stats()),
-        deadLetters: all.slice(0, this.options.deadLetterLimit ?? 200),
-        deadLetterCount: all.length,
+        deadLetters: shown,
+        deadLetterCount: Math.max(count, shown.length),
         filter,
         groups: [...groups.values()],
         refreshSeconds: this.options.refreshSeconds ?? 5,
@@ -343,6 +357,29 @@ export class Operations {
   }
 }
 
+/** A path segment percent-decoded; undefined when its percent-encoding is malformed (`%`, `%zz`, a split UTF-8 sequence). */
+function decodeSegment(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
+}
+
+/** At most `page.limit` summaries, oldest first: the store's `summaries`, or its `list` for a store without it. */
+async function summaries(store: DeadLetterStore, page: DeadLetterFilter & { readonly limit: number }): Promise<readonly ParkedSummary[]> {
+  if (store.summaries) return store.summaries(page);
+  const all = await store.list({
+    ...(page.channel === undefined ? {} : { channel: page.channel }),
+    ...(page.groupId === undefined ? {} : { groupId: page.groupId }),
+  });
+  return all.slice(0, page.limit).map(({ payload, headers, error, ...rest }) => ({
+    ...rest,
+    error: { name: error.name, message: error.message },
+    payloadBytes: payload.length,
+  }));
+}
+
 function json(status: number, value: unknown): OpsResponse {
   return { status, headers: { ...JSON_HEADERS }, body: `${JSON.stringify(value, null, 2)}\n` };
 }
@@ -352,19 +389,28 @@ function htmlResponse(status: number, body: string): OpsResponse {
 }
 
 function send(res: ServerResponse, response: OpsResponse): void {
-  res.writeHead(response.status, response.headers);
+  // A body refused as too large may still be arriving: answer, then close rather than read on.
+  res.writeHead(response.status, response.status === 413 ? { ...response.headers, connection: 'close' } : response.headers);
   res.end(res.req?.method === 'HEAD' ? undefined : response.body);
 }
 
+/**
+ * The request body as text, refused past {@link MAX_BODY}. The rest of a body that is too large
+ * is read and dropped rather than cut off (destroying the request would reset the connection
+ * before the 413 answer reaches the client); its response closes the connection.
+ */
 function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    let refused = false;
     req.on('data', (chunk: Buffer) => {
+      if (refused) return;
       size += chunk.length;
       if (size > MAX_BODY) {
+        refused = true;
+        chunks.length = 0;
         reject(new KeiyakuError('body_too_large', 'Refused: request body too large.'));
-        req.destroy();
         return;
       }
       chunks.push(chunk);
@@ -372,6 +418,25 @@ function readBody(req: IncomingMessage): Promise<string> {
     req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     req.on('error', reject);
   });
+}
+
+/** The body of a fetch-style request as text, refused past {@link MAX_BODY} without reading the rest. */
+async function readFetchBody(request: Request): Promise<string> {
+  if (request.body === null) return '';
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  while (true) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_BODY) {
+      await reader.cancel().catch(() => undefined);
+      throw new KeiyakuError('body_too_large', 'Refused: request body too large.');
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** Operations routes for an existing server: mount `handle` (node:http, Express, Fastify's raw request) or `fetch` (Hono). */

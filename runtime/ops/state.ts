@@ -88,7 +88,7 @@ export async function prometheusText(messaging: MessagingView, limits: Readiness
   out.declare('keiyaku_partition_high_watermark', 'gauge', 'Offset after the newest record of a partition.');
   const subscriptions = messaging.subscriptions;
   health.subscriptions.forEach((s, i) => {
-    const base = { channel: s.channel, address: s.address, group: s.groupId };
+    const base = { channel: s.channel, address: s.address, topic: s.topic, group: s.groupId };
     for (const state of STATES) out.gauge('keiyaku_subscription_state', '', { ...base, state }, s.state === state ? 1 : 0);
     const stalled = new Map(s.stalls.map((stall) => [stall.partition, stall]));
     const partitions = new Set<number>([...s.positions.map((p) => p.partition), ...stalled.keys()]);
@@ -120,7 +120,7 @@ export async function prometheusText(messaging: MessagingView, limits: Readiness
   out.declare('keiyaku_handler_duration_seconds', 'histogram', 'Duration of the handler per attempt.');
   for (const subscription of subscriptions) {
     const m = subscription.metrics();
-    const base = { channel: m.channel, address: m.address, group: m.groupId };
+    const base = { channel: m.channel, address: m.address, topic: m.topic, group: m.groupId };
     for (const p of m.partitions)
       for (const [field, name, help] of counters) out.counter(name, help, { ...base, partition: p.partition }, p[field]);
     out.histogram('keiyaku_handler_duration_seconds', '', base, m.handlerDuration);
@@ -135,7 +135,11 @@ export async function prometheusText(messaging: MessagingView, limits: Readiness
   out.declare('keiyaku_publisher_in_flight_batches', 'gauge', 'Batches on their way to the transport.');
   for (const publisher of messaging.publishers) {
     const st = publisher.stats();
-    const labels = { channel: st.channel, address: st.address };
+    const labels = {
+      channel: st.channel,
+      address: st.address,
+      topic: messaging.transport.destination?.(st.address, publisher.channel.bindings) ?? st.address,
+    };
     out.counter('keiyaku_published_messages_total', '', labels, st.sent);
     out.counter('keiyaku_published_bytes_total', '', labels, st.sentBytes);
     out.counter('keiyaku_publish_failed_messages_total', '', labels, st.failed);

@@ -2,7 +2,16 @@
 // dead-letter actions and their guards, mounting in an existing server and the fetch adapter.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createMessaging, type HostedComponent, InMemoryDeadLetterStore, silentLogger } from '@keiyaku/runtime';
+import {
+  createMessaging,
+  type DeadLetterFilter,
+  type DeadLetterPage,
+  type DeadLetterStore,
+  type HostedComponent,
+  InMemoryDeadLetterStore,
+  type ParkRequest,
+  silentLogger,
+} from '@keiyaku/runtime';
 import { InMemoryTransport } from '@keiyaku/runtime/memory';
 import { createOperations, type OperationsServer, serveOperations } from '@keiyaku/runtime/ops';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -206,12 +215,22 @@ describe('the operations server', () => {
     expect(count).toBe(sum('keiyaku_messages_handled_total', inventory) + sum('keiyaku_messages_failed_total', inventory));
     expect(
       m.get(
-        `keiyaku_handler_duration_seconds_bucket{channel="bookIntegrationEvents",address="${publisher.address}",group="${inventory}",le="+Inf"}`,
+        `keiyaku_handler_duration_seconds_bucket{channel="bookIntegrationEvents",address="${publisher.address}",topic="${publisher.address}",group="${inventory}",le="+Inf"}`,
       ),
     ).toBe(count);
-    expect(m.get(`keiyaku_published_messages_total{channel="bookIntegrationEvents",address="${publisher.address}"}`)).toBe(2);
-    expect(m.get(`keiyaku_publish_failed_messages_total{channel="bookIntegrationEvents",address="${publisher.address}"}`)).toBe(0);
-    expect(m.get(`keiyaku_published_bytes_total{channel="bookIntegrationEvents",address="${publisher.address}"}`)).toBeGreaterThan(200);
+    expect(
+      m.get(
+        `keiyaku_published_messages_total{channel="bookIntegrationEvents",address="${publisher.address}",topic="${publisher.address}"}`,
+      ),
+    ).toBe(2);
+    expect(
+      m.get(
+        `keiyaku_publish_failed_messages_total{channel="bookIntegrationEvents",address="${publisher.address}",topic="${publisher.address}"}`,
+      ),
+    ).toBe(0);
+    expect(
+      m.get(`keiyaku_published_bytes_total{channel="bookIntegrationEvents",address="${publisher.address}",topic="${publisher.address}"}`),
+    ).toBeGreaterThan(200);
     expect(m.get(`keiyaku_dead_letters{channel="bookIntegrationEvents",group="${notices}"}`)).toBe(1);
     expect(m.get('keiyaku_ready')).toBe(1);
     // Every sample line is well-formed.
@@ -351,5 +370,208 @@ describe('the operations server', () => {
     const first = await serveOperations(host, { port: 0 });
     cleanups.push(() => first.close());
     await expect(serveOperations(host, { port: first.port })).rejects.toThrow(`cannot listen on 127.0.0.1:${first.port}`);
+  });
+});
+
+/** Memory with names of its own, as a namespaced Kafka topic would be. */
+class NamespacedMemory extends InMemoryTransport {
+  override destination(address: string): string {
+    return `staging.${address}`;
+  }
+}
+
+/** Records which reads the operations server makes of its store. */
+class CountingStore extends InMemoryDeadLetterStore {
+  readonly calls: string[] = [];
+  #counting = false;
+  override list(filter?: DeadLetterFilter) {
+    if (!this.#counting) this.calls.push('list');
+    return super.list(filter);
+  }
+  /** The memory store counts through its own `list`: that is not a read of the page. */
+  override async count(filter?: DeadLetterFilter) {
+    this.calls.push('count');
+    this.#counting = true;
+    try {
+      return await super.count(filter);
+    } finally {
+      this.#counting = false;
+    }
+  }
+  override get(id: string) {
+    this.calls.push('get');
+    return super.get(id);
+  }
+  override summaries(page?: DeadLetterPage) {
+    this.calls.push(`summaries ${page?.channel ?? '*'}|${page?.groupId ?? '*'} limit ${page?.limit}`);
+    return super.summaries(page);
+  }
+}
+
+/** A store written before `summaries` existed: everything but it, delegated. */
+function storeWithoutSummaries(inner: DeadLetterStore): DeadLetterStore & { readonly calls: string[] } {
+  const calls: string[] = [];
+  return {
+    calls,
+    park: (request, at) => inner.park(request, at),
+    list(filter) {
+      calls.push('list');
+      return inner.list(filter);
+    },
+    get(id) {
+      calls.push('get');
+      return inner.get(id);
+    },
+    remove: (id) => inner.remove(id),
+    count: (filter) => inner.count(filter),
+  };
+}
+
+const parkRequest = (groupId: string, offset: number): ParkRequest => ({
+  channel: 'bookIntegrationEvents',
+  address: 'library.book-integration-events',
+  topic: 'prod.library.book-integration-events',
+  groupId,
+  type: 'BookReturned',
+  payload: new TextEncoder().encode(JSON.stringify({ big: 'x'.repeat(1_000) })),
+  headers: { ce_type: 'BookReturned' },
+  partition: 0,
+  offset: String(offset),
+  error: { name: 'Error', message: `failure ${offset}` },
+  attempts: 1,
+  firstFailureAt: new Date(Date.UTC(2026, 10, 30)),
+  lastFailureAt: new Date(Date.UTC(2026, 10, 30)),
+});
+
+async function serveStore(store: DeadLetterStore, options: { deadLetterLimit?: number } = {}) {
+  const host = createMessaging({ logger: silentLogger, transport: new InMemoryTransport({ idleWaitMs: 5 }), deadLetters: store });
+  const server = await serveOperations(host, { port: 0, token: TOKEN, ...options });
+  cleanups.push(async () => {
+    await server.close();
+    await host.stop();
+  });
+  await host.start();
+  return server;
+}
+
+describe('the operations server on bad requests and large stores', () => {
+  it('answers 400, not 500, to malformed percent-encoding in a dead-letter URL (node:http and fetch)', async () => {
+    const { host, server } = await rig({ token: TOKEN });
+    await host.start();
+    for (const path of ['/dead-letters/%', '/dead-letters/%zz', '/dead-letters/%E0%A4%A']) {
+      const page = await get(server, path);
+      expect(page.status, path).toBe(400);
+      expect(page.text).toContain('not valid percent-encoding');
+    }
+    const action = await fetch(`${server.url}/dead-letters/%/remove`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
+    expect(action.status).toBe(400);
+    const ops = createOperations(host, { token: TOKEN });
+    expect((await ops.fetch(new Request('http://localhost/dead-letters/%25%'))).status).toBe(400);
+    expect((await ops.fetch(new Request('http://localhost/dead-letters/%E2%82%AC'))).status).toBe(404); // valid: "€", not parked
+  });
+
+  it('answers 413 to a form body over the limit, over a connection that is not reset', async () => {
+    const { host, server } = await rig({ token: TOKEN });
+    await host.start();
+    for (const size of [20 * 1024, 4 * 1024 * 1024]) {
+      const response = await fetch(`${server.url}/dead-letters/some-id/remove`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: `csrf=x&token=${'t'.repeat(size)}`,
+      });
+      expect(response.status, `${size} bytes`).toBe(413);
+      expect(await response.text()).toContain('request body too large');
+    }
+    const ops = createOperations(host, { token: TOKEN });
+    const viaFetch = await ops.fetch(
+      new Request('http://localhost/dead-letters/some-id/remove', {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: `csrf=x&token=${'t'.repeat(64 * 1024)}`,
+      }),
+    );
+    expect(viaFetch.status).toBe(413);
+    // The server still serves.
+    expect((await get(server, '/healthz')).status).toBe(200);
+  });
+
+  it('lists dead letters on the overview from bounded summaries, never reading full records; the full record only on its own page', async () => {
+    const store = new CountingStore();
+    for (let i = 0; i < 5; i++)
+      await store.park(parkRequest(i < 3 ? 'inventory.book-availability' : 'notifications.late-fees', i), new Date());
+    const server = await serveStore(store, { deadLetterLimit: 2 });
+    const overview = await get(server, '/');
+    expect(overview.status).toBe(200);
+    expect(store.calls).toEqual(['summaries *|* limit 2', 'count']);
+    expect(overview.text.match(/data-dead-letter="/g)).toHaveLength(2);
+    expect(overview.text).toContain('data-dead-letter-count="5"');
+    expect(overview.text).toContain('Showing the oldest 2.');
+    expect(overview.text).toContain('failure 0');
+    expect(overview.text).not.toContain('failure 2');
+    expect(overview.text).toContain('· topic <code data-topic>prod.library.book-integration-events</code>');
+    store.calls.length = 0;
+    const filtered = await get(server, `/?group=${encodeURIComponent('bookIntegrationEvents|notifications.late-fees')}`);
+    expect(store.calls).toEqual(['summaries bookIntegrationEvents|notifications.late-fees limit 2', 'count', 'summaries *|* limit 2']);
+    expect(filtered.text).toContain('failure 3');
+    expect(filtered.text).toContain('failure 4');
+    expect(filtered.text).toContain('data-dead-letter-count="2"');
+    store.calls.length = 0;
+    const [first] = await store.list();
+    store.calls.length = 0;
+    const detail = await get(server, `/dead-letters/${first!.id}`);
+    expect(detail.status).toBe(200);
+    expect(store.calls).toEqual(['get']);
+    expect(detail.text).toContain('<code data-topic>prod.library.book-integration-events</code>');
+  });
+
+  it('falls back to list for a store without summaries, still cut to the limit', async () => {
+    const inner = new InMemoryDeadLetterStore();
+    for (let i = 0; i < 3; i++) await inner.park(parkRequest('inventory.book-availability', i), new Date());
+    const store = storeWithoutSummaries(inner);
+    const server = await serveStore(store, { deadLetterLimit: 2 });
+    const overview = await get(server, '/');
+    expect(store.calls).toEqual(['list']);
+    expect(overview.text.match(/data-dead-letter="/g)).toHaveLength(2);
+    expect(overview.text).toContain('data-dead-letter-count="3"');
+  });
+
+  it('shows the broker topic beside the contract address in metrics, on the overview and on a parked record', async () => {
+    const transport = new NamespacedMemory({ defaultPartitions: 1, idleWaitMs: 5 });
+    const host = createMessaging({ logger: silentLogger, transport, deadLetters: new InMemoryDeadLetterStore() });
+    const publisher = host.publisher(BookIntegrationEvents, { lingerMs: 0 });
+    host.subscribe(
+      BookIntegrationEvents,
+      {
+        groupId: 'inventory.book-availability',
+        handle() {
+          throw new Error('always');
+        },
+      },
+      { deadLetter: { maxRetries: 0 } },
+    );
+    const server = await serveOperations(host, { port: 0 });
+    cleanups.push(async () => {
+      await server.close();
+      await host.stop();
+    });
+    await host.start();
+    await publisher.publish(borrowed('C-1'));
+    await waitFor(async () => (await host.deadLetters.count()) === 1, 'parked');
+    const topic = 'staging.library.book-integration-events';
+    const metrics = samples((await get(server, '/metrics')).text);
+    const labels = `channel="bookIntegrationEvents",address="library.book-integration-events",topic="${topic}"`;
+    const parkedSamples = [...metrics].filter(([k]) =>
+      k.startsWith(`keiyaku_messages_parked_total{${labels},group="inventory.book-availability",`),
+    );
+    expect(parkedSamples.map(([, v]) => v)).toEqual([1]);
+    expect(metrics.get(`keiyaku_published_messages_total{${labels}}`)).toBe(1);
+    const overview = (await get(server, '/')).text;
+    expect(overview.match(/· topic <code data-topic>staging\.library\.book-integration-events<\/code>/g)).toHaveLength(2); // the subscription and the dead letter
+    const [parked] = await host.deadLetters.list();
+    expect(parked!.topic).toBe(topic);
+    expect((await get(server, `/dead-letters/${parked!.id}`)).text).toContain(`<code data-topic>${topic}</code>`);
   });
 });

@@ -24,7 +24,7 @@ const valid = {
   borrower: { memberId: 'M-1001' },
   borrowedAt: '2026-11-02T10:15:00Z',
   dueAt: '2026-11-23T10:15:00Z',
-  channel: 'desk',
+  channel: 'desk' as const,
 };
 const borrowed = (copyId: string) => BookBorrowed.create({ ...valid, copyId });
 /** A BookBorrowed record whose payload breaks three rules: an empty copyId, a date that is not one, a channel outside the enum. */
