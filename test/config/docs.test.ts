@@ -1,7 +1,12 @@
 // docs/configuration.md lists every environment variable and every librdkafka key the code knows.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ENVIRONMENT_VARIABLES, KAFKA_PROPERTIES, UNSUPPORTED_KAFKA_PROPERTIES } from '@keiyaku/runtime/config';
+import {
+  ENVIRONMENT_VARIABLES,
+  KAFKA_PROPERTIES,
+  OTHER_ENVIRONMENT_VARIABLES,
+  UNSUPPORTED_KAFKA_PROPERTIES,
+} from '@keiyaku/runtime/config';
 import { expect, it } from 'vitest';
 import { repoRoot } from '../helpers.js';
 
@@ -13,6 +18,10 @@ const row = (...cells: string[]): RegExp => new RegExp(`^\\|${cells.map((c) => `
 it('documents every environment variable, with what it sets', () => {
   const missing = ENVIRONMENT_VARIABLES.filter((v) => !row(v.name, v.path).test(doc)).map((v) => v.name);
   expect(missing).toEqual([]);
+});
+
+it('documents every KEIYAKU_* variable that other parts of keiyaku read (configuration accepts exactly those)', () => {
+  expect(OTHER_ENVIRONMENT_VARIABLES.filter((v) => !row(v.name).test(doc)).map((v) => v.name)).toEqual([]);
 });
 
 it('documents every supported and every refused librdkafka key', () => {
