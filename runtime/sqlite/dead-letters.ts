@@ -90,7 +90,7 @@ function prepare<P extends unknown[] | {} = unknown[], R = unknown>(db: Database
   try {
     return prepareMigrated<P, R>(db, sql);
   } catch (error) {
-    if (error instanceof Error && /no such column: (topic|escaped|claimed_at)\b/.test(error.message))
+    if (error instanceof Error && /(no such column: |has no column named )(topic|escaped|claimed_at)\b/.test(error.message))
       throw new StoreNotMigratedError(
         'keiyaku_dead_letters at version 2 (topic, escaped, claimed_at)',
         'migrateSqlite(db) from @keiyaku/sqlite',
