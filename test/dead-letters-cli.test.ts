@@ -3,14 +3,14 @@
 // bad arguments, unreachable stores and unknown ids exit non-zero and change nothing.
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { migratePostgres, PostgresDeadLetterStore, PostgresOutbox } from '@keiyaku/postgres';
 import { createMessaging, type DeadLetterStore, type ParkRequest } from '@keiyaku/runtime';
 import { InMemoryTransport } from '@keiyaku/runtime/memory';
 import { migrateSqlite, SqliteDeadLetterStore, SqliteOutbox } from '@keiyaku/sqlite';
 import Database from 'better-sqlite3';
-import { Kafka, logLevel } from 'kafkajs';
+import { type Admin, Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BookBorrowed, BookIntegrationEvents } from '../generated/index.js';
 import { repoRoot, scratch } from './helpers.js';
@@ -205,11 +205,15 @@ describe('keiyaku dead-letters on SQLite', () => {
     const unreachable = { KEIYAKU_TRANSPORT: 'kafka', KEIYAKU_KAFKA_BOOTSTRAP_SERVERS: '127.0.0.1:1' };
     const invalid = await cli(['redrive', ids[0]!, '--store', file, '--yes'], '', { env: unreachable });
     expect(invalid.code).toBe(2);
-    expect(invalid.stderr).toMatch(/parked message .* still does not decode: BookBorrowed: payload is not valid at .*bookId.*; it stays parked/);
+    expect(invalid.stderr).toMatch(
+      /parked message .* still does not decode: BookBorrowed: payload is not valid at .*bookId.*; it stays parked/,
+    );
     const untyped = await cli(['redrive', ids[1]!, '--store', file, '--yes'], '', { env: unreachable });
     expect(untyped.stderr).toMatch(/still does not decode: channel bookIntegrationEvents has no message type ""/);
     const elsewhere = await cli(['redrive', ids[2]!, '--store', file, '--yes'], '', { env: unreachable });
-    expect(elsewhere.stderr).toMatch(/belongs to channel otherChannel, which asyncapi\.yaml does not have \(channels: bookIntegrationEvents, memberNotifications\)/);
+    expect(elsewhere.stderr).toMatch(
+      /belongs to channel otherChannel, which asyncapi\.yaml does not have \(channels: bookIntegrationEvents, memberNotifications\)/,
+    );
     const { payload, headers } = await wireBookBorrowed('C-valid');
     const valid = (await store.park(parkRequest({ payload, headers }), new Date())).id;
     const noBroker = await cli(['redrive', valid, '--store', file, '--yes']);
@@ -309,61 +313,181 @@ describe('keiyaku dead-letters on SQLite', () => {
   });
 });
 
+/** Reads the one record on `topic` (key, value and headers). */
+async function readOne(
+  kafka: Kafka,
+  topic: string,
+  group: string,
+): Promise<{ value: string; headers: Record<string, string>; key: string }> {
+  const consumer = kafka.consumer({ groupId: group, sessionTimeout: 6_000, heartbeatInterval: 500 });
+  await consumer.connect();
+  await consumer.subscribe({ topic, fromBeginning: true });
+  try {
+    return await new Promise((resolve) => {
+      void consumer.run({
+        eachMessage: async ({ message }) =>
+          resolve({
+            value: message.value!.toString('utf8'),
+            key: message.key!.toString('utf8'),
+            headers: Object.fromEntries(Object.entries(message.headers ?? {}).map(([k, v]) => [k, String(v)])),
+          }),
+      });
+    });
+  } finally {
+    await consumer.disconnect();
+  }
+}
+
+// The broker started by scripts/kafka has a SASL/PLAIN listener on its port + 2.
+const saslBrokers =
+  process.env['KAFKA_SASL_BROKERS'] ?? (kafkaBrokers === '' ? '' : kafkaBrokers.replace(/:(\d+)$/, (_m, p: string) => `:${Number(p) + 2}`));
+
 (kafkaBrokers === '' ? describe.skip : describe)(
   `keiyaku dead-letters redrive over Kafka${kafkaSkipReason ? ` (${kafkaSkipReason})` : ''}`,
   () => {
-    it('republishes a valid parked message to its topic (namespace honoured), then removes it; a missing topic changes nothing', async () => {
-      const file = join(dir, 'redrive.db');
-      const db = new Database(file);
+    const file = join(dir, 'redrive.db');
+    let db: Database.Database;
+    let store: SqliteDeadLetterStore;
+    let kafka: Kafka;
+    let admin: Admin;
+    const topics: string[] = [];
+    beforeAll(async () => {
+      db = new Database(file);
       migrateSqlite(db);
-      const store = new SqliteDeadLetterStore(db);
+      store = new SqliteDeadLetterStore(db);
+      kafka = new Kafka({ brokers: kafkaBrokers.split(','), clientId: 'keiyaku-tests-cli', logLevel: logLevel.NOTHING });
+      admin = kafka.admin();
+      await admin.connect();
+    });
+    afterAll(async () => {
+      await admin?.deleteTopics({ topics }).catch(() => {});
+      await admin?.disconnect();
+      db?.close();
+    });
+    const parkValid = async (copyId: string) => {
+      const { payload, headers } = await wireBookBorrowed(copyId);
+      return {
+        parked: await store.park(parkRequest({ payload, headers, key: '6f1c2b8e-3a4d-4e5f-9a0b-1c2d3e4f5a6b' }), new Date()),
+        payload,
+        headers,
+      };
+    };
+
+    it('deprecated --brokers/--namespace still work with a warning: a missing topic is refused, --dry-run shows the target and sends nothing, then it republishes and removes', async () => {
       const namespace = `cli${randomUUID().slice(0, 8)}`;
       const topic = `${namespace}.library.book-integration-events`;
-      const kafka = new Kafka({ brokers: kafkaBrokers.split(','), clientId: 'keiyaku-tests-cli', logLevel: logLevel.NOTHING });
-      const admin = kafka.admin();
-      await admin.connect();
-      try {
-        const { payload, headers } = await wireBookBorrowed('C-redrive');
-        const parked = await store.park(parkRequest({ payload, headers, key: '6f1c2b8e-3a4d-4e5f-9a0b-1c2d3e4f5a6b' }), new Date());
-        // No topic yet (the broker does not create topics on demand): the republish fails, the record stays.
-        const failed = await cli(['redrive', parked.id, '--store', file, '--brokers', kafkaBrokers, '--namespace', namespace, '--yes']);
-        expect(failed.code).toBe(2);
-        expect(failed.stderr).toMatch(/republishing .* failed: .*\(nothing changed\)/);
-        expect(await store.get(parked.id)).toBeDefined();
+      topics.push(topic);
+      const { parked, payload, headers } = await parkValid('C-redrive');
+      const flags = ['--store', file, '--brokers', kafkaBrokers, '--namespace', namespace];
+      // No topic yet: refused before anything is sent (a redrive never creates a topic), the record stays.
+      const failed = await cli(['redrive', parked.id, ...flags, '--yes']);
+      expect(failed.code).toBe(2);
+      expect(failed.stderr).toContain(
+        'keiyaku: warning: --brokers is deprecated: set KEIYAKU_TRANSPORT=kafka and KEIYAKU_KAFKA_BOOTSTRAP_SERVERS',
+      );
+      expect(failed.stderr).toContain('keiyaku: warning: --namespace is deprecated: set KEIYAKU_KAFKA_NAMESPACE');
+      expect(failed.stderr).toContain(
+        `kafka ${topic} (the address library.book-integration-events of channel bookIntegrationEvents) does not exist`,
+      );
+      expect(await store.get(parked.id)).toBeDefined();
+      expect(await admin.listTopics()).not.toContain(topic);
 
-        await admin.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true });
-        const declined = await cli(['redrive', parked.id, '--store', file, '--brokers', kafkaBrokers, '--namespace', namespace], 'n\n');
-        expect(declined.code).toBe(1);
-        const done = await cli(['redrive', parked.id, '--store', file, '--brokers', kafkaBrokers, '--namespace', namespace], 'y\n');
-        expect(done.stderr).toMatch(/republish parked message .* to Kafka at .*, then remove it\? \[y\/N\]/);
-        expect(done.code).toBe(0);
-        expect(done.stdout).toContain(`to ${topic} and removed it`);
-        expect(await store.get(parked.id)).toBeUndefined();
+      await admin.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true });
+      const dry = await cli(['redrive', parked.id, ...flags, '--dry-run']);
+      expect(dry.code).toBe(0);
+      expect(dry.stdout).toContain(
+        `keiyaku: dry run: parked message ${parked.id} (BookBorrowed on bookIntegrationEvents, group inventory.book-availability) goes to Kafka topic ${topic} (address library.book-integration-events) on kafka at ${kafkaBrokers}; nothing sent`,
+      );
+      const dryJson = JSON.parse((await cli(['redrive', parked.id, ...flags, '--dry-run', '--json'])).stdout);
+      expect(dryJson).toMatchObject({
+        ok: true,
+        dryRun: true,
+        target: { transport: 'kafka', destination: topic, exists: true, messageId: headers['ce_id'] },
+      });
+      expect((await admin.fetchTopicOffsets(topic)).map((o) => o.high)).toEqual(['0']);
+      expect(await store.get(parked.id)).toBeDefined();
 
-        const offsets = await admin.fetchTopicOffsets(topic);
-        expect(offsets.map((o) => o.high)).toEqual(['1']);
-        const consumer = kafka.consumer({ groupId: `${namespace}.check`, sessionTimeout: 6_000, heartbeatInterval: 500 });
-        await consumer.connect();
-        await consumer.subscribe({ topic, fromBeginning: true });
-        const received = await new Promise<{ value: string; headers: Record<string, string>; key: string }>((resolve) => {
-          void consumer.run({
-            eachMessage: async ({ message }) =>
-              resolve({
-                value: message.value!.toString('utf8'),
-                key: message.key!.toString('utf8'),
-                headers: Object.fromEntries(Object.entries(message.headers ?? {}).map(([k, v]) => [k, String(v)])),
-              }),
-          });
-        });
-        await consumer.disconnect();
-        expect(received.value).toBe(new TextDecoder().decode(payload));
-        expect(received.key).toBe('6f1c2b8e-3a4d-4e5f-9a0b-1c2d3e4f5a6b');
-        expect(received.headers).toMatchObject({ ce_type: 'BookBorrowed', ce_id: headers['ce_id'] });
-      } finally {
-        await admin.deleteTopics({ topics: [topic] }).catch(() => {});
-        await admin.disconnect();
-        db.close();
-      }
+      const declined = await cli(['redrive', parked.id, ...flags], 'n\n');
+      expect(declined.code).toBe(1);
+      const done = await cli(['redrive', parked.id, ...flags], 'y\n');
+      expect(done.stderr).toContain(`goes to Kafka topic ${topic}`);
+      expect(done.stderr).toMatch(/republish parked message .* to Kafka topic .*, then remove it\? \[y\/N\]/);
+      expect(done.code).toBe(0);
+      expect(done.stdout).toContain(`to Kafka topic ${topic} (address library.book-integration-events) and removed it`);
+      expect(await store.get(parked.id)).toBeUndefined();
+      expect((await admin.fetchTopicOffsets(topic)).map((o) => o.high)).toEqual(['1']);
+      const received = await readOne(kafka, topic, `${namespace}.check`);
+      expect(received.value).toBe(new TextDecoder().decode(payload));
+      expect(received.key).toBe('6f1c2b8e-3a4d-4e5f-9a0b-1c2d3e4f5a6b');
+      expect(received.headers).toMatchObject({ ce_type: 'BookBorrowed', ce_id: headers['ce_id'], 'keiyaku-redriven-from': parked.id });
+    }, 180_000);
+
+    it('takes the broker from KEIYAKU_* variables (no warning) and the deprecated KAFKA_BROKERS with a warning', async () => {
+      const namespace = `cli${randomUUID().slice(0, 8)}`;
+      const topic = `${namespace}.library.book-integration-events`;
+      topics.push(topic);
+      await admin.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true });
+      const { parked } = await parkValid('C-env');
+      const legacy = await cli(['redrive', parked.id, '--store', file, '--dry-run', '--namespace', namespace], '', {
+        env: { KAFKA_BROKERS: kafkaBrokers },
+      });
+      expect(legacy.code).toBe(0);
+      expect(legacy.stderr).toContain('KAFKA_BROKERS is deprecated for keiyaku dead-letters');
+      const env = { KEIYAKU_TRANSPORT: 'kafka', KEIYAKU_KAFKA_BOOTSTRAP_SERVERS: kafkaBrokers, KEIYAKU_KAFKA_NAMESPACE: namespace };
+      const done = await cli(['redrive', parked.id, '--store', file, '--yes', '--json'], '', { env });
+      expect(done.stderr).toBe('');
+      expect(done.code).toBe(0);
+      expect(JSON.parse(done.stdout)).toMatchObject({ ok: true, redriven: parked.id, topic, removed: true });
+      expect(await store.get(parked.id)).toBeUndefined();
+    }, 180_000);
+
+    it('reaches a SASL listener through KEIYAKU_KAFKA_PROPERTY_* settings; a wrong password changes nothing', async () => {
+      const namespace = `sasl${randomUUID().slice(0, 8)}`;
+      const topic = `${namespace}.library.book-integration-events`;
+      topics.push(topic);
+      await admin.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true });
+      const { parked } = await parkValid('C-sasl');
+      const env = (password: string) => ({
+        KEIYAKU_TRANSPORT: 'kafka',
+        KEIYAKU_KAFKA_BOOTSTRAP_SERVERS: saslBrokers,
+        KEIYAKU_KAFKA_NAMESPACE: namespace,
+        KEIYAKU_KAFKA_PROPERTY_SECURITY_PROTOCOL: 'SASL_PLAINTEXT',
+        KEIYAKU_KAFKA_PROPERTY_SASL_MECHANISM: 'PLAIN',
+        KEIYAKU_KAFKA_PROPERTY_SASL_USERNAME: 'keiyaku',
+        KEIYAKU_KAFKA_PROPERTY_SASL_PASSWORD: password,
+        KEIYAKU_KAFKA_PROPERTY_RETRIES: '1',
+      });
+      const refused = await cli(['redrive', parked.id, '--store', file, '--yes'], '', { env: env('wrong-password') });
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toMatch(/SASL|[Aa]uthentication/);
+      expect(refused.stderr).not.toContain('wrong-password');
+      expect(await store.get(parked.id)).toBeDefined();
+      const done = await cli(['redrive', parked.id, '--store', file, '--yes'], '', { env: env('keiyaku-secret') });
+      expect(done.stdout).toContain(`to Kafka topic ${topic}`);
+      expect(done.code).toBe(0);
+      expect(await store.get(parked.id)).toBeUndefined();
+      expect((await admin.fetchTopicOffsets(topic)).map((o) => o.high)).toEqual(['1']);
+    }, 180_000);
+
+    it('finds the contract where keiyaku.config.json says ("spec": "contract/asyncapi.yaml")', async () => {
+      const project = scratch('dead-letters-config');
+      mkdirSync(join(project, 'contract'));
+      copyFileSync(join(repoRoot, 'asyncapi.yaml'), join(project, 'contract', 'asyncapi.yaml'));
+      cpSync(join(repoRoot, 'schemas'), join(project, 'contract', 'schemas'), { recursive: true });
+      const { parked } = await parkValid('C-config');
+      const env = { KEIYAKU_TRANSPORT: 'kafka', KEIYAKU_KAFKA_BOOTSTRAP_SERVERS: kafkaBrokers, KEIYAKU_KAFKA_NAMESPACE: 'cfg' };
+      const without = await cli(['redrive', parked.id, '--store', file, '--dry-run'], '', { env, cwd: project });
+      expect(without.code).toBe(2);
+      expect(without.stderr).toMatch(/asyncapi\.yaml is not a valid contract/);
+      writeFileSync(join(project, 'keiyaku.config.json'), JSON.stringify({ spec: 'contract/asyncapi.yaml' }));
+      const dry = await cli(['redrive', parked.id, '--store', file, '--dry-run', '--json'], '', { env, cwd: project });
+      expect(JSON.parse(dry.stdout)).toMatchObject({
+        dryRun: true,
+        target: { channel: 'bookIntegrationEvents', destination: 'cfg.library.book-integration-events' },
+      });
+      expect(await store.get(parked.id)).toBeDefined();
+      await store.remove(parked.id);
+      rmSync(project, { recursive: true, force: true });
     }, 120_000);
   },
 );
