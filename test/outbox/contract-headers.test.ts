@@ -7,6 +7,7 @@ import {
   createMessaging,
   type EventMapper,
   type EventMapperContext,
+  InMemoryDeadLetterStore,
   InMemoryEventStore,
   type Mapper,
   MapperResultError,
@@ -225,6 +226,44 @@ describe('SQLite outbox: writeEvents with contract headers', () => {
       expect((await outbox.counts()).pending).toBe(0);
     },
   );
+});
+
+describe('parked and redriven with contract headers', () => {
+  it('a message from the outbox that is parked keeps its contract headers, and a redrive passes them on', async () => {
+    const db = new Database(':memory:');
+    const outbox = new SqliteOutbox(db);
+    outbox.migrate();
+    const parcels = outbox.channel(ParcelEvents);
+    db.transaction(() => parcels.writeEvents(db, parcelMapper, events.slice(0, 1), { aggregateId: 'P-1' }))();
+
+    const transport = new InMemoryTransport({ defaultPartitions: 1, idleWaitMs: 5 });
+    const deadLetters = new InMemoryDeadLetterStore();
+    const host = createMessaging({ logger: silentLogger, transport, deadLetters });
+    hosts.push(host);
+    let failing = true;
+    const seen: (string | undefined)[] = [];
+    host.subscribe(
+      ParcelEvents,
+      {
+        groupId: 'tracking.parcel-timeline',
+        handle(_message, context) {
+          if (failing) throw new Error('timeline database unavailable');
+          seen.push(context.headers['tenantId']);
+        },
+      },
+      { deadLetter: { maxRetries: 0 } },
+    );
+    host.host(outbox.dispatcher({ transport, logger: silentLogger }, { pollIntervalMs: 10 }));
+    await host.start();
+    await waitFor(async () => (await deadLetters.count()) === 1, 'the message is parked');
+    const [parked] = await deadLetters.list();
+    expect(parked!.headers).toMatchObject({ tenantId: 'acme', priority: '9', ce_type: 'ParcelScanned' });
+    failing = false;
+    await host.redrive(parked!.id);
+    await waitFor(() => seen.length === 1, 'the redriven message is handled');
+    expect(seen).toEqual(['acme']);
+    db.close();
+  });
 });
 
 describe('MessageProducer with contract headers', () => {
