@@ -4,7 +4,7 @@
 import { relative, resolve } from 'node:path';
 import type { Diagnostic, SourceLocation } from './diagnostics.js';
 import type { GeneratedFile, GenerateOptions, GenerateResult } from './emit/emit.js';
-import { type LoadOptions, loadContract, sortDiagnostics } from './load/load-contract.js';
+import { type LoadOptions, readContract, sortDiagnostics } from './load/load-contract.js';
 import { tokensFromPointer } from './load/source-locator.js';
 import { buildModel } from './model/build-model.js';
 import type { ContractModel } from './model/contract-model.js';
@@ -26,7 +26,7 @@ export async function generate(model: ContractModel, options: GenerateOptions): 
   return (await import('./emit/emit.js')).generate(model, options);
 }
 export { ContractError, isKeiyakuError, KeiyakuError, OptionError, OutputError } from './errors.js';
-export { type LoadOptions, loadContract } from './load/load-contract.js';
+export { type LoadedContract, type LoadOptions, loadContract, type ReadContract, readContract } from './load/load-contract.js';
 export { buildModel } from './model/build-model.js';
 export type * from './model/contract-model.js';
 
@@ -44,9 +44,9 @@ export interface CompiledContract {
 export async function compileContract(spec: string, options: LoadOptions = {}): Promise<CompiledContract> {
   const cwd = options.cwd ?? process.cwd();
   const source = relative(cwd, resolve(cwd, spec)) || spec;
-  const loaded = await loadContract(spec, { ...options, cwd });
-  if (loaded.document === undefined) return { model: undefined, diagnostics: loaded.diagnostics, files: loaded.locator.files() };
-  const built = buildModel(loaded.document, loaded.locator, source);
+  const loaded = await readContract(spec, { ...options, cwd });
+  if (loaded.contract === undefined) return { model: undefined, diagnostics: loaded.diagnostics, files: loaded.locator.files() };
+  const built = buildModel(loaded.contract, loaded.locator, source);
   return {
     model: built.model,
     diagnostics: sortDiagnostics([...loaded.diagnostics, ...built.diagnostics]),

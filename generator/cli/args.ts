@@ -38,6 +38,8 @@ export interface CliOptions {
   readonly record?: boolean;
   /** Config file that was read, if any. */
   readonly config?: string;
+  /** Let the contract's `$ref`s read files outside its folder tree (`--allow-ref-outside`, config `allowRefOutside`). */
+  readonly allowRefOutside?: boolean;
   /** `dead-letters`: the action and id as given, and its own options. */
   readonly deadLetters?: DeadLettersArgs;
 }
@@ -88,6 +90,7 @@ const FLAGS: Record<string, FlagSpec> = {
   json: { takes: 'boolean', commands: ['generate', 'validate', 'dead-letters'] },
   verbose: { takes: 'boolean', commands: ['generate', 'validate', 'check'] },
   lint: { takes: 'boolean', commands: ['generate', 'validate'] },
+  'allow-ref-outside': { takes: 'boolean', commands: ['generate', 'validate', 'scaffold', 'check'] },
   store: { takes: 'value', commands: ['dead-letters'] },
   group: { takes: 'value', commands: ['dead-letters'] },
   yes: { takes: 'boolean', commands: ['dead-letters'] },
@@ -96,7 +99,7 @@ const FLAGS: Record<string, FlagSpec> = {
   namespace: { takes: 'value', commands: ['dead-letters'] },
 };
 const SHORT: Record<string, string> = { s: 'spec', o: 'out', q: 'quiet' };
-const CONFIG_KEYS = new Set(['spec', 'out', 'strict']);
+const CONFIG_KEYS = new Set(['spec', 'out', 'strict', 'allowRefOutside']);
 
 export const USAGE = `Usage: keiyaku <command> [options]
 
@@ -126,6 +129,8 @@ Options:
       --verbose       also print informational findings
       --lint          also run the AsyncAPI parser's full Spectral rulesets (style and best-practice
                       rules; takes seconds; the default checks the AsyncAPI JSON Schema in milliseconds)
+      --allow-ref-outside
+                      let $refs read files outside the contract's folder (refused by default)
   -h, --help          show this help
   -v, --version       show the version
 
@@ -159,7 +164,7 @@ function readConfig(path: string, explicit: boolean): Record<string, unknown> {
     throw new OptionError('--config', `${path} must hold a JSON object`);
   for (const [key, value] of Object.entries(parsed)) {
     if (!CONFIG_KEYS.has(key)) throw new OptionError(key, `${path}: unknown option "${key}" (known: ${[...CONFIG_KEYS].join(', ')})`);
-    const expected = key === 'strict' ? 'boolean' : 'string';
+    const expected = key === 'strict' || key === 'allowRefOutside' ? 'boolean' : 'string';
     if (typeof value !== expected) throw new OptionError(key, `${path}: "${key}" must be a ${expected}`);
   }
   return parsed as Record<string, unknown>;
@@ -293,6 +298,7 @@ export function parseArgs(argv: readonly string[], cwd: string): CliOptions {
     json: values['json'] === true,
     verbose: values['verbose'] === true,
     ...(values['lint'] === true ? { lint: true } : {}),
+    ...(values['allow-ref-outside'] === true || config['allowRefOutside'] === true ? { allowRefOutside: true } : {}),
     ...(existsSync(configPath) ? { config: configPath } : {}),
   };
 }

@@ -20,7 +20,11 @@ export interface CliIo {
   readonly cwd: string;
   readonly stdout: (text: string) => void;
   readonly stderr: (text: string) => void;
-  /** Resolves when watch mode should stop (Ctrl-C). */
+  /**
+   * Resolves when watch mode should stop (Ctrl-C). Read only by `--watch`: the process entry
+   * installs its SIGINT/SIGTERM listeners when it is read, so every other command keeps Node's
+   * default behaviour (a signal ends it at once).
+   */
   readonly stopSignal?: Promise<void>;
   /** Asks a question (`keiyaku dead-letters` confirmations); resolves with the answer, undefined without input. */
   readonly prompt?: (question: string) => Promise<string | undefined>;
@@ -54,6 +58,15 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   return runOnce(options, io);
 }
 
+/** How the contract is loaded: from the working directory, with the options that change reading it. */
+function loadOptions(options: CliOptions, io: CliIo): { cwd: string; lint?: boolean; allowRefOutside?: boolean } {
+  return {
+    cwd: io.cwd,
+    ...(options.lint === true ? { lint: true } : {}),
+    ...(options.allowRefOutside === true ? { allowRefOutside: true } : {}),
+  };
+}
+
 function render(diagnostics: readonly Diagnostic[], options: CliOptions, io: CliIo): void {
   for (const d of diagnostics) {
     if (d.severity === 'info' && !options.verbose) continue;
@@ -79,8 +92,8 @@ async function runOnce(options: CliOptions, io: CliIo, onInputs?: (inputs: reado
     const { validateFile, generateFromFile } = await import('../index.js');
     result =
       options.command === 'validate'
-        ? await validateFile(options.spec, { cwd: io.cwd })
-        : await generateFromFile(options.spec, { cwd: io.cwd });
+        ? await validateFile(options.spec, loadOptions(options, io))
+        : await generateFromFile(options.spec, loadOptions(options, io));
   } catch (error) {
     return fatal(error, options, io);
   }
@@ -165,7 +178,7 @@ async function runCheck(options: CliOptions, io: CliIo): Promise<number> {
             (e: unknown) => ({ ok: false as const, e }),
           )
         : undefined;
-    const compiled = await compileContract(options.spec, { cwd: io.cwd });
+    const compiled = await compileContract(options.spec, loadOptions(options, io));
     if (compiled.model === undefined) {
       await baselineLoad;
       render(compiled.diagnostics, options, io);
@@ -219,7 +232,7 @@ async function runCheck(options: CliOptions, io: CliIo): Promise<number> {
 async function runScaffold(options: CliOptions, io: CliIo): Promise<number> {
   const [{ compileContract }, { scaffoldMapper }] = await Promise.all([import('../index.js'), import('../scaffold/mapper.js')]);
   try {
-    const compiled = await compileContract(options.spec, { cwd: io.cwd });
+    const compiled = await compileContract(options.spec, loadOptions(options, io));
     if (compiled.model === undefined) {
       render(compiled.diagnostics, options, io);
       io.stderr(`keiyaku: ${options.spec} is not valid; fix it before scaffolding.\n`);

@@ -18,17 +18,28 @@ function prompt(question: string): Promise<string | undefined> {
   });
 }
 
-const stop = new Promise<void>((resolve) => {
-  process.once('SIGINT', () => resolve());
-  process.once('SIGTERM', () => resolve());
-});
+/**
+ * Ctrl-C / SIGTERM as a promise, for `--watch` only: the listeners are installed when watch mode
+ * asks for it. Installed for every command, they would keep a running `generate` alive through
+ * SIGTERM (a CI runner's timeout would wait for SIGKILL).
+ */
+let stop: Promise<void> | undefined;
+function stopSignal(): Promise<void> {
+  stop ??= new Promise<void>((resolve) => {
+    process.once('SIGINT', () => resolve());
+    process.once('SIGTERM', () => resolve());
+  });
+  return stop;
+}
 
 const argv = process.argv.slice(2);
 const io = {
   cwd: process.cwd(),
   stdout: (text: string) => process.stdout.write(text),
   stderr: (text: string) => process.stderr.write(text),
-  stopSignal: stop,
+  get stopSignal(): Promise<void> {
+    return stopSignal();
+  },
   prompt,
 };
 // `dead-letters` loads only the stores (not the generator), so operating on a store starts fast.

@@ -5,15 +5,17 @@
  * @see https://github.com/asyncapi/parser-js
  */
 
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
+import type { AsyncAPIDocumentInterface } from '@asyncapi/parser';
 import type { Diagnostic, Severity } from '../diagnostics.js';
 import { checkDocument } from './asyncapi-schema.js';
+import { guardContract } from './contract-guard.js';
 import type { ContractDocument } from './document.js';
 import { readPlainDocument } from './plain-document.js';
 import { refineDiagnostics } from './refine-diagnostics.js';
-import { pointerFromTokens, SourceLocator } from './source-locator.js';
+import { pointerFromTokens, readContractFile, SourceLocator } from './source-locator.js';
 
 const require = createRequire(import.meta.url);
 type ParserModule = typeof import('@asyncapi/parser');
@@ -24,15 +26,26 @@ function asyncapiParser(): ParserModule {
   return parserModule;
 }
 
-export interface LoadedContract {
+/** A contract read by {@link readContract}: what keiyaku reads of it, its diagnostics and where each node was written. */
+export interface ReadContract {
   /**
-   * The parsed document, or undefined when it has errors: the parser's (with --lint, or when
-   * the fast reader stepped aside) or the fast reader's, which offers the same methods the model
-   * builder reads.
+   * The document, or undefined when it has errors: the parser's (with `lint`, or when the fast
+   * reader stepped aside) or the fast reader's, which offers the same methods the model builder
+   * reads.
    */
-  readonly document: ContractDocument | undefined;
+  readonly contract: ContractDocument | undefined;
   readonly diagnostics: readonly Diagnostic[];
   readonly locator: SourceLocator;
+}
+
+/** What {@link loadContract} returns: its shape of keiyaku 0.1, plus `contract`. */
+export interface LoadedContract extends ReadContract {
+  /**
+   * `@asyncapi/parser`'s document, or undefined when the contract has errors.
+   * @deprecated keiyaku reads contracts without the parser: use {@link readContract} and its
+   * `contract` (a {@link ContractDocument}). `loadContract()` goes away in keiyaku 1.0.
+   */
+  readonly document: AsyncAPIDocumentInterface | undefined;
 }
 
 interface ParserDiagnostic {
@@ -101,18 +114,47 @@ export interface LoadOptions {
    * keiyaku's own model checks: every error the rulesets report is still reported.
    */
   readonly lint?: boolean;
+  /**
+   * Let `$ref`s read files outside the folder tree of the contract file (`--allow-ref-outside`,
+   * `"allowRefOutside": true` in keiyaku.config.json). Off: such a `$ref` is an error.
+   */
+  readonly allowRefOutside?: boolean;
 }
 
-/** Loads and validates `specPath`. Never throws for contract problems: they come back as diagnostics. */
+let warnedLoadContract = false;
+
+/**
+ * Loads and validates `specPath` through `@asyncapi/parser` (seconds) and returns the parser's
+ * document, as keiyaku 0.1 did. Never throws for contract problems: they come back as diagnostics.
+ * @deprecated use {@link readContract}, which reads contracts without the parser; this emits one
+ * `DeprecationWarning` (code `KEIYAKU_LOAD_CONTRACT`) and goes away in keiyaku 1.0.
+ */
 export async function loadContract(specPath: string, options: LoadOptions = {}): Promise<LoadedContract> {
+  if (!warnedLoadContract) {
+    warnedLoadContract = true;
+    process.emitWarning(
+      "loadContract() is deprecated: use readContract() (its `contract` is keiyaku's ContractDocument, read without @asyncapi/parser); loadContract() goes away in keiyaku 1.0",
+      { type: 'DeprecationWarning', code: 'KEIYAKU_LOAD_CONTRACT' },
+    );
+  }
+  const loaded = await load(specPath, options, false);
+  return { ...loaded, document: loaded.contract as AsyncAPIDocumentInterface | undefined };
+}
+
+/**
+ * Reads and validates `specPath`: without `@asyncapi/parser` when the contract is valid and plain
+ * (milliseconds), through it otherwise (every problem reported and located as the parser does).
+ * Never throws for contract problems: they come back as diagnostics.
+ */
+export function readContract(specPath: string, options: LoadOptions = {}): Promise<ReadContract> {
+  return load(specPath, options, options.lint !== true);
+}
+
+async function load(specPath: string, options: LoadOptions, fast: boolean): Promise<ReadContract> {
   const cwd = options.cwd ?? process.cwd();
   const absolute = resolve(cwd, specPath);
   const locator = new SourceLocator(absolute, cwd);
-  const failed = (diagnostic: Diagnostic): LoadedContract => ({
-    document: undefined,
-    locator,
-    diagnostics: [diagnostic],
-  });
+  const failed = (...diagnostics: Diagnostic[]): ReadContract => ({ contract: undefined, locator, diagnostics });
   const display = locator.displayPath(absolute);
   if (!existsSync(absolute)) {
     return failed({
@@ -122,7 +164,19 @@ export async function loadContract(specPath: string, options: LoadOptions = {}):
       hint: 'pass the contract with --spec <file> or set "spec" in keiyaku.config.json',
     });
   }
-  if (readFileSync(absolute, 'utf8').trim() === '') {
+  let text: string;
+  try {
+    text = readContractFile(absolute);
+  } catch (error) {
+    return failed({
+      severity: 'error',
+      code: 'spec_unreadable',
+      message: `contract file ${display} cannot be read: ${(error instanceof Error ? error.message : String(error)).replace(absolute, display)}`,
+      hint: 'pass a regular YAML or JSON file of at most 16 MiB with --spec <file>',
+      location: { file: display, line: 0, column: 0, pointer: '' },
+    });
+  }
+  if (text.trim() === '') {
     return failed({
       severity: 'error',
       code: 'spec_empty',
@@ -131,9 +185,13 @@ export async function loadContract(specPath: string, options: LoadOptions = {}):
       location: { file: display, line: 1, column: 1, pointer: '' },
     });
   }
-  if (options.lint !== true) {
+  // Nothing reads the contract before it passed the guard: cycles, bombs, devices, files
+  // outside the contract's folder and runaway nesting stop here.
+  const refused = guardContract(absolute, locator, options);
+  if (refused.length > 0) return failed(...refused);
+  if (fast) {
     const plain = readPlainDocument(absolute, locator);
-    if (plain !== undefined) return { document: plain, diagnostics: [], locator };
+    if (plain !== undefined) return { contract: plain, diagnostics: [], locator };
   }
   const { fromFile } = asyncapiParser();
   type ParseResult = Awaited<ReturnType<ReturnType<typeof fromFile>['parse']>>;
@@ -165,7 +223,7 @@ export async function loadContract(specPath: string, options: LoadOptions = {}):
       }
     }
   } catch (cause) {
-    const message = cause instanceof Error ? cause.message : String(cause);
+    const message = withoutStack(cause instanceof Error ? cause.message : String(cause));
     return failed({
       severity: 'error',
       code: 'parser_crash',
@@ -189,14 +247,20 @@ export async function loadContract(specPath: string, options: LoadOptions = {}):
     const hint = hintFor(code, d.message);
     const severity = STYLE_RULES.has(code) && d.severity > 0 ? 'info' : (SEVERITY[d.severity] ?? 'info');
     const missing = /ENOENT: no such file or directory, open '([^']+)'/.exec(d.message);
-    const message = missing ? `referenced file ${locator.displayPath(missing[1]!)} does not exist` : d.message;
+    const message = missing ? `referenced file ${locator.displayPath(missing[1]!)} does not exist` : withoutStack(d.message);
     return { severity, code, message, ...(hint ? { hint } : {}), location };
   });
   return {
-    document: result.document ?? undefined,
+    contract: result.document ?? undefined,
     diagnostics: sortDiagnostics(refineDiagnostics([...diagnostics, ...schemaDiagnostics], locator, cwd)),
     locator,
   };
+}
+
+/** A message without the stack trace the parser appends to an error it caught (`…, stack: TypeError: … at …`). */
+function withoutStack(message: string): string {
+  const cut = message.search(/,? stack: |\n\s+at /);
+  return cut === -1 ? message : message.slice(0, cut);
 }
 
 export function sortDiagnostics(diagnostics: readonly Diagnostic[]): Diagnostic[] {

@@ -6,7 +6,7 @@
  * files. The locator walks the raw YAML/JSON of each file alongside the pointer and
  * follows `$ref`s the same way, so positions survive multi-file contracts.
  */
-import { readFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, type Document as YamlDocument, type Node as YamlNode } from 'yaml';
 import type { SourceLocation } from '../diagnostics.js';
@@ -18,6 +18,7 @@ interface YamlFile {
   readonly root: YamlNode | null;
   readonly lines: LineCounter;
   readonly document: YamlDocument;
+  readonly text: string;
 }
 
 /** A file that is valid JSON: its value from JSON.parse, positions read on demand. */
@@ -47,9 +48,42 @@ import { escapeToken, tokensFromPointer } from '../pointer.js';
 
 export { escapeToken, pointerFromTokens, tokensFromPointer, unescapeToken } from '../pointer.js';
 
+/** The largest contract file keiyaku reads (a `$ref` to a device or a huge file is refused, not read until memory runs out). */
+export const MAX_FILE_BYTES = 16 * 1024 * 1024;
+/** How many values YAML aliases may expand to (the `yaml` package's maxAliasCount): alias and merge-key bombs stop here. */
+export const MAX_ALIAS_COUNT = 100;
+
+/**
+ * The text of a contract file, read only when it is a regular file of at most
+ * {@link MAX_FILE_BYTES}: the descriptor is checked before anything is read, so `/dev/zero`, a FIFO or a
+ * directory is refused at once. Throws an Error that says why not.
+ */
+export function readContractFile(file: string): string {
+  const fd = openSync(file, 'r');
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) throw new Error(`${file} is not a regular file`);
+    if (stat.size > MAX_FILE_BYTES)
+      throw new Error(`${file} is ${stat.size} bytes; keiyaku reads contract files of up to ${MAX_FILE_BYTES} bytes`);
+    const buffer = Buffer.allocUnsafe(stat.size);
+    let read = 0;
+    while (read < stat.size) {
+      const n = readSync(fd, buffer, read, stat.size - read, read);
+      if (n === 0) break;
+      read += n;
+    }
+    return buffer.toString('utf8', 0, read);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 export class SourceLocator {
   readonly #files = new Map<string, ParsedFile | null>();
+  /** Why a file could not be read (not found, not a regular file, too large). */
+  readonly #unreadable = new Map<string, string>();
   readonly #values = new Map<string, FileValue | null>();
+  readonly #plainValues = new Map<string, unknown>();
   readonly #displayed = new Map<string, string>();
   /** Key → value index per YAML map, so each pointer step is one lookup. */
   readonly #mapIndex = new WeakMap<object, Map<string, YamlNode | null>>();
@@ -95,10 +129,11 @@ export class SourceLocator {
   #parse(file: string): ParsedFile | null {
     if (!this.#files.has(file)) {
       try {
-        const text = readFileSync(file, 'utf8');
-        this.#files.set(file, parseText(text));
-      } catch {
+        this.#files.set(file, parseText(readContractFile(file)));
+      } catch (error) {
         this.#files.set(file, null);
+        const code = (error as NodeJS.ErrnoException).code;
+        this.#unreadable.set(file, code === 'ENOENT' ? 'does not exist' : error instanceof Error ? error.message : String(error));
       }
     }
     return this.#files.get(file) ?? null;
@@ -117,11 +152,89 @@ export class SourceLocator {
       else if (parsed?.kind === 'yaml') {
         const { document } = parsed;
         const plain = document.errors.length === 0 && document.warnings.length === 0 && plainYaml(parsed.root);
-        value = { value: plain ? document.toJS({ maxAliasCount: -1 }) : undefined, plain };
+        value = { value: plain ? this.value(file) : undefined, plain };
       }
       this.#values.set(file, value);
     }
     return this.#values.get(file) ?? null;
+  }
+
+  /**
+   * Why `file` (absolute) could not be read, or undefined when it was read: `does not exist`, or an
+   * error that says it is not a regular file or is too large.
+   */
+  unreadable(file: string): string | undefined {
+    this.#parse(file);
+    return this.#unreadable.get(file);
+  }
+
+  /**
+   * The value of `file` as written (`$ref`s not followed), read once: YAML aliases are expanded up
+   * to {@link MAX_ALIAS_COUNT} (beyond it this throws the `yaml` package's error). Undefined when
+   * the file cannot be read. Shared with {@link read}: callers must not change it.
+   */
+  value(file: string): unknown {
+    if (!this.#plainValues.has(file)) {
+      const parsed = this.#parse(file);
+      const value =
+        parsed === null ? undefined : parsed.kind === 'json' ? parsed.value : parsed.document.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+      this.#plainValues.set(file, value);
+    }
+    return this.#plainValues.get(file);
+  }
+
+  /** The YAML syntax errors and warnings of `file` (none for JSON), with 1-based positions. */
+  yamlProblems(file: string): { readonly errors: YamlProblem[]; readonly warnings: YamlProblem[] } {
+    const parsed = this.#parse(file);
+    if (parsed?.kind !== 'yaml') return { errors: [], warnings: [] };
+    const problem = (e: { code: string; message: string; pos: [number, number] }): YamlProblem => {
+      const pos = parsed.lines.linePos(e.pos[0]);
+      return {
+        code: e.code,
+        message: e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, ''),
+        line: pos.line,
+        column: pos.col,
+      };
+    };
+    return { errors: parsed.document.errors.map(problem), warnings: parsed.document.warnings.map(problem) };
+  }
+
+  /** The quoted YAML scalars of `file` (none for JSON): where each starts and the text it spans. */
+  quotedScalars(file: string): { readonly line: number; readonly column: number; readonly source: string }[] {
+    const parsed = this.#parse(file);
+    if (parsed?.kind !== 'yaml') return [];
+    const out: { line: number; column: number; source: string }[] = [];
+    const walk = (node: unknown): void => {
+      if (isScalar(node)) {
+        if ((node.type === 'QUOTE_DOUBLE' || node.type === 'QUOTE_SINGLE') && node.range !== undefined && node.range !== null) {
+          const pos = parsed.lines.linePos(node.range[0]);
+          out.push({ line: pos.line, column: pos.col, source: parsed.text.slice(node.range[0], node.range[1]) });
+        }
+      } else if (isMap(node)) {
+        for (const pair of node.items) {
+          walk(pair.key);
+          walk(pair.value);
+        }
+      } else if (isSeq(node)) for (const item of node.items) walk(item);
+    };
+    walk(parsed.root);
+    return out;
+  }
+
+  /**
+   * Location of the node at `tokens` of `file` as written: `$ref`s on the way are not followed.
+   * `text`: a quoted string is located at its first character, not at its quote.
+   */
+  locateWritten(file: string, tokens: readonly (string | number)[], text = false): SourceLocation {
+    // A cursor that has taken its 64 hops follows no more $refs.
+    const cursor = this.step({ ...this.#start(file), hops: 64 }, tokens);
+    const location = this.location(cursor);
+    if (!text || cursor.state !== 'open' || location.line === 0) return location;
+    const quoted =
+      cursor.parsed?.kind === 'json'
+        ? typeof cursor.at === 'number'
+        : isScalar(cursor.at) && (cursor.at.type === 'QUOTE_DOUBLE' || cursor.at.type === 'QUOTE_SINGLE');
+    return quoted ? { ...location, column: location.column + 1 } : location;
   }
 
   /** Location of a node given its position in a file (e.g. a parser diagnostic's source + path). */
@@ -208,6 +321,14 @@ export class SourceLocator {
   }
 }
 
+/** A YAML syntax error or warning of a contract file, at a 1-based line and column. */
+export interface YamlProblem {
+  readonly code: string;
+  readonly message: string;
+  readonly line: number;
+  readonly column: number;
+}
+
 /**
  * A position in a contract file's tree reached by {@link SourceLocator.step}: opaque outside the
  * locator. `open`: at a node; `stopped`: a token named no child, so later tokens change nothing;
@@ -242,7 +363,7 @@ function parseText(text: string): ParsedFile {
   }
   const lines = new LineCounter();
   const document = parseDocument(text, { lineCounter: lines, strict: false, uniqueKeys: false });
-  return { kind: 'yaml', root: document.contents as YamlNode | null, lines, document };
+  return { kind: 'yaml', root: document.contents as YamlNode | null, lines, document, text };
 }
 
 /** No repeated key, alias or merge key anywhere under `node` (readers differ on those). */

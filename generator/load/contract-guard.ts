@@ -1,0 +1,373 @@
+/**
+ * The contract's files checked before anything else reads them (the fast reader, the AsyncAPI
+ * parser, the model builder): hostile or broken input ends here, in bounded time and memory, with
+ * a located diagnostic, instead of running forever, exhausting memory or crashing deeper down.
+ *
+ * - every file is read once, only when it is a regular file of at most 16 MiB (see
+ *   {@link readContractFile}); YAML aliases and merge keys expand to at most
+ *   {@link MAX_ALIAS_COUNT} values (alias bombs, also in an unused `x-` extension);
+ * - a `$ref` stays inside the contract's folder tree (symbolic links resolved) unless
+ *   `allowRefOutside` is set: a contract cannot make keiyaku read `/etc/shadow`;
+ * - a `$ref` to a file that cannot be read or does not parse, or whose pointer names nothing, is
+ *   located at the `$ref` itself (file, line, column), naming the file it was resolved in;
+ * - `$ref` cycles that cannot be generated are refused: a `$ref` that reaches itself through
+ *   `$ref`s only (a schema or message A → B → A, a.json → b.json → a.json), and a `$ref` back into
+ *   an object that contains it which is not a schema (the whole document, a channel, a message).
+ *   A recursive schema (a schema reached again from inside itself) is legitimate JSON Schema and
+ *   passes (docs/schema-mapping.md);
+ * - nesting deeper than {@link MAX_DEPTH} levels and keys longer than {@link MAX_KEY_LENGTH}
+ *   characters are refused (they overflow the stack of every recursive reader);
+ * - the root must be an AsyncAPI document: a mapping with a string `asyncapi` version; YAML tags
+ *   the YAML core schema does not know (`!custom`, a `!!seq` on a mapping) are refused.
+ *
+ * The walk follows each file's written values (never a resolved document) and visits each
+ * object once, so its cost is one pass over the contract's files.
+ */
+import { realpathSync } from 'node:fs';
+import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+import { type Diagnostic, didYouMean, type SourceLocation } from '../diagnostics.js';
+import { escapeToken, unescapeToken } from '../pointer.js';
+import { MAX_ALIAS_COUNT, type SourceLocator } from './source-locator.js';
+
+/** Container levels (objects and arrays) one walk through the contract may nest, `$ref`s included. */
+export const MAX_DEPTH = 256;
+/** The longest key (property name, channel id, …) a contract may use. */
+export const MAX_KEY_LENGTH = 1024;
+/** How many files one contract may reference. */
+export const MAX_FILES = 1000;
+/** How many `$ref`s may be followed in a row before a target is reached. */
+const MAX_HOPS = 64;
+
+export interface GuardOptions {
+  /** Let `$ref`s read files outside the contract's folder tree (`--allow-ref-outside`). */
+  readonly allowRefOutside?: boolean;
+}
+
+type Json = Record<string, unknown>;
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Keys that only AsyncAPI objects (documents, channels, messages, operations, their maps) have, never a schema. */
+const NOT_SCHEMA = ['asyncapi', 'channels', 'components', 'operations', 'payload', 'messages', 'address', 'publish', 'subscribe'];
+
+/** A value that the generator can meet again from inside itself: a schema (an object without AsyncAPI structure). */
+function recursiveSchema(value: unknown): boolean {
+  return isObject(value) && !NOT_SCHEMA.some((key) => Object.hasOwn(value, key));
+}
+
+function describe(value: unknown): string {
+  if (value === null || value === undefined) return 'nothing (an empty or null document)';
+  if (Array.isArray(value)) return 'a list';
+  return `a ${typeof value} (${JSON.stringify(String(value).slice(0, 40))})`;
+}
+
+/** Where a value sits: its file and the tokens from the file's root. */
+interface Place {
+  readonly file: string;
+  readonly tokens: readonly string[];
+}
+
+class Refused extends Error {
+  constructor(readonly diagnostic: Diagnostic) {
+    super(diagnostic.message);
+  }
+}
+
+/**
+ * Problems that stop the load, in the order found (empty: the contract may be read). Never
+ * throws for contract problems.
+ */
+export function guardContract(rootFile: string, locator: SourceLocator, options: GuardOptions = {}): Diagnostic[] {
+  const rootDir = dirname(rootFile);
+  let realRoot: string;
+  try {
+    realRoot = realpathSync(rootDir);
+  } catch {
+    realRoot = rootDir;
+  }
+  const diagnostics: Diagnostic[] = [];
+  const display = (file: string): string => locator.displayPath(file);
+  const at = (place: Place, text = false): SourceLocation => locator.locateWritten(place.file, place.tokens, text);
+  const pointerOf = (tokens: readonly string[]): string => tokens.map((t) => `/${escapeToken(t)}`).join('');
+  const refPlace = (place: Place): Place => ({ file: place.file, tokens: [...place.tokens, '$ref'] });
+
+  /** Files read so far, and the problems they had (reported once each). */
+  const checkedFiles = new Map<string, Diagnostic | undefined>();
+
+  const inside = (file: string): boolean => {
+    let real = file;
+    try {
+      real = realpathSync(file);
+    } catch {
+      // a file that does not exist is judged by its path
+    }
+    const rel = relative(realRoot, real);
+    return rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
+  };
+
+  /** The value of `file`, or a diagnostic (at `from`, the `$ref` that led here) saying why it cannot be read. */
+  const fileValue = (file: string, from: Place | undefined, ref: string | undefined): unknown => {
+    const known = checkedFiles.get(file);
+    if (known !== undefined) throw new Refused(known);
+    const where = from === undefined ? undefined : at(refPlace(from), true);
+    const refused = (code: string, message: string, hint: string, location = where): never => {
+      const diagnostic: Diagnostic = { severity: 'error', code, message, hint, ...(location ? { location } : {}) };
+      checkedFiles.set(file, diagnostic);
+      throw new Refused(diagnostic);
+    };
+    const via = ref === undefined ? `contract file ${display(file)}` : `$ref "${ref}": the file ${display(file)}`;
+    if (!checkedFiles.has(file)) {
+      if (ref !== undefined && !options.allowRefOutside && !inside(file))
+        refused(
+          'ref_outside_contract',
+          `$ref "${ref}" points outside the contract's folder (${display(rootDir) || '.'}): keiyaku does not read ${display(file)}`,
+          'move the file into the folder tree of the contract, or allow it with --allow-ref-outside ("allowRefOutside": true in keiyaku.config.json)',
+        );
+      if (checkedFiles.size >= MAX_FILES)
+        refused('ref_too_many_files', `the contract references more than ${MAX_FILES} files`, 'merge schemas into fewer files');
+      const unreadable = locator.unreadable(file);
+      if (unreadable === 'does not exist') {
+        checkedFiles.set(file, undefined);
+        return undefined; // the parser reports a missing file, with its own words
+      }
+      if (unreadable !== undefined)
+        refused(
+          'ref_unreadable',
+          `${via} cannot be read: ${unreadable.replace(file, display(file))}`,
+          'a $ref must name a regular contract file (YAML or JSON) of at most 16 MiB',
+        );
+      const { errors, warnings } = locator.yamlProblems(file);
+      const syntax = errors[0] ?? warnings.find((w) => w.code === 'TAG_RESOLVE_FAILED');
+      if (syntax !== undefined && (ref !== undefined || syntax.code === 'TAG_RESOLVE_FAILED')) {
+        const tag = syntax.code === 'TAG_RESOLVE_FAILED';
+        refused(
+          tag ? 'yaml_tag' : 'parser',
+          tag ? `${syntax.message}: keiyaku reads plain YAML (the core schema) only` : `${via} does not parse: ${syntax.message}`,
+          tag ? 'remove the tag; write the value as plain YAML' : 'fix the YAML/JSON syntax at this position',
+          { file: display(file), line: syntax.line, column: syntax.column, pointer: '' },
+        );
+      }
+      checkedFiles.set(file, undefined);
+    }
+    try {
+      return locator.value(file);
+    } catch (error) {
+      const alias = error instanceof Error && /alias/i.test(error.message);
+      return refused(
+        alias ? 'yaml_alias_limit' : 'parser',
+        alias
+          ? `${ref === undefined ? `contract file ${display(file)}` : `the file ${display(file)}`}: YAML aliases expand to more than ${MAX_ALIAS_COUNT} values (an alias or merge-key bomb?)`
+          : `${via} does not parse: ${error instanceof Error ? error.message : String(error)}`,
+        alias ? 'write the values out, or use fewer aliases and merge keys (<<)' : 'fix the YAML/JSON syntax',
+        alias ? { file: display(file), line: 1, column: 1, pointer: '' } : where,
+      );
+    }
+  };
+
+  interface Target {
+    readonly value: unknown;
+    readonly place: Place;
+  }
+
+  /**
+   * Follows the `$ref` of the object at `from` to the value it finally names: `$ref`s on the way
+   * (in the pointer, or a target that is itself a `$ref`) are followed too. A chain that reaches a
+   * `$ref` it already followed is a cycle with nothing in between.
+   */
+  let nested = 0;
+  const follow = (from: Place, ref: string): Target | undefined => {
+    const chain: string[] = [];
+    const seen = new Set<string>();
+    let place = from;
+    let current = ref;
+    const cycle = (): never => {
+      throw new Refused({
+        severity: 'error',
+        code: 'ref_cycle',
+        message: `$ref cycle with no schema in between: ${chain.join(' → ')}`,
+        hint: 'make one of these $refs point at a schema (an object with type, properties, …) instead of another $ref',
+        location: at(refPlace(place), true),
+      });
+    };
+    if (++nested > MAX_HOPS) cycle();
+    try {
+      for (let hops = 0; ; hops++) {
+        if (/^[a-z][a-z0-9+.-]*:/i.test(current)) return undefined; // remote: the parser fetches it
+        const hash = current.indexOf('#');
+        const target = hash === -1 ? current : current.slice(0, hash);
+        const fragment = hash === -1 ? '' : current.slice(hash + 1);
+        const file = target === '' ? place.file : resolve(dirname(place.file), decodePath(target));
+        chain.push(current);
+        const key = `${file}#${fragment.replace(/\/$/, '')}`;
+        if (seen.has(key) || hops > MAX_HOPS) cycle();
+        seen.add(key);
+        let value = fileValue(file, place, current);
+        if (value === undefined) return undefined; // a missing file: the parser reports it
+        let tokens: string[];
+        try {
+          if (fragment !== '' && !fragment.startsWith('/')) throw new Error('a JSON pointer starts with /');
+          tokens = fragment === '' || fragment === '/' ? [] : fragment.slice(1).split('/').map(decodeToken);
+        } catch (error) {
+          throw new Refused({
+            severity: 'error',
+            code: 'invalid-ref',
+            message: `$ref "${current}": "#${fragment}" is not a JSON pointer (${error instanceof Error ? error.message : String(error)})`,
+            hint: 'write the pointer as #/path/to/node, with ~1 for / and ~0 for ~ in keys',
+            location: at(refPlace(place), true),
+          });
+        }
+        let valuePlace: Place = { file, tokens: [] };
+        for (let i = 0; i < tokens.length; i++) {
+          // A $ref on the way: the rest of the pointer continues from its target.
+          while (isObject(value) && typeof value['$ref'] === 'string') {
+            const next = follow(valuePlace, value['$ref']);
+            if (next === undefined) return undefined;
+            value = next.value;
+            valuePlace = next.place;
+          }
+          const token = tokens[i]!;
+          let child: unknown;
+          let found = false;
+          if (Array.isArray(value) && /^\d+$/.test(token) && Number(token) < value.length) {
+            child = value[Number(token)];
+            found = true;
+          } else if (isObject(value) && Object.hasOwn(value, token)) {
+            child = value[token];
+            found = true;
+          }
+          if (!found) {
+            const missingPointer = pointerOf(tokens);
+            const inFile = display(file);
+            const close = isObject(value) ? didYouMean(token, Object.keys(value)) : undefined;
+            throw new Refused({
+              severity: 'error',
+              code: 'invalid-ref',
+              message: `$ref "${current}": the pointer ${missingPointer} does not exist in ${inFile}`,
+              hint:
+                target === ''
+                  ? `a "#/…" pointer is resolved in the file that contains the $ref (${inFile}): point it at an existing node there, or name the file (./other.json#/…)`
+                  : `point it at an existing node of ${inFile}${close ? ` (did you mean "${close}"?)` : ''}, or at another file`,
+              location: at(refPlace(place), true),
+            });
+          }
+          value = child;
+          valuePlace = { file: valuePlace.file, tokens: [...valuePlace.tokens, token] };
+        }
+        if (isObject(value) && typeof value['$ref'] === 'string') {
+          place = valuePlace;
+          current = value['$ref'];
+          continue;
+        }
+        return { value, place: valuePlace };
+      }
+    } finally {
+      nested--;
+    }
+  };
+
+  const visited = new Set<object>();
+  /** Objects on the walk's path: a `$ref` to one of them is a cycle. */
+  const active = new Set<object>();
+
+  const tooDeep = (place: Place): never => {
+    throw new Refused({
+      severity: 'error',
+      code: 'nesting_too_deep',
+      message: `the contract nests more than ${MAX_DEPTH} levels deep here (objects and lists, $refs included)`,
+      hint: 'flatten the schema: move nested parts into named schemas under components/schemas',
+      location: at(place),
+    });
+  };
+
+  const walk = (value: unknown, place: Place, depth: number): void => {
+    if (typeof value !== 'object' || value === null) return;
+    if (visited.has(value)) return;
+    if (depth > MAX_DEPTH) tooDeep(place);
+    visited.add(value);
+    active.add(value);
+    if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i++) walk(value[i], { file: place.file, tokens: [...place.tokens, String(i)] }, depth + 1);
+    } else {
+      const record = value as Json;
+      const ref = record['$ref'];
+      if (typeof ref === 'string') {
+        const target = follow(place, ref);
+        if (target !== undefined && typeof target.value === 'object' && target.value !== null) {
+          if (active.has(target.value) && !recursiveSchema(target.value)) {
+            throw new Refused({
+              severity: 'error',
+              code: 'ref_cycle',
+              message: `$ref "${ref}" points back at an object that contains it (${display(target.place.file)}#${pointerOf(target.place.tokens)}), which is not a schema: the contract would never end`,
+              hint: 'point the $ref at a schema (components/schemas/…) instead of a document, channel or message',
+              location: at(refPlace(place), true),
+            });
+          }
+          walk(target.value, target.place, depth + 1);
+        }
+      }
+      for (const key in record) {
+        if (key.length > MAX_KEY_LENGTH)
+          throw new Refused({
+            severity: 'error',
+            code: 'key_too_long',
+            message: `a key of ${key.length} characters ("${key.slice(0, 20)}…"); keiyaku accepts keys of up to ${MAX_KEY_LENGTH}`,
+            hint: 'use a shorter property or key name',
+            location: at(place),
+          });
+        if (key === '$ref') continue;
+        walk(record[key], { file: place.file, tokens: [...place.tokens, key] }, depth + 1);
+      }
+    }
+    active.delete(value);
+  };
+
+  try {
+    const root = fileValue(rootFile, undefined, undefined);
+    const where: SourceLocation = { file: display(rootFile), line: 1, column: 1, pointer: '' };
+    if (!isObject(root)) {
+      diagnostics.push({
+        severity: 'error',
+        code: 'not_asyncapi',
+        message: `contract file ${display(rootFile)} holds ${describe(root)}, not an AsyncAPI document`,
+        hint: 'write an AsyncAPI document: a mapping that starts with `asyncapi: 3.0.0`',
+        location: where,
+      });
+      return diagnostics;
+    }
+    const version = root['asyncapi'];
+    if (typeof version !== 'string') {
+      const location = version === undefined ? where : at({ file: rootFile, tokens: ['asyncapi'] });
+      diagnostics.push({
+        severity: 'error',
+        code: 'not_asyncapi',
+        message:
+          version === undefined
+            ? `contract file ${display(rootFile)} has no \`asyncapi\` version: it is not an AsyncAPI document`
+            : `\`asyncapi\` is ${describe(version)}; the version must be a string`,
+        hint: version === undefined ? 'start the document with `asyncapi: 3.0.0` (or 2.6.0)' : "quote the version: asyncapi: '3.0.0'",
+        location,
+      });
+      return diagnostics;
+    }
+    walk(root, { file: rootFile, tokens: [] }, 0);
+  } catch (error) {
+    if (!(error instanceof Refused)) throw error;
+    diagnostics.push(error.diagnostic);
+  }
+  return diagnostics;
+}
+
+/** A `$ref`'s file part is a URI reference: `%20` is a space. */
+function decodePath(path: string): string {
+  try {
+    return path.includes('%') ? decodeURIComponent(path) : path;
+  } catch {
+    return path;
+  }
+}
+
+function decodeToken(token: string): string {
+  return unescapeToken(token.includes('%') ? decodeURIComponent(token) : token);
+}
