@@ -8,12 +8,14 @@ import { createMessaging, type Logger } from '@keiyaku/runtime';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BookBorrowed, BookIntegrationEvents } from '../../generated/index.js';
 import { repoRoot, waitFor } from '../helpers.js';
+import { portFromEnv } from '../setup/ports.js';
 import { kafkaSkipReason } from './kafka-env.js';
 
 const canRunBroker =
   spawnSync('java', ['-version'], { stdio: 'ignore' }).status === 0 && spawnSync('mvn', ['-v'], { stdio: 'ignore' }).status === 0;
 const reason = kafkaSkipReason || (canRunBroker ? '' : 'the outage test starts and stops its own broker and needs java and mvn');
-const env = { ...process.env, KAFKA_PORT: '19192' };
+// Its own broker on KAFKA_OUTAGE_PORT, else on free ports (never the one the other test files share).
+const env = { ...process.env, KAFKA_PORT: reason ? '' : await portFromEnv('KAFKA_OUTAGE_PORT', 3) };
 const kafka = (command: string): string =>
   execFileSync(join(repoRoot, 'scripts', 'kafka'), [command], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
 

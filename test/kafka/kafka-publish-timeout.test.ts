@@ -3,7 +3,7 @@
 // timeout has passed, however long kafkajs would keep retrying; a producer replaced by a rebuild
 // while a send is in flight on it has told that caller within the same bound; after the broker
 // is back, sends succeed again. The test halts and restarts a broker of its own (KAFKA_HALT_PORT,
-// default 19195; one already running there is restarted, not stopped, at the end).
+// else free ports; one already running on KAFKA_HALT_PORT is restarted, not stopped, at the end).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { type KafkaTransport, PublishTimeoutError } from '@keiyaku/kafka';
@@ -12,12 +12,13 @@ import { createTransport } from '@keiyaku/runtime/config';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BookBorrowed, BookIntegrationEvents } from '../../generated/index.js';
 import { repoRoot, waitFor } from '../helpers.js';
+import { portFromEnv } from '../setup/ports.js';
 import { kafkaSkipReason } from './kafka-env.js';
 
 const canRunBroker =
   spawnSync('java', ['-version'], { stdio: 'ignore' }).status === 0 && spawnSync('mvn', ['-v'], { stdio: 'ignore' }).status === 0;
 const reason = kafkaSkipReason || (canRunBroker ? '' : 'this test halts and restarts its own broker and needs java and mvn');
-const port = process.env['KAFKA_HALT_PORT'] ?? '19195';
+const port = reason ? '' : await portFromEnv('KAFKA_HALT_PORT', 3);
 const env = { ...process.env, KAFKA_PORT: port };
 const kafka = (command: string): string =>
   execFileSync(join(repoRoot, 'scripts', 'kafka'), [command], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();

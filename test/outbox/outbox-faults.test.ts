@@ -21,6 +21,7 @@ import { BookBorrowed, BookIntegrationEvents } from '../../generated/index.js';
 import { repoRoot, waitFor } from '../helpers.js';
 import { kafkaBrokers, kafkaSkipReason } from '../kafka/kafka-env.js';
 import { postgresSkipReason, postgresUrl } from '../postgres/postgres-env.js';
+import { portFromEnv } from '../setup/ports.js';
 
 const borrowed = (i: number) =>
   BookBorrowed.create({
@@ -67,9 +68,9 @@ describe(`outbox dispatcher SIGKILLed mid-batch and restarted${kafkaSkipReason ?
   );
 });
 
-// The broker test halts and starts the broker on OUTBOX_KAFKA_PORT (default 19492): its own
+// The broker test halts and starts the broker on OUTBOX_KAFKA_PORT (else on free ports): its own
 // unless pointed at one that may be halted.
-const kafkaPort = process.env['OUTBOX_KAFKA_PORT'] ?? '19492';
+const kafkaPort = await portFromEnv('OUTBOX_KAFKA_PORT', 3);
 const kafkaScript = (command: string): string =>
   execFileSync(join(repoRoot, 'scripts', 'kafka'), [command], {
     env: { ...process.env, KAFKA_PORT: kafkaPort },
@@ -168,9 +169,9 @@ describe(`outbox while Kafka is halted${kafkaSkipReason ? ` (${kafkaSkipReason})
   );
 });
 
-// The PostgreSQL test restarts a server of its own on OUTBOX_POSTGRES_PORT (default 25492), never
+// The PostgreSQL test restarts a server of its own on OUTBOX_POSTGRES_PORT (else a free port), never
 // the one the other test files share: it starts it (unless running), restarts it, and stops it if it started it.
-const postgresPort = process.env['OUTBOX_POSTGRES_PORT'] ?? '25492';
+const postgresPort = await portFromEnv('OUTBOX_POSTGRES_PORT');
 const postgresScript = (command: string): string =>
   execFileSync(join(repoRoot, 'scripts', 'postgres'), [command], {
     env: { ...process.env, POSTGRES_PORT: postgresPort },

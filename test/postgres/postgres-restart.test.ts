@@ -1,7 +1,7 @@
 // Fault test: PostgreSQL restarted in the middle of a stream. The producer's subscription and
 // checkpoint writes fail while the server is down; the producer backs off, reconnects through
 // the pool and resumes from its last acknowledged position. Every committed event is published.
-// Runs its own server (scripts/postgres on POSTGRES_FAULT_PORT, default 25442) so other test
+// Runs its own server (scripts/postgres on POSTGRES_FAULT_PORT, else a free port) so other test
 // files never see the outage.
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -14,9 +14,10 @@ import type { BookEvent } from '../../examples/library/book.js';
 import { bookMapper } from '../../examples/library/book-mapper.js';
 import { BookIntegrationEvents } from '../../generated/index.js';
 import { repoRoot, waitFor } from '../helpers.js';
+import { portFromEnv } from '../setup/ports.js';
 import { postgresSkipReason } from './postgres-env.js';
 
-const port = process.env['POSTGRES_FAULT_PORT'] ?? '25442';
+const port = await portFromEnv('POSTGRES_FAULT_PORT');
 const env = { ...process.env, POSTGRES_PORT: port };
 const script = (command: string): string =>
   execFileSync(join(repoRoot, 'scripts', 'postgres'), [command], {

