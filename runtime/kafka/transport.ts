@@ -44,6 +44,7 @@ import {
   waitForWake,
 } from '@keiyaku/runtime/adapter';
 import {
+  type Admin,
   type Consumer,
   type EachBatchPayload,
   type ICustomPartitioner,
@@ -239,6 +240,22 @@ function isConnectivity(error: unknown): boolean {
   );
 }
 
+/** Protocol errors that mean "this partition has no serving leader yet" (kafkajs error types, also inside a retry's cause). */
+const LEADERSHIP_PENDING = new Set([
+  'NOT_LEADER_FOR_PARTITION',
+  'LEADER_NOT_AVAILABLE',
+  'UNKNOWN_TOPIC_OR_PARTITION',
+  'UNKNOWN_LEADER_EPOCH',
+  'FENCED_LEADER_EPOCH',
+]);
+
+function isLeadershipPending(error: unknown): boolean {
+  for (let e = error as { type?: string; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+    if (e.type !== undefined && LEADERSHIP_PENDING.has(e.type)) return true;
+  }
+  return false;
+}
+
 function isAuthentication(error: unknown): boolean {
   const name = (error as { name?: string } | undefined)?.name ?? '';
   const message = (error as { message?: string } | undefined)?.message ?? '';
@@ -421,6 +438,7 @@ export class KafkaTransport implements Transport {
         waitForLeaders: true,
       });
       if (created) {
+        await this.#awaitServed(admin, topic);
         this.logger.info('kafka: created topic', { topic, partitions });
         return;
       }
@@ -436,6 +454,35 @@ export class KafkaTransport implements Transport {
       throw toTransportError(error, topic);
     } finally {
       await admin.disconnect().catch(() => undefined);
+    }
+  }
+
+  /**
+   * Waits until every partition of a topic just created is served by its leader. kafkajs'
+   * `waitForLeaders` only waits until the metadata names a leader, and a KRaft broker publishes
+   * that before its replica manager has taken the partition over: a send in between is refused
+   * with "not the leader", and kafkajs retries the whole batch, writing again what the other
+   * partitions had already accepted — duplicates in a fresh topic, often on a loaded machine.
+   * A partition answers ListOffsets only once its leader serves it. Bounded by `ackTimeoutMs`
+   * (30 s): past it, sends find out (and retry) on their own.
+   */
+  async #awaitServed(admin: Admin, topic: string): Promise<void> {
+    const deadline = Date.now() + (this.options.ackTimeoutMs ?? 30_000);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await admin.fetchTopicOffsets(topic);
+        return;
+      } catch (error) {
+        if (!isLeadershipPending(error)) throw error;
+        if (Date.now() > deadline) {
+          this.logger.warn('kafka: the partitions of a topic just created are not all served yet; sends will retry', {
+            topic,
+            error: String(error),
+          });
+          return;
+        }
+        await new Promise((resolve) => setTimeout(resolve, Math.min(25 * attempt, 250)));
+      }
     }
   }
 

@@ -1,7 +1,10 @@
 // The transport conformance suite on a real Kafka broker.
 import { runTransportConformance } from '@keiyaku/runtime/testing';
-import { describe, it } from 'vitest';
-import { kafkaBrokers, kafkaSkipReason, testTransport } from './kafka-env.js';
+import { beforeEach, describe, it } from 'vitest';
+import { kafkaBrokers, kafkaSkipReason, testLogger, testTransport } from './kafka-env.js';
+
+// Marks where each case starts in the KAFKA_TEST_LOG file (kafka-env.ts), if one is kept.
+beforeEach((context) => testLogger.info(`case: ${context.task.name}`));
 
 if (kafkaBrokers === '') {
   describe.skip(`Kafka conformance (${kafkaSkipReason})`, () => {

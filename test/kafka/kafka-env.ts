@@ -1,11 +1,30 @@
 import { randomUUID } from 'node:crypto';
+import { appendFileSync } from 'node:fs';
 import { KafkaTransport, type KafkaTransportOptions } from '@keiyaku/kafka';
-import { silentLogger } from '@keiyaku/runtime';
+import { type Logger, silentLogger } from '@keiyaku/runtime';
 import { inject } from 'vitest';
 
 /** Brokers from the global setup, or the reason Kafka tests are skipped. */
 export const kafkaBrokers = inject('kafkaBrokers');
 export const kafkaSkipReason = inject('kafkaSkipReason');
+
+/**
+ * With KAFKA_TEST_LOG=<file>, every test transport appends its log (kafkajs' own lines included,
+ * with milliseconds since the test file started) to that file — for finding out where a slow
+ * Kafka test spends its time. Without it, test transports are silent.
+ */
+const logFile = process.env['KAFKA_TEST_LOG'];
+const started = Date.now();
+export const testLogger: Logger =
+  logFile === undefined || logFile === ''
+    ? silentLogger
+    : (() => {
+        const line =
+          (level: string) =>
+          (message: string, fields?: Readonly<Record<string, unknown>>): void =>
+            appendFileSync(logFile, `${Date.now() - started} ${level} ${message}${fields ? ` ${JSON.stringify(fields)}` : ''}\n`);
+        return { debug: line('debug'), info: line('info'), warn: line('warn'), error: line('error') };
+      })();
 
 /** A transport tuned for tests: short waits and a unique namespace so runs never share topics or groups. */
 export function testTransport(options: Partial<KafkaTransportOptions> = {}): KafkaTransport {
@@ -16,7 +35,7 @@ export function testTransport(options: Partial<KafkaTransportOptions> = {}): Kaf
     sessionTimeoutMs: 6_000,
     heartbeatIntervalMs: 500,
     maxWaitTimeInMs: 100,
-    logger: silentLogger,
+    logger: testLogger,
     retry: { retries: 5, initialRetryTime: 100, maxRetryTime: 2_000 },
     ...options,
   });
