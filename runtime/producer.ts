@@ -1,7 +1,8 @@
 /**
  * From domain events to the public contract: a {@link Mapper} turns each domain event into
- * a contract message or `null` (not published), and a {@link MessageProducer} runs it over
- * an event source, publishes the results and checkpoints its position.
+ * a contract message or `null` (not published) — an {@link EventMapper} may also give the message
+ * its contract headers ({@link withHeaders}) — and a {@link MessageProducer} runs it over an event
+ * source, publishes the results and checkpoints its position.
  *
  * Domain events and contract messages are apart by construction: a mapper's target must
  * be a contract message (branded), so a domain event type cannot be the target, and a
@@ -257,8 +258,10 @@ export interface MessageProducerStatus {
 
 /**
  * Follows an event source, maps each event and publishes non-null results with key =
- * aggregate id, causation id = the event's id, and the event's correlation id. The
- * checkpoint advances only after the publish is acknowledged (at least once).
+ * aggregate id, causation id = the event's id, the event's correlation id, and the contract
+ * headers the mapper gave with {@link withHeaders} (validated by the codec: a missing required
+ * header is a ContractValidationError, which stops the producer). The checkpoint advances only
+ * after the publish is acknowledged (at least once).
  *
  * A hosted component: `messaging.host(producer)` starts it with `messaging.start()`, stops it
  * inside the shared shutdown budget and shows its position and backlog in `health()`. On a
