@@ -268,6 +268,37 @@ describe('a dead-letter store that fails to park', () => {
   });
 });
 
+describe('an error of the belt itself', () => {
+  it('fails the subscription with the reason and an error line, never an unhandled rejection', async () => {
+    /** A consumer whose partitions cannot be paused: the belt's own step fails, not the handler. */
+    class Unpausable extends InMemoryTransport {
+      override consumer(options: Parameters<InMemoryTransport['consumer']>[0]) {
+        const consumer = super.consumer(options);
+        consumer.pause = () => {
+          throw new Error('pause is broken');
+        };
+        return consumer;
+      }
+    }
+    const { host, publisher, logger } = rig({ transport: new Unpausable({ defaultPartitions: 1, idleWaitMs: 5 }) });
+    const subscription = host.subscribe(BookIntegrationEvents, {
+      groupId: 'inventory.book-availability',
+      handle() {
+        throw new Error('handler down');
+      },
+    });
+    await host.start();
+    await publisher.publish(borrowed('C-1'));
+    await waitFor(() => subscription.health().state === 'failed', 'the subscription reports failed');
+    expect(subscription.health().lastError).toBe('Error: pause is broken');
+    expect(logger.lines.filter((l) => l.level === 'error').map((l) => [l.message, l.fields['error']])).toEqual([
+      ['a lane of the belt failed; its record stays unacknowledged', 'Error: pause is broken'],
+    ]);
+    expect(host.health().ready).toBe(false);
+    expect(unhandled).toEqual([]);
+  });
+});
+
 describe('parked records and health name the broker topic', () => {
   it('fills topic from the transport beside the contract address', async () => {
     const transport = new NamespacedMemory({ defaultPartitions: 1, idleWaitMs: 5 });
