@@ -60,11 +60,14 @@ export interface ContractDocument {
   info(): { title(): string; version(): string; description(): string | undefined };
   extensions(): ValueLookup;
   channels(): ModelList<ContractChannel>;
-  operations(): ModelList<{
-    id(): string | undefined;
-    summary(): string | undefined;
-    isSend(): boolean;
-    channels(): ModelList<{ id(): string }>;
-    messages(): ModelList<{ name(): string | undefined; id(): string }>;
-  }>;
+  operations(): ModelList<ContractOperation>;
+}
+export interface ContractOperation {
+  id(): string | undefined;
+  meta(): unknown;
+  summary(): string | undefined;
+  isSend(): boolean;
+  bindings(): ValueLookup;
+  channels(): ModelList<{ id(): string }>;
+  messages(): ModelList<{ name(): string | undefined; id(): string }>;
 }

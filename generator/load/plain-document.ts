@@ -484,6 +484,12 @@ class Operation {
   summary(): string | undefined {
     return this.#json['summary'] as string | undefined;
   }
+  meta(): { pointer: string } {
+    return { pointer: this.#pointer };
+  }
+  bindings(): Lookup {
+    return bindingsOf(this.#json);
+  }
   /** 2.x speaks from the client's side: `subscribe` is what the application sends. */
   isSend(): boolean {
     return this.#major === 2 ? this.#action === 'subscribe' : this.#json['action'] === 'send';

@@ -8,7 +8,7 @@
  * @see https://www.asyncapi.com/docs/reference/specification/v3.0.0#messageObject
  */
 import type { Diagnostic, SourceLocation } from '../diagnostics.js';
-import type { ContractChannel, ContractDocument, ContractMessage } from '../load/document.js';
+import type { ContractChannel, ContractDocument, ContractMessage, ContractOperation } from '../load/document.js';
 import type { SourceLocator } from '../load/source-locator.js';
 
 export type { ContractChannel, ContractDocument, ContractMessage } from '../load/document.js';
@@ -305,6 +305,8 @@ export function buildModel(document: ContractDocument, locator: SourceLocator, s
       ...optional('summary', op.summary()),
     }));
 
+  for (const op of document.operations().all()) kafkaGroupIdIgnored(op, diagnostics, locate);
+
   for (const [index, channel] of channels.entries()) {
     const roles = operations
       .filter((op) => op.channel === channel.id)
@@ -330,6 +332,36 @@ export function buildModel(document: ContractDocument, locator: SourceLocator, s
     ...optional('compatibility', compatibility),
   };
   return { model: deepFreeze(model), diagnostics };
+}
+
+/**
+ * A Kafka operation binding's `groupId` is not used: keiyaku takes a subscription's consumer group
+ * from its handler (`groupId` on the handler, one group per capability), so one receive operation
+ * can serve several handlers, each in its own group. A located warning says so, with the group to
+ * declare on the handler when the binding names one value.
+ */
+function kafkaGroupIdIgnored(
+  op: ContractOperation,
+  diagnostics: Diagnostic[],
+  locate: (pointer: string | undefined, extra?: readonly (string | number)[]) => SourceLocation,
+): void {
+  const kafka = op.bindings().get('kafka')?.value();
+  if (typeof kafka !== 'object' || kafka === null || !('groupId' in kafka)) return;
+  const groupId = (kafka as { groupId?: unknown }).groupId;
+  const schema = typeof groupId === 'object' && groupId !== null ? (groupId as { const?: unknown; enum?: unknown }) : {};
+  const values = 'const' in schema ? [schema.const] : Array.isArray(schema.enum) ? schema.enum : [];
+  const named = values.length === 1 && typeof values[0] === 'string' ? values[0] : undefined;
+  const name = op.id() ? `operation "${op.id()}"` : 'an operation';
+  diagnostics.push({
+    severity: 'warning',
+    code: 'kafka_group_id_ignored',
+    message: `${name} sets a Kafka binding groupId${named === undefined ? '' : ` (${JSON.stringify(named)})`}, which keiyaku does not use: each handler declares its consumer group (\`groupId\` on the handler)`,
+    hint:
+      named === undefined
+        ? 'remove `groupId` from the binding and declare the group on the handler that receives these messages'
+        : `declare \`groupId: ${JSON.stringify(named)}\` on the handler that receives these messages, and remove \`groupId\` from the binding`,
+    location: locate(meta(op).pointer, ['bindings', 'kafka', 'groupId']),
+  });
 }
 
 /** Allocates `base` such that every `base + suffix` and `prefix + base` is free, and reserves them all. */
