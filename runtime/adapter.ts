@@ -37,7 +37,6 @@ export type {
 } from './core/transport.js';
 export type { Waiter } from './core/wake-up.js';
 export { waitForWake } from './core/wake-up.js';
-export type { DeadLetterFilter, DeadLetterPage, DeadLetterStore, ParkedMessage, ParkedSummary, ParkRequest } from './dead-letter/store.js';
 export type { DeadLetterColumns, DeadLetterFilterColumns, DeadLetterRowFormat } from './dead-letter/records.js';
 export {
   checkLease,
@@ -52,6 +51,7 @@ export {
   summaryFromRow,
   unescapeText,
 } from './dead-letter/records.js';
+export type { DeadLetterFilter, DeadLetterPage, DeadLetterStore, ParkedMessage, ParkedSummary, ParkRequest } from './dead-letter/store.js';
 export type { AppendToStreamOptions, EventSerializer, EventStore, ReadAllOptions, RecordedEvent } from './event-store/store.js';
 export { checkExpectedVersion, eventTypeOf, jsonSerializer, StoreError, StoreNotMigratedError } from './event-store/store.js';
 export type { OutboxDispatcherOptions, OutboxDispatcherStatus } from './outbox/dispatcher.js';
