@@ -19,7 +19,9 @@ import type { DeadLetterFilter, DeadLetterPage, ParkedMessage, ParkedSummary, Pa
 export class DeadLetterRecordError extends KeiyakuError {
   override readonly name = 'DeadLetterRecordError';
   constructor(id: unknown, detail: string, cause?: unknown) {
-    super('dead_letter_record_invalid', `dead-letter record ${JSON.stringify(String(id)).slice(0, 80)} cannot be read: ${detail}`, {
+    // An id of a damaged row may be anything, even an object String() cannot convert.
+    const shown = typeof id === 'object' && id !== null ? '(an object)' : JSON.stringify(String(id)).slice(0, 80);
+    super('dead_letter_record_invalid', `dead-letter record ${shown} cannot be read: ${detail}`, {
       retriable: false,
       cause,
     });
