@@ -1,10 +1,13 @@
 // A contract full of hostile names and text must still produce code that compiles
 // (see typecheck.test.ts) and does exactly what the schema says.
-import { readFileSync } from 'node:fs';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { _2fast, Break, Class, Class2, Constructor, channels, dispatchClass, EvenementRecu } from './fixtures/hostile/expected/index.js';
-import { fixturesDir } from './helpers.js';
+import { fixturesDir, repoRoot, scratch } from './helpers.js';
 
 const valid = {
   '*/ evil': 'x',
@@ -77,5 +80,302 @@ describe('hostile contract', () => {
       expect(rest).not.toContain('process.exit');
       expect(rest).not.toContain('hacked');
     }
+  });
+});
+
+// Hostile contracts on the command line: every one ends in bounded time and memory (a heap of
+// 256 MB, a timeout) with a located diagnostic, exit 2, no stack trace and nothing written.
+// The CLI runs from its TypeScript sources (the same code the built binary is compiled from).
+const require = createRequire(import.meta.url);
+const tsx = pathToFileURL(require.resolve('tsx/esm')).href;
+const cliSource = join(repoRoot, 'generator', 'cli', 'run.ts');
+const contractsDir = join(fixturesDir, 'hostile', 'contracts');
+
+interface CliRun {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+function cli(
+  args: readonly string[],
+  cwd: string,
+  options: { timeoutMs?: number; onSpawn?: (child: ChildProcess) => void } = {},
+): Promise<CliRun> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(
+      process.execPath,
+      ['--max-old-space-size=256', '--import', tsx, '--conditions=keiyaku-source', cliSource, ...args],
+      {
+        cwd,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString('utf8');
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8');
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolvePromise({ code, signal, stdout, stderr });
+    });
+    options.onSpawn?.(child);
+  });
+}
+
+/** A scratch copy of a hostile contract (the CLI may not write next to the fixtures). */
+function copyCase(name: string): string {
+  const dir = scratch(`hostile-${name}`);
+  cpSync(join(contractsDir, name), dir, { recursive: true });
+  return dir;
+}
+
+function expectRefused(run: CliRun, cwd: string, located: RegExp): void {
+  const output = `${run.stdout}${run.stderr}`;
+  expect(run.signal, output).toBeNull();
+  expect(run.code, output).toBe(2);
+  expect(run.stderr).toMatch(located);
+  expect(output).not.toMatch(/\n\s+at |internal error|stack:/);
+  expect(existsSync(join(cwd, 'generated'))).toBe(false);
+}
+
+/** [case, folder of the contract inside the case, spec, the diagnostic's start: file:line:col severity code]. */
+const refused: readonly [string, string, string, RegExp][] = [
+  [
+    'schema-cycle',
+    '',
+    'asyncapi.yaml',
+    /^asyncapi\.yaml:17:14 error ref_cycle: \$ref cycle with no schema in between: #\/components\/schemas\/A → #\/components\/schemas\/B → #\/components\/schemas\/A/m,
+  ],
+  ['self-ref', '', 'asyncapi.yaml', /^asyncapi\.yaml:15:14 error ref_cycle: /m],
+  [
+    'message-cycle',
+    '',
+    'asyncapi.yaml',
+    /^asyncapi\.yaml:16:14 error ref_cycle: .*#\/components\/messages\/A → #\/components\/messages\/B/m,
+  ],
+  [
+    'file-cycle',
+    '',
+    'asyncapi.yaml',
+    /^b\.json:1:11 error ref_cycle: \$ref cycle with no schema in between: \.\/a\.json → \.\/b\.json → \.\/a\.json/m,
+  ],
+  [
+    'root-back',
+    '',
+    'asyncapi.yaml',
+    /^schemas\/x\.json:1:47 error ref_cycle: \$ref "\.\.\/asyncapi\.yaml" points back at an object that contains it/m,
+  ],
+  ['dev-zero', '', 'asyncapi.yaml', /^asyncapi\.yaml:11:18 error ref_outside_contract: \$ref "\/dev\/zero" points outside/m],
+  ['etc-passwd', '', 'asyncapi.yaml', /^asyncapi\.yaml:11:17 error ref_outside_contract: \$ref "\/etc\/passwd" points outside/m],
+  ['outside', 'contract', 'asyncapi.yaml', /^asyncapi\.yaml:11:18 error ref_outside_contract: \$ref "\.\.\/secret\.json" points outside/m],
+  ['alias-bomb', '', 'asyncapi.yaml', /^asyncapi\.yaml:7:12 error yaml_alias_limit: /m],
+  ['merge-bomb', '', 'asyncapi.yaml', /^asyncapi\.yaml:10:10 error yaml_alias_limit: /m],
+  ['no-asyncapi', '', 'asyncapi.yaml', /^asyncapi\.yaml:1:1 error not_asyncapi: .*has no `asyncapi` version/m],
+  ['scalar', '', 'asyncapi.yaml', /^asyncapi\.yaml:1:1 error not_asyncapi: .*holds a string/m],
+  ['list', '', 'asyncapi.yaml', /^asyncapi\.yaml:1:1 error not_asyncapi: .*holds a list/m],
+  ['null', '', 'asyncapi.yaml', /^asyncapi\.yaml:1:1 error not_asyncapi: .*holds nothing/m],
+  ['number-version', '', 'asyncapi.yaml', /^asyncapi\.yaml:1:11 error not_asyncapi: `asyncapi` is a number/m],
+  ['custom-tag', '', 'asyncapi.yaml', /^asyncapi\.yaml:5:11 error yaml_tag: Unresolved tag: !custom/m],
+  ['retyped', '', 'asyncapi.yaml', /^asyncapi\.yaml:1:1 error yaml_tag: /m],
+  ['unclosed-quote', '', 'asyncapi.yaml', /^asyncapi\.yaml:7:14 error parser: the double-quoted string that opens here is not closed/m],
+  [
+    'unclosed-quote-swallows',
+    '',
+    'asyncapi.yaml',
+    /^asyncapi\.yaml:3:10 error parser: the double-quoted string that opens here is not closed.*Bad indentation/m,
+  ],
+  [
+    'bad-json-file',
+    '',
+    'asyncapi.yaml',
+    /^schemas\/bad\.json:2:20 error parser: \$ref "\.\/schemas\/bad\.json": the file schemas\/bad\.json does not parse/m,
+  ],
+  [
+    'bad-yaml-file',
+    '',
+    'asyncapi.yaml',
+    /^schemas\/bad\.yaml:\d+:\d+ error parser: \$ref "\.\/schemas\/bad\.yaml": the file schemas\/bad\.yaml does not parse/m,
+  ],
+];
+
+describe('hostile contracts on the CLI', () => {
+  it('covers every hostile contract in the fixtures', () => {
+    const named = new Set([...refused.map(([name]) => name), 'recursive-schema']);
+    expect(readdirSync(contractsDir).sort()).toEqual([...named].sort());
+  });
+
+  for (const [name, folder, spec, located] of refused) {
+    it(`${name}: generate ends with a located diagnostic, exit 2, nothing written`, async () => {
+      const dir = copyCase(name);
+      const cwd = join(dir, folder);
+      expectRefused(await cli(['generate', '--spec', spec], cwd), cwd, located);
+    });
+  }
+
+  for (const name of ['schema-cycle', 'message-cycle', 'file-cycle', 'root-back']) {
+    it(`${name}: validate ends too`, async () => {
+      const cwd = copyCase(name);
+      expectRefused(await cli(['validate'], cwd), cwd, refused.find(([n]) => n === name)![3]);
+    });
+  }
+
+  it('a recursive schema (legitimate JSON Schema) still generates', async () => {
+    const cwd = copyCase('recursive-schema');
+    const run = await cli(['generate'], cwd);
+    expect(run.code, run.stderr).toBe(0);
+    expect(readFileSync(join(cwd, 'generated', 'types.ts'), 'utf8')).toContain('readonly children?: readonly Node[];');
+  });
+
+  describe('nesting, key length and sizes (written by the test)', () => {
+    const jsonContract = (payload: unknown): string =>
+      JSON.stringify({
+        asyncapi: '3.0.0',
+        info: { title: 'T', version: '1.0.0' },
+        channels: { a: { address: 'a', messages: { M: { payload } } } },
+      });
+    const nest = (levels: number, wrap: (inner: unknown) => unknown): unknown => {
+      let schema: unknown = { type: 'string' };
+      for (let i = 0; i < levels; i++) schema = wrap(schema);
+      return schema;
+    };
+    const cases: [string, () => string, RegExp][] = [
+      ['800-deep anyOf', () => jsonContract(nest(800, (s) => ({ anyOf: [s] }))), /^asyncapi\.json:1:\d+ error nesting_too_deep: /m],
+      [
+        '1,000-deep properties',
+        () => jsonContract(nest(1000, (s) => ({ type: 'object', properties: { p: s } }))),
+        /^asyncapi\.json:1:\d+ error nesting_too_deep: /m,
+      ],
+      [
+        'a 10 MB property name',
+        () => jsonContract({ type: 'object', properties: { ['x'.repeat(10_000_000)]: { type: 'string' } } }),
+        /^asyncapi\.json:1:\d+ error key_too_long: a key of 10000000 characters/m,
+      ],
+      [
+        '100,000 nested brackets',
+        () => `{"asyncapi":"3.0.0","x":${'['.repeat(100_000)}${']'.repeat(100_000)}}`,
+        /^asyncapi\.json:1:1 error spec_unreadable: contract file asyncapi\.json nests too deeply/m,
+      ],
+    ];
+    for (const [name, text, located] of cases) {
+      it(`${name}: refused at its place`, async () => {
+        const cwd = scratch('hostile-deep');
+        writeFileSync(join(cwd, 'asyncapi.json'), text());
+        expectRefused(await cli(['generate', '--spec', 'asyncapi.json'], cwd), cwd, located);
+      });
+    }
+
+    it('128 levels of properties (within the limit) still generate', async () => {
+      const cwd = scratch('hostile-deep');
+      writeFileSync(join(cwd, 'asyncapi.json'), jsonContract(nest(120, (s) => ({ type: 'object', properties: { p: s } }))));
+      const run = await cli(['generate', '--spec', 'asyncapi.json'], cwd);
+      expect(run.code, run.stderr).toBe(0);
+    });
+  });
+
+  describe('$refs stay inside the contract folder', () => {
+    it('refuses ../secret.json without quoting it, and reads it with --allow-ref-outside or allowRefOutside', async () => {
+      const dir = copyCase('outside');
+      const cwd = join(dir, 'contract');
+      const refusedRun = await cli(['generate'], cwd);
+      expectRefused(refusedRun, cwd, /ref_outside_contract/);
+      expect(refusedRun.stderr).toContain('--allow-ref-outside');
+      expect(`${refusedRun.stdout}${refusedRun.stderr}`).not.toContain('TOP SECRET');
+
+      const allowed = await cli(['generate', '--allow-ref-outside'], cwd);
+      expect(allowed.code, allowed.stderr).toBe(0);
+      expect(readFileSync(join(cwd, 'generated', 'types.ts'), 'utf8')).toContain('TOP SECRET');
+
+      rmSync(join(cwd, 'generated'), { recursive: true });
+      writeFileSync(join(cwd, 'keiyaku.config.json'), JSON.stringify({ allowRefOutside: true }));
+      const configured = await cli(['validate'], cwd);
+      expect(configured.code, configured.stderr).toBe(0);
+    });
+
+    it('follows symbolic links before judging: a link inside the folder to a file outside is refused', async () => {
+      const dir = copyCase('outside');
+      const cwd = join(dir, 'contract');
+      mkdirSync(join(cwd, 'schemas'));
+      symlinkSync(join(dir, 'secret.json'), join(cwd, 'schemas', 'link.json'));
+      writeFileSync(
+        join(cwd, 'asyncapi.yaml'),
+        readFileSync(join(cwd, 'asyncapi.yaml'), 'utf8').replace('../secret.json', './schemas/link.json'),
+      );
+      expectRefused(
+        await cli(['validate'], cwd),
+        cwd,
+        /^asyncapi\.yaml:11:18 error ref_outside_contract: \$ref "\.\/schemas\/link\.json"/m,
+      );
+    });
+
+    it('a device is not read even when outside refs are allowed', async () => {
+      const cwd = copyCase('dev-zero');
+      expectRefused(
+        await cli(['generate', '--allow-ref-outside'], cwd),
+        cwd,
+        /^asyncapi\.yaml:11:18 error ref_unreadable: \$ref "\/dev\/zero": the file \/dev\/zero cannot be read: \/dev\/zero is not a regular file/m,
+      );
+    });
+  });
+
+  describe('signals', () => {
+    /** CPU time (user + system) a process has used, in clock ticks, or undefined without /proc. */
+    const cpuTicks = (pid: number): number | undefined => {
+      try {
+        const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+        return Number(fields[11]) + Number(fields[12]);
+      } catch {
+        return undefined;
+      }
+    };
+
+    it('SIGTERM stops a running generate at once (no listener keeps it alive); nothing is written', async (context) => {
+      if (cpuTicks(process.pid) === undefined) {
+        process.stdout.write('skipped: SIGTERM test needs /proc to see that generate is running\n');
+        context.skip();
+      }
+      const cwd = scratch('hostile-sigterm');
+      const { syntheticContract } = await import('../bench/synthetic.js');
+      writeFileSync(join(cwd, 'asyncapi.json'), JSON.stringify(syntheticContract(1200, 4)));
+      let sentAt = 0;
+      const run = await cli(['generate', '--spec', 'asyncapi.json'], cwd, {
+        timeoutMs: 300_000,
+        onSpawn: (child) => {
+          // Past start-up (about 1 s of CPU with tsx) and into loading and generating: 2.5 s of CPU.
+          const poll = setInterval(() => {
+            const ticks = cpuTicks(child.pid!);
+            if (ticks === undefined || ticks < 250) return;
+            clearInterval(poll);
+            sentAt = Date.now();
+            child.kill('SIGTERM');
+          }, 20);
+          child.on('close', () => clearInterval(poll));
+        },
+      });
+      expect(sentAt, `generate finished before it was signalled: ${run.stdout}`).toBeGreaterThan(0);
+      expect(run.signal, run.stdout + run.stderr).toBe('SIGTERM');
+      expect(existsSync(join(cwd, 'generated'))).toBe(false);
+    });
+
+    it('--watch still stops on SIGTERM, with exit 0', async () => {
+      const cwd = copyCase('recursive-schema');
+      const run = await cli(['generate', '--watch'], cwd, {
+        onSpawn: (child) => {
+          child.stdout!.on('data', (chunk: Buffer) => {
+            if (chunk.toString('utf8').includes('watching')) child.kill('SIGTERM');
+          });
+        },
+      });
+      expect(run.signal, run.stderr).toBeNull();
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout).toContain('watching');
+    });
   });
 });

@@ -132,12 +132,19 @@ export function guardContract(rootFile: string, locator: SourceLocator, options:
         checkedFiles.set(file, undefined);
         return undefined; // the parser reports a missing file, with its own words
       }
-      if (unreadable !== undefined)
+      if (unreadable !== undefined) {
+        const deep = /call stack/i.test(unreadable);
         refused(
-          'ref_unreadable',
-          `${via} cannot be read: ${unreadable.replace(file, display(file))}`,
-          'a $ref must name a regular contract file (YAML or JSON) of at most 16 MiB',
+          ref === undefined ? 'spec_unreadable' : 'ref_unreadable',
+          deep
+            ? `${via} nests too deeply to be read (keiyaku reads up to ${MAX_DEPTH} levels)`
+            : `${via} cannot be read: ${unreadable.replace(file, display(file))}`,
+          deep
+            ? 'flatten the document: move nested parts into named schemas under components/schemas'
+            : 'a contract file (and every file a $ref names) must be a regular YAML or JSON file of at most 16 MiB',
+          where ?? { file: display(file), line: 1, column: 1, pointer: '' },
         );
+      }
       const { errors, warnings } = locator.yamlProblems(file);
       const syntax = errors[0] ?? warnings.find((w) => w.code === 'TAG_RESOLVE_FAILED');
       if (syntax !== undefined && (ref !== undefined || syntax.code === 'TAG_RESOLVE_FAILED')) {
@@ -161,7 +168,7 @@ export function guardContract(rootFile: string, locator: SourceLocator, options:
           ? `${ref === undefined ? `contract file ${display(file)}` : `the file ${display(file)}`}: YAML aliases expand to more than ${MAX_ALIAS_COUNT} values (an alias or merge-key bomb?)`
           : `${via} does not parse: ${error instanceof Error ? error.message : String(error)}`,
         alias ? 'write the values out, or use fewer aliases and merge keys (<<)' : 'fix the YAML/JSON syntax',
-        alias ? { file: display(file), line: 1, column: 1, pointer: '' } : where,
+        alias ? { file: display(file), line: 1, column: 1, ...locator.firstAlias(file), pointer: '' } : where,
       );
     }
   };

@@ -183,6 +183,27 @@ export class SourceLocator {
     return this.#plainValues.get(file);
   }
 
+  /** Where the first YAML alias (`*name`) of `file` is written, if it has one. */
+  firstAlias(file: string): { readonly line: number; readonly column: number } | undefined {
+    const parsed = this.#parse(file);
+    if (parsed?.kind !== 'yaml') return undefined;
+    let found: number | undefined;
+    const walk = (node: unknown): void => {
+      if (found !== undefined) return;
+      if (isAlias(node)) found = node.range?.[0];
+      else if (isMap(node))
+        for (const pair of node.items) {
+          walk(pair.key);
+          walk(pair.value);
+        }
+      else if (isSeq(node)) for (const item of node.items) walk(item);
+    };
+    walk(parsed.root);
+    if (found === undefined) return undefined;
+    const pos = parsed.lines.linePos(found);
+    return { line: pos.line, column: pos.col };
+  }
+
   /** The YAML syntax errors and warnings of `file` (none for JSON), with 1-based positions. */
   yamlProblems(file: string): { readonly errors: YamlProblem[]; readonly warnings: YamlProblem[] } {
     const parsed = this.#parse(file);
