@@ -99,7 +99,8 @@ export function renderJson(result: CheckResult, ctx: RenderContext): string {
     info: result.info,
     warnings: result.warnings,
   };
-  return `${JSON.stringify({ ...ctx, ok: result.breaking === 0, summary, findings: result.findings }, null, 2)}\n`;
+  const { quiet: _quiet, ...shown } = ctx;
+  return `${JSON.stringify({ ...shown, ok: result.breaking === 0, summary, findings: result.findings }, null, 2)}\n`;
 }
 
 function escapeGithub(value: string, property = false): string {

@@ -209,6 +209,8 @@ describe('keiyaku check: the direction comes from the contract', () => {
     expect(quiet.stdout).toContain('BREAKING maximum_narrowed (backward)');
     expect(quiet.stdout.split('\n')[0]).toBe('shared schema Money');
     expect(quiet.code).toBe(1);
+    const json = JSON.parse((await keiyaku(['check', '--against', 'v2', '--quiet', '--format', 'json'], { cwd: dir })).stdout);
+    expect(Object.keys(json)).not.toContain('quiet');
     reset();
     const first = await keiyaku(['check', '--against', 'empty', '--quiet'], { cwd: dir });
     expect(first.stdout).not.toContain('notice:');
