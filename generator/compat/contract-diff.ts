@@ -22,7 +22,7 @@ export interface CheckResult {
   readonly acknowledged: number;
   readonly compatible: number;
   readonly info: number;
-  /** Acknowledgments that apply to nothing, or use an earlier id spelling. */
+  /** Acknowledgments that apply to nothing or use an earlier id spelling, and parameter values no longer sent. */
   readonly warnings: number;
 }
 

@@ -7,7 +7,11 @@ import type { FindingCode } from './codes.js';
 
 export type { FindingCode } from './codes.js';
 
-/** `warning`: not a change, but something in the contract's settings to fix (an acknowledgment that applies to nothing). */
+/**
+ * `warning`: does not fail the check, but needs a look: something in the contract's settings to fix
+ * (an acknowledgment that applies to nothing), or a change no reader fails on whose consumers stop
+ * receiving (`parameter_value_removed`).
+ */
 export type CompatSeverity = 'breaking' | 'compatible' | 'info' | 'warning';
 export type Direction = 'backward' | 'forward';
 
