@@ -441,6 +441,25 @@ const saslBrokers =
       expect(await store.get(parked.id)).toBeUndefined();
     }, 180_000);
 
+    it('concurrent redrives of one record from several processes: the store claims it, exactly one republishes', async () => {
+      const namespace = `cli${randomUUID().slice(0, 8)}`;
+      const topic = `${namespace}.library.book-integration-events`;
+      topics.push(topic);
+      await admin.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true });
+      const { parked } = await parkValid('C-race');
+      const env = { KEIYAKU_TRANSPORT: 'kafka', KEIYAKU_KAFKA_BOOTSTRAP_SERVERS: kafkaBrokers, KEIYAKU_KAFKA_NAMESPACE: namespace };
+      const results = await Promise.all(
+        Array.from({ length: 4 }, () => cli(['redrive', parked.id, '--store', file, '--yes'], '', { env })),
+      );
+      expect(results.filter((r) => r.code === 0)).toHaveLength(1);
+      for (const r of results.filter((x) => x.code !== 0)) {
+        expect(r.code).toBe(2);
+        expect(r.stderr).toMatch(/being redriven by someone else right now|no parked message( or dead outbox row)? with id/);
+      }
+      expect((await admin.fetchTopicOffsets(topic)).map((o) => o.high)).toEqual(['1']);
+      expect(await store.get(parked.id)).toBeUndefined();
+    }, 180_000);
+
     it('reaches a SASL listener through KEIYAKU_KAFKA_PROPERTY_* settings; a wrong password changes nothing', async () => {
       const namespace = `sasl${randomUUID().slice(0, 8)}`;
       const topic = `${namespace}.library.book-integration-events`;
