@@ -75,6 +75,7 @@ export type {
   MessageProducerStatus,
   MessageWithHeaders,
   StoredEvent,
+  WithoutRequiredHeaders,
 } from './producer.js';
 export { InMemoryCheckpointStore, InMemoryEventStore, MapperResultError, MessageProducer, withHeaders } from './producer.js';
 export type { PublisherOptions, PublisherStats, PublishOptions } from './publisher.js';

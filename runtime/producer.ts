@@ -57,13 +57,30 @@ export type MessageWithHeaders<M extends AnyContractMessage> = M extends AnyCont
   ? { readonly message: M; readonly headers: HeadersOf<M> }
   : never;
 
-/** What an {@link EventMapper} returns: a contract message, a message with its headers ({@link withHeaders}), or `null`. */
-export type Mapped<M extends AnyContractMessage> = M | MessageWithHeaders<M> | null;
+/**
+ * The messages of `M` that may go without headers: those whose contract declares no header as
+ * required. A message whose headers schema requires one (a tenant id) must come with its headers.
+ */
+export type WithoutRequiredHeaders<M extends AnyContractMessage> = M extends AnyContractMessage
+  ? // biome-ignore lint/complexity/noBannedTypes: `{}` is the empty headers object here, not "any non-nullish value"
+    {} extends HeadersOf<M>
+    ? M
+    : never
+  : never;
+
+/**
+ * What an {@link EventMapper} returns: a contract message, a message with its headers
+ * ({@link withHeaders}), or `null`. A message whose headers schema requires a header can only be
+ * returned with its headers: the compiler refuses it bare (it would fail validation at run time).
+ */
+export type Mapped<M extends AnyContractMessage> = WithoutRequiredHeaders<M> | MessageWithHeaders<M> | null;
 
 /**
  * A mapper that may give a message its contract headers: `map` returns `withHeaders(message,
  * headers)` where the message's headers schema asks for values the event knows (a tenant id).
- * The outbox's `writeEvents` and the {@link MessageProducer} take one; every {@link Mapper} is one.
+ * The outbox's `writeEvents` and the {@link MessageProducer} take one. Every {@link Mapper} is one
+ * whose channel declares no required header; on a channel that does, the compiler asks for an
+ * `EventMapper` that returns those messages with their headers.
  */
 export interface EventMapper<D, M extends AnyContractMessage> {
   map(event: D, context: EventMapperContext): Mapped<M>;

@@ -1,6 +1,7 @@
 // Type-level tests of contract headers from mappers and on the Iggy channel publisher: the headers
 // a message is given are its own headers schema's (test/fixtures/tenant-headers requires
-// `tenantId`), and a plain Mapper still fits wherever an EventMapper is taken.
+// `tenantId`), a message whose schema requires a header cannot be returned without it, and a
+// plain Mapper still fits wherever an EventMapper is taken on a channel without required headers.
 
 import type { IggyChannelPublisher } from '@keiyaku/iggy';
 import type { PostgresOutbox } from '@keiyaku/postgres';
@@ -9,6 +10,7 @@ import type { SqliteOutbox } from '@keiyaku/sqlite';
 import type Database from 'better-sqlite3';
 import type pg from 'pg';
 import { describe, expectTypeOf, it } from 'vitest';
+import { BookIntegrationEvents, type BookIntegrationEventsMessage } from '../../generated/index.js';
 import {
   type ParcelDelivered,
   ParcelEvents,
@@ -44,15 +46,29 @@ describe('withHeaders', () => {
     const wrong: EventMapper<ParcelEvent, ParcelEventsMessage> = { map: (event) => ({ message: event, headers: { tenantId: 'a' } }) };
     void wrong;
   });
+
+  it('a message whose headers schema requires a header is refused without its headers', () => {
+    // @ts-expect-error ParcelScanned requires tenantId: return withHeaders(message, { tenantId })
+    const bare: EventMapper<ParcelEvent, ParcelEventsMessage> = { map: () => scanned };
+    void bare;
+    expectTypeOf<Mapped<ParcelEventsMessage>>().toEqualTypeOf<MessageWithHeaders<ParcelEventsMessage> | null>();
+    // Optional headers only (the repo's contract): a bare message is fine.
+    expectTypeOf<Mapped<BookIntegrationEventsMessage>>().toEqualTypeOf<
+      BookIntegrationEventsMessage | MessageWithHeaders<BookIntegrationEventsMessage> | null
+    >();
+  });
 });
 
 describe('outbox writers and the Iggy channel publisher with contract headers', () => {
-  it('writeEvents takes an EventMapper or a plain Mapper; write takes the message’s typed headers', () => {
+  it('writeEvents takes an EventMapper, or a plain Mapper where no header is required; write takes the message’s typed headers', () => {
     const parcels = sqlite.channel(ParcelEvents);
     const withTenant: EventMapper<ParcelEvent, ParcelEventsMessage> = { map: (event) => withHeaders(scanned, { tenantId: event.tenant }) };
-    const plain: Mapper<ParcelEvent, ParcelEventsMessage> = { map: () => null };
     expectTypeOf(parcels.writeEvents(db, withTenant, events, { aggregateId: 'P-1' })).toEqualTypeOf<number>();
-    expectTypeOf(parcels.writeEvents(db, plain, events, { aggregateId: 'P-1' })).toEqualTypeOf<number>();
+    const plainParcels: Mapper<ParcelEvent, ParcelEventsMessage> = { map: () => null };
+    // @ts-expect-error a plain Mapper of a channel whose messages require headers cannot give them
+    parcels.writeEvents(db, plainParcels, events, { aggregateId: 'P-1' });
+    const plainBooks: Mapper<ParcelEvent, BookIntegrationEventsMessage> = { map: () => null };
+    expectTypeOf(sqlite.channel(BookIntegrationEvents).writeEvents(db, plainBooks, events, { aggregateId: 'b-1' })).toEqualTypeOf<number>();
     parcels.write(db, scanned, { headers: { tenantId: 'acme', priority: 1 } });
     // @ts-expect-error priority is a number in the headers schema
     parcels.write(db, scanned, { headers: { tenantId: 'acme', priority: '1' } });

@@ -9,7 +9,7 @@ import {
   type EventMapperContext,
   InMemoryDeadLetterStore,
   InMemoryEventStore,
-  type Mapper,
+  type Mapped,
   MapperResultError,
   MessageProducer,
   type Messaging,
@@ -28,28 +28,34 @@ import { type FreshDatabase, freshDatabase, postgresSkipNote, postgresUrl } from
 
 /** A parcel's domain events; `tenant` is what the contract's `tenantId` header is made from. */
 type ParcelEvent =
-  | { readonly kind: 'scanned'; readonly parcelId: string; readonly depot: string; readonly tenant?: string; readonly urgent?: boolean }
-  | { readonly kind: 'delivered'; readonly parcelId: string; readonly tenant?: string }
+  | { readonly kind: 'scanned'; readonly parcelId: string; readonly depot: string; readonly tenant: string; readonly urgent?: boolean }
+  | { readonly kind: 'delivered'; readonly parcelId: string; readonly tenant: string }
   | { readonly kind: 'weighed'; readonly parcelId: string; readonly grams: number };
 
-/** Gives each message its tenant header; an event without a tenant maps to a message without headers (which the contract refuses). */
+/** Gives each message its tenant header (the compiler refuses a ParcelScanned or ParcelDelivered returned without one). */
 const parcelMapper: EventMapper<ParcelEvent, ParcelEventsMessage> = {
   map(event) {
     switch (event.kind) {
       case 'scanned': {
         const message = ParcelScanned.create({ parcelId: event.parcelId, depot: event.depot });
-        if (event.tenant === undefined) return message;
         return withHeaders(message, { tenantId: event.tenant, ...(event.urgent ? { priority: 9 } : {}) });
       }
-      case 'delivered': {
-        const message = ParcelDelivered.create({ parcelId: event.parcelId });
-        return event.tenant === undefined ? message : withHeaders(message, { tenantId: event.tenant });
-      }
+      case 'delivered':
+        return withHeaders(ParcelDelivered.create({ parcelId: event.parcelId }), { tenantId: event.tenant });
       case 'weighed':
         return null; // internal to the depot
     }
   },
 };
+
+/** An event stored before tenants existed: its type says it has a tenant, the stored JSON has none. */
+function untenanted(
+  event:
+    | { readonly kind: 'scanned'; readonly parcelId: string; readonly depot: string }
+    | { readonly kind: 'delivered'; readonly parcelId: string },
+): ParcelEvent {
+  return event as ParcelEvent;
+}
 
 const events: readonly ParcelEvent[] = [
   { kind: 'scanned', parcelId: 'P-1', depot: 'Leeds', tenant: 'acme', urgent: true },
@@ -99,7 +105,7 @@ describe('withHeaders and what a mapper may return', () => {
     const outbox = new SqliteOutbox(db);
     outbox.migrate();
     const parcels = outbox.channel(ParcelEvents);
-    const broken = (value: unknown): Mapper<ParcelEvent, ParcelEventsMessage> => ({ map: () => value as ParcelEventsMessage });
+    const broken = (value: unknown): EventMapper<ParcelEvent, ParcelEventsMessage> => ({ map: () => value as Mapped<ParcelEventsMessage> });
     const write = (value: unknown) =>
       db.transaction(() => parcels.writeEvents(db, broken(value), events.slice(0, 1), { aggregateId: 'P-1' }))();
     expect(() => write(undefined)).toThrow(MapperResultError);
@@ -144,7 +150,7 @@ describe('SQLite outbox: writeEvents with contract headers', () => {
     const outbox = new SqliteOutbox(db);
     outbox.migrate();
     const parcels = outbox.channel(ParcelEvents);
-    const withoutTenant: ParcelEvent[] = [events[0]!, { kind: 'delivered', parcelId: 'P-1' }];
+    const withoutTenant: ParcelEvent[] = [events[0]!, untenanted({ kind: 'delivered', parcelId: 'P-1' })];
     let thrown: unknown;
     try {
       db.transaction(() => parcels.writeEvents(db, parcelMapper, withoutTenant, { aggregateId: 'P-1' }))();
@@ -195,7 +201,7 @@ describe('SQLite outbox: writeEvents with contract headers', () => {
     const outbox = new PostgresOutbox(db.pool);
     const parcels = outbox.channel(ParcelEvents);
     const failed = inTransaction((client) =>
-      parcels.writeEvents(client, parcelMapper, [{ kind: 'scanned', parcelId: 'P-9', depot: 'Leeds' }], { aggregateId: 'P-9' }),
+      parcels.writeEvents(client, parcelMapper, [untenanted({ kind: 'scanned', parcelId: 'P-9', depot: 'Leeds' })], { aggregateId: 'P-9' }),
     );
     await expect(failed).rejects.toBeInstanceOf(ContractValidationError);
     await expect(failed).rejects.toMatchObject({ messageType: 'ParcelScanned', path: 'headers.tenantId' });
@@ -310,7 +316,7 @@ describe('MessageProducer with contract headers', () => {
       }),
     );
     await host.start();
-    store.append('P-1', [{ kind: 'scanned', parcelId: 'P-1', depot: 'Leeds' }]);
+    store.append('P-1', [untenanted({ kind: 'scanned', parcelId: 'P-1', depot: 'Leeds' })]);
     await waitFor(() => !producer.status().running, 'the producer gives up (retrying cannot fix a contract violation)');
     expect(producer.status()).toMatchObject({
       position: 0,
