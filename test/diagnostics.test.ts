@@ -122,4 +122,61 @@ describe('diagnostics', () => {
       }),
     ]);
   });
+
+  it('locate a bad pointer of a cross-file $ref at the $ref, naming the file it was resolved in', async () => {
+    const { dir, diagnostics } = await diagnose({
+      'asyncapi.yaml': contract('          $ref: "./schemas/payment.json"\n'),
+      'schemas/payment.json':
+        '{\n  "type": "object",\n  "properties": {\n    "amount": {\n      "$ref": "./common.json#/$defs/Monee"\n    }\n  }\n}\n',
+      'schemas/common.json': '{ "$defs": { "Money": { "type": "number" } } }\n',
+    });
+    expect(diagnostics).toEqual([
+      {
+        severity: 'error',
+        code: 'invalid-ref',
+        message: '$ref "./common.json#/$defs/Monee": the pointer /$defs/Monee does not exist in schemas/common.json',
+        hint: 'point it at an existing node of schemas/common.json (did you mean "Money"?), or at another file',
+        location: { file: 'schemas/payment.json', line: 5, column: 16, pointer: '/properties/amount/$ref' },
+      },
+    ]);
+    expect(JSON.stringify(diagnostics)).not.toContain(dir);
+  });
+
+  it('locate a bad pointer of a same-file $ref inside a YAML schema file at the $ref', async () => {
+    const { diagnostics } = await diagnose({
+      'asyncapi.yaml': contract('          $ref: "./schemas/order.yaml#/$defs/Order"\n'),
+      'schemas/order.yaml':
+        '$defs:\n  Order:\n    type: object\n    properties:\n      total:\n        $ref: "#/$defs/Mony"\n  Money:\n    type: number\n',
+    });
+    expect(diagnostics).toEqual([
+      expect.objectContaining({
+        code: 'invalid-ref',
+        message: '$ref "#/$defs/Mony": the pointer /$defs/Mony does not exist in schemas/order.yaml',
+        location: expect.objectContaining({ file: 'schemas/order.yaml', line: 6, column: 16 }),
+      }),
+    ]);
+  });
+
+  it('report an unclosed quote where it opens, not at the indentation error it causes lines later', async () => {
+    const { diagnostics } = await diagnose({
+      'asyncapi.yaml': 'asyncapi: 3.0.0\ninfo:\n  title: "Orders\n  version: 1.0.0\nchannels:\n  orders:\n    address: "orders"\n',
+    });
+    expect(diagnostics).toEqual([
+      expect.objectContaining({
+        code: 'parser',
+        message: expect.stringMatching(/^the double-quoted string that opens here is not closed on its line: .*Bad indentation/),
+        hint: 'close the string with " on this line (or write the value without quotes)',
+        location: expect.objectContaining({ file: 'asyncapi.yaml', line: 3, column: 10 }),
+      }),
+    ]);
+  });
+
+  it('keep a multi-line quoted string that swallows nothing out of a later syntax error', async () => {
+    const { diagnostics } = await diagnose({
+      'asyncapi.yaml': contract(
+        '          type: object\n          description: "one\n            two"\n           properties:\n            id: { type: string }\n',
+      ),
+    });
+    expect(diagnostics).toEqual([expect.objectContaining({ code: 'parser', message: 'Bad indentation of a mapping entry' })]);
+  });
 });

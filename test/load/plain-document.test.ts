@@ -3,7 +3,7 @@
 // aside for every contract with a problem, so the parser reports it as before.
 import { readdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { compileContract, loadContract } from 'keiyaku';
+import { compileContract, readContract } from 'keiyaku';
 import { describe, expect, it } from 'vitest';
 import { sharedSyntheticContract, syntheticContract } from '../../bench/synthetic.js';
 import { readPlainDocument } from '../../generator/load/plain-document.js';
@@ -59,11 +59,11 @@ describe('the plain contract reader', () => {
       const plain = readPlainDocument(absolute, new SourceLocator(absolute, cwd));
       // lint: the parser's path (with its full rulesets, whose findings are diagnostics, not model).
       const [loaded, viaParser, viaPlain] = await Promise.all([
-        loadContract(file, { cwd, lint: true }),
+        readContract(file, { cwd, lint: true }),
         compileContract(file, { cwd, lint: true }),
         compileContract(file, { cwd }),
       ]);
-      if (loaded.document === undefined || PARSER_ONLY.has(name)) {
+      if (loaded.contract === undefined || PARSER_ONLY.has(name)) {
         expect(plain, 'a contract the parser rejects or must transform is left to it').toBeUndefined();
         return;
       }
