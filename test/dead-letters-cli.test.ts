@@ -427,7 +427,17 @@ const saslBrokers =
       const topic = `${namespace}.library.book-integration-events`;
       topics.push(topic);
       await admin.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true });
-      const { parked } = await parkValid('C-env');
+      const { payload, headers } = await wireBookBorrowed('C-env');
+      // Parked by the service with its broker topic: a redrive configured with another namespace is refused.
+      const parked = await store.park(parkRequest({ payload, headers, topic }), new Date());
+      const other = await cli(['redrive', parked.id, '--store', file, '--yes'], '', {
+        env: { KEIYAKU_TRANSPORT: 'kafka', KEIYAKU_KAFKA_BOOTSTRAP_SERVERS: kafkaBrokers, KEIYAKU_KAFKA_NAMESPACE: 'elsewhere' },
+      });
+      expect(other.code).toBe(2);
+      expect(other.stderr).toContain(
+        `was read from ${topic}, but the address library.book-integration-events of channel bookIntegrationEvents resolves to kafka elsewhere.library.book-integration-events here`,
+      );
+      expect(await store.get(parked.id)).toBeDefined();
       const legacy = await cli(['redrive', parked.id, '--store', file, '--dry-run', '--namespace', namespace], '', {
         env: { KAFKA_BROKERS: kafkaBrokers },
       });

@@ -10,7 +10,8 @@
  *    (`chooseAddress`), the broker's name from the channel's bindings through the transport
  *    (`destination`, the code `provision` uses: the Kafka binding's `topic`, the namespace, the
  *    Iggy stream/topic) — and tell it (`onTarget`, the logger) before anything is sent;
- * 4. refuse a destination that does not exist: a redrive never creates a topic;
+ * 4. refuse a destination that does not exist (a redrive never creates a topic), and one that is
+ *    not the topic the record was read from (when the store kept it: another namespace or binding);
  * 5. send the record as it was received (payload, key, headers, plus `keiyaku-redriven-from`),
  *    and remove it from the store only after the transport acknowledged the send. A failure
  *    before that releases the claim: the record stays parked.
@@ -40,6 +41,8 @@ export type RedriveErrorCode =
   | 'redrive_invalid'
   /** The destination (topic, stream/topic) does not exist; a redrive never creates it. */
   | 'redrive_target_missing'
+  /** The target resolved here is not the topic the record was read from (another namespace, transport or binding). */
+  | 'redrive_target_mismatch'
   /** The transport did not acknowledge the send. */
   | 'redrive_failed';
 
@@ -199,6 +202,14 @@ async function prepare(parked: ParkedMessage, options: RedriveOptions): Promise<
   const transport = options.transport;
   // The code `provision` resolves a topic with (bindings, namespace); it creates nothing.
   const destination = transport.destination?.(address, channel.bindings) ?? address;
+  if (parked.topic !== undefined && parked.topic !== destination)
+    throw new RedriveError(
+      'redrive_target_mismatch',
+      id,
+      `parked message ${id} was read from ${parked.topic}, but the address ${address} of channel ${channel.id} resolves to ` +
+        `${transport.name} ${destination} here: check the namespace, the transport and the contract's binding against the ` +
+        "service's configuration; it stays parked",
+    );
   const exists = transport.destinationExists === undefined ? undefined : await transport.destinationExists(address, channel.bindings);
   const messageId = parked.headers[CE_HEADERS.id] ?? id;
   const target: RedriveTarget = {
@@ -240,7 +251,7 @@ export function missingDestination(target: RedriveTarget): RedriveError {
 /**
  * Where {@link redrive} would send parked message `id`, checked as a redrive checks it (the
  * contract, the address, whether the destination exists), without claiming or sending anything.
- * @throws RedriveError `dead_letter_not_found`, `redrive_unknown_channel` or `redrive_invalid`.
+ * @throws RedriveError `dead_letter_not_found`, `redrive_unknown_channel`, `redrive_invalid` or `redrive_target_mismatch`.
  */
 export async function planRedrive(id: string, options: RedriveOptions): Promise<RedriveTarget> {
   const parked = await options.deadLetters.get(id);

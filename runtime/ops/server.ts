@@ -333,7 +333,7 @@ export class Operations {
         const status =
           code === 'dead_letter_not_found'
             ? 404
-            : code === 'redrive_in_progress' || code === 'redrive_target_missing'
+            : code === 'redrive_in_progress' || code === 'redrive_target_missing' || code === 'redrive_target_mismatch'
               ? 409
               : code === 'redrive_invalid' || code === 'redrive_unknown_channel'
                 ? 422

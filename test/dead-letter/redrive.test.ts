@@ -141,6 +141,21 @@ describe('redrive', () => {
     await host.stop();
   });
 
+  it('refuses a target that is not the topic the record was read from (another namespace, transport or binding)', async () => {
+    const transport = new InMemoryTransport();
+    await transport.provision('library.book-integration-events', BookIntegrationEvents.bindings);
+    const store = new InMemoryDeadLetterStore();
+    const options = { transport, deadLetters: store, channel: () => BookIntegrationEvents };
+    const elsewhere = await park(store, { topic: 'staging.library.book-integration-events' });
+    await expect(planRedrive(elsewhere.id, options)).rejects.toMatchObject({ code: 'redrive_target_mismatch' });
+    await expect(redrive(elsewhere.id, options)).rejects.toThrow(
+      /was read from staging\.library\.book-integration-events, but the address library\.book-integration-events of channel bookIntegrationEvents resolves to memory library\.book-integration-events here/,
+    );
+    expect(await store.get(elsewhere.id)).toBeDefined();
+    const same = await park(store, { topic: 'library.book-integration-events' });
+    await expect(redrive(same.id, options)).resolves.toMatchObject({ removed: true });
+  });
+
   it('removes the record only after the acknowledgement; a send that fails leaves it parked and claimable again', async () => {
     const transport = new InMemoryTransport();
     await transport.provision('library.book-integration-events', BookIntegrationEvents.bindings);
