@@ -3,6 +3,7 @@
 // missing destination refused, the record removed only after the acknowledgement, and of ten
 // concurrent redrives of one record (through the operations page, token and CSRF) exactly one sends.
 import { KafkaTransport } from '@keiyaku/kafka';
+import { migratePostgres, PostgresDeadLetterStore } from '@keiyaku/postgres';
 import {
   createMessaging,
   type DeadLetterStore,
@@ -21,6 +22,7 @@ import { serveOperations } from '@keiyaku/runtime/ops';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BookIntegrationEvents, DueDateReminder, MemberNotifications } from '../../generated/index.js';
 import { borrowed } from '../books.js';
+import { freshDatabase, postgresSkipNote, postgresUrl } from '../postgres/postgres-env.js';
 
 const TOKEN = 'redrive-token-0123456789abcdef';
 const cleanups: (() => Promise<void>)[] = [];
@@ -256,4 +258,27 @@ describe('redrive', () => {
       expect(transport.published('library.book-integration-events')).toHaveLength(1);
       expect(await store.get(parked.id)).toBeUndefined();
     });
+
+  (postgresUrl === '' ? it.skip : it)(
+    `ten concurrent redrives of one record on the PostgreSQL store: one sends${postgresSkipNote}`,
+    async () => {
+      const database = await freshDatabase('redrive_claims');
+      try {
+        await migratePostgres(database.pool);
+        const store = new PostgresDeadLetterStore(database.pool);
+        const transport = new InMemoryTransport();
+        await transport.provision('library.book-integration-events', BookIntegrationEvents.bindings);
+        const parked = await park(store);
+        const options = { transport, deadLetters: store, channel: () => BookIntegrationEvents };
+        const outcomes = await Promise.allSettled(Array.from({ length: 10 }, () => redrive(parked.id, options)));
+        expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
+        for (const o of outcomes)
+          if (o.status === 'rejected') expect(['redrive_in_progress', 'dead_letter_not_found']).toContain((o.reason as RedriveError).code);
+        expect(transport.published('library.book-integration-events')).toHaveLength(1);
+        expect(await store.get(parked.id)).toBeUndefined();
+      } finally {
+        await database.drop();
+      }
+    },
+  );
 });
