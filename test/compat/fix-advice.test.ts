@@ -225,7 +225,14 @@ function contract(channel: Partial<ChannelModel>, messages: Record<string, Parti
       ]),
     ),
     operations: [],
-    schemas: { Root: { name: 'Root', schema: { type: 'string' }, origin: 'component' } },
+    schemas: {
+      Root: { name: 'Root', schema: { type: 'string' }, origin: 'component' },
+      H: {
+        name: 'H',
+        schema: { type: 'object', properties: { tenantId: { type: 'string' } }, required: ['tenantId'] },
+        origin: 'component',
+      },
+    },
   };
 }
 
@@ -262,6 +269,35 @@ const contractCases: [string, ContractModel, ContractModel, 'backward' | 'forwar
     'full',
     contract({ bindings: { kafka: { partitions: 6 } } }),
   ],
+  ['headers schema added (backward)', contract({}), contract({}, { M: { headers: 'H' } }), 'backward', contract({})],
+  [
+    'headers schema removed (forward)',
+    contract({}, { M: { headers: 'H' } }),
+    contract({}),
+    'forward',
+    contract({}, { M: { headers: 'H' } }),
+  ],
+  [
+    'Kafka key schema removed (forward)',
+    contract({}, { M: { kafkaKey: { type: 'string', format: 'uuid' } } }),
+    contract({}),
+    'forward',
+    contract({}, { M: { kafkaKey: { type: 'string', format: 'uuid' } } }),
+  ],
+  [
+    'Kafka key schema narrowed (backward)',
+    contract({}, { M: { kafkaKey: { type: 'string' } } }),
+    contract({}, { M: { kafkaKey: { type: 'string', format: 'uuid' } } }),
+    'backward',
+    contract({}, { M: { kafkaKey: { type: 'string' } } }),
+  ],
+  [
+    'parameter removed',
+    contract({ parameters: region() }),
+    contract({ address: 'c', parameters: [] }),
+    'full',
+    contract({ parameters: region() }),
+  ],
   [
     'content type changed',
     contract({}),
@@ -278,7 +314,7 @@ describe('check: contract-level fixes pass the gate, or say only an acknowledgme
     for (const f of findings) {
       expect(f.hint, f.code).not.toMatch(/until every consumer|until no retained|and migrate|can only grow$/);
       expect(onlyAcknowledgment(f.hint), `${f.code}: ${f.hint}`).toBe(true);
-      expect(f.hint, f.code).toMatch(/^keep /);
+      expect(f.hint, f.code).toMatch(/^(keep|drop) /);
     }
     expect(compareContracts(before, step, { mode, policy: 'lenient' }).filter((f) => f.severity === 'breaking')).toEqual([]);
   });
