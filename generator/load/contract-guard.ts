@@ -63,10 +63,24 @@ function describe(value: unknown): string {
   return `a ${typeof value} (${JSON.stringify(String(value).slice(0, 40))})`;
 }
 
-/** Where a value sits: its file and the tokens from the file's root. */
-interface Place {
-  readonly file: string;
-  readonly tokens: readonly string[];
+/** Where a value sits: its file and the path from the file's root (tokens built only when a diagnostic needs them). */
+class Place {
+  private constructor(
+    readonly file: string,
+    readonly parent: Place | undefined,
+    readonly token: string | undefined,
+  ) {}
+  static root(file: string): Place {
+    return new Place(file, undefined, undefined);
+  }
+  child(token: string): Place {
+    return new Place(this.file, this, token);
+  }
+  get tokens(): string[] {
+    const out: string[] = [];
+    for (let place: Place | undefined = this; place?.token !== undefined; place = place.parent) out.push(place.token);
+    return out.reverse();
+  }
 }
 
 class Refused extends Error {
@@ -91,7 +105,7 @@ export function guardContract(rootFile: string, locator: SourceLocator, options:
   const display = (file: string): string => locator.displayPath(file);
   const at = (place: Place, text = false): SourceLocation => locator.locateWritten(place.file, place.tokens, text);
   const pointerOf = (tokens: readonly string[]): string => tokens.map((t) => `/${escapeToken(t)}`).join('');
-  const refPlace = (place: Place): Place => ({ file: place.file, tokens: [...place.tokens, '$ref'] });
+  const refPlace = (place: Place): Place => place.child('$ref');
 
   /** Files read so far, and the problems they had (reported once each). */
   const checkedFiles = new Map<string, Diagnostic | undefined>();
@@ -111,8 +125,8 @@ export function guardContract(rootFile: string, locator: SourceLocator, options:
   const fileValue = (file: string, from: Place | undefined, ref: string | undefined): unknown => {
     const known = checkedFiles.get(file);
     if (known !== undefined) throw new Refused(known);
-    const where = from === undefined ? undefined : at(refPlace(from), true);
-    const refused = (code: string, message: string, hint: string, location = where): never => {
+    const where = (): SourceLocation | undefined => (from === undefined ? undefined : at(refPlace(from), true));
+    const refused = (code: string, message: string, hint: string, location = where()): never => {
       const diagnostic: Diagnostic = { severity: 'error', code, message, hint, ...(location ? { location } : {}) };
       checkedFiles.set(file, diagnostic);
       throw new Refused(diagnostic);
@@ -142,7 +156,7 @@ export function guardContract(rootFile: string, locator: SourceLocator, options:
           deep
             ? 'flatten the document: move nested parts into named schemas under components/schemas'
             : 'a contract file (and every file a $ref names) must be a regular YAML or JSON file of at most 16 MiB',
-          where ?? { file: display(file), line: 1, column: 1, pointer: '' },
+          where() ?? { file: display(file), line: 1, column: 1, pointer: '' },
         );
       }
       const { errors, warnings } = locator.yamlProblems(file);
@@ -168,7 +182,7 @@ export function guardContract(rootFile: string, locator: SourceLocator, options:
           ? `${ref === undefined ? `contract file ${display(file)}` : `the file ${display(file)}`}: YAML aliases expand to more than ${MAX_ALIAS_COUNT} values (an alias or merge-key bomb?)`
           : `${via} does not parse: ${error instanceof Error ? error.message : String(error)}`,
         alias ? 'write the values out, or use fewer aliases and merge keys (<<)' : 'fix the YAML/JSON syntax',
-        alias ? { file: display(file), line: 1, column: 1, ...locator.firstAlias(file), pointer: '' } : where,
+        alias ? { file: display(file), line: 1, column: 1, ...locator.firstAlias(file), pointer: '' } : where(),
       );
     }
   };
@@ -184,7 +198,12 @@ export function guardContract(rootFile: string, locator: SourceLocator, options:
    * `$ref` it already followed is a cycle with nothing in between.
    */
   let nested = 0;
+  /** Targets already reached, by the file a `$ref` is written in and the `$ref` as written. */
+  const reached = new Map<string, Target>();
   const follow = (from: Place, ref: string): Target | undefined => {
+    const memo = `${from.file}\0${ref}`;
+    const known = reached.get(memo);
+    if (known !== undefined) return known;
     const chain: string[] = [];
     const seen = new Set<string>();
     let place = from;
@@ -225,7 +244,7 @@ export function guardContract(rootFile: string, locator: SourceLocator, options:
             location: at(refPlace(place), true),
           });
         }
-        let valuePlace: Place = { file, tokens: [] };
+        let valuePlace = Place.root(file);
         for (let i = 0; i < tokens.length; i++) {
           // A $ref on the way: the rest of the pointer continues from its target.
           while (isObject(value) && typeof value['$ref'] === 'string') {
@@ -260,14 +279,16 @@ export function guardContract(rootFile: string, locator: SourceLocator, options:
             });
           }
           value = child;
-          valuePlace = { file: valuePlace.file, tokens: [...valuePlace.tokens, token] };
+          valuePlace = valuePlace.child(token);
         }
         if (isObject(value) && typeof value['$ref'] === 'string') {
           place = valuePlace;
           current = value['$ref'];
           continue;
         }
-        return { value, place: valuePlace };
+        const found = { value, place: valuePlace };
+        reached.set(memo, found);
+        return found;
       }
     } finally {
       nested--;
@@ -295,7 +316,10 @@ export function guardContract(rootFile: string, locator: SourceLocator, options:
     visited.add(value);
     active.add(value);
     if (Array.isArray(value)) {
-      for (let i = 0; i < value.length; i++) walk(value[i], { file: place.file, tokens: [...place.tokens, String(i)] }, depth + 1);
+      for (let i = 0; i < value.length; i++) {
+        const item = value[i];
+        if (typeof item === 'object' && item !== null) walk(item, place.child(String(i)), depth + 1);
+      }
     } else {
       const record = value as Json;
       const ref = record['$ref'];
@@ -324,7 +348,8 @@ export function guardContract(rootFile: string, locator: SourceLocator, options:
             location: at(place),
           });
         if (key === '$ref') continue;
-        walk(record[key], { file: place.file, tokens: [...place.tokens, key] }, depth + 1);
+        const child = record[key];
+        if (typeof child === 'object' && child !== null) walk(child, place.child(key), depth + 1);
       }
     }
     active.delete(value);
@@ -345,7 +370,7 @@ export function guardContract(rootFile: string, locator: SourceLocator, options:
     }
     const version = root['asyncapi'];
     if (typeof version !== 'string') {
-      const location = version === undefined ? where : at({ file: rootFile, tokens: ['asyncapi'] });
+      const location = version === undefined ? where : at(Place.root(rootFile).child('asyncapi'));
       diagnostics.push({
         severity: 'error',
         code: 'not_asyncapi',
@@ -358,7 +383,7 @@ export function guardContract(rootFile: string, locator: SourceLocator, options:
       });
       return diagnostics;
     }
-    walk(root, { file: rootFile, tokens: [] }, 0);
+    walk(root, Place.root(rootFile), 0);
   } catch (error) {
     if (!(error instanceof Refused)) throw error;
     diagnostics.push(error.diagnostic);
