@@ -216,3 +216,95 @@ describe('keiyaku CLI', () => {
     expect(await exited).toBe(0);
   });
 });
+
+/** The CLI's process entry from the TypeScript sources (the cases above run the built binary). */
+function keiyakuFromSources(args: readonly string[], cwd: string) {
+  const entry = join(repoRoot, 'generator', 'cli', 'run.ts');
+  return run(process.execPath, ['--import', 'tsx/esm', '--conditions=keiyaku-source', entry, ...args], { cwd });
+}
+
+describe('keiyaku CLI output (process entry, from the sources)', () => {
+  it('check --quiet prints findings only, and --format github carries the acknowledgment id', async () => {
+    const dir = scratch('cli-check');
+    dirs.push(dir);
+    cpSync(join(repoRoot, 'asyncapi.yaml'), join(dir, 'asyncapi.yaml'));
+    cpSync(join(repoRoot, 'schemas'), join(dir, 'schemas'), { recursive: true });
+    const git = (...args: string[]) =>
+      run('git', args, {
+        cwd: dir,
+        env: { GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@e', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@e' },
+      });
+    for (const args of [
+      ['init', '-q', '-b', 'main'],
+      ['add', '.'],
+      ['commit', '-qm', 'v1'],
+      ['tag', 'v1'],
+    ])
+      expect((await git(...args)).code).toBe(0);
+    const common = join(dir, 'schemas', 'common.json');
+    writeFileSync(common, readFileSync(common, 'utf8').replace('"maxLength": 80', '"maxLength": 40'));
+    const quiet = await keiyakuFromSources(['check', '--against', 'v1', '--quiet'], dir);
+    expect(quiet.code).toBe(1);
+    expect(quiet.stdout).not.toContain('directions:');
+    expect(quiet.stdout).toContain('BREAKING max_length_narrowed (backward)');
+    expect(quiet.stdout).toContain('fix: keep maxLength at 80 or looser; the change itself passes only when acknowledged');
+    const github = await keiyakuFromSources(['check', '--against', 'v1', '--format', 'github'], dir);
+    expect(github.stdout).toMatch(
+      /^::error file=schemas\/common\.json,line=\d+,title=keiyaku max_length_narrowed::.*acknowledge it: \{ id: 'bookIntegrationEvents\/BookBorrowed\/max_length_narrowed\/payload\/properties\/borrower\/properties\/displayName\/maxLength', reason: …, version: … \}$/m,
+    );
+  });
+
+  it('validate reports an OpenAPI discriminator object in a shared schema once, and warns about a Kafka binding groupId', async () => {
+    const dir = scratch('cli-validate');
+    dirs.push(dir);
+    writeFileSync(
+      join(dir, 'asyncapi.yaml'),
+      `asyncapi: 3.0.0
+info: { title: Orders, version: 1.0.0 }
+channels:
+  orders:
+    address: orders
+    messages:
+      OrderPaid:
+        $ref: "#/components/messages/OrderPaid"
+operations:
+  onOrder:
+    action: receive
+    channel: { $ref: "#/channels/orders" }
+    messages:
+      - $ref: "#/channels/orders/messages/OrderPaid"
+    bindings:
+      kafka:
+        groupId: { type: string, enum: [billing.order-payments] }
+components:
+  messages:
+    OrderPaid:
+      name: OrderPaid
+      payload:
+        $ref: "#/components/schemas/Order"
+  schemas:
+    Order:
+      type: object
+      discriminator:
+        propertyName: kind
+      properties:
+        kind: { type: string }
+`,
+    );
+    const invalid = await keiyakuFromSources(['validate'], dir);
+    expect(invalid.code).toBe(2);
+    expect(invalid.stderr.match(/not an OpenAPI discriminator object/g)).toHaveLength(1);
+    expect(invalid.stderr).toContain('1 error; nothing written');
+    const text = readFileSync(join(dir, 'asyncapi.yaml'), 'utf8');
+    writeFileSync(
+      join(dir, 'asyncapi.yaml'),
+      text.replace('      discriminator:\n        propertyName: kind\n', '      discriminator: kind\n      required: [kind]\n'),
+    );
+    const valid = await keiyakuFromSources(['validate'], dir);
+    expect(valid.stderr).toContain(
+      'asyncapi.yaml:17:18 warning kafka_group_id_ignored: operation "onOrder" sets a Kafka binding groupId ("billing.order-payments"), which keiyaku does not use',
+    );
+    expect(valid.stderr).toContain('fix: declare `groupId: "billing.order-payments"` on the handler that receives these messages');
+    expect(valid.code).toBe(0);
+  });
+});
