@@ -19,6 +19,8 @@
  *   not an outage: it faults loudly.
  */
 import { randomBytes } from 'node:crypto';
+import { isIP, Socket, connect as tcpConnect } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
 import {
   type Backoff,
   type ChannelBindings,
@@ -48,6 +50,7 @@ import {
   type Consumer,
   type EachBatchPayload,
   type ICustomPartitioner,
+  type ISocketFactory,
   Kafka,
   type KafkaConfig,
   type LogEntry,
@@ -339,11 +342,16 @@ export class KafkaTransport implements Transport {
     return { ...DEFAULT_RETRY, ...this.options.retry };
   }
 
-  /** The shared kafkajs client; with `onLog`, a new one of its own that also reports every log entry there. */
-  client(onLog?: (entry: LogEntry) => void): Kafka {
+  /**
+   * The shared kafkajs client; with `onLog`, a new one of its own that also reports every log entry
+   * there (an entry it answers `'quiet'` for goes to the logger at debug level only). With a `fence`
+   * (internal), every connection the client opens goes through it.
+   */
+  client(onLog?: (entry: LogEntry) => unknown, fence?: ClientFence): Kafka {
     const make = (): Kafka =>
       new Kafka({
         ...this.options.client,
+        ...(fence === undefined ? {} : { socketFactory: fence.wrap(this.options.client?.socketFactory ?? defaultSocketFactory) }),
         clientId: this.options.clientId ?? 'keiyaku',
         brokers: [...this.options.brokers],
         ...(this.options.ssl === undefined ? {} : { ssl: this.options.ssl }),
@@ -351,7 +359,7 @@ export class KafkaTransport implements Transport {
         retry: this.retry,
         logLevel: logLevel.INFO,
         logCreator: () => (entry) => {
-          onLog?.(entry);
+          const quiet = onLog?.(entry) === 'quiet';
           const {
             message: _message,
             timestamp: _timestamp,
@@ -362,7 +370,7 @@ export class KafkaTransport implements Transport {
           // kafkajs logs each error response at error level before retrying it itself (a group
           // coordinator still loading, a leader moving); what finally fails surfaces as a crash,
           // a failed send or a cut-off client, so the retried responses are debug lines.
-          if (entry.level === logLevel.ERROR && entry.namespace === 'Connection' && entry.log.message.startsWith('Response ')) {
+          if (quiet || (entry.level === logLevel.ERROR && entry.namespace === 'Connection' && entry.log.message.startsWith('Response '))) {
             this.logger.debug(`kafka: ${entry.log.message}`, fields);
           } else if (entry.level === logLevel.ERROR) this.logger.error(`kafka: ${entry.log.message}`, fields);
           else if (entry.level === logLevel.WARN) this.logger.warn(`kafka: ${entry.log.message}`, fields);
@@ -544,6 +552,59 @@ export interface KafkaClientStatus {
   readonly fault?: string;
 }
 
+/** kafkajs' own socket factory (2.2.4 `network/socketFactory.js`): TCP, or TLS with the host as server name. */
+const defaultSocketFactory: ISocketFactory = ({ host, port, ssl, onConnect }) => {
+  const socket = ssl
+    ? tlsConnect({ host, port, ...(isIP(host) ? {} : { servername: host }), ...ssl }, onConnect)
+    : tcpConnect({ host, port }, onConnect);
+  socket.setKeepAlive(true, 60_000);
+  return socket;
+};
+
+/**
+ * @internal The connections of one kafkajs consumer client. When the transport replaces the client,
+ * it opens no new connection (a socket it asks for fails at once), and after its bounded goodbye
+ * every connection it still has is cut: nothing of a replaced client reaches the brokers again.
+ * kafkajs forgets a client it is still (re)starting when told to stop: without this, such a client
+ * joined the group once the brokers were back, as a second member holding partitions it never
+ * consumed.
+ */
+export class ClientFence {
+  readonly #sockets = new Set<Socket>();
+  #replaced = false;
+
+  /** True once the transport replaced (or closed) the client. */
+  get replaced(): boolean {
+    return this.#replaced;
+  }
+
+  wrap(inner: ISocketFactory): ISocketFactory {
+    return (args) => {
+      if (this.#replaced) {
+        const refused = new Socket();
+        setImmediate(() => refused.destroy(new Error('this Kafka client was replaced; it opens no connection')));
+        return refused;
+      }
+      const socket = inner(args);
+      this.#sockets.add(socket);
+      socket.once('close', () => this.#sockets.delete(socket));
+      return socket;
+    };
+  }
+
+  /** No new connection from now on; the open ones stay for a goodbye (leaving the group). */
+  replace(): void {
+    this.#replaced = true;
+  }
+
+  /** Closes every connection the client still has, and opens none again. */
+  cut(): void {
+    this.#replaced = true;
+    for (const socket of this.#sockets) socket.destroy();
+    this.#sockets.clear();
+  }
+}
+
 /** Waits for `promise` at most `ms`; logs and moves on if it takes longer. */
 async function bounded(promise: Promise<unknown>, ms: number, logger: Logger, what: string): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
@@ -694,6 +755,8 @@ class KafkaTransportConsumer implements TransportConsumer {
   #assigned: number[] = [];
   #waiters = new Set<Waiter>();
   #consumer: Consumer | undefined;
+  /** The connections of the current kafkajs client. */
+  #fence: ClientFence | undefined;
   #running: Promise<void> | undefined;
   #fault: TransportError | undefined;
   #watchdog: NodeJS.Timeout | undefined;
@@ -728,31 +791,32 @@ class KafkaTransportConsumer implements TransportConsumer {
 
   async #start(): Promise<void> {
     const { logger } = this.#transport;
+    const fence = new ClientFence();
     const kafka = this.#transport.client((entry) => {
+      // A replaced client's retries and errors say nothing about the current one.
+      if (fence.replaced) return 'quiet';
       if (entry.level <= logLevel.WARN && isConnectivity(entry.log)) this.#cutOff.mark(Date.now());
       if (entry.level <= logLevel.ERROR && isAuthentication(entry.log))
         this.#faultWith(new TransportError('kafka', `authentication failed: ${entry.log.message}`, { retriable: false }));
-    });
-    let current = true;
+      return undefined;
+    }, fence);
     const consumer = kafka.consumer({
       groupId: this.#transport.group(this.#options.groupId),
-      // A replaced client must never restart itself and rejoin the group as a zombie member.
-      retry: { ...this.#transport.retry, restartOnFailure: async () => current && consumer === this.#consumer && !this.#closed },
+      // A replaced client must never restart itself and rejoin the group as a stale member.
+      retry: { ...this.#transport.retry, restartOnFailure: async () => !fence.replaced && !this.#closed },
       sessionTimeout: this.#transport.options.sessionTimeoutMs ?? 30_000,
       heartbeatInterval: this.#transport.options.heartbeatIntervalMs ?? 3_000,
       maxWaitTimeInMs: this.#transport.options.maxWaitTimeInMs ?? 500,
       allowAutoTopicCreation: false,
     });
     this.#consumer = consumer;
-    consumer.on(consumer.events.DISCONNECT, () => {
-      if (consumer !== this.#consumer) current = false;
-    });
+    this.#fence = fence;
     consumer.on(consumer.events.GROUP_JOIN, (event) => {
-      if (consumer !== this.#consumer) {
-        // A replaced client whose own retries brought it back: it must not keep partitions as a zombie member.
-        logger.warn('kafka: a replaced client rejoined the group; disconnecting it', { group: event.payload.groupId });
-        current = false;
-        setImmediate(() => void bounded(consumer.disconnect(), 30_000, logger, 'disconnecting a replaced consumer that rejoined'));
+      if (fence.replaced) {
+        // Only a join already under way when the client was replaced gets here: cut its connections
+        // at once, so it holds partitions no longer than its session timeout.
+        logger.warn('kafka: a replaced client rejoined the group; cutting its connections', { group: event.payload.groupId });
+        fence.cut();
         return;
       }
       const assignment = event.payload.memberAssignment[this.#topic] ?? [];
@@ -764,6 +828,11 @@ class KafkaTransportConsumer implements TransportConsumer {
     });
     consumer.on(consumer.events.CRASH, (event) => {
       const error = event.payload.error;
+      if (fence.replaced) {
+        // The end of a replaced client: nothing to rebuild (the current client is another one).
+        logger.debug('kafka: a replaced consumer client stopped', { group: event.payload.groupId, error: error.message });
+        return;
+      }
       if (isAuthentication(error)) {
         this.#faultWith(new TransportError('kafka', `authentication failed: ${error.message}`, { retriable: false, cause: error }));
         return;
@@ -778,7 +847,7 @@ class KafkaTransportConsumer implements TransportConsumer {
         autoCommit: false,
         eachBatchAutoResolve: false,
         partitionsConsumedConcurrently: 64,
-        eachBatch: (payload) => this.#eachBatch(consumer, payload),
+        eachBatch: (payload) => this.#eachBatch(consumer, fence, payload),
       });
       for (const partition of this.#paused) consumer.pause([{ topic: this.#topic, partitions: [partition] }]);
     } catch (error) {
@@ -812,7 +881,14 @@ class KafkaTransportConsumer implements TransportConsumer {
     this.#wake();
   }
 
-  async #eachBatch(consumer: Consumer, { batch, resolveOffset, heartbeat, isRunning, isStale }: EachBatchPayload): Promise<void> {
+  async #eachBatch(
+    consumer: Consumer,
+    fence: ClientFence,
+    { batch, resolveOffset, heartbeat, isRunning, isStale }: EachBatchPayload,
+  ): Promise<void> {
+    // A replaced client stops for good (not retriable: kafkajs neither retries nor restarts it);
+    // returning would have it fetch the same batch again and again.
+    if (fence.replaced) throw new TransportError('kafka', 'this consumer client was replaced', { retriable: false });
     if (consumer !== this.#consumer) return;
     const partition = batch.partition;
     this.#high.set(partition, Number(batch.highWatermark));
@@ -939,6 +1015,7 @@ class KafkaTransportConsumer implements TransportConsumer {
 
   async #replace(reason: string): Promise<void> {
     const old = this.#consumer;
+    const fence = this.#fence;
     this.#cutOff.rebuilds++;
     this.#cutOff.totalRebuilds++;
     this.#cutOff.lastRebuild = Date.now();
@@ -947,12 +1024,17 @@ class KafkaTransportConsumer implements TransportConsumer {
       rebuilds: this.#cutOff.rebuilds,
     });
     this.#consumer = undefined;
+    this.#fence = undefined;
     // What was delivered but not acknowledged is redelivered by the new client from the committed offsets.
     this.#delivered.clear();
     this.#buffer.length = 0;
-    // The old client leaves the group first (bounded: with the broker gone it cannot say goodbye,
-    // and the broker drops it after the session timeout), so it cannot keep partitions as a zombie.
+    // The old client opens no connection from now on: kafkajs may be starting it again (its own
+    // restart), and such a start would join the group once the brokers are back.
+    fence?.replace();
+    // It leaves the group on the connections it has (bounded: with the broker gone it cannot say
+    // goodbye, and the broker drops it after the session timeout); then they are cut.
     if (old) await bounded(old.disconnect(), 10_000, this.#transport.logger, 'disconnecting a replaced consumer');
+    fence?.cut();
     if (this.#closed) return;
     this.#running = this.#start();
     await this.#running;
@@ -965,8 +1047,11 @@ class KafkaTransportConsumer implements TransportConsumer {
     this.#wake();
     await this.#running?.catch(() => undefined);
     const consumer = this.#consumer;
+    const fence = this.#fence;
     this.#consumer = undefined;
     if (consumer) await bounded(consumer.disconnect(), 10_000, this.#transport.logger, 'leaving the consumer group');
+    // A client kafkajs was still starting when told to stop opens nothing more.
+    fence?.cut();
     this.#onClose();
   }
 }
