@@ -315,6 +315,16 @@ describe('hostile contracts on the CLI', () => {
       );
     });
 
+    it('check reads the baseline as it reads the contract: --allow-ref-outside reaches both', async () => {
+      const dir = copyCase('outside');
+      const cwd = join(dir, 'contract');
+      const refusedRun = await cli(['check', '--against', 'asyncapi.yaml'], cwd);
+      expect(refusedRun.code, refusedRun.stderr).toBe(2);
+      expect(refusedRun.stderr).toMatch(/^asyncapi\.yaml:11:18 error ref_outside_contract: /m);
+      const allowed = await cli(['check', '--against', 'asyncapi.yaml', '--allow-ref-outside'], cwd);
+      expect(allowed.code, allowed.stderr).toBe(0);
+    });
+
     it('a device is not read even when outside refs are allowed', async () => {
       const cwd = copyCase('dev-zero');
       expectRefused(

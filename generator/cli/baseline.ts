@@ -39,8 +39,8 @@ function git(args: string[], cwd: string): string {
   return execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 * 1024 * 1024 });
 }
 
-async function compileOrThrow(spec: string, cwd: string, label: string): Promise<ContractModel> {
-  const compiled = await compileContract(spec, { cwd });
+async function compileOrThrow(spec: string, cwd: string, label: string, options: BaselineOptions): Promise<ContractModel> {
+  const compiled = await compileContract(spec, { cwd, ...(options.allowRefOutside === true ? { allowRefOutside: true } : {}) });
   if (compiled.model === undefined) {
     throw new BaselineError(
       `the baseline contract (${label}) is not valid; check against a valid earlier version`,
@@ -50,12 +50,22 @@ async function compileOrThrow(spec: string, cwd: string, label: string): Promise
   return compiled.model;
 }
 
+/** How the baseline is read: as the working contract is (`--allow-ref-outside`). */
+export interface BaselineOptions {
+  readonly allowRefOutside?: boolean;
+}
+
 /**
  * Loads `against` (path or git ref) for the contract `spec` of the working directory `cwd`.
  * When `against` is a git ref at which the contract file does not exist yet (the pull request
  * that adds the contract), there is nothing to break: a {@link FirstContract}.
  */
-export async function loadBaseline(against: string, spec: string, cwd: string): Promise<Baseline | FirstContract> {
+export async function loadBaseline(
+  against: string,
+  spec: string,
+  cwd: string,
+  options: BaselineOptions = {},
+): Promise<Baseline | FirstContract> {
   const onDisk = resolve(cwd, against);
   if (existsSync(onDisk)) {
     let file = onDisk;
@@ -64,7 +74,7 @@ export async function loadBaseline(against: string, spec: string, cwd: string): 
       if (found === undefined) throw new BaselineError(`${against} is a folder without asyncapi.yaml, asyncapi.yml or asyncapi.json`);
       file = found;
     }
-    return { label: relative(cwd, file) || file, model: await compileOrThrow(file, cwd, against) };
+    return { label: relative(cwd, file) || file, model: await compileOrThrow(file, cwd, against, options) };
   }
   let root: string;
   try {
@@ -108,7 +118,7 @@ export async function loadBaseline(against: string, spec: string, cwd: string): 
       for (const file of referencedFiles(text)) fetch(posix.normalize(posix.join(posix.dirname(path), file)), false);
     };
     fetch(specInRepo, true);
-    return { label: `${against}:${specInRepo}`, model: await compileOrThrow(join(temp, ...specInRepo.split('/')), temp, against) };
+    return { label: `${against}:${specInRepo}`, model: await compileOrThrow(join(temp, ...specInRepo.split('/')), temp, against, options) };
   } finally {
     rmSync(temp, { recursive: true, force: true });
   }

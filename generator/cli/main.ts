@@ -173,7 +173,7 @@ async function runCheck(options: CliOptions, io: CliIo): Promise<number> {
     // The working contract and the baseline load side by side (each file parsed once).
     const baselineLoad =
       options.against !== undefined
-        ? loadBaseline(options.against, options.spec, io.cwd).then(
+        ? loadBaseline(options.against, options.spec, io.cwd, loadOptions(options, io)).then(
             (b) => ({ ok: true as const, b }),
             (e: unknown) => ({ ok: false as const, e }),
           )
