@@ -44,29 +44,25 @@ export function configurationOf(transport: Transport, deadLetters: DeadLetterSto
 }
 
 /**
- * The one warning a host logs at start when process memory was chosen by default (a missing or
- * misspelt setting): messages sent over a memory transport reach only this process, and a memory
- * store loses what it parked on restart. A store the host defaulted itself is named only beside
- * a durable transport (with the in-memory transport of a test it loses nothing more).
+ * The one warning a host logs at start when configuration chose process memory by default (a
+ * missing or misspelt setting): messages sent over a memory transport reach only this process, and
+ * a memory store loses what it parked on restart. Parts built in code, and the in-memory store a
+ * host makes when given none (its documented default), are shown in health, not warned about.
  */
 export function memoryByDefault(
   configuration: MessagingConfiguration,
   transport: Transport,
-  storeGiven: boolean,
+  deadLetters: DeadLetterStore,
 ): { readonly message: string; readonly fields: Readonly<Record<string, unknown>> } | undefined {
   const parts: string[] = [];
   const effects: string[] = [];
   const { transport: t, deadLetters: d } = configuration;
-  if (t.source === 'default' && t.kind === 'memory') {
+  if (t.source === 'default' && t.kind === 'memory' && choiceOf(transport) !== undefined) {
     parts.push('the transport (set KEIYAKU_TRANSPORT or "transport")');
     effects.push('nothing published leaves this process');
   }
-  if (d.source === 'default' && d.kind === 'memory' && (storeGiven || transport.capabilities.durable || t.source === 'default')) {
-    parts.push(
-      storeGiven
-        ? 'the dead-letter store (set KEIYAKU_DEAD_LETTERS or "deadLetters.store")'
-        : 'the dead-letter store (give createMessaging a deadLetters store)',
-    );
+  if (d.source === 'default' && d.kind === 'memory' && choiceOf(deadLetters) !== undefined) {
+    parts.push('the dead-letter store (set KEIYAKU_DEAD_LETTERS or "deadLetters.store")');
     effects.push('parked messages are lost on restart');
   }
   if (parts.length === 0) return undefined;

@@ -156,7 +156,7 @@ export class Messaging implements AsyncDisposable {
   async start(): Promise<void> {
     if (!this.#started) {
       instrumentMessaging(this);
-      const warning = memoryByDefault(this.#configuration(), this.transport, this.#options.deadLetters !== undefined);
+      const warning = memoryByDefault(this.#configuration(), this.transport, this.deadLetters);
       if (warning) this.#logger.warn(warning.message, warning.fields);
     }
     this.#started = true;

@@ -253,16 +253,8 @@ describe('process memory chosen by default is one warning at start', () => {
     expect(warnings(lines)).toEqual([]);
   });
 
-  it('a durable transport with no store given: the store the host defaults to is named', async () => {
+  it('a store left to its default by configuration is named; the store a host makes when given none is shown in health only', async () => {
     const { logger, lines } = recordingLogger();
-    const transport = new KafkaTransport({ brokers: ['127.0.0.1:9'], logger });
-    const host = createMessaging({ transport, logger });
-    await host.start();
-    await host.stop();
-    await transport.close();
-    expect(warnings(lines).map((l) => l.message)).toEqual([
-      'keiyaku: the dead-letter store (give createMessaging a deadLetters store) is in process memory by default: parked messages are lost on restart',
-    ]);
     const fromConfiguration = await configure(undefined, {
       env: { KEIYAKU_TRANSPORT: 'kafka', KEIYAKU_KAFKA_BOOTSTRAP_SERVERS: '127.0.0.1:9' },
     });
@@ -271,9 +263,20 @@ describe('process memory chosen by default is one warning at start', () => {
     await configured.start();
     await configured.stop();
     await fromConfiguration.transport.close();
-    expect(warnings(lines).map((l) => l.message)[1]).toBe(
+    expect(warnings(lines).map((l) => l.message)).toEqual([
       'keiyaku: the dead-letter store (set KEIYAKU_DEAD_LETTERS or "deadLetters.store") is in process memory by default: parked messages are lost on restart',
-    );
+    ]);
+    expect(warnings(lines)[0]!.fields).toEqual({ transport: 'kafka (environment: KEIYAKU_TRANSPORT)', deadLetters: 'memory (default)' });
+    const transport = new KafkaTransport({ brokers: ['127.0.0.1:9'], logger });
+    const byHand = createMessaging({ transport, logger });
+    await byHand.start();
+    await byHand.stop();
+    await transport.close();
+    expect(warnings(lines)).toHaveLength(1);
+    expect(byHand.health().configuration).toEqual({
+      transport: { kind: 'kafka', source: 'code' },
+      deadLetters: { kind: 'memory', source: 'default' },
+    });
   });
 });
 
