@@ -1,6 +1,6 @@
 // A contract full of hostile names and text must still produce code that compiles
 // (see typecheck.test.ts) and does exactly what the schema says.
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -232,6 +232,42 @@ describe('hostile contracts on the CLI', () => {
     const run = await cli(['generate'], cwd);
     expect(run.code, run.stderr).toBe(0);
     expect(readFileSync(join(cwd, 'generated', 'types.ts'), 'utf8')).toContain('readonly children?: readonly Node[];');
+  });
+
+  it('a schema file that refers to itself ("#" and its own name) still generates a recursive type', async () => {
+    const cwd = scratch('hostile-self-file');
+    writeFileSync(
+      join(cwd, 'asyncapi.yaml'),
+      "asyncapi: 3.0.0\ninfo:\n  title: T\n  version: 1.0.0\nchannels:\n  a:\n    address: a\n    messages:\n      M:\n        payload:\n          $ref: './tree.json'\n",
+    );
+    writeFileSync(
+      join(cwd, 'tree.json'),
+      JSON.stringify({ title: 'Tree', type: 'object', properties: { child: { $ref: '#' }, other: { $ref: './tree.json' } } }),
+    );
+    const run = await cli(['generate'], cwd);
+    expect(run.code, run.stderr).toBe(0);
+    const types = readFileSync(join(cwd, 'generated', 'types.ts'), 'utf8');
+    expect(types).toContain('readonly child?: Tree;');
+    expect(types).toContain('readonly other?: Tree;');
+  });
+
+  it('a $ref to a FIFO is refused without waiting for a writer', async (context) => {
+    const cwd = scratch('hostile-fifo');
+    try {
+      execFileSync('mkfifo', [join(cwd, 'pipe.json')]);
+    } catch {
+      process.stdout.write('skipped: mkfifo is not available to make a FIFO\n');
+      context.skip();
+    }
+    writeFileSync(
+      join(cwd, 'asyncapi.yaml'),
+      "asyncapi: 3.0.0\ninfo:\n  title: T\n  version: 1.0.0\nchannels:\n  a:\n    address: a\n    messages:\n      M:\n        payload:\n          $ref: './pipe.json'\n",
+    );
+    expectRefused(
+      await cli(['generate'], cwd),
+      cwd,
+      /^asyncapi\.yaml:11:18 error ref_unreadable: \$ref "\.\/pipe\.json": the file pipe\.json cannot be read: pipe\.json is not a regular file/m,
+    );
   });
 
   describe('nesting, key length and sizes (written by the test)', () => {

@@ -6,7 +6,7 @@
  * files. The locator walks the raw YAML/JSON of each file alongside the pointer and
  * follows `$ref`s the same way, so positions survive multi-file contracts.
  */
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, type Document as YamlDocument, type Node as YamlNode } from 'yaml';
 import type { SourceLocation } from '../diagnostics.js';
@@ -50,6 +50,8 @@ export { escapeToken, pointerFromTokens, tokensFromPointer, unescapeToken } from
 
 /** The largest contract file keiyaku reads (a `$ref` to a device or a huge file is refused, not read until memory runs out). */
 export const MAX_FILE_BYTES = 16 * 1024 * 1024;
+/** The most one contract's files may hold together. */
+export const MAX_CONTRACT_BYTES = 64 * 1024 * 1024;
 /** How many values YAML aliases may expand to (the `yaml` package's maxAliasCount): alias and merge-key bombs stop here. */
 export const MAX_ALIAS_COUNT = 100;
 
@@ -59,7 +61,8 @@ export const MAX_ALIAS_COUNT = 100;
  * directory is refused at once. Throws an Error that says why not.
  */
 export function readContractFile(file: string): string {
-  const fd = openSync(file, 'r');
+  // Non-blocking: opening a FIFO for reading would otherwise wait for a writer forever.
+  const fd = openSync(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
   try {
     const stat = fstatSync(fd);
     if (!stat.isFile()) throw new Error(`${file} is not a regular file`);
@@ -84,6 +87,8 @@ export class SourceLocator {
   readonly #unreadable = new Map<string, string>();
   readonly #values = new Map<string, FileValue | null>();
   readonly #plainValues = new Map<string, unknown>();
+  /** Characters read so far, over every file. */
+  #bytes = 0;
   readonly #displayed = new Map<string, string>();
   /** Key → value index per YAML map, so each pointer step is one lookup. */
   readonly #mapIndex = new WeakMap<object, Map<string, YamlNode | null>>();
@@ -129,7 +134,11 @@ export class SourceLocator {
   #parse(file: string): ParsedFile | null {
     if (!this.#files.has(file)) {
       try {
-        this.#files.set(file, parseText(readContractFile(file)));
+        const text = readContractFile(file);
+        this.#bytes += text.length;
+        if (this.#bytes > MAX_CONTRACT_BYTES)
+          throw new Error(`the contract's files hold more than ${MAX_CONTRACT_BYTES} bytes together; keiyaku reads no more`);
+        this.#files.set(file, parseText(text));
       } catch (error) {
         this.#files.set(file, null);
         const code = (error as NodeJS.ErrnoException).code;
