@@ -149,6 +149,25 @@ function closest(name: string): string | undefined {
   return best !== undefined && distance(name, best) <= 2 ? best : undefined;
 }
 
+/** The key of keiyaku.config.json closest to `key` (case-insensitive edit distance ≤ 3). */
+function closestConfigKey(key: string): string | undefined {
+  const distance = (a: string, b: string): number => {
+    const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+    for (let i = 1; i <= a.length; i++) {
+      let previous = row[0]!;
+      row[0] = i;
+      for (let j = 1; j <= b.length; j++) {
+        const current = row[j]!;
+        row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, previous + (a[i - 1] === b[j - 1] ? 0 : 1));
+        previous = current;
+      }
+    }
+    return row[b.length]!;
+  };
+  const scored = [...CONFIG_KEYS].map((k) => [k, distance(key.toLowerCase(), k.toLowerCase())] as const).sort((x, y) => x[1] - y[1]);
+  return scored[0] !== undefined && scored[0][1] <= 3 ? scored[0][0] : undefined;
+}
+
 function readConfig(path: string, explicit: boolean): Record<string, unknown> {
   if (!existsSync(path)) {
     if (explicit) throw new OptionError('--config', `config file ${path} does not exist`);
@@ -162,11 +181,26 @@ function readConfig(path: string, explicit: boolean): Record<string, unknown> {
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
     throw new OptionError('--config', `${path} must hold a JSON object`);
+  // Every problem of the file at once, an unknown key with the closest known one.
+  const problems: { key: string; message: string }[] = [];
   for (const [key, value] of Object.entries(parsed)) {
-    if (!CONFIG_KEYS.has(key)) throw new OptionError(key, `${path}: unknown option "${key}" (known: ${[...CONFIG_KEYS].join(', ')})`);
+    if (!CONFIG_KEYS.has(key)) {
+      const guess = closestConfigKey(key);
+      problems.push({
+        key,
+        message: `unknown option "${key}"${guess ? `; did you mean "${guess}"?` : ''} (known: ${[...CONFIG_KEYS].join(', ')})`,
+      });
+      continue;
+    }
     const expected = key === 'strict' || key === 'allowRefOutside' ? 'boolean' : 'string';
-    if (typeof value !== expected) throw new OptionError(key, `${path}: "${key}" must be a ${expected}`);
+    if (typeof value !== expected) problems.push({ key, message: `"${key}" must be a ${expected}` });
   }
+  if (problems.length === 1) throw new OptionError(problems[0]!.key, `${path}: ${problems[0]!.message}`);
+  if (problems.length > 1)
+    throw new OptionError(
+      problems[0]!.key,
+      `${path} has ${problems.length} problems:\n${problems.map((p) => `  - ${p.message}`).join('\n')}`,
+    );
   return parsed as Record<string, unknown>;
 }
 
