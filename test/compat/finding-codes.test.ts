@@ -49,6 +49,8 @@ describe('finding codes', () => {
     expect(FINDING_CODES).toContain('property_removed_from_closed_model');
     expect(FINDING_CODES).toContain('min_length_narrowed');
     expect(FINDING_CODES).toContain('key_all_of_branch_removed');
+    expect(FINDING_CODES).toContain('parameter_value_removed');
+    expectTypeOf<'parameter_value_removed'>().toExtend<FindingCode>();
     expect(FINDING_CODES).not.toContain('minLength_narrowed');
   });
 
