@@ -124,7 +124,7 @@ Options:
       --watch         regenerate when the contract or a file it references changes
       --strict        treat warnings as errors
       --config <file> read defaults from this file (default: ${CONFIG_FILE} if present)
-  -q, --quiet         print errors only
+  -q, --quiet         print errors only (check: its findings and summary line only)
       --json          print a machine-readable result on stdout
       --verbose       also print informational findings
       --lint          also run the AsyncAPI parser's full Spectral rulesets (style and best-practice
