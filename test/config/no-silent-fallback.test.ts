@@ -18,7 +18,10 @@ import { InMemoryTransport } from '@keiyaku/runtime/memory';
 import { serveOperations } from '@keiyaku/runtime/ops';
 import { SqliteDeadLetterStore } from '@keiyaku/sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
-import { run } from '../helpers.js';
+import { BookIntegrationEvents } from '../../generated/index.js';
+import { borrowed } from '../books.js';
+import { run, waitFor } from '../helpers.js';
+import { IggyProtocolDouble } from '../iggy/protocol-double.js';
 import { kafkaBrokers, kafkaSkipReason } from '../kafka/kafka-env.js';
 
 function problemsOf(action: () => unknown): { key: string; message: string }[] {
@@ -281,18 +284,34 @@ describe('process memory chosen by default is one warning at start', () => {
 });
 
 describe('createMessaging({ logger }) reaches a transport built by hand', () => {
-  it('Iggy: the transport and every client it makes speak through the host logger; its own logger is kept', () => {
+  it('Iggy (protocol double): an eviction, the reconnect and the rejoin reach the host logger; a logger of its own is kept', async () => {
+    const server = new IggyProtocolDouble();
+    await server.start();
+    cleanups.push(() => server.stop());
     const { logger, lines } = recordingLogger();
-    const transport = new IggyTransport({ host: '127.0.0.1', port: 9 });
-    createMessaging({ transport, logger });
-    transport.logger.warn('iggy: probe', { n: 1 });
-    expect(lines).toEqual([{ level: 'warn', message: 'iggy: probe', fields: { n: 1 } }]);
+    const transport = new IggyTransport({ host: '127.0.0.1', port: server.port, requestTimeoutMs: 1_000, heartbeatMs: 0, idleWaitMs: 10 });
+    const host = createMessaging({ transport, logger, deadLetters: new InMemoryDeadLetterStore() });
+    cleanups.push(() => host.stop());
+    const seen = new Set<string>();
+    host.subscribe(BookIntegrationEvents, { groupId: 'inventory.book-availability', handle: (m) => void seen.add(m.copyId) });
+    await host.start();
+    const publisher = host.publisher(BookIntegrationEvents, { key: (m) => m.bookId });
+    await publisher.publishMany(['C-1', 'C-2'].map(borrowed));
+    await waitFor(() => seen.size === 2, 'the first two arrive');
+    server.evictAll(13);
+    await publisher.publishMany(['C-3'].map(borrowed));
+    await waitFor(() => seen.size === 3, 'the third arrives after the rejoin', 10_000);
+    const told = lines.map((line) => line.message);
+    expect(told).toContain('iggy: the server evicted this client; it reconnects on its next command');
+    expect(told).toContain('iggy: the connection is lost; reconnecting');
+    // A transport given a logger of its own keeps it.
     const own = recordingLogger();
-    const withOwn = new IggyTransport({ host: '127.0.0.1', port: 9, logger: own.logger });
+    const withOwn = new IggyTransport({ host: '127.0.0.1', port: server.port, logger: own.logger });
     createMessaging({ transport: withOwn, logger });
+    const before = lines.length;
     withOwn.logger.warn('iggy: probe');
     expect(own.lines.map((l) => l.message)).toEqual(['iggy: probe']);
-    expect(lines).toHaveLength(1);
+    expect(lines).toHaveLength(before);
   });
 
   (kafkaSkipReason ? describe.skip : describe)(`Kafka (real broker)${kafkaSkipReason ? ` (${kafkaSkipReason})` : ''}`, () => {
