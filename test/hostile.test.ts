@@ -185,6 +185,13 @@ const refused: readonly [string, string, string, RegExp][] = [
   ['number-version', '', 'asyncapi.yaml', /^asyncapi\.yaml:1:11 error not_asyncapi: `asyncapi` is a number/m],
   ['custom-tag', '', 'asyncapi.yaml', /^asyncapi\.yaml:5:11 error yaml_tag: Unresolved tag: !custom/m],
   ['retyped', '', 'asyncapi.yaml', /^asyncapi\.yaml:1:1 error yaml_tag: /m],
+  ['retyped-sections', '', 'asyncapi.yaml', /^asyncapi\.yaml:3:17 error yaml_tag: a set \(a !!set value\)/m],
+  [
+    'scalar-channel',
+    '',
+    'asyncapi.yaml',
+    /^asyncapi\.yaml:10:8 error asyncapi-document-resolved: channel "a" must be a mapping \(an object\), not a string/m,
+  ],
   ['unclosed-quote', '', 'asyncapi.yaml', /^asyncapi\.yaml:7:14 error parser: the double-quoted string that opens here is not closed/m],
   [
     'unclosed-quote-swallows',

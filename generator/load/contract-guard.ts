@@ -57,9 +57,20 @@ function recursiveSchema(value: unknown): boolean {
   return isObject(value) && !NOT_SCHEMA.some((key) => Object.hasOwn(value, key));
 }
 
-function describe(value: unknown): string {
-  if (value === null || value === undefined) return 'nothing (an empty or null document)';
+/** An object as JSON has them (a YAML mapping), not a Set, Map, Date or bytes that YAML tags make. */
+function isPlain(value: object): boolean {
+  const prototype = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+}
+
+function describe(value: unknown, empty = 'nothing (an empty or null document)'): string {
+  if (value === null || value === undefined) return empty;
   if (Array.isArray(value)) return 'a list';
+  if (value instanceof Uint8Array) return 'binary data (a !!binary value)';
+  if (value instanceof Date) return 'a date (a !!timestamp value)';
+  if (value instanceof Set) return 'a set (a !!set value)';
+  if (value instanceof Map) return 'an ordered map (a !!omap or !!pairs value)';
+  if (typeof value === 'object') return 'a mapping';
   return `a ${typeof value} (${JSON.stringify(String(value).slice(0, 40))})`;
 }
 
@@ -312,6 +323,14 @@ export function guardContract(rootFile: string, locator: SourceLocator, options:
   const walk = (value: unknown, place: Place, depth: number): void => {
     if (typeof value !== 'object' || value === null) return;
     if (visited.has(value)) return;
+    if (!Array.isArray(value) && !isPlain(value))
+      throw new Refused({
+        severity: 'error',
+        code: 'yaml_tag',
+        message: `${describe(value)}: keiyaku reads plain YAML (mappings, lists, strings, numbers, booleans, null) only`,
+        hint: 'remove the tag (!!set, !!omap, !!binary, !!timestamp, …); write the value as plain YAML',
+        location: at(place),
+      });
     if (depth > MAX_DEPTH) tooDeep(place);
     visited.add(value);
     active.add(value);
@@ -355,6 +374,72 @@ export function guardContract(rootFile: string, locator: SourceLocator, options:
     active.delete(value);
   };
 
+  /** The value at `place` with a `$ref` followed (the walk checked every `$ref` already). */
+  const settle = (value: unknown, place: Place): { value: unknown; place: Place } => {
+    if (!isObject(value) || typeof value['$ref'] !== 'string') return { value, place };
+    const target = follow(place, value['$ref']);
+    return target === undefined ? { value: {}, place } : target;
+  };
+  /**
+   * The mappings the AsyncAPI parser walks before it validates anything (channels, operations,
+   * components and their entries, a channel's messages and operations): a null, a list or a
+   * scalar there crashes it, so each is reported here, at its place (all of them, in one pass).
+   */
+  const checkShape = (root: Json, version: string): void => {
+    const major = version.split('.')[0];
+    const mapping = (parent: { value: unknown; place: Place }, key: string, what: string): { value: Json; place: Place } | undefined => {
+      if (!isObject(parent.value) || !Object.hasOwn(parent.value, key)) return undefined;
+      const place = parent.place.child(key);
+      const settled = settle(parent.value[key], place);
+      if (isObject(settled.value)) return { value: settled.value, place: settled.place };
+      const location = at(settled.place);
+      if (diagnostics.some((d) => d.location?.file === location.file && d.location.pointer === location.pointer)) return undefined;
+      diagnostics.push({
+        severity: 'error',
+        code: 'asyncapi-document-resolved',
+        message: `${what} must be a mapping (an object), not ${describe(settled.value, 'null')}`,
+        hint: settled.value === null ? 'give it content, or remove the key' : 'write it as "key: value" lines',
+        location,
+      });
+      return undefined;
+    };
+    const entries = (
+      map: { value: Json; place: Place } | undefined,
+      what: (key: string) => string,
+      inner?: (entry: { value: Json; place: Place }, key: string) => void,
+    ): void => {
+      if (map === undefined) return;
+      for (const key of Object.keys(map.value)) {
+        if (key.startsWith('x-')) continue;
+        const entry = mapping(map, key, what(key));
+        if (entry !== undefined) inner?.(entry, key);
+      }
+    };
+    const top = { value: root as unknown, place: Place.root(rootFile) };
+    mapping(top, 'info', '`info`');
+    const components = mapping(top, 'components', '`components`');
+    const channel = (entry: { value: Json; place: Place }, id: string): void => {
+      if (major === '3')
+        entries(mapping(entry, 'messages', `the messages of channel "${id}"`), (key) => `message "${key}" of channel "${id}"`);
+      else
+        for (const action of ['publish', 'subscribe']) {
+          const operation = mapping(entry, action, `the ${action} operation of channel "${id}"`);
+          if (operation !== undefined) mapping(operation, 'message', `the message of the ${action} operation of channel "${id}"`);
+        }
+    };
+    entries(mapping(top, 'channels', '`channels`'), (key) => `channel "${key}"`, channel);
+    if (major === '3') entries(mapping(top, 'operations', '`operations`'), (key) => `operation "${key}"`);
+    if (components === undefined) return;
+    for (const kind of ['messages', 'operations', 'channels', 'parameters', 'messageTraits', 'operationTraits', 'servers']) {
+      entries(
+        mapping(components, kind, `components.${kind}`),
+        (key) => `components.${kind}.${key}`,
+        kind === 'channels' ? channel : undefined,
+      );
+    }
+    mapping(components, 'schemas', 'components.schemas');
+  };
+
   try {
     const root = fileValue(rootFile, undefined, undefined);
     const where: SourceLocation = { file: display(rootFile), line: 1, column: 1, pointer: '' };
@@ -384,6 +469,7 @@ export function guardContract(rootFile: string, locator: SourceLocator, options:
       return diagnostics;
     }
     walk(root, Place.root(rootFile), 0);
+    checkShape(root, version);
   } catch (error) {
     if (!(error instanceof Refused)) throw error;
     diagnostics.push(error.diagnostic);
