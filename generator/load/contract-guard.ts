@@ -223,7 +223,10 @@ export function guardContract(rootFile: string, locator: SourceLocator, options:
       throw new Refused({
         severity: 'error',
         code: 'ref_cycle',
-        message: `$ref cycle with no schema in between: ${chain.join(' → ')}`,
+        message:
+          chain.length > 0
+            ? `$ref cycle with no schema in between: ${chain.join(' → ')}`
+            : `$ref "${ref}" runs through more than ${MAX_HOPS} $refs on its way without reaching a schema (a cycle through its own pointer?)`,
         hint: 'make one of these $refs point at a schema (an object with type, properties, …) instead of another $ref',
         location: at(refPlace(place), true),
       });
