@@ -171,6 +171,22 @@ describe('diagnostics', () => {
     ]);
   });
 
+  it('report an unclosed quote in a referenced schema file where it opens, naming the $ref', async () => {
+    const { diagnostics } = await diagnose({
+      'asyncapi.yaml': contract('          $ref: "./schemas/order.yaml"\n'),
+      'schemas/order.yaml': 'type: object\ndescription: "An order\nproperties:\n  id:\n    type: string\n',
+    });
+    expect(diagnostics).toEqual([
+      expect.objectContaining({
+        code: 'parser',
+        message: expect.stringMatching(
+          /^\$ref "\.\/schemas\/order\.yaml": the file schemas\/order\.yaml does not parse: the double-quoted string that opens here is not closed/,
+        ),
+        location: expect.objectContaining({ file: 'schemas/order.yaml', line: 2, column: 14 }),
+      }),
+    ]);
+  });
+
   it('keep a multi-line quoted string that swallows nothing out of a later syntax error', async () => {
     const { diagnostics } = await diagnose({
       'asyncapi.yaml': contract(

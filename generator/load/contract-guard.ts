@@ -27,6 +27,7 @@ import { realpathSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { type Diagnostic, didYouMean, type SourceLocation } from '../diagnostics.js';
 import { escapeToken, unescapeToken } from '../pointer.js';
+import { unclosedQuote } from './refine-diagnostics.js';
 import { MAX_ALIAS_COUNT, type SourceLocator } from './source-locator.js';
 
 /** Container levels (objects and arrays) one walk through the contract may nest, `$ref`s included. */
@@ -174,6 +175,14 @@ export function guardContract(rootFile: string, locator: SourceLocator, options:
       const syntax = errors[0] ?? warnings.find((w) => w.code === 'TAG_RESOLVE_FAILED');
       if (syntax !== undefined && (ref !== undefined || syntax.code === 'TAG_RESOLVE_FAILED')) {
         const tag = syntax.code === 'TAG_RESOLVE_FAILED';
+        const quote = tag ? undefined : unclosedQuote(locator, file, syntax.line);
+        if (quote !== undefined)
+          refused(
+            'parser',
+            `${via} does not parse: the ${quote.kind} string that opens here is not closed on its line (the YAML parser reports "${syntax.message}" at line ${syntax.line})`,
+            `close the string with ${quote.kind === 'double-quoted' ? '"' : "'"} on this line (or write the value without quotes)`,
+            { file: display(file), line: quote.line, column: quote.column, pointer: '' },
+          );
         refused(
           tag ? 'yaml_tag' : 'parser',
           tag ? `${syntax.message}: keiyaku reads plain YAML (the core schema) only` : `${via} does not parse: ${syntax.message}`,
