@@ -13,7 +13,7 @@
  * The payload is bytes (BLOB / BYTEA) and is never escaped.
  */
 import { KeiyakuError } from '../core/errors.js';
-import type { DeadLetterFilter, DeadLetterPage, ParkedMessage, ParkedSummary, ParkRequest } from './store.js';
+import type { DeadLetterFilter, DeadLetterPage, ParkedMessage, ParkedSummary, ParkRequest } from './types.js';
 
 /** A stored record that cannot be read back (a column of the wrong type, headers that are not a JSON object of strings). */
 export class DeadLetterRecordError extends KeiyakuError {
