@@ -141,12 +141,13 @@ function consumerProject(name: string, dependencies: readonly PackageName[]): st
       private: true,
       type: 'module',
       dependencies: Object.fromEntries(dependencies.map((d) => [d, tgz(d)])),
-      // As runtime/postgres/README.md says: pg's types are the project's own dev dependency.
+      // As runtime/postgres/README.md and runtime/sqlite/README.md say: the drivers' types are the project's own dev dependencies.
       devDependencies: {
         keiyaku: tgz('keiyaku'),
         typescript: '5.9.3',
         '@types/node': '^20',
         ...(dependencies.includes('@keiyaku/postgres') ? { '@types/pg': '^8.23.1' } : {}),
+        ...(dependencies.includes('@keiyaku/sqlite') ? { '@types/better-sqlite3': '^9.6.0' } : {}),
       },
       // Install scripts reviewed, as npm (11.16+) asks and this repository's strict-allow-scripts (inherited by
       // npm run from here) enforces: better-sqlite3's native build runs (runtime/sqlite/README.md); the
@@ -263,13 +264,12 @@ describe('the tarballs', () => {
       ['runtime/postgres', 'pg'],
     ] as const) {
       const m = manifest(dir);
-      expect(Object.keys(m.dependencies ?? {}).filter((d) => !d.startsWith('@types/'))).toEqual([driver]);
+      // The driver alone: type packages (@types/pg, @types/better-sqlite3, and through them @types/node and
+      // undici-types) are the consumer's dev dependencies (runtime/postgres/README.md, runtime/sqlite/README.md),
+      // neither dependencies nor peers (npm keeps an optional peer that a dev dependency satisfies in a production install).
+      expect(Object.keys(m.dependencies ?? {})).toEqual([driver]);
       expect(Object.keys(m.peerDependencies ?? {})).toEqual(['@keiyaku/runtime']);
     }
-    // @keiyaku/postgres: pg's types are the consumer's dev dependency (runtime/postgres/README.md), neither a
-    // dependency nor a peer (npm keeps an optional peer that a dev dependency satisfies in a production install).
-    expect(manifest('runtime/postgres').dependencies).toEqual({ pg: expect.any(String) });
-    expect(manifest('runtime/postgres').peerDependencies).toEqual({ '@keiyaku/runtime': expect.any(String) });
   });
 });
 
@@ -310,33 +310,40 @@ describe('keiyaku as a dependency of another project', () => {
     expect(ran.stdout).toBe('borrowed C-7\nrejected at $.copyId\nhandled BookBorrowed C-7\n');
   }, 600_000);
 
-  it('a service on PostgreSQL installs pg and no type packages in production (@types/pg, @types/node, undici-types)', async () => {
-    const dir = consumerProject('postgres-only', ['@keiyaku/runtime', '@keiyaku/postgres']);
-    const installed = await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline'], { cwd: dir, timeout: 300_000 });
-    expect(installed.code, installed.stderr).toBe(0);
-    // The development install has the types the README asks for, so the project compiles.
-    expect(readdirSync(join(dir, 'node_modules', '@types'))).toEqual(expect.arrayContaining(['node', 'pg']));
-    const production = join(work, 'postgres-only-production');
-    mkdirSync(production);
-    for (const file of ['package.json', 'package-lock.json']) cpSync(join(dir, file), join(production, file));
-    const installedProduction = await run('npm', ['ci', '--omit=dev', '--no-audit', '--no-fund', '--prefer-offline'], {
-      cwd: production,
-      timeout: 300_000,
-    });
-    expect(installedProduction.code, installedProduction.stderr).toBe(0);
-    const top = readdirSync(join(production, 'node_modules')).filter((d) => !d.startsWith('.'));
-    expect(top).toContain('pg');
-    expect(top.filter((d) => d === '@types' || d === 'undici-types' || d === 'typescript')).toEqual([]);
-    const ran = await run(
-      process.execPath,
-      ['--input-type=module', '--eval', "import('@keiyaku/postgres').then((m) => console.log(typeof m.createPostgresPool))"],
-      {
+  it.each([
+    ['postgres', 'pg', 'createPostgresPool'],
+    ['sqlite', 'better-sqlite3', 'openSqlite'],
+  ] as const)(
+    'a service on %s installs %s and no type packages in production (@types/*, @types/node, undici-types)',
+    async (store, driver, entry) => {
+      const dir = consumerProject(`${store}-only`, ['@keiyaku/runtime', `@keiyaku/${store}`]);
+      const installed = await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline'], { cwd: dir, timeout: 300_000 });
+      expect(installed.code, installed.stderr).toBe(0);
+      // The development install has the types the README asks for, so the project compiles.
+      expect(readdirSync(join(dir, 'node_modules', '@types'))).toEqual(expect.arrayContaining(['node', driver]));
+      const production = join(work, `${store}-only-production`);
+      mkdirSync(production);
+      for (const file of ['package.json', 'package-lock.json']) cpSync(join(dir, file), join(production, file));
+      const installedProduction = await run('npm', ['ci', '--omit=dev', '--no-audit', '--no-fund', '--prefer-offline'], {
         cwd: production,
-      },
-    );
-    expect(ran.stderr).toBe('');
-    expect(ran.stdout).toBe('function\n');
-  }, 600_000);
+        timeout: 300_000,
+      });
+      expect(installedProduction.code, installedProduction.stderr).toBe(0);
+      const top = readdirSync(join(production, 'node_modules')).filter((d) => !d.startsWith('.'));
+      expect(top).toContain(driver);
+      expect(top.filter((d) => d === '@types' || d === 'undici-types' || d === 'typescript')).toEqual([]);
+      const ran = await run(
+        process.execPath,
+        ['--input-type=module', '--eval', `import('@keiyaku/${store}').then((m) => console.log(typeof m.${entry}))`],
+        {
+          cwd: production,
+        },
+      );
+      expect(ran.stderr).toBe('');
+      expect(ran.stdout).toBe('function\n');
+    },
+    600_000,
+  );
 
   it('pnpm (strict node_modules): the same project works unchanged', async () => {
     const dir = consumerProject('pnpm', everything);
