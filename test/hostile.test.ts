@@ -289,6 +289,12 @@ describe('hostile contracts on the CLI', () => {
       for (let i = 0; i < levels; i++) schema = wrap(schema);
       return schema;
     };
+    /** `inner` wrapped in `levels` objects with one property each. */
+    const nestFrom = (inner: unknown, levels: number): unknown => {
+      let schema = inner;
+      for (let i = 0; i < levels; i++) schema = { type: 'object', properties: { p: schema } };
+      return schema;
+    };
     const cases: [string, () => string, RegExp][] = [
       ['800-deep anyOf', () => jsonContract(nest(800, (s) => ({ anyOf: [s] }))), /^asyncapi\.json:1:\d+ error nesting_too_deep: /m],
       [
@@ -300,6 +306,22 @@ describe('hostile contracts on the CLI', () => {
         'a 10 MB property name',
         () => jsonContract({ type: 'object', properties: { ['x'.repeat(10_000_000)]: { type: 'string' } } }),
         /^asyncapi\.json:1:\d+ error key_too_long: a key of 10000000 characters/m,
+      ],
+      [
+        'component schemas each within the limit, chained by $refs far beyond it',
+        () => {
+          // Listed last-first, so each is walked before the one that refers to it.
+          const schemas: Record<string, unknown> = {};
+          for (let k = 59; k >= 0; k--)
+            schemas[`S${k}`] = nestFrom(k === 59 ? { type: 'string' } : { $ref: `#/components/schemas/S${k + 1}` }, 60);
+          return JSON.stringify({
+            asyncapi: '3.0.0',
+            info: { title: 'T', version: '1.0.0' },
+            components: { schemas },
+            channels: { a: { address: 'a', messages: { M: { payload: { $ref: '#/components/schemas/S0' } } } } },
+          });
+        },
+        /^asyncapi\.json:1:\d+ error nesting_too_deep: the contract nests more than 256 levels deep from here once its \$refs are followed/m,
       ],
       [
         '100,000 nested brackets',

@@ -318,23 +318,32 @@ export function guardContract(rootFile: string, locator: SourceLocator, options:
     }
   };
 
-  const visited = new Set<object>();
+  /**
+   * How deep each object walked so far nests once its `$ref`s are followed (a `$ref` back into an
+   * object still being walked is recursion, which a generated type names, and counts nothing).
+   */
+  const heights = new Map<object, number>();
   /** Objects on the walk's path: a `$ref` to one of them is a cycle. */
   const active = new Set<object>();
 
-  const tooDeep = (place: Place): never => {
+  const tooDeep = (place: Place, resolved: boolean): never => {
     throw new Refused({
       severity: 'error',
       code: 'nesting_too_deep',
-      message: `the contract nests more than ${MAX_DEPTH} levels deep here (objects and lists, $refs included)`,
+      message: resolved
+        ? `the contract nests more than ${MAX_DEPTH} levels deep from here once its $refs are followed (objects and lists)`
+        : `the contract nests more than ${MAX_DEPTH} levels deep here (objects and lists, $refs included)`,
       hint: 'flatten the schema: move nested parts into named schemas under components/schemas',
       location: at(place),
     });
   };
 
-  const walk = (value: unknown, place: Place, depth: number): void => {
-    if (typeof value !== 'object' || value === null) return;
-    if (visited.has(value)) return;
+  /** Walks `value` (written at `place`, `depth` levels down the walk) and returns how deep it nests. */
+  const walk = (value: unknown, place: Place, depth: number): number => {
+    if (typeof value !== 'object' || value === null) return 0;
+    const known = heights.get(value);
+    if (known !== undefined) return known;
+    if (active.has(value)) return 0;
     if (!Array.isArray(value) && !isPlain(value))
       throw new Refused({
         severity: 'error',
@@ -343,13 +352,13 @@ export function guardContract(rootFile: string, locator: SourceLocator, options:
         hint: 'remove the tag (!!set, !!omap, !!binary, !!timestamp, …); write the value as plain YAML',
         location: at(place),
       });
-    if (depth > MAX_DEPTH) tooDeep(place);
-    visited.add(value);
+    if (depth > MAX_DEPTH) tooDeep(place, false);
     active.add(value);
+    let below = 0;
     if (Array.isArray(value)) {
       for (let i = 0; i < value.length; i++) {
         const item = value[i];
-        if (typeof item === 'object' && item !== null) walk(item, place.child(String(i)), depth + 1);
+        if (typeof item === 'object' && item !== null) below = Math.max(below, walk(item, place.child(String(i)), depth + 1));
       }
     } else {
       const record = value as Json;
@@ -366,7 +375,7 @@ export function guardContract(rootFile: string, locator: SourceLocator, options:
               location: at(refPlace(place), true),
             });
           }
-          walk(target.value, target.place, depth + 1);
+          below = walk(target.value, target.place, depth + 1);
         }
       }
       for (const key in record) {
@@ -380,10 +389,14 @@ export function guardContract(rootFile: string, locator: SourceLocator, options:
           });
         if (key === '$ref') continue;
         const child = record[key];
-        if (typeof child === 'object' && child !== null) walk(child, place.child(key), depth + 1);
+        if (typeof child === 'object' && child !== null) below = Math.max(below, walk(child, place.child(key), depth + 1));
       }
     }
+    const height = below + 1;
+    if (height > MAX_DEPTH) tooDeep(place, true);
     active.delete(value);
+    heights.set(value, height);
+    return height;
   };
 
   /** The value at `place` with a `$ref` followed (the walk checked every `$ref` already). */
