@@ -64,7 +64,7 @@ describe('keiyaku scaffold mapper', () => {
       expect(created.stdout).toContain('created src/order-mapper.ts with 2 cases (OrderPlaced, OrderShipped), switching on event.kind');
       const text = readFileSync(mapperFile, 'utf8');
       expect(text).toContain("import type { BookIntegrationEventsMessage } from '");
-      expect(text).toContain('export const orderEventMapper: Mapper<OrderEvent, BookIntegrationEventsMessage>');
+      expect(text).toContain('export const orderEventMapper: EventMapper<OrderEvent, BookIntegrationEventsMessage>');
       expect(text).toContain("case 'OrderPlaced':");
       // The mapper as created, with the events it was made for, is type-checked with the completed one below
       // (created/ sits beside src/, so its imports of the generated code resolve alike).
@@ -74,7 +74,8 @@ describe('keiyaku scaffold mapper', () => {
 
       // The user fills in a case; then a new domain event appears.
       const edited = text.replace(
-        "// TODO: return a contract message (a generated factory's create(...)) or null to keep OrderShipped internal.\n        return null;",
+        "// TODO: return a contract message (a generated factory's create(...)), withHeaders(message, headers) when its\n" +
+          '        // contract headers ask for values, or null to keep OrderShipped internal.\n        return null;',
         '// shipping is internal for now\n        return null; // user wrote this',
       );
       writeFileSync(mapperFile, edited);
@@ -87,13 +88,78 @@ describe('keiyaku scaffold mapper', () => {
       const after = readFileSync(mapperFile, 'utf8');
       expect(after).toContain('return null; // user wrote this');
       expect(after).toContain("case 'OrderCancelled':");
-      expect(after.replace(/ {6}case 'OrderCancelled':\n.*\n.*\n/, '')).toBe(edited);
+      expect(after.replace(/ {6}case 'OrderCancelled':\n.*\n.*\n.*\n/, '')).toBe(edited);
 
       const again = await keiyaku(args, { cwd: dir });
       expect(again.stdout).toContain('already maps every OrderEvent; unchanged');
       expect(readFileSync(mapperFile, 'utf8')).toBe(after);
       // Both mappers compile: as created (created/) and as completed (src/).
       expect(await typecheck()).toBe('');
+    },
+    HANG_GUARD_MS,
+  );
+
+  it(
+    'on a channel whose contract headers are required, the mapper it creates returns withHeaders(...) and compiles; a bare message does not',
+    async () => {
+      const tenant = join(dir, 'tenant');
+      mkdirSync(join(tenant, 'src'), { recursive: true });
+      writeFileSync(
+        join(tenant, 'src', 'parcel-events.ts'),
+        "export type ParcelEvent =\n  | { readonly kind: 'Scanned'; readonly parcelId: string; readonly tenant: string }\n  | { readonly kind: 'Weighed'; readonly parcelId: string };\n",
+      );
+      const fixture = join(repoRoot, 'test', 'fixtures', 'tenant-headers');
+      const created = await keiyaku(
+        [
+          'scaffold',
+          'mapper',
+          '--spec',
+          join(fixture, 'asyncapi.yaml'),
+          '--generated',
+          join(fixture, 'expected'),
+          '--events',
+          'src/parcel-events.ts',
+          '--type',
+          'ParcelEvent',
+          '--channel',
+          'parcelEvents',
+          '--out',
+          'src/parcel-mapper.ts',
+        ],
+        { cwd: tenant },
+      );
+      expect(created.stderr).toBe('');
+      const text = readFileSync(join(tenant, 'src', 'parcel-mapper.ts'), 'utf8');
+      expect(text).toContain('export const parcelEventMapper: EventMapper<ParcelEvent, ParcelEventsMessage>');
+      const todo = /\/\/ TODO: return a contract message[^\n]*\n[^\n]*Scanned internal\.\n {8}return null;/;
+      expect(text).toMatch(todo);
+      const filled = (body: string) =>
+        text
+          .replace(
+            "import type { EventMapper, EventMapperContext, Mapped } from '@keiyaku/runtime';",
+            "import { type EventMapper, type EventMapperContext, type Mapped, withHeaders } from '@keiyaku/runtime';",
+          )
+          .replace(/import type \{ ParcelEventsMessage \} from '([^']+)';/, "import { ParcelScanned, type ParcelEventsMessage } from '$1';")
+          .replace(todo, body);
+      const project = (name: string, mapper: string) => {
+        mkdirSync(join(tenant, name), { recursive: true });
+        copyFileSync(join(tenant, 'src', 'parcel-events.ts'), join(tenant, name, 'parcel-events.ts'));
+        writeFileSync(join(tenant, name, 'parcel-mapper.ts'), mapper);
+        writeFileSync(
+          join(tenant, `tsconfig.${name}.json`),
+          JSON.stringify({ extends: join(repoRoot, 'tsconfig.json'), include: [name], exclude: [], compilerOptions: { noEmit: true } }),
+        );
+        return run(process.execPath, [tsc, '-p', join(tenant, `tsconfig.${name}.json`)]).then((r) => r.stdout + r.stderr);
+      };
+      const scanned = "ParcelScanned.create({ parcelId: event.parcelId, depot: 'D1' })";
+      const [withTenant, bare] = await Promise.all([
+        project('with-headers', filled(`return withHeaders(${scanned}, { tenantId: event.tenant });`)),
+        project('bare', filled(`return ${scanned};`)),
+      ]);
+      expect(withTenant).toBe('');
+      // The channel's headers schema requires tenantId: the compiler refuses the message without its headers.
+      expect(bare).toContain('bare/parcel-mapper.ts');
+      expect(bare).toContain('TS2322');
     },
     HANG_GUARD_MS,
   );

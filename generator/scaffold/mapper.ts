@@ -113,7 +113,8 @@ function quote(value: string): string {
 
 function caseClause(variant: string): string {
   return `case ${quote(variant)}:
-        // TODO: return a contract message (a generated factory's create(...)) or null to keep ${variant.replace(/\s+/g, ' ')} internal.
+        // TODO: return a contract message (a generated factory's create(...)), withHeaders(message, headers) when its
+        // contract headers ask for values, or null to keep ${variant.replace(/\s+/g, ' ')} internal.
         return null;`;
 }
 
@@ -124,15 +125,16 @@ function fresh(options: MapperScaffoldOptions, union: Union, outFile: string): s
   const name = `${camelCase(options.eventType) || 'domainEvent'}Mapper`;
   return `/**
  * ${options.eventType} (domain events, private to this context) → the public contract of ${options.channelIdentifier}.
- * Scaffolded by \`keiyaku scaffold mapper\`; this file is yours. Return null to keep an event internal.
+ * Scaffolded by \`keiyaku scaffold mapper\`; this file is yours. Return null to keep an event internal, and
+ * withHeaders(message, headers) (from @keiyaku/runtime) for a message whose contract headers ask for values.
  * Run the scaffold again after adding domain events: it adds the missing cases and changes nothing else.
  */
-import type { EventMapperContext, Mapper } from '@keiyaku/runtime';
+import type { EventMapper, EventMapperContext, Mapped } from '@keiyaku/runtime';
 import type { ${target} } from '${generated}';
 import type { ${options.eventType} } from '${events}';
 
-export const ${name}: Mapper<${options.eventType}, ${target}> = {
-  map(event: ${options.eventType}, context: EventMapperContext): ${target} | null {
+export const ${name}: EventMapper<${options.eventType}, ${target}> = {
+  map(event: ${options.eventType}, context: EventMapperContext): Mapped<${target}> {
     void context;
     switch (event.${union.discriminant}) {
       ${union.variants.map(caseClause).join('\n      ')}
