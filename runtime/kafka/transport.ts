@@ -458,6 +458,8 @@ export class KafkaTransport implements Transport {
           { topic, actual, expected: partitions },
         );
       }
+      // Another client may have created it a moment ago (two services starting together).
+      await this.#awaitServed(admin, topic, 5_000);
     } catch (error) {
       throw toTransportError(error, topic);
     } finally {
@@ -466,16 +468,17 @@ export class KafkaTransport implements Transport {
   }
 
   /**
-   * Waits until every partition of a topic just created is served by its leader. kafkajs'
+   * Waits until every partition of a topic (just created, here or elsewhere) is served by its leader. kafkajs'
    * `waitForLeaders` only waits until the metadata names a leader, and a KRaft broker publishes
    * that before its replica manager has taken the partition over: a send in between is refused
    * with "not the leader", and kafkajs retries the whole batch, writing again what the other
    * partitions had already accepted — duplicates in a fresh topic, often on a loaded machine.
    * A partition answers ListOffsets only once its leader serves it. Bounded by `ackTimeoutMs`
-   * (30 s): past it, sends find out (and retry) on their own.
+   * (30 s; `boundMs` when shorter): past it, sends find out (and retry) on their own.
    */
-  async #awaitServed(admin: Admin, topic: string): Promise<void> {
-    const deadline = Date.now() + (this.options.ackTimeoutMs ?? 30_000);
+  async #awaitServed(admin: Admin, topic: string, boundMs?: number): Promise<void> {
+    const ackTimeoutMs = this.options.ackTimeoutMs ?? 30_000;
+    const deadline = Date.now() + Math.min(ackTimeoutMs, boundMs ?? ackTimeoutMs);
     for (let attempt = 1; ; attempt++) {
       try {
         await admin.fetchTopicOffsets(topic);
@@ -483,7 +486,7 @@ export class KafkaTransport implements Transport {
       } catch (error) {
         if (!isLeadershipPending(error)) throw error;
         if (Date.now() > deadline) {
-          this.logger.warn('kafka: the partitions of a topic just created are not all served yet; sends will retry', {
+          this.logger.warn('kafka: the partitions of a topic are not all served by a leader yet; sends will retry', {
             topic,
             error: String(error),
           });

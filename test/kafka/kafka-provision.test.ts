@@ -36,4 +36,31 @@ run(`Kafka topic provisioning${kafkaSkipReason ? ` (${kafkaSkipReason})` : ''}`,
       expect(sent.every((r) => r.errorCode === 0 && r.baseOffset === '0')).toBe(true);
     }
   });
+
+  it('returns as late for a topic another client has just created (two services starting together)', async () => {
+    await producer.connect();
+    const other = testTransport({ namespace: transport.options.namespace! });
+    const admin = kafka.admin();
+    await admin.connect();
+    try {
+      for (let round = 0; round < 3; round++) {
+        const address = `provision-${randomUUID().slice(0, 8)}`;
+        const topic = transport.topic(address);
+        // The other service creates it; this one provisions as soon as the topic is listed.
+        const creating = other.provision(address, { kafka: { partitions: PARTITIONS } });
+        while (!(await admin.listTopics()).includes(topic)) await new Promise((resolve) => setTimeout(resolve, 5));
+        await transport.provision(address, { kafka: { partitions: PARTITIONS } });
+        const sent = await producer.send({
+          topic,
+          acks: -1,
+          messages: Array.from({ length: PARTITIONS }, (_, partition) => ({ partition, value: `m${partition}` })),
+        });
+        expect(sent.every((r) => r.errorCode === 0 && r.baseOffset === '0')).toBe(true);
+        await creating;
+      }
+    } finally {
+      await admin.disconnect();
+      await other.close();
+    }
+  });
 });
