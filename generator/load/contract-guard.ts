@@ -467,6 +467,9 @@ export function guardContract(rootFile: string, locator: SourceLocator, options:
 
   try {
     const root = fileValue(rootFile, undefined, undefined);
+    // A syntax error is the root cause: the parser reports it, located (the value read past it is
+    // a guess). Its aliases were counted above, so the parser meets no bomb either.
+    if (locator.yamlProblems(rootFile).errors.length > 0) return diagnostics;
     const where: SourceLocation = { file: display(rootFile), line: 1, column: 1, pointer: '' };
     if (!isObject(root)) {
       diagnostics.push({

@@ -95,4 +95,19 @@ describe('contract guard: refusals through readContract', () => {
       expect.objectContaining({ code: 'invalid-ref', message: expect.stringContaining('is not a JSON pointer') }),
     ]);
   });
+
+  it('an alias bomb beside a syntax error is refused before the parser sees it; a syntax error alone stays with the parser', async () => {
+    const levels = ['  a: &a [x, x, x, x, x, x, x, x, x, x]'];
+    for (const [i, name] of ['b', 'c', 'd', 'e', 'f', 'g', 'h', 'i'].entries()) {
+      const previous = 'abcdefgh'[i]!;
+      levels.push(`  ${name}: &${name} [${Array(10).fill(`*${previous}`).join(', ')}]`);
+    }
+    const head = 'asyncapi: 3.0.0\ninfo:\n  title: T\n  version: 1.0.0\n';
+    const bomb = project({ 'asyncapi.yaml': `${head}x-bomb:\n${levels.join('\n')}\nchannels:\n  a: [unclosed\n` });
+    expect((await readContract('asyncapi.yaml', { cwd: bomb })).diagnostics).toEqual([
+      expect.objectContaining({ code: 'yaml_alias_limit', location: expect.objectContaining({ file: 'asyncapi.yaml', line: 7 }) }),
+    ]);
+    const broken = project({ 'asyncapi.yaml': `${head}channels:\n  a: [unclosed\n` });
+    expect((await readContract('asyncapi.yaml', { cwd: broken })).diagnostics).toEqual([expect.objectContaining({ code: 'parser' })]);
+  });
 });
