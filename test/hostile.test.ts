@@ -337,6 +337,16 @@ describe('hostile contracts on the CLI', () => {
       });
     }
 
+    it('3,000 nested YAML flow lists: refused where the YAML reader gave up', async () => {
+      const cwd = scratch('hostile-deep');
+      writeFileSync(join(cwd, 'asyncapi.yaml'), `asyncapi: 3.0.0\nx: ${'['.repeat(3000)}${']'.repeat(3000)}\n`);
+      expectRefused(
+        await cli(['validate'], cwd),
+        cwd,
+        /^asyncapi\.yaml:2:\d+ error nesting_too_deep: contract file asyncapi\.yaml nests too deeply/m,
+      );
+    });
+
     it('128 levels of properties (within the limit) still generate', async () => {
       const cwd = scratch('hostile-deep');
       writeFileSync(join(cwd, 'asyncapi.json'), jsonContract(nest(120, (s) => ({ type: 'object', properties: { p: s } }))));

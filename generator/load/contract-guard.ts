@@ -172,6 +172,14 @@ export function guardContract(rootFile: string, locator: SourceLocator, options:
         );
       }
       const { errors, warnings } = locator.yamlProblems(file);
+      const exhausted = errors.find((e) => e.code === 'RESOURCE_EXHAUSTION');
+      if (exhausted !== undefined)
+        refused(
+          'nesting_too_deep',
+          `${via} nests too deeply to be read (keiyaku reads up to ${MAX_DEPTH} levels)`,
+          'flatten the document: move nested parts into named schemas under components/schemas',
+          { file: display(file), line: exhausted.line, column: exhausted.column, pointer: '' },
+        );
       const syntax = errors[0] ?? warnings.find((w) => w.code === 'TAG_RESOLVE_FAILED');
       if (syntax !== undefined && (ref !== undefined || syntax.code === 'TAG_RESOLVE_FAILED')) {
         const tag = syntax.code === 'TAG_RESOLVE_FAILED';
@@ -200,9 +208,17 @@ export function guardContract(rootFile: string, locator: SourceLocator, options:
         alias ? 'yaml_alias_limit' : 'parser',
         alias
           ? `${ref === undefined ? `contract file ${display(file)}` : `the file ${display(file)}`}: YAML aliases expand to more than ${MAX_ALIAS_COUNT} values (an alias or merge-key bomb?)`
-          : `${via} does not parse: ${error instanceof Error ? error.message : String(error)}`,
-        alias ? 'write the values out, or use fewer aliases and merge keys (<<)' : 'fix the YAML/JSON syntax',
-        alias ? { file: display(file), line: 1, column: 1, ...locator.firstAlias(file), pointer: '' } : where(),
+          : error instanceof RangeError
+            ? `${via} nests too deeply to be read (keiyaku reads up to ${MAX_DEPTH} levels)`
+            : `${via} does not parse: ${error instanceof Error ? error.message : String(error)}`,
+        alias
+          ? 'write the values out, or use fewer aliases and merge keys (<<)'
+          : error instanceof RangeError
+            ? 'flatten the document: move nested parts into named schemas under components/schemas'
+            : 'fix the YAML/JSON syntax',
+        alias
+          ? { file: display(file), line: 1, column: 1, ...locator.firstAlias(file), pointer: '' }
+          : (where() ?? { file: display(file), line: 1, column: 1, pointer: '' }),
       );
     }
   };

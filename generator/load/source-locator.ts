@@ -207,7 +207,11 @@ export class SourceLocator {
         }
       else if (isSeq(node)) for (const item of node.items) walk(item);
     };
-    walk(parsed.root);
+    try {
+      walk(parsed.root);
+    } catch {
+      // a tree too deep to walk: no position to give
+    }
     if (found === undefined) return undefined;
     const pos = parsed.lines.linePos(found);
     return { line: pos.line, column: pos.col };
@@ -247,7 +251,11 @@ export class SourceLocator {
         }
       } else if (isSeq(node)) for (const item of node.items) walk(item);
     };
-    walk(parsed.root);
+    try {
+      walk(parsed.root);
+    } catch {
+      // a tree too deep to walk: the strings found so far
+    }
     return out;
   }
 
