@@ -187,6 +187,18 @@ const refused: readonly [string, string, string, RegExp][] = [
   ['retyped', '', 'asyncapi.yaml', /^asyncapi\.yaml:1:1 error yaml_tag: /m],
   ['retyped-sections', '', 'asyncapi.yaml', /^asyncapi\.yaml:3:17 error yaml_tag: a set \(a !!set value\)/m],
   [
+    'null-payload',
+    '',
+    'asyncapi.yaml',
+    /^asyncapi\.yaml:10:17 error asyncapi-document-resolved: the payload of message "M" of channel "a" is null/m,
+  ],
+  [
+    'null-subschema',
+    '',
+    'asyncapi.yaml',
+    /^asyncapi\.yaml:13:16 error asyncapi-document-resolved: "id" property type must be object,boolean/m,
+  ],
+  [
     'scalar-channel',
     '',
     'asyncapi.yaml',

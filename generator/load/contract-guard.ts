@@ -456,12 +456,41 @@ export function guardContract(rootFile: string, locator: SourceLocator, options:
         if (entry !== undefined) inner?.(entry, key);
       }
     };
+    /** A schema position (payload, headers, a component schema) may hold a schema or a boolean, never null. */
+    const notNull = (parent: { value: Json; place: Place }, key: string, what: string): void => {
+      if (!Object.hasOwn(parent.value, key)) return;
+      const settled = settle(parent.value[key], parent.place.child(key));
+      if (settled.value !== null) return;
+      const location = at(settled.place);
+      if (diagnostics.some((d) => d.location?.file === location.file && d.location.pointer === location.pointer)) return;
+      diagnostics.push({
+        severity: 'error',
+        code: 'asyncapi-document-resolved',
+        message: `${what} is null: it must be a schema`,
+        hint: 'write the schema (or a $ref to one), or remove the key',
+        location,
+      });
+    };
+    /** A 3.x message: its payload and headers are schemas, not null. */
+    const message = (entry: { value: Json; place: Place }, what: string): void => {
+      if (major !== '3') return;
+      notNull(entry, 'payload', `the payload of ${what}`);
+      notNull(entry, 'headers', `the headers of ${what}`);
+      const headers = entry.value['headers'];
+      if (isObject(headers))
+        for (const key of Object.keys(headers))
+          notNull({ value: headers, place: entry.place.child('headers') }, key, `headers.${key} of ${what}`);
+    };
     const top = { value: root as unknown, place: Place.root(rootFile) };
     mapping(top, 'info', '`info`');
     const components = mapping(top, 'components', '`components`');
     const channel = (entry: { value: Json; place: Place }, id: string): void => {
       if (major === '3')
-        entries(mapping(entry, 'messages', `the messages of channel "${id}"`), (key) => `message "${key}" of channel "${id}"`);
+        entries(
+          mapping(entry, 'messages', `the messages of channel "${id}"`),
+          (key) => `message "${key}" of channel "${id}"`,
+          (m, key) => message(m, `message "${key}" of channel "${id}"`),
+        );
       else
         for (const action of ['publish', 'subscribe']) {
           const operation = mapping(entry, action, `the ${action} operation of channel "${id}"`);
@@ -475,10 +504,11 @@ export function guardContract(rootFile: string, locator: SourceLocator, options:
       entries(
         mapping(components, kind, `components.${kind}`),
         (key) => `components.${kind}.${key}`,
-        kind === 'channels' ? channel : undefined,
+        kind === 'channels' ? channel : kind === 'messages' ? (m, key) => message(m, `components.messages.${key}`) : undefined,
       );
     }
-    mapping(components, 'schemas', 'components.schemas');
+    const schemas = mapping(components, 'schemas', 'components.schemas');
+    if (schemas !== undefined) for (const key of Object.keys(schemas.value)) notNull(schemas, key, `components.schemas.${key}`);
   };
 
   try {

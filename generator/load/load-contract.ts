@@ -203,6 +203,10 @@ async function load(specPath: string, options: LoadOptions, fast: boolean): Prom
   let schemaDiagnostics: Diagnostic[] = [];
   try {
     result = await parse(options.lint === true);
+    // The parser's models crash on some invalid documents (a null where a schema belongs) that its
+    // rulesets would have rejected first: let the full rulesets report them, located.
+    if (options.lint !== true && (result.diagnostics as readonly ParserDiagnostic[]).some((d) => d.code === 'uncaught-error'))
+      result = await parse(true);
     if (options.lint !== true && result.document !== undefined) {
       const problems = checkDocument(result.document.json(), result.document.version());
       if (problems === undefined) result = await parse(true);

@@ -400,7 +400,7 @@ function parseText(text: string): ParsedFile {
     }
   }
   const lines = new LineCounter();
-  const document = parseDocument(text, { lineCounter: lines, strict: false, uniqueKeys: false });
+  const document = parseDocument(text, { lineCounter: lines, strict: false, uniqueKeys: false, logLevel: 'error' });
   return { kind: 'yaml', root: document.contents as YamlNode | null, lines, document, text };
 }
 
