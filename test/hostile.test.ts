@@ -5,9 +5,9 @@ import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symli
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { _2fast, Break, Class, Class2, Constructor, channels, dispatchClass, EvenementRecu } from './fixtures/hostile/expected/index.js';
-import { fixturesDir, repoRoot, scratch } from './helpers.js';
+import { fixturesDir, repoRoot, scratch as scratchDir } from './helpers.js';
 
 const valid = {
   '*/ evil': 'x',
@@ -128,6 +128,17 @@ function cli(
     });
     options.onSpawn?.(child);
   });
+}
+
+/** Scratch folders of this file, removed when it ends. */
+const made: string[] = [];
+afterAll(() => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+});
+function scratch(prefix: string): string {
+  const dir = scratchDir(prefix);
+  made.push(dir);
+  return dir;
 }
 
 /** A scratch copy of a hostile contract (the CLI may not write next to the fixtures). */

@@ -1,13 +1,19 @@
 // The contract guard (generator/load/contract-guard.ts) through the public API: recursive schemas,
 // which are legitimate JSON Schema, pass it; what cannot be generated or read is refused at its place.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { compileContract, readContract } from 'keiyaku';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { scratch } from '../helpers.js';
+
+const made: string[] = [];
+afterAll(() => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+});
 
 function project(files: Record<string, string>): string {
   const dir = scratch('guard');
+  made.push(dir);
   for (const [path, text] of Object.entries(files)) {
     mkdirSync(join(dir, path, '..'), { recursive: true });
     writeFileSync(join(dir, path), text);
