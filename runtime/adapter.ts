@@ -17,7 +17,7 @@ export type { EnvelopeOptions } from './core/envelope.js';
 export { CE_HEADERS, encodeEnvelope, openEnvelope } from './core/envelope.js';
 export { ClosedError, isKeiyakuError, KeiyakuError, TransportError } from './core/errors.js';
 export type { Logger } from './core/logger.js';
-export { silentLogger, stderrLogger } from './core/logger.js';
+export { forwardingLogger, silentLogger, stderrLogger } from './core/logger.js';
 export type { MigrateOptions, Migration, MigrationResult } from './core/migration.js';
 export { selectMigrations } from './core/migration.js';
 export type { RetryOptions } from './core/retry.js';

@@ -136,36 +136,43 @@ Options:
 
 Exit codes: 0 success, 1 stale output (--check) or a breaking change (check), 2 invalid contract or usage.`;
 
+/** Levenshtein distance, one row at a time. */
+function editDistance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let previous = row[0]!;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const current = row[j]!;
+      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, previous + (a[i - 1] === b[j - 1] ? 0 : 1));
+      previous = current;
+    }
+  }
+  return row[b.length]!;
+}
+
+/** The candidate closest to `name` (case-insensitive), when within `maxDistance` edits: for "did you mean". */
+function nearest(name: string, candidates: Iterable<string>, maxDistance: number): string | undefined {
+  let best: string | undefined;
+  let bestDistance = maxDistance + 1;
+  for (const candidate of candidates) {
+    const d = editDistance(name.toLowerCase(), candidate.toLowerCase());
+    if (d < bestDistance) {
+      best = candidate;
+      bestDistance = d;
+    }
+  }
+  return best;
+}
+
+/** The flag closest to `name` (edit distance ≤ 2). */
 function closest(name: string): string | undefined {
-  const distance = (a: string, b: string): number => {
-    const dp = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
-    for (let j = 1; j <= b.length; j++) dp[0]![j] = j;
-    for (let i = 1; i <= a.length; i++)
-      for (let j = 1; j <= b.length; j++)
-        dp[i]![j] = Math.min(dp[i - 1]![j]! + 1, dp[i]![j - 1]! + 1, dp[i - 1]![j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    return dp[a.length]![b.length]!;
-  };
-  const best = Object.keys(FLAGS).sort((x, y) => distance(name, x) - distance(name, y))[0];
-  return best !== undefined && distance(name, best) <= 2 ? best : undefined;
+  return nearest(name, Object.keys(FLAGS), 2);
 }
 
 /** The key of keiyaku.config.json closest to `key` (case-insensitive edit distance ≤ 3). */
 function closestConfigKey(key: string): string | undefined {
-  const distance = (a: string, b: string): number => {
-    const row = Array.from({ length: b.length + 1 }, (_, j) => j);
-    for (let i = 1; i <= a.length; i++) {
-      let previous = row[0]!;
-      row[0] = i;
-      for (let j = 1; j <= b.length; j++) {
-        const current = row[j]!;
-        row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, previous + (a[i - 1] === b[j - 1] ? 0 : 1));
-        previous = current;
-      }
-    }
-    return row[b.length]!;
-  };
-  const scored = [...CONFIG_KEYS].map((k) => [k, distance(key.toLowerCase(), k.toLowerCase())] as const).sort((x, y) => x[1] - y[1]);
-  return scored[0] !== undefined && scored[0][1] <= 3 ? scored[0][0] : undefined;
+  return nearest(key, CONFIG_KEYS, 3);
 }
 
 function readConfig(path: string, explicit: boolean): Record<string, unknown> {

@@ -63,3 +63,16 @@ export function createStreamLogger(options: StreamLoggerOptions = {}): Logger {
 
 /** The default logger of the runtime: warnings and errors to standard error, one JSON line each; info and debug off. */
 export const stderrLogger: Logger = createStreamLogger();
+
+/**
+ * A logger that hands each call to whichever logger `current()` returns at that moment: for a
+ * part whose logger may be replaced after it was built (a transport given the host's logger).
+ */
+export function forwardingLogger(current: () => Logger): Logger {
+  return {
+    debug: (message, fields) => current().debug(message, fields),
+    info: (message, fields) => current().info(message, fields),
+    warn: (message, fields) => current().warn(message, fields),
+    error: (message, fields) => current().error(message, fields),
+  };
+}

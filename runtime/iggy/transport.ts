@@ -23,7 +23,15 @@ import type {
   TransportHealth,
   TransportProducer,
 } from '@keiyaku/runtime/adapter';
-import { type Clock, ClosedError, type Logger, stderrLogger, systemClock, TransportError } from '@keiyaku/runtime/adapter';
+import {
+  type Clock,
+  ClosedError,
+  forwardingLogger,
+  type Logger,
+  stderrLogger,
+  systemClock,
+  TransportError,
+} from '@keiyaku/runtime/adapter';
 import { IggyClient, type IggyClientOptions } from './client.js';
 import { encodeHeaders, messageIdOf, recordFromIggy } from './envelope-headers.js';
 import { GroupMembership } from './group-membership.js';
@@ -55,12 +63,7 @@ export class IggyTransport implements Transport {
   readonly capabilities: TransportCapabilities = Object.freeze({ orderedPartitions: true, durable: true, pausablePartitions: true });
   readonly options: IggyTransportOptions;
   /** Where the transport and its clients report reconnects, evictions and rejoins: `options.logger`, else the host's (see {@link useLogger}), else `stderrLogger`. */
-  readonly logger: Logger = {
-    debug: (message, fields) => this.#logger.debug(message, fields),
-    info: (message, fields) => this.#logger.info(message, fields),
-    warn: (message, fields) => this.#logger.warn(message, fields),
-    error: (message, fields) => this.#logger.error(message, fields),
-  };
+  readonly logger: Logger = forwardingLogger(() => this.#logger);
   #logger: Logger;
   readonly clock: Clock;
   readonly #placements = new Map<string, Placement>();

@@ -28,6 +28,7 @@ import {
   type ConsumerOptions,
   type ContentMode,
   exponentialBackoff,
+  forwardingLogger,
   type IncomingRecord,
   isRetriable,
   KeiyakuError,
@@ -297,12 +298,7 @@ export class KafkaTransport implements Transport {
   readonly capabilities: TransportCapabilities = Object.freeze({ orderedPartitions: true, durable: true, pausablePartitions: true });
   readonly options: KafkaTransportOptions;
   /** Where the transport and its clients log: `options.logger`, else the host's (see {@link useLogger}), else `stderrLogger`. */
-  readonly logger: Logger = {
-    debug: (message, fields) => this.#logger.debug(message, fields),
-    info: (message, fields) => this.#logger.info(message, fields),
-    warn: (message, fields) => this.#logger.warn(message, fields),
-    error: (message, fields) => this.#logger.error(message, fields),
-  };
+  readonly logger: Logger = forwardingLogger(() => this.#logger);
   #logger: Logger;
   readonly #consumers = new Set<KafkaTransportConsumer>();
   readonly #producers = new Set<KafkaTransportProducer>();
