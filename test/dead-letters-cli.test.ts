@@ -518,5 +518,33 @@ const saslBrokers =
       await store.remove(parked.id);
       rmSync(project, { recursive: true, force: true });
     }, 120_000);
+
+    it('takes the transport from keiyaku.config.json\'s "runtime" object, the KEIYAKU_* variables over it; a mistake in it names the file', async () => {
+      const project = scratch('dead-letters-runtime-config');
+      const { parked } = await parkValid('C-runtime');
+      const config = (runtime: unknown) =>
+        writeFileSync(join(project, 'keiyaku.config.json'), JSON.stringify({ spec: join(repoRoot, 'asyncapi.yaml'), runtime }));
+      config({ transport: 'kafka', kafka: { bootstrapServers: kafkaBrokers, namespace: 'rt' } });
+      const fromFile = await cli(['redrive', parked.id, '--store', file, '--dry-run', '--json'], '', { env: {}, cwd: project });
+      expect(fromFile.stderr).toBe('');
+      expect(JSON.parse(fromFile.stdout)).toMatchObject({ dryRun: true, target: { destination: 'rt.library.book-integration-events' } });
+      const overridden = await cli(['redrive', parked.id, '--store', file, '--dry-run', '--json'], '', {
+        env: { KEIYAKU_KAFKA_NAMESPACE: 'env' },
+        cwd: project,
+      });
+      expect(JSON.parse(overridden.stdout)).toMatchObject({ target: { destination: 'env.library.book-integration-events' } });
+      config({ transport: 'kafka', kafka: { bootstrapServer: kafkaBrokers } });
+      const wrong = await cli(['redrive', parked.id, '--store', file, '--dry-run'], '', { env: {}, cwd: project });
+      expect(wrong.code).toBe(2);
+      expect(wrong.stderr).toContain('keiyaku.config.json runtime');
+      expect(wrong.stderr).toContain('bootstrapServer');
+      config('kafka');
+      const notObject = await cli(['redrive', parked.id, '--store', file, '--dry-run'], '', { env: {}, cwd: project });
+      expect(notObject.code).toBe(2);
+      expect(notObject.stderr).toContain('"runtime" must be an object');
+      expect(await store.get(parked.id)).toBeDefined();
+      await store.remove(parked.id);
+      rmSync(project, { recursive: true, force: true });
+    }, 120_000);
   },
 );

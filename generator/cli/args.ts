@@ -40,6 +40,11 @@ export interface CliOptions {
   readonly config?: string;
   /** Let the contract's `$ref`s read files outside its folder tree (`--allow-ref-outside`, config `allowRefOutside`). */
   readonly allowRefOutside?: boolean;
+  /**
+   * The config file's `runtime` object: the service's runtime configuration (the object
+   * `configure()` takes, docs/configuration.md), checked where it is used; the KEIYAKU_* variables win over it.
+   */
+  readonly runtime?: Readonly<Record<string, unknown>>;
   /** `dead-letters`: the action and id as given, and its own options. */
   readonly deadLetters?: DeadLettersArgs;
 }
@@ -99,7 +104,7 @@ const FLAGS: Record<string, FlagSpec> = {
   namespace: { takes: 'value', commands: ['dead-letters'] },
 };
 const SHORT: Record<string, string> = { s: 'spec', o: 'out', q: 'quiet' };
-const CONFIG_KEYS = new Set(['spec', 'out', 'strict', 'allowRefOutside']);
+const CONFIG_KEYS = new Set(['spec', 'out', 'strict', 'allowRefOutside', 'runtime']);
 
 export const USAGE = `Usage: keiyaku <command> [options]
 
@@ -197,6 +202,11 @@ function readConfig(path: string, explicit: boolean): Record<string, unknown> {
         key,
         message: `unknown option "${key}"${guess ? `; did you mean "${guess}"?` : ''} (known: ${[...CONFIG_KEYS].join(', ')})`,
       });
+      continue;
+    }
+    if (key === 'runtime') {
+      if (typeof value !== 'object' || value === null || Array.isArray(value))
+        problems.push({ key, message: '"runtime" must be an object: the service\'s runtime configuration, as configure() takes it' });
       continue;
     }
     const expected = key === 'strict' || key === 'allowRefOutside' ? 'boolean' : 'string';
@@ -341,6 +351,7 @@ export function parseArgs(argv: readonly string[], cwd: string): CliOptions {
     ...(values['lint'] === true ? { lint: true } : {}),
     ...(values['allow-ref-outside'] === true || config['allowRefOutside'] === true ? { allowRefOutside: true } : {}),
     ...(existsSync(configPath) ? { config: configPath } : {}),
+    ...(config['runtime'] === undefined ? {} : { runtime: config['runtime'] as Readonly<Record<string, unknown>> }),
   };
 }
 

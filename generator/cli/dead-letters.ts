@@ -9,7 +9,7 @@
  * removes the parked record only after the broker acknowledged the republish.
  */
 import { existsSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { relative, resolve } from 'node:path';
 import type { PostgresOutbox } from '@keiyaku/postgres';
 import {
   type DeadLetterStore,
@@ -62,7 +62,8 @@ Options:
   --spec <file>     redrive: the contract (default asyncapi.yaml, or "spec" in keiyaku.config.json)
   --config <file>   read defaults from this file (default: keiyaku.config.json if present)
 
-The broker comes from the service's configuration in the environment, as configure() reads it:
+The broker comes from the service's configuration, as configure() reads it: the "runtime" object of
+keiyaku.config.json (the object configure() takes), with the KEIYAKU_* variables over it —
 KEIYAKU_TRANSPORT=kafka with KEIYAKU_KAFKA_BOOTSTRAP_SERVERS, KEIYAKU_KAFKA_NAMESPACE, SASL, TLS and
 Event Hubs settings, or KEIYAKU_TRANSPORT=iggy with KEIYAKU_IGGY_ADDRESS, … (docs/configuration.md).
 Deprecated, still accepted with a warning: --brokers <list> (KEIYAKU_KAFKA_BOOTSTRAP_SERVERS),
@@ -91,6 +92,8 @@ interface Options {
   readonly yes: boolean;
   readonly dryRun: boolean;
   readonly spec: string;
+  /** The `runtime` object of keiyaku.config.json and that file's path: the transport's configuration under the KEIYAKU_* variables. */
+  readonly runtime?: { readonly config: Readonly<Record<string, unknown>>; readonly file: string };
   /** @deprecated KEIYAKU_KAFKA_BOOTSTRAP_SERVERS */
   readonly brokers?: string;
   /** @deprecated KEIYAKU_KAFKA_NAMESPACE */
@@ -126,6 +129,9 @@ function parse(argv: readonly string[], cwd: string): Options | 'help' {
     yes: args.yes,
     dryRun: args.dryRun,
     spec: parsed.spec,
+    ...(parsed.runtime === undefined || parsed.config === undefined
+      ? {}
+      : { runtime: { config: parsed.runtime, file: `${relative(cwd, parsed.config) || parsed.config} runtime` } }),
     ...(args.brokers === undefined ? {} : { brokers: args.brokers }),
     ...(args.namespace === undefined ? {} : { namespace: args.namespace }),
   };
@@ -465,12 +471,18 @@ function transportEnvironment(
   return vars;
 }
 
-/** The transport of the service's configuration (configure()'s rules: every KEIYAKU_* variable); memory is refused. */
+/**
+ * The transport of the service's configuration (configure()'s rules: keiyaku.config.json's `runtime` object
+ * when there is one, every KEIYAKU_* variable over it); memory is refused.
+ */
 async function redriveTransport(o: Options, io: DeadLettersIo): Promise<{ transport: Transport; where: string }> {
   const warn = (text: string): void => io.stderr(`keiyaku: warning: ${text}\n`);
   const env = transportEnvironment(o, io.env ?? process.env, warn);
   const { createTransport, resolveConfig } = await import('@keiyaku/runtime/config');
-  const resolved = resolveConfig(undefined, { env });
+  const resolved =
+    o.runtime === undefined
+      ? resolveConfig(undefined, { env })
+      : resolveConfig(o.runtime.config, { env, withEnvironment: true, file: o.runtime.file });
   if (resolved.transport === 'memory')
     throw new DeadLettersError(
       "redrive republishes to the service's broker: set KEIYAKU_TRANSPORT=kafka with KEIYAKU_KAFKA_BOOTSTRAP_SERVERS (and the " +
