@@ -12,16 +12,17 @@ const cli = join(repoRoot, 'generator', 'cli', 'run.ts');
 it('lists every problem of keiyaku.config.json with a suggestion, exits 2 and writes nothing', async () => {
   const dir = scratch('keiyaku-config-file');
   onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
-  writeFileSync(join(dir, 'keiyaku.config.json'), JSON.stringify({ output: 'x', strict: 'yes', Spec: 'a.yaml' }));
+  writeFileSync(join(dir, 'keiyaku.config.json'), JSON.stringify({ output: 'x', strict: 'yes', Spec: 'a.yaml', runtime: 'kafka' }));
   const result = await run(tsx, ['--conditions=keiyaku-source', cli, 'generate'], { cwd: dir, timeout: 60_000 });
   expect(result.code).toBe(2);
   expect(result.stdout).toBe('');
-  const known = '(known: spec, out, strict, allowRefOutside)';
+  const known = '(known: spec, out, strict, allowRefOutside, runtime)';
   expect(result.stderr).toBe(
-    `keiyaku: ${join(dir, 'keiyaku.config.json')} has 3 problems:\n` +
+    `keiyaku: ${join(dir, 'keiyaku.config.json')} has 4 problems:\n` +
       `  - unknown option "output"; did you mean "out"? ${known}\n` +
       '  - "strict" must be a boolean\n' +
-      `  - unknown option "Spec"; did you mean "spec"? ${known}\n`,
+      `  - unknown option "Spec"; did you mean "spec"? ${known}\n` +
+      `  - "runtime" must be an object: the service's runtime configuration, as configure() takes it\n`,
   );
   expect(existsSync(join(dir, 'generated'))).toBe(false);
   expect(existsSync(join(dir, 'x'))).toBe(false);
