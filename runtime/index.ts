@@ -39,6 +39,8 @@ export type {
   TransportProducer,
   WireRecord,
 } from './core/transport.js';
+export type { RedriveErrorCode, RedriveOptions, RedriveResult, RedriveTarget } from './dead-letter/redrive.js';
+export { missingDestination, planRedrive, REDRIVEN_FROM_HEADER, RedriveError, redrive } from './dead-letter/redrive.js';
 export type {
   DeadLetterFilter,
   DeadLetterPage,
@@ -48,8 +50,6 @@ export type {
   ParkedSummary,
   ParkRequest,
 } from './dead-letter/store.js';
-export type { RedriveErrorCode, RedriveOptions, RedriveResult, RedriveTarget } from './dead-letter/redrive.js';
-export { missingDestination, planRedrive, REDRIVEN_FROM_HEADER, RedriveError, redrive } from './dead-letter/redrive.js';
 export { InMemoryDeadLetterStore, payloadText } from './dead-letter/store.js';
 export type {
   AppendToStreamOptions,
