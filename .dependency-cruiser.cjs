@@ -38,6 +38,14 @@ module.exports = {
       to: { path: `^runtime/${ADAPTERS}/` },
     },
     {
+      name: 'ops-is-an-add-on-over-the-host',
+      severity: 'error',
+      comment:
+        'host → ops, one way: the operations server reads the host, and nothing else of the runtime imports it (the metric catalogue it renders lives in core).',
+      from: { path: '^runtime/', pathNot: [`^runtime/${ADAPTERS}/`, '^runtime/ops/', '^runtime/ops[.]ts$'] },
+      to: { path: '^runtime/ops(/|[.]ts$)' },
+    },
+    {
       name: 'runtime-knows-no-generator',
       severity: 'error',
       from: { path: '^runtime/' },

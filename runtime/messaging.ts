@@ -27,7 +27,7 @@ import {
 } from './dead-letter/redrive.js';
 import { type DeadLetterStore, InMemoryDeadLetterStore } from './dead-letter/store.js';
 import { configurationOf, type MessagingConfiguration, type MessagingHealth, memoryByDefault } from './health.js';
-import { instrumentMessaging } from './ops/otel.js';
+import { instrumentMessaging } from './otel-metrics.js';
 import { Publisher, type PublisherOptions } from './publisher.js';
 import { Subscription, type SubscriptionOptions } from './subscription.js';
 

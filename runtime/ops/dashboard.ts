@@ -5,6 +5,7 @@
  */
 import type { ConfigChoice } from '../config/choice.js';
 import type { HostedComponentHealth } from '../core/hosted.js';
+import { backlogOf } from '../core/metrics.js';
 import type { ParkedMessage, ParkedSummary } from '../dead-letter/store.js';
 import { payloadText } from '../dead-letter/store.js';
 import type { MessagingConfiguration } from '../health.js';
@@ -12,7 +13,7 @@ import type { MessagingHealth } from '../messaging.js';
 import type { PublisherStats } from '../publisher.js';
 import type { SubscriptionHealth, SubscriptionMetrics } from '../subscription.js';
 import { html, SafeHtml } from './html.js';
-import { backlogOf, type Readiness } from './state.js';
+import type { Readiness } from './state.js';
 
 export interface PageContext {
   /** Prefix of every link and form action ('' or '/ops'). */

@@ -1,12 +1,15 @@
 /**
  * What the operations server reads from a `Messaging` host: readiness with its reasons,
- * and the Prometheus families built from health, belt counters, publisher stats and the
- * hosted components (outbox, producer).
+ * and the Prometheus rendering of the metric catalogue (`core/metrics.ts`): one reader per
+ * family, from health, belt counters, publisher stats and the hosted components (outbox,
+ * producer); names, help texts and label order come from the catalogue.
  */
-import type { HostedComponentHealth } from '../core/hosted.js';
+import type { HistogramSnapshot } from '../core/counters.js';
+import { backlogOf, figureOf, labelsOf, METRICS, type MetricDefinition, type MetricKey } from '../core/metrics.js';
 import type { MessagingHealth, MessagingView } from '../health.js';
-import type { SubscriptionHealth } from '../subscription.js';
-import { Exposition } from './prometheus.js';
+import type { PublisherStats } from '../publisher.js';
+import type { SubscriptionHealth, SubscriptionMetrics } from '../subscription.js';
+import { Exposition, type Labels } from './prometheus.js';
 
 export interface ReadinessLimits {
   /** A hosted `outbox` with more pending rows than this makes the service not ready (default 10 000). */
@@ -19,15 +22,6 @@ export interface Readiness {
   readonly ready: boolean;
   /** Why not, one line per cause; empty when ready. */
   readonly reasons: readonly string[];
-}
-
-const num = (value: unknown): number | undefined => (typeof value === 'number' && Number.isFinite(value) ? value : undefined);
-
-/** `details.backlog` and `details.oldestPendingAgeMs` of a hosted component, when it reports them. */
-export function backlogOf(component: HostedComponentHealth): { backlog?: number; oldestPendingAgeMs?: number } {
-  const backlog = num(component.details?.['backlog']);
-  const age = num(component.details?.['oldestPendingAgeMs']);
-  return { ...(backlog === undefined ? {} : { backlog }), ...(age === undefined ? {} : { oldestPendingAgeMs: age }) };
 }
 
 function subscriptionReason(s: SubscriptionHealth): string | undefined {
@@ -72,125 +66,147 @@ export function readiness(health: MessagingHealth, limits: ReadinessLimits = {})
 
 const STATES = ['idle', 'running', 'stalled', 'stopping', 'stopped', 'failed'] as const;
 
-/** The host's metrics in the Prometheus text format. */
-export async function prometheusText(messaging: MessagingView, limits: ReadinessLimits = {}): Promise<string> {
-  const health = messaging.health();
-  const out = new Exposition();
-  const ready = readiness(health, limits);
-  out.gauge('keiyaku_ready', 'Whether the service is ready (1) or not (0), as /readyz answers.', undefined, ready.ready ? 1 : 0);
+/** What one scrape reads from the host, read once. */
+interface Scrape {
+  readonly messaging: MessagingView;
+  readonly health: MessagingHealth;
+  readonly ready: boolean;
+  readonly metrics: readonly SubscriptionMetrics[];
+  readonly publishers: readonly { readonly labels: Labels; readonly stats: PublisherStats }[];
+}
 
-  // Belt state, stalls and positions per subscription and partition.
-  out.declare('keiyaku_subscription_state', 'gauge', 'Belt state of a subscription: 1 for its current state, 0 for the others.');
-  out.declare('keiyaku_partition_stalled', 'gauge', 'Whether the lane of a partition is stopped at a failing message (1) or moving (0).');
-  out.declare('keiyaku_partition_stall_attempts', 'gauge', 'Handler attempts on the message a stalled lane is stopped at.');
-  out.declare('keiyaku_consumer_lag', 'gauge', 'Records of a partition not yet committed by the consumer group.');
-  out.declare('keiyaku_consumer_committed_offset', 'gauge', 'Next offset the consumer group reads after a restart.');
-  out.declare('keiyaku_partition_high_watermark', 'gauge', 'Offset after the newest record of a partition.');
-  const subscriptions = messaging.subscriptions;
-  health.subscriptions.forEach((s, i) => {
-    const base = { channel: s.channel, address: s.address, topic: s.topic, group: s.groupId };
-    for (const state of STATES) out.gauge('keiyaku_subscription_state', '', { ...base, state }, s.state === state ? 1 : 0);
+type Sample = readonly [facts: Labels, value: number | HistogramSnapshot];
+type Reader = (scrape: Scrape) => Iterable<Sample> | Promise<Iterable<Sample>>;
+
+const subscriptionFacts = (s: SubscriptionHealth | SubscriptionMetrics) => ({
+  channel: s.channel,
+  address: s.address,
+  topic: s.topic,
+  group: s.groupId,
+});
+
+function* stalls(scrape: Scrape, attempts: boolean): Iterable<Sample> {
+  for (const [i, s] of scrape.health.subscriptions.entries()) {
     const stalled = new Map(s.stalls.map((stall) => [stall.partition, stall]));
     const partitions = new Set<number>([...s.positions.map((p) => p.partition), ...stalled.keys()]);
-    for (const counters of subscriptions[i]?.metrics().partitions ?? []) partitions.add(counters.partition);
+    for (const counters of scrape.metrics[i]?.partitions ?? []) partitions.add(counters.partition);
     for (const partition of [...partitions].sort((a, b) => a - b)) {
-      const labels = { ...base, partition };
       const stall = stalled.get(partition);
-      out.gauge('keiyaku_partition_stalled', '', labels, stall ? 1 : 0);
-      if (stall) out.gauge('keiyaku_partition_stall_attempts', '', labels, stall.attempts);
+      if (!attempts) yield [{ ...subscriptionFacts(s), partition }, stall ? 1 : 0];
+      else if (stall) yield [{ ...subscriptionFacts(s), partition }, stall.attempts];
     }
+  }
+}
+
+function* positions(scrape: Scrape, field: 'lag' | 'committed' | 'highWatermark'): Iterable<Sample> {
+  for (const s of scrape.health.subscriptions)
     for (const p of s.positions) {
-      const labels = { ...base, partition: p.partition };
-      if (p.lag !== undefined) out.gauge('keiyaku_consumer_lag', '', labels, p.lag);
-      if (p.committed !== undefined) out.gauge('keiyaku_consumer_committed_offset', '', labels, Number(p.committed));
-      if (p.highWatermark !== undefined) out.gauge('keiyaku_partition_high_watermark', '', labels, Number(p.highWatermark));
+      const value = p[field];
+      if (value !== undefined) yield [{ ...subscriptionFacts(s), partition: p.partition }, Number(value)];
     }
-  });
+}
 
-  // Belt counters and handler durations.
-  const counters = [
-    ['consumed', 'keiyaku_messages_consumed_total', 'Records the belt took from the transport.'],
-    ['handled', 'keiyaku_messages_handled_total', 'Records the handler finished without throwing.'],
-    ['failed', 'keiyaku_messages_failed_total', 'Handler attempts that threw, or records that did not decode.'],
-    ['retried', 'keiyaku_messages_retried_total', 'Retries scheduled after a failed attempt.'],
-    ['parked', 'keiyaku_messages_parked_total', 'Records parked in the dead-letter store.'],
-    ['skipped', 'keiyaku_messages_skipped_total', 'Records skipped by routing: a type the subscription does not handle.'],
-  ] as const;
-  for (const [, name, help] of counters) out.declare(name, 'counter', help);
-  out.declare('keiyaku_handler_duration_seconds', 'histogram', 'Duration of the handler per attempt.');
-  for (const subscription of subscriptions) {
-    const m = subscription.metrics();
-    const base = { channel: m.channel, address: m.address, topic: m.topic, group: m.groupId };
-    for (const p of m.partitions)
-      for (const [field, name, help] of counters) out.counter(name, help, { ...base, partition: p.partition }, p[field]);
-    out.histogram('keiyaku_handler_duration_seconds', '', base, m.handlerDuration);
+function* belt(scrape: Scrape, field: 'consumed' | 'handled' | 'failed' | 'retried' | 'parked' | 'skipped'): Iterable<Sample> {
+  for (const m of scrape.metrics) for (const p of m.partitions) yield [{ ...subscriptionFacts(m), partition: p.partition }, p[field]];
+}
+
+function* publisher(
+  scrape: Scrape,
+  field: 'sent' | 'sentBytes' | 'failed' | 'queued' | 'queuedBytes' | 'inFlightBatches',
+): Iterable<Sample> {
+  for (const p of scrape.publishers) yield [p.labels, p.stats[field]];
+}
+
+function* components(scrape: Scrape, read: (c: MessagingHealth['components'][number]) => number | undefined): Iterable<Sample> {
+  for (const c of scrape.health.components) {
+    const value = read(c);
+    if (value !== undefined) yield [{ kind: c.kind, name: c.name }, value];
   }
+}
 
-  // Publishers.
-  out.declare('keiyaku_published_messages_total', 'counter', 'Messages the transport acknowledged.');
-  out.declare('keiyaku_published_bytes_total', 'counter', 'Payload bytes of the messages the transport acknowledged.');
-  out.declare('keiyaku_publish_failed_messages_total', 'counter', 'Messages whose publish finally failed.');
-  out.declare('keiyaku_publisher_queued_messages', 'gauge', 'Messages waiting for a batch.');
-  out.declare('keiyaku_publisher_queued_bytes', 'gauge', 'Payload bytes waiting for a batch.');
-  out.declare('keiyaku_publisher_in_flight_batches', 'gauge', 'Batches on their way to the transport.');
-  for (const publisher of messaging.publishers) {
-    const st = publisher.stats();
-    const labels = {
-      channel: st.channel,
-      address: st.address,
-      topic: messaging.transport.destination?.(st.address, publisher.channel.bindings) ?? st.address,
-    };
-    out.counter('keiyaku_published_messages_total', '', labels, st.sent);
-    out.counter('keiyaku_published_bytes_total', '', labels, st.sentBytes);
-    out.counter('keiyaku_publish_failed_messages_total', '', labels, st.failed);
-    out.gauge('keiyaku_publisher_queued_messages', '', labels, st.queued);
-    out.gauge('keiyaku_publisher_queued_bytes', '', labels, st.queuedBytes);
-    out.gauge('keiyaku_publisher_in_flight_batches', '', labels, st.inFlightBatches);
-  }
+function* transport(scrape: Scrape, read: (t: NonNullable<MessagingHealth['transport']>) => number | undefined): Iterable<Sample> {
+  const t = scrape.health.transport;
+  const value = t && read(t);
+  if (t && value !== undefined) yield [{ transport: t.name }, value];
+}
 
-  // Hosted components: outbox dispatchers, producers.
-  out.declare('keiyaku_component_ready', 'gauge', 'Whether a hosted component (outbox, producer) is ready.');
-  out.declare('keiyaku_component_backlog', 'gauge', 'Messages a hosted component has not handed on yet (outbox rows, producer events).');
-  out.declare('keiyaku_component_oldest_pending_age_seconds', 'gauge', 'Age of the oldest message a hosted component has not handed on.');
-  for (const c of health.components) {
-    const labels = { kind: c.kind, name: c.name };
-    out.gauge('keiyaku_component_ready', '', labels, c.ready ? 1 : 0);
-    const { backlog, oldestPendingAgeMs } = backlogOf(c);
-    if (backlog !== undefined) out.gauge('keiyaku_component_backlog', '', labels, backlog);
-    if (oldestPendingAgeMs !== undefined) out.gauge('keiyaku_component_oldest_pending_age_seconds', '', labels, oldestPendingAgeMs / 1000);
-  }
-
-  // The transport's connections.
-  if (health.transport) {
-    const t = health.transport;
-    const labels = { transport: t.name };
-    out.gauge('keiyaku_transport_ready', 'Whether the transport is connected (1) or cut off (0).', labels, t.ready ? 1 : 0);
-    const rebuilds = num(t.details?.['rebuilds']);
-    if (rebuilds !== undefined)
-      out.counter('keiyaku_transport_rebuilds_total', 'Kafka clients replaced after a cut-off or a crash.', labels, rebuilds);
-    const reconnects = num(t.details?.['reconnects']);
-    if (reconnects !== undefined)
-      out.counter(
-        'keiyaku_transport_reconnects_total',
-        'Reconnections of Iggy clients (new login under the same client id).',
-        labels,
-        reconnects,
-      );
-  }
-
-  // Parked messages per channel and group, from the dead-letter store.
-  out.declare('keiyaku_dead_letters', 'gauge', 'Messages parked in the dead-letter store.');
+async function deadLetters(scrape: Scrape): Promise<Sample[]> {
+  const samples: Sample[] = [];
   const seen = new Set<string>();
-  for (const s of health.subscriptions) {
+  for (const s of scrape.health.subscriptions) {
     const key = `${s.channel}\u0000${s.groupId}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    out.gauge(
-      'keiyaku_dead_letters',
-      '',
-      { channel: s.channel, group: s.groupId },
-      await messaging.deadLetters.count({ channel: s.channel, groupId: s.groupId }),
-    );
+    const count = await scrape.messaging.deadLetters.count({ channel: s.channel, groupId: s.groupId });
+    samples.push([{ channel: s.channel, group: s.groupId }, count]);
+  }
+  return samples;
+}
+
+/** Where each family of the catalogue reads its samples. */
+const READERS = {
+  ready: (scrape) => [[{}, scrape.ready ? 1 : 0]],
+  subscriptionState: (scrape) =>
+    scrape.health.subscriptions.flatMap((s) =>
+      STATES.map((state): Sample => [{ ...subscriptionFacts(s), state }, s.state === state ? 1 : 0]),
+    ),
+  partitionStalled: (scrape) => stalls(scrape, false),
+  stallAttempts: (scrape) => stalls(scrape, true),
+  consumerLag: (scrape) => positions(scrape, 'lag'),
+  committedOffset: (scrape) => positions(scrape, 'committed'),
+  highWatermark: (scrape) => positions(scrape, 'highWatermark'),
+  consumed: (scrape) => belt(scrape, 'consumed'),
+  handled: (scrape) => belt(scrape, 'handled'),
+  failed: (scrape) => belt(scrape, 'failed'),
+  retried: (scrape) => belt(scrape, 'retried'),
+  parked: (scrape) => belt(scrape, 'parked'),
+  skipped: (scrape) => belt(scrape, 'skipped'),
+  handlerDuration: (scrape) => scrape.metrics.map((m): Sample => [subscriptionFacts(m), m.handlerDuration]),
+  published: (scrape) => publisher(scrape, 'sent'),
+  publishedBytes: (scrape) => publisher(scrape, 'sentBytes'),
+  publishFailed: (scrape) => publisher(scrape, 'failed'),
+  queued: (scrape) => publisher(scrape, 'queued'),
+  queuedBytes: (scrape) => publisher(scrape, 'queuedBytes'),
+  inFlightBatches: (scrape) => publisher(scrape, 'inFlightBatches'),
+  componentReady: (scrape) => components(scrape, (c) => (c.ready ? 1 : 0)),
+  componentBacklog: (scrape) => components(scrape, (c) => backlogOf(c).backlog),
+  oldestPendingAge: (scrape) =>
+    components(scrape, (c) => {
+      const age = backlogOf(c).oldestPendingAgeMs;
+      return age === undefined ? undefined : age / 1000;
+    }),
+  transportReady: (scrape) => transport(scrape, (t) => (t.ready ? 1 : 0)),
+  transportRebuilds: (scrape) => transport(scrape, (t) => figureOf(t.details?.['rebuilds'])),
+  transportReconnects: (scrape) => transport(scrape, (t) => figureOf(t.details?.['reconnects'])),
+  deadLetters,
+} satisfies Record<MetricKey, Reader>;
+
+function write(out: Exposition, metric: MetricDefinition, [facts, value]: Sample): void {
+  const labels = labelsOf(metric.labels, facts);
+  if (typeof value !== 'number') out.histogram(metric.prometheus, metric.help, labels, value);
+  else if (metric.type === 'counter') out.counter(metric.prometheus, metric.help, labels, value);
+  else out.gauge(metric.prometheus, metric.help, labels, value);
+}
+
+/** The host's metrics in the Prometheus text format: every family of the catalogue, in its order. */
+export async function prometheusText(messaging: MessagingView, limits: ReadinessLimits = {}): Promise<string> {
+  const health = messaging.health();
+  const scrape: Scrape = {
+    messaging,
+    health,
+    ready: readiness(health, limits).ready,
+    metrics: messaging.subscriptions.map((s) => s.metrics()),
+    publishers: messaging.publishers.map((p) => {
+      const stats = p.stats();
+      const topic = messaging.transport.destination?.(stats.address, p.channel.bindings) ?? stats.address;
+      return { labels: { channel: stats.channel, address: stats.address, topic }, stats };
+    }),
+  };
+  const out = new Exposition();
+  for (const key of Object.keys(METRICS) as MetricKey[]) {
+    const metric: MetricDefinition = METRICS[key];
+    if (!metric.whenReported) out.declare(metric.prometheus, metric.type, metric.help);
+    for (const sample of await READERS[key](scrape)) write(out, metric, sample);
   }
   return out.render();
 }
