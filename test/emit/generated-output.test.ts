@@ -118,7 +118,7 @@ ${order}`);
     expect(messages).toMatch(/export const Headers_\b/);
   });
 
-  it('handler doc comments use a neutral example group, and channel files are kebab-case as the README says', async () => {
+  it('handler doc comments use a neutral example group, and channel files are kebab-case as docs/generate.md says', async () => {
     const { file } = await generateYaml(`${header}channels:
   orderEvents:
     address: orders
@@ -129,9 +129,9 @@ ${order}`);
     const channel = file('channels/order-events.ts')!;
     expect(channel).not.toContain('inventory.book-availability');
     expect(channel).toContain('`<service>.<capability>`');
-    const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
-    expect(readme).not.toContain('channels/<channel>.ts');
-    expect(readme).toContain('channels/<channel-id-in-kebab-case>.ts');
+    const generateDoc = readFileSync(join(repoRoot, 'docs', 'generate.md'), 'utf8');
+    expect(generateDoc).not.toContain('channels/<channel>.ts');
+    expect(generateDoc).toContain('channels/<channel-id-in-kebab-case>.ts');
   });
 });
 

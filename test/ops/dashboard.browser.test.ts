@@ -1,6 +1,6 @@
 // The operations page in a real browser: Debian's chromium driven by playwright-core, against
 // a host running the demo's handlers on the in-memory transport. With KEIYAKU_SCREENSHOT=<file>
-// it also writes the screenshot the README shows (docs/operations.png).
+// it also writes the screenshot docs/operations.md shows (docs/operations.png).
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -197,7 +197,7 @@ if (reason && process.env['CI'])
         'the page names the reason',
       );
       if (process.env['KEIYAKU_SCREENSHOT']) {
-        // The README's picture: a stall and a parked message side by side.
+        // The picture of docs/operations.md: a stall and a parked message side by side.
         await publisher.publish(returned('C-2', 'XXX', 3));
         await waitFor(async () => (await host.deadLetters.count()) === 1, 'a message is parked for the screenshot', WAIT_MS);
         await page.goto(`${server.url}/`);
