@@ -1,7 +1,8 @@
 /**
  * The service's HTTP API (plain `node:http`; any framework does the same):
  *
- *   POST /books/{bookId}/loans     {"copyId":"C-1","memberId":"M-1001","via":"desk"}   → 201, 409 when on loan
+ *   POST /books/{bookId}/loans     {"copyId":"C-1","memberId":"M-1001","via":"desk"}   → 201, 409 when on loan,
+ *                                  422 when the contract refuses the message
  *   POST /books/{bookId}/returns   {"copyId":"C-1","condition":"good","lateFee":{"cents":150,"currency":"GBP"}} → 200, 409
  *   GET  /late-fee-letters         the letters the subscription wrote
  *
@@ -9,7 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { Logger } from '@keiyaku/runtime';
+import { isKeiyakuError, type Logger } from '@keiyaku/runtime';
 import type { LateFeeLetters } from './late-fee-letters.js';
 import { type LendingDesk, LoanConflict, type Return } from './lending-desk.js';
 
@@ -18,13 +19,18 @@ const ROUTE = /^\/books\/([^/]+)\/(loans|returns)$/;
 const MAX_BODY = 16 * 1024;
 
 /** A request the API refuses with 400. */
-class BadRequest extends Error {}
+class BadRequest extends Error {
+  override readonly name = 'BadRequest';
+}
 
 export function createApi(desk: LendingDesk, letters: LateFeeLetters, logger: Logger): Server {
   return createServer((request, response) => {
     route(request, response, desk, letters).catch((error: unknown) => {
       if (error instanceof BadRequest) return reply(response, 400, { error: error.message });
       if (error instanceof LoanConflict) return reply(response, 409, { error: error.message });
+      // The contract refused the message (a member id that is not a library card number, say):
+      // the transaction rolled back, so neither the loan nor a message was stored.
+      if (isKeiyakuError(error) && error.code === 'contract_invalid') return reply(response, 422, { error: error.message });
       logger.error('request failed', { method: request.method, url: request.url, error: String(error) });
       reply(response, 500, { error: 'internal error' });
     });
@@ -56,7 +62,7 @@ async function route(request: IncomingMessage, response: ServerResponse, desk: L
 
 function lateFeeOf(raw: unknown): Pick<Return, 'lateFee'> {
   if (raw === undefined) return {};
-  const fee = raw as { cents?: unknown; currency?: unknown };
+  const fee = (typeof raw === 'object' && raw !== null ? raw : {}) as { cents?: unknown; currency?: unknown };
   if (!Number.isInteger(fee.cents) || (fee.cents as number) <= 0 || typeof fee.currency !== 'string' || !/^[A-Z]{3}$/.test(fee.currency))
     throw new BadRequest('lateFee must be {"cents": a positive integer, "currency": three capital letters}');
   return { lateFee: { cents: fee.cents as number, currency: fee.currency } };
