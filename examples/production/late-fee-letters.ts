@@ -24,7 +24,8 @@ CREATE TABLE IF NOT EXISTS library_late_fee_letters (
 );
 `;
 
-const EURO_PER_UNIT: Readonly<Record<string, number>> = { EUR: 1, GBP: 1.17, USD: 0.92 };
+/** Exchange rates as decimal text: the amount is converted and rounded by PostgreSQL's numeric, not in floating point. */
+const EURO_PER_UNIT: Readonly<Record<string, string>> = { EUR: '1', GBP: '1.17', USD: '0.92' };
 
 export class UnknownCurrencyError extends Error {
   override readonly name = 'UnknownCurrencyError';
@@ -54,9 +55,10 @@ export class LateFeeLetters implements BookIntegrationEventsHandler {
     const rate = EURO_PER_UNIT[fee.currency];
     if (rate === undefined) throw new UnknownCurrencyError(`no exchange rate for ${fee.currency}`);
     await this.#pool.query(
-      `INSERT INTO library_late_fee_letters (message_id, member_id, copy_id, amount_eur) VALUES ($1, $2, $3, $4)
+      `INSERT INTO library_late_fee_letters (message_id, member_id, copy_id, amount_eur)
+       VALUES ($1, $2, $3, round($4::numeric * $5::numeric, 2))
        ON CONFLICT (message_id) DO NOTHING`,
-      [context.messageId, returned.memberId, returned.copyId, (fee.amount * rate).toFixed(2)],
+      [context.messageId, returned.memberId, returned.copyId, String(fee.amount), rate],
     );
   }
 
