@@ -1,0 +1,70 @@
+/** The options of the Kafka transport, and the status of one of its kafkajs clients. */
+import type { ContentMode, Logger } from '@keiyaku/runtime/adapter';
+import type { KafkaConfig, RetryOptions, SASLOptions } from 'kafkajs';
+
+export interface KafkaTransportOptions {
+  /** Bootstrap servers, `host:port`. */
+  readonly brokers: readonly string[];
+  /** kafkajs client id (default `keiyaku`). */
+  readonly clientId?: string;
+  /**
+   * Prefixes every topic name and every consumer group id with `<namespace>.` — so
+   * `library.book-integration-events` becomes `staging.library.book-integration-events` and
+   * group `inventory.book-availability` becomes `staging.inventory.book-availability`. It does
+   * not touch message types, keys, headers or the client id.
+   */
+  readonly namespace?: string;
+  readonly ssl?: KafkaConfig['ssl'];
+  readonly sasl?: SASLOptions;
+  /** Other kafkajs client options, passed through (connectionTimeout, requestTimeout, …). */
+  readonly client?: Omit<Partial<KafkaConfig>, 'brokers' | 'clientId' | 'ssl' | 'sasl' | 'logCreator' | 'retry'>;
+  /** kafkajs retry options, applied explicitly to client, producer and consumers (kafkajs changes its defaults under NODE_ENV=test). */
+  readonly retry?: RetryOptions;
+  /** Partitions of topics whose channel has no Kafka binding (default 3). */
+  readonly defaultPartitions?: number;
+  /** Replication factor of created topics (default 1). */
+  readonly replicationFactor?: number;
+  /** How long a client may stay cut off before it is rebuilt (default 90 s). */
+  readonly rebuildAfterMs?: number;
+  /** Ceiling of the back-off between rebuilds while an outage lasts (default 10 min). */
+  readonly maxRebuildIntervalMs?: number;
+  /** Consumer session timeout (default 30 s; the broker's group.min.session.timeout.ms bounds it). */
+  readonly sessionTimeoutMs?: number;
+  readonly heartbeatIntervalMs?: number;
+  /** Longest a fetch waits on a quiet topic (default 500 ms; also bounds how fast stop returns). */
+  readonly maxWaitTimeInMs?: number;
+  /**
+   * How long one send may take before its caller is told with a `PublishTimeoutError` (librdkafka's
+   * `message.timeout.ms`; default 300 000 = 5 min, 0 = no limit). Also bounds how long a producer
+   * replaced during a rebuild drains: its in-flight sends have all told their callers by then.
+   */
+  readonly publishTimeoutMs?: number;
+  /** How long the broker may take to acknowledge a send (librdkafka `request.timeout.ms`; kafkajs' send `timeout`, default 30 000). */
+  readonly ackTimeoutMs?: number;
+  /** Where a new group starts: the earliest record (default) or only new ones. */
+  readonly fromBeginning?: boolean;
+  /**
+   * How records are written (default `binary`): CloudEvents binary content mode puts the event's
+   * attributes in `ce_` headers and the payload in the value; `structured` writes the whole event
+   * as the value (JSON event format, `content-type: application/cloudevents+json`) beside the
+   * contract's headers only — five to seven fewer Kafka headers per record, which kafkajs
+   * encodes and decodes at a high cost each. Readers take both modes whatever this says.
+   */
+  readonly contentMode?: ContentMode;
+  /** The content mode of single channels, by channel address (before the namespace); wins over `contentMode`. */
+  readonly contentModes?: Readonly<Record<string, ContentMode>>;
+  readonly logger?: Logger;
+}
+
+/** One kafkajs client's connection state, as `KafkaTransport.health()` reports it. */
+export interface KafkaClientStatus {
+  readonly role: 'consumer' | 'producer';
+  readonly topic?: string;
+  readonly group?: string;
+  /** ISO time the client was found cut off from the brokers; absent while connected. */
+  readonly cutOffSince?: string;
+  /** Times its kafkajs client was replaced. */
+  readonly rebuilds: number;
+  /** A fault no rebuild can fix (a rejected credential). */
+  readonly fault?: string;
+}
