@@ -98,3 +98,21 @@ export class NameAllocator {
     }
   }
 }
+
+/** Allocates `base` such that every `base + suffix` and `prefix + base` is free, and reserves them all for `owner`. */
+export function allocateFamily(
+  allocator: NameAllocator,
+  base: string,
+  suffixes: readonly string[],
+  prefixes: readonly string[],
+  owner: string,
+): string {
+  for (let n = 1; ; n++) {
+    const candidate = n === 1 ? base : `${base}${n}`;
+    const names = [...suffixes.map((s) => candidate + s), ...prefixes.map((p) => p + candidate)];
+    if (names.every((name) => !allocator.isTaken(name))) {
+      for (const name of names) allocator.reserve(name, owner);
+      return candidate;
+    }
+  }
+}
