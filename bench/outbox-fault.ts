@@ -10,7 +10,7 @@
  * Each kill lands right after the broker acknowledged a batch and before the dispatcher marked it
  * published (see bench/outbox-fault-child.ts), so duplicates are expected and counted.
  * Store: SQLite (a temporary file) by default; PostgreSQL with OUTBOX_FAULT_POSTGRES_URL.
- * Broker: KAFKA_BROKERS, else scripts/kafka start on KAFKA_PORT (default 19492), stopped after.
+ * Broker: KAFKA_BROKERS, else scripts/kafka start on KAFKA_PORT (default: free ports), stopped after.
  * Loopback only; bounded: OUTBOX_FAULT_ROWS rows (default 10 000), OUTBOX_FAULT_KILLS kills (default 3).
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
@@ -25,6 +25,7 @@ import pg from 'pg';
 import { BookBorrowed, BookIntegrationEvents } from '../generated/index.js';
 import { PostgresOutbox } from '../runtime/postgres/index.js';
 import { SqliteOutbox } from '../runtime/sqlite/index.js';
+import { freePort } from '../test/setup/ports.js';
 
 const root = join(import.meta.dirname, '..');
 
@@ -357,7 +358,8 @@ export async function runOutboxKillFault(options: OutboxFaultOptions): Promise<O
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   let brokers = process.env['KAFKA_BROKERS'];
-  const env = { ...process.env, KAFKA_PORT: process.env['KAFKA_PORT'] ?? '19492' };
+  // A broker of its own on free ports (broker, controller, SASL) unless KAFKA_PORT says where: two runs never collide.
+  const env = { ...process.env, KAFKA_PORT: process.env['KAFKA_PORT'] ?? String(await freePort(3)) };
   const started = !brokers;
   if (!brokers) {
     brokers = execFileSync(join(root, 'scripts', 'kafka'), ['start'], { env, encoding: 'utf8' })

@@ -9,7 +9,7 @@
  *    the outbox is empty, against publishing the same messages directly with a publisher on the
  *    memory transport. Throughput ratio (goal ≥ 0.8×).
  *
- * POSTGRES_URL, else scripts/postgres start on POSTGRES_PORT (default 25492), stopped after.
+ * POSTGRES_URL, else scripts/postgres start on POSTGRES_PORT (default: a free port), stopped after.
  * A fresh database per run, dropped after. OUTBOX_BENCH_ROWS (default 20 000), OUTBOX_BENCH_CONCURRENCY (default 4).
  */
 import { execFileSync } from 'node:child_process';
@@ -20,6 +20,7 @@ import { BookBorrowed, BookIntegrationEvents } from '../generated/index.js';
 import { createMessaging } from '../runtime/index.js';
 import { InMemoryTransport } from '../runtime/memory.js';
 import { PostgresOutbox } from '../runtime/postgres/index.js';
+import { freePort } from '../test/setup/ports.js';
 
 const ROWS = Number(process.env['OUTBOX_BENCH_ROWS'] ?? 20_000);
 const CONCURRENCY = Number(process.env['OUTBOX_BENCH_CONCURRENCY'] ?? 4);
@@ -29,7 +30,7 @@ const out = (line: string): void => {
 };
 
 let serverUrl = process.env['POSTGRES_URL'];
-const env = { ...process.env, POSTGRES_PORT: process.env['POSTGRES_PORT'] ?? '25492' };
+const env = { ...process.env, POSTGRES_PORT: process.env['POSTGRES_PORT'] ?? String(await freePort()) };
 const startedServer = !serverUrl;
 if (!serverUrl)
   serverUrl = execFileSync(join(root, 'scripts', 'postgres'), ['start'], { env, encoding: 'utf8' })
