@@ -126,6 +126,8 @@ export class KafkaTransportConsumer implements TransportConsumer {
         this.#faultWith(new TransportError('kafka', `authentication failed: ${error.message}`, { retriable: false, cause: error }));
         return;
       }
+      // A crash on lost connections is evidence of a cut-off even when no log entry said so.
+      if (isConnectivity(error) || isConnectivity((error as { cause?: unknown }).cause)) this.#cutOff.mark(Date.now());
       logger.error('kafka: consumer crashed', { group: event.payload.groupId, restart: event.payload.restart, error: error.message });
       if (!event.payload.restart && !this.#closed) void this.#rebuild('the consumer crashed and kafkajs will not restart it');
     });

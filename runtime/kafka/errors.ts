@@ -9,7 +9,9 @@ export function isConnectivity(error: unknown): boolean {
     /KafkaJS(Connection|ConnectionClosed|RequestTimeout|NoBrokerAvailable|BrokerNotFound|NumberOfRetriesExceeded|GroupCoordinatorNotFound)Error/.test(
       name,
     ) ||
-    /ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|Connection (error|timeout)|not connected|Broker not connected|Request timed out|Failed to connect/i.test(
+    // "Closed connection" / "Connection closed by the server": the broker's end of the stream (an orderly
+    // close reads so, a reset reads ECONNRESET; an outage gives either, by timing).
+    /ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|Connection (error|timeout|closed)|Closed connection|not connected|Broker not connected|Request timed out|Failed to connect|No broker available/i.test(
       message,
     )
   );

@@ -7,6 +7,9 @@
  * - `stall()`: every open connection is cut, and new ones are accepted and held without an answer
  *   (what a client sees of a broker that hangs, or of a network that black-holes).
  * - `refuse()`: every open connection is cut, and new ones are closed at once (a broker that is down).
+ *   `refuse('reset')` cuts with a TCP reset (the client reads ECONNRESET), `refuse('close')` with an
+ *   orderly close (the client reads end of stream: kafkajs' "Closed connection"); which one a real
+ *   outage gives depends on timing, so a test should see both.
  * - `restore()`: held connections are piped to the broker with what they already sent, new ones too.
  */
 import { createServer, type Server, Socket } from 'node:net';
@@ -18,6 +21,7 @@ export class TcpProxy {
   readonly #open = new Set<Socket>();
   readonly #held = new Set<Socket>();
   #mode: 'forward' | 'stall' | 'refuse' = 'forward';
+  #cut: 'reset' | 'close' = 'reset';
   /** Connections accepted so far (forwarded or held). */
   accepted = 0;
 
@@ -32,7 +36,7 @@ export class TcpProxy {
         this.#held.delete(client);
       });
       client.on('error', () => client.destroy());
-      if (this.#mode === 'refuse') client.destroy();
+      if (this.#mode === 'refuse') this.#cutOne(client);
       else if (this.#mode === 'stall') {
         client.pause();
         this.#held.add(client);
@@ -83,9 +87,15 @@ export class TcpProxy {
     for (const socket of [...this.#open]) socket.destroy();
   }
 
-  refuse(): void {
+  refuse(how: 'reset' | 'close' = 'reset'): void {
     this.#mode = 'refuse';
-    for (const socket of [...this.#open]) socket.destroy();
+    this.#cut = how;
+    for (const socket of [...this.#open]) this.#cutOne(socket);
+  }
+
+  #cutOne(socket: Socket): void {
+    if (this.#cut === 'reset') socket.resetAndDestroy();
+    else socket.end(() => socket.destroy());
   }
 
   restore(): void {
