@@ -164,7 +164,7 @@ async function buildTransport(resolved: ResolvedConfig, logger: Logger | undefin
   const own = logger === undefined ? {} : { logger };
   switch (resolved.transport) {
     case 'memory':
-      return new (await import('../transports/memory.js')).InMemoryTransport();
+      return new (await import('../memory/transport.js')).InMemoryTransport();
     case 'kafka': {
       const { KafkaTransport } = await loadPackage('@keiyaku/kafka', transportKey(resolved));
       return new KafkaTransport({ ...resolved.kafka!, ...own });
