@@ -35,8 +35,6 @@ import {
 } from './stores.js';
 import type { KeiyakuConfig, TransportKind } from './types.js';
 
-export type { KeiyakuConfig, TransportKind } from './types.js';
-
 /** A validated configuration: the options each part is built with. */
 export interface ResolvedConfig {
   readonly transport: TransportKind;
@@ -266,12 +264,3 @@ export function describeConfig(config: ResolvedConfig): Record<string, unknown> 
     deadLetters: config.deadLetters.store === 'postgres' ? { ...config.deadLetters, connectionString: SECRET } : config.deadLetters,
   };
 }
-
-export { type ConfigChoice, type ConfigSource, choiceOf, describeChoice } from './choice.js';
-export { ENVIRONMENT_VARIABLES, type EnvironmentVariable, OTHER_ENVIRONMENT_VARIABLES, readEnvironment } from './env.js';
-export type { IggySection } from './iggy.js';
-export { EVENT_HUBS_PORT, EVENT_HUBS_USERNAME, type KafkaSection, kafkaOptionsFrom } from './kafka.js';
-export { KAFKA_PROPERTIES, UNSUPPORTED_KAFKA_PROPERTIES } from './kafka-properties.js';
-export { type ConfigProblem, ConfigurationError } from './problems.js';
-export type { IggySettings, KafkaRetrySettings, KafkaSaslSettings, KafkaSettings } from './settings.js';
-export type { DeadLetterChoice, DeadLetterSection, DeadLetterStoreFactory, DeadLetterStoreKind } from './stores.js';
