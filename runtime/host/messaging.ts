@@ -26,10 +26,10 @@ import {
   redrive as redriveParked,
 } from '../dead-letter/redrive.js';
 import { type DeadLetterStore, InMemoryDeadLetterStore } from '../dead-letter/store.js';
-import { configurationOf, type MessagingConfiguration, type MessagingHealth, memoryByDefault } from './health.js';
-import { instrumentMessaging } from './otel-metrics.js';
 import { Publisher, type PublisherOptions } from '../publish/publisher.js';
 import { Subscription, type SubscriptionOptions } from '../subscription.js';
+import { configurationOf, type MessagingConfiguration, type MessagingHealth, memoryByDefault } from './health.js';
+import { instrumentMessaging } from './otel-metrics.js';
 
 export type { MessagingHealth, MessagingView } from './health.js';
 
