@@ -3,8 +3,8 @@
 // public entries only.
 /** Folders of the transport and store packages under runtime/. */
 const ADAPTERS = '(kafka|iggy|sqlite|postgres)';
-/** Files a package's users may import: @keiyaku/runtime's entries and each adapter package's. */
-const RUNTIME_ENTRIES = '^runtime/(index|codegen-v1|memory|testing|ops|config|adapter)[.]ts$';
+/** Files a package's users may import: @keiyaku/runtime's entries (the root and one folder per subpath) and each adapter package's. */
+const RUNTIME_ENTRIES = '^runtime/(index|(codegen-v1|memory|testing|ops|config|adapter)/index)[.]ts$';
 const ADAPTER_ENTRIES = `^runtime/${ADAPTERS}/(index|codegen-v1)[.]ts$`;
 
 module.exports = {
@@ -27,8 +27,31 @@ module.exports = {
       name: 'codegen-facade-only-re-exports-core',
       severity: 'error',
       comment: 'The versioned facades re-export the contract core; generated code depends on their names only.',
-      from: { path: '^runtime/codegen-v1[.]ts$' },
+      from: { path: '^runtime/codegen-v1/' },
       to: { pathNot: '^runtime/core/' },
+    },
+    {
+      name: 'publish-imports-only-core',
+      severity: 'error',
+      comment: 'core → publish: the publisher builds on the core alone and knows no belt, host, store or transport.',
+      from: { path: '^runtime/publish/' },
+      to: { path: '^runtime/', pathNot: '^runtime/(core|publish)/' },
+    },
+    {
+      name: 'memory-transport-imports-only-core',
+      severity: 'error',
+      comment:
+        "The memory transport implements the core's transport interface and imports nothing else of the runtime, as a transport package does.",
+      from: { path: '^runtime/memory/' },
+      to: { path: '^runtime/', pathNot: '^runtime/(core|memory)/' },
+    },
+    {
+      name: 'host-over-publish-belt-and-stores',
+      severity: 'error',
+      comment:
+        'publish, belt, outbox and stores → host, one way: only the host, what reads a host (ops, the conformance suites) and the package root import runtime/host.',
+      from: { path: '^runtime/', pathNot: [`^runtime/${ADAPTERS}/`, '^runtime/(host|ops|testing)/', '^runtime/index[.]ts$'] },
+      to: { path: '^runtime/host/' },
     },
     {
       name: 'runtime-knows-no-adapter-package',
@@ -42,8 +65,8 @@ module.exports = {
       severity: 'error',
       comment:
         'host → ops, one way: the operations server reads the host, and nothing else of the runtime imports it (the metric catalogue it renders lives in core).',
-      from: { path: '^runtime/', pathNot: [`^runtime/${ADAPTERS}/`, '^runtime/ops/', '^runtime/ops[.]ts$'] },
-      to: { path: '^runtime/ops(/|[.]ts$)' },
+      from: { path: '^runtime/', pathNot: [`^runtime/${ADAPTERS}/`, '^runtime/ops/'] },
+      to: { path: '^runtime/ops/' },
     },
     {
       name: 'runtime-knows-no-generator',

@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { BookBorrowed, BookIntegrationEvents } from '../generated/index.js';
 import { createMessaging } from '../runtime/index.js';
-import { InMemoryTransport } from '../runtime/memory.js';
+import { InMemoryTransport } from '../runtime/memory/index.js';
 import { PostgresOutbox } from '../runtime/postgres/index.js';
 import { freePort } from '../test/setup/ports.js';
 

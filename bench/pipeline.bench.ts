@@ -10,7 +10,7 @@
 
 import { BookBorrowed, BookIntegrationEvents } from '../generated/index.js';
 import { createMessaging } from '../runtime/index.js';
-import { InMemoryTransport } from '../runtime/memory.js';
+import { InMemoryTransport } from '../runtime/memory/index.js';
 import { verdict } from './stats.js';
 
 const TOTAL = Number(process.env['BENCH_MESSAGES'] ?? 1_000_000);

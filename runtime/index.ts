@@ -61,8 +61,8 @@ export type {
   RecordedEvent,
 } from './event-store/store.js';
 export { ConcurrencyError, jsonSerializer, StoreError, StoreNotMigratedError } from './event-store/store.js';
-export type { MessagingHealth, MessagingOptions } from './messaging.js';
-export { createMessaging, Messaging } from './messaging.js';
+export type { MessagingHealth, MessagingOptions } from './host/messaging.js';
+export { createMessaging, Messaging } from './host/messaging.js';
 export type {
   AppendOptions,
   CheckpointStore,
@@ -78,7 +78,7 @@ export type {
   WithoutRequiredHeaders,
 } from './producer.js';
 export { InMemoryCheckpointStore, InMemoryEventStore, MapperResultError, MessageProducer, withHeaders } from './producer.js';
-export type { PublisherOptions, PublisherStats, PublishOptions } from './publisher.js';
-export { Publisher } from './publisher.js';
+export type { PublisherOptions, PublisherStats, PublishOptions } from './publish/publisher.js';
+export { Publisher } from './publish/publisher.js';
 export type { Stall, SubscriptionHealth, SubscriptionMetrics, SubscriptionOptions, SubscriptionState } from './subscription.js';
 export { Subscription } from './subscription.js';

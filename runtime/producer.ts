@@ -28,7 +28,7 @@ import {
 
 export type { AppendOptions, EventSource, StoredEvent } from './event-store/store.js';
 
-import type { Publisher } from './publisher.js';
+import type { Publisher } from './publish/publisher.js';
 
 /** What a mapper knows about the stored event beside the event itself. */
 export interface EventMapperContext {

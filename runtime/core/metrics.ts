@@ -3,7 +3,7 @@
  * type, unit, help and labels, its Prometheus family name and, where the host also reports it
  * through OpenTelemetry, its instrument name, description and attributes. Two short renderers
  * read it: the Prometheus exposition of the operations server (`ops/state.ts`) and the
- * observable instruments the host registers (`otel-metrics.ts`); the belt records the
+ * observable instruments the host registers (`host/otel-metrics.ts`); the belt records the
  * handler-duration histogram itself. Neither renderer spells a name, a unit or a help text.
  *
  * Label lists are in the order the exposition writes them.

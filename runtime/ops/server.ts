@@ -22,7 +22,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { isKeiyakuError, KeiyakuError } from '../core/errors.js';
 import type { DeadLetterFilter, DeadLetterStore, ParkedSummary } from '../dead-letter/store.js';
-import type { Messaging } from '../messaging.js';
+import type { Messaging } from '../host/messaging.js';
 import { type PageContext, renderDeadLetter, renderMessage, renderOverview } from './dashboard.js';
 import { PROMETHEUS_CONTENT_TYPE } from './prometheus.js';
 import { prometheusText, type ReadinessLimits, readiness } from './state.js';

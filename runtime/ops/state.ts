@@ -6,8 +6,8 @@
  */
 import type { HistogramSnapshot } from '../core/counters.js';
 import { backlogOf, figureOf, labelsOf, METRICS, type MetricDefinition, type MetricKey } from '../core/metrics.js';
-import type { MessagingHealth, MessagingView } from '../health.js';
-import type { PublisherStats } from '../publisher.js';
+import type { MessagingHealth, MessagingView } from '../host/health.js';
+import type { PublisherStats } from '../publish/publisher.js';
 import type { SubscriptionHealth, SubscriptionMetrics } from '../subscription.js';
 import { Exposition, type Labels } from './prometheus.js';
 

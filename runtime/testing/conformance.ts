@@ -30,7 +30,7 @@ import { KeiyakuError } from '../core/errors.js';
 import { silentLogger } from '../core/logger.js';
 import type { Transport } from '../core/transport.js';
 import { InMemoryDeadLetterStore } from '../dead-letter/store.js';
-import { createMessaging, type Messaging } from '../messaging.js';
+import { createMessaging, type Messaging } from '../host/messaging.js';
 
 export const CONFORMANCE_CASES = [
   'delivers every message with its context',

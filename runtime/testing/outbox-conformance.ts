@@ -31,10 +31,10 @@ import {
 import { CE_HEADERS } from '../core/envelope.js';
 import { TransportError } from '../core/errors.js';
 import type { OutgoingRecord, Transport, TransportProducer } from '../core/transport.js';
-import { createMessaging } from '../messaging.js';
+import { createMessaging } from '../host/messaging.js';
+import { InMemoryTransport } from '../memory/transport.js';
 import { OutboxDispatcher, type OutboxDispatcherOptions } from '../outbox/dispatcher.js';
 import { type OutboxDispatchStore, OutboxLockedError, type OutboxWriteOptions } from '../outbox/outbox.js';
-import { InMemoryTransport } from '../transports/memory.js';
 import { type ConformanceRunner, runnerFacade, withRunner } from './conformance.js';
 
 const { use, describe, it, afterEach, expect } = runnerFacade();

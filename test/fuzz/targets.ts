@@ -5,7 +5,7 @@
  */
 
 import { BookBorrowed, BookIntegrationEvents, BookReturned, DueDateReminder, MemberNotifications } from '../../generated/index.js';
-import { type AnyChannel, isKeiyakuError } from '../../runtime/codegen-v1.js';
+import { type AnyChannel, isKeiyakuError } from '../../runtime/codegen-v1/index.js';
 import { openEnvelope } from '../../runtime/core/envelope.js';
 import { STRUCTURED_CONTENT_TYPE, toStructured } from '../../runtime/core/structured.js';
 import type { IncomingRecord } from '../../runtime/core/transport.js';

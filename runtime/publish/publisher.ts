@@ -5,17 +5,17 @@
  * rejects the caller's promise and is announced on `onError`; nothing is dropped silently.
  */
 import type { Span, Tracer } from '@opentelemetry/api';
-import { addressOf, chooseAddress } from './core/address.js';
-import { type BackoffOptions, exponentialBackoff } from './core/backoff.js';
-import { type Clock, systemClock } from './core/clock.js';
-import type { AnyChannel, AnyContractMessage, HeadersOf } from './core/contract.js';
-import { CE_HEADERS, type EnvelopeOptions, envelopeRecord } from './core/envelope.js';
-import { ClosedError, KeiyakuError, PublishError } from './core/errors.js';
-import { type Logger, stderrLogger } from './core/logger.js';
-import { otelApi, SPAN_KIND } from './core/otel-api.js';
-import { retry } from './core/retry.js';
-import { ATTR, failSpan, formatTraceparent, remoteContext, tracer, tracingEnabled } from './core/tracing.js';
-import type { OutgoingRecord, Transport, TransportProducer } from './core/transport.js';
+import { addressOf, chooseAddress } from '../core/address.js';
+import { type BackoffOptions, exponentialBackoff } from '../core/backoff.js';
+import { type Clock, systemClock } from '../core/clock.js';
+import type { AnyChannel, AnyContractMessage, HeadersOf } from '../core/contract.js';
+import { CE_HEADERS, type EnvelopeOptions, envelopeRecord } from '../core/envelope.js';
+import { ClosedError, KeiyakuError, PublishError } from '../core/errors.js';
+import { type Logger, stderrLogger } from '../core/logger.js';
+import { otelApi, SPAN_KIND } from '../core/otel-api.js';
+import { retry } from '../core/retry.js';
+import { ATTR, failSpan, formatTraceparent, remoteContext, tracer, tracingEnabled } from '../core/tracing.js';
+import type { OutgoingRecord, Transport, TransportProducer } from '../core/transport.js';
 
 /**
  * Options of a publisher. `P` is the type of the channel's parameters (`never` for a channel

@@ -8,9 +8,9 @@
  * package re-exports `instrumentMessaging` and depends on the host, never the other way.
  */
 import type { Attributes } from '@opentelemetry/api';
-import { backlogOf, labelsOf, METRICS, type ObservedMetricKey } from './core/metrics.js';
-import { otelApi } from './core/otel-api.js';
-import { INSTRUMENTATION_NAME } from './core/tracing.js';
+import { backlogOf, labelsOf, METRICS, type ObservedMetricKey } from '../core/metrics.js';
+import { otelApi } from '../core/otel-api.js';
+import { INSTRUMENTATION_NAME } from '../core/tracing.js';
 import type { MessagingView } from './health.js';
 
 type Observation = readonly [facts: Attributes, value: number];

@@ -34,7 +34,7 @@ export type {
   StandaloneValidator,
   StandaloneValidatorError,
   ValidationIssue,
-} from './core/contract.js';
+} from '../core/contract.js';
 export {
   ajvRuntime,
   ChannelAddressError,
@@ -50,4 +50,4 @@ export {
   messageType,
   utf8Bytes,
   validatorRuntime,
-} from './core/contract.js';
+} from '../core/contract.js';

@@ -3,24 +3,24 @@
  * load vitest (an optional peer): the suite takes your runner's `describe`/`it`/`afterEach`/`expect`,
  * or loads vitest when it is registered without them.
  */
-export { ManualClock, settle } from './core/clock.js';
-export type { ConformanceCase, ConformanceMatchers, ConformanceRunner, ConformanceTarget } from './testing/conformance.js';
-export { CONFORMANCE_CASES, runTransportConformance } from './testing/conformance.js';
+export { ManualClock, settle } from '../core/clock.js';
+export type { ConformanceCase, ConformanceMatchers, ConformanceRunner, ConformanceTarget } from './conformance.js';
+export { CONFORMANCE_CASES, runTransportConformance } from './conformance.js';
 export type {
   OutboxConformanceCase,
   OutboxConformanceChannel,
   OutboxConformanceTarget,
   OutboxHarness,
   OutboxPingPayload,
-} from './testing/outbox-conformance.js';
-export { OUTBOX_CONFORMANCE_CASES, OutboxPing, outboxConformanceChannel, runOutboxConformance } from './testing/outbox-conformance.js';
+} from './outbox-conformance.js';
+export { OUTBOX_CONFORMANCE_CASES, OutboxPing, outboxConformanceChannel, runOutboxConformance } from './outbox-conformance.js';
 export type {
   CheckpointStoreTarget,
   ConformanceEvent,
   DeadLetterFeature,
   DeadLetterStoreTarget,
   EventStoreTarget,
-} from './testing/stores.js';
+} from './stores.js';
 export {
   HOSTILE_TEXT,
   hostileParkRequest,
@@ -29,4 +29,4 @@ export {
   runDeadLetterStoreConformance,
   runEventStoreConformance,
   sampleParkRequest,
-} from './testing/stores.js';
+} from './stores.js';

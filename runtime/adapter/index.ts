@@ -1,0 +1,73 @@
+/**
+ * `@keiyaku/runtime/adapter`: what a transport or store package builds on — the transport
+ * interface and its records, the CloudEvents envelope every transport writes, the store
+ * interfaces, the outbox core, errors, logger, clock, retry, waiting and migrations. `@keiyaku/kafka`, `@keiyaku/iggy`, `@keiyaku/sqlite` and
+ * `@keiyaku/postgres` import the runtime through this entry only; a new transport or store does
+ * the same (docs/architecture.md), and proves itself with the conformance suites of
+ * `@keiyaku/runtime/testing`. Services do not need it.
+ */
+export type { AddressedChannel } from '../core/address.js';
+export { resolveAddress } from '../core/address.js';
+export type { Backoff, BackoffOptions } from '../core/backoff.js';
+export { exponentialBackoff } from '../core/backoff.js';
+export type { Clock } from '../core/clock.js';
+export { systemClock } from '../core/clock.js';
+export type { AnyChannel, AnyContractMessage, ChannelBindings, DecodeResult, HeadersOf } from '../core/contract.js';
+export type { EnvelopeOptions } from '../core/envelope.js';
+export { CE_HEADERS, encodeEnvelope, openEnvelope } from '../core/envelope.js';
+export { ClosedError, isKeiyakuError, KeiyakuError, TransportError } from '../core/errors.js';
+export type { Logger } from '../core/logger.js';
+export { forwardingLogger, silentLogger, stderrLogger } from '../core/logger.js';
+export type { MigrateOptions, Migration, MigrationResult } from '../core/migration.js';
+export { selectMigrations } from '../core/migration.js';
+export type { RetryOptions } from '../core/retry.js';
+export { isRetriable, retry } from '../core/retry.js';
+export type { ContentMode } from '../core/structured.js';
+export { toStructured } from '../core/structured.js';
+export type {
+  ConsumerOptions,
+  IncomingRecord,
+  OutgoingRecord,
+  PartitionPosition,
+  Transport,
+  TransportCapabilities,
+  TransportConsumer,
+  TransportHealth,
+  TransportProducer,
+} from '../core/transport.js';
+export type { Waiter } from '../core/wake-up.js';
+export { waitForWake } from '../core/wake-up.js';
+export type { DeadLetterColumns, DeadLetterFilterColumns, DeadLetterRowFormat } from '../dead-letter/records.js';
+export {
+  checkLease,
+  DeadLetterRecordError,
+  deadLetterColumns,
+  deadLetterFilterColumns,
+  escapeText,
+  needsEscaping,
+  pageLimit,
+  parkedFromRequest,
+  parkedFromRow,
+  summaryFromRow,
+  unescapeText,
+} from '../dead-letter/records.js';
+export type { DeadLetterFilter, DeadLetterPage, DeadLetterStore, ParkedMessage, ParkedSummary, ParkRequest } from '../dead-letter/store.js';
+export type { AppendToStreamOptions, EventSerializer, EventStore, ReadAllOptions, RecordedEvent } from '../event-store/store.js';
+export { checkExpectedVersion, eventTypeOf, jsonSerializer, StoreError, StoreNotMigratedError } from '../event-store/store.js';
+export type { OutboxDispatcherOptions, OutboxDispatcherStatus } from '../outbox/dispatcher.js';
+export { OutboxDispatcher } from '../outbox/dispatcher.js';
+export type {
+  OutboxAdmin,
+  OutboxChannelOptions,
+  OutboxCounts,
+  OutboxDispatchStore,
+  OutboxEventsOptions,
+  OutboxFailure,
+  OutboxFilter,
+  OutboxRecord,
+  OutboxRow,
+  OutboxRowState,
+  OutboxWriteOptions,
+} from '../outbox/outbox.js';
+export { OUTBOX_SCHEMA_VERSION, OutboxEncoder, OutboxError, OutboxLockedError, parseRowId } from '../outbox/outbox.js';
+export type { CheckpointStore, EventMapper, Mapper } from '../producer.js';
