@@ -7,7 +7,8 @@
  * whether ajv or keiyaku checks it. Where the two differ on purpose, docs/formats.md says so.
  *
  * The checks read their strings character by character (ASCII classes from one table); none
- * builds a regular expression, but `regex`, whose value is one.
+ * builds a regular expression, but `regex`, whose value is one. Each family of formats has its module
+ * under formats/ (formats/chars.ts: the character table they share); this one is their table.
  */
 import { date, dateTime, duration, timeAt } from './formats/dates.js';
 import { email, hostname, url } from './formats/hosts.js';
