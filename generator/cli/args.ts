@@ -222,14 +222,52 @@ function readConfig(path: string, explicit: boolean): Record<string, unknown> {
 }
 
 export function parseArgs(argv: readonly string[], cwd: string): CliOptions {
+  const read = readCommandLine(argv);
+  if (read === 'help' || read === 'version') return { ...base(), command: read };
+  const { command, subcommand, values, positionals } = read;
+  checkCombinations(command, subcommand, values);
+  const configPath = typeof values['config'] === 'string' ? resolve(cwd, values['config']) : resolve(cwd, CONFIG_FILE);
+  const config = readConfig(configPath, typeof values['config'] === 'string');
+  const pick = (key: 'spec' | 'out'): string => (values[key] as string | undefined) ?? (config[key] as string | undefined) ?? DEFAULTS[key];
+  return {
+    command,
+    ...commandOptions(command, values, positionals),
+    spec: pick('spec'),
+    out:
+      command === 'scaffold'
+        ? ((values['generated'] as string | undefined) ?? (config['out'] as string | undefined) ?? DEFAULTS.out)
+        : pick('out'),
+    check: values['check'] === true,
+    watch: values['watch'] === true,
+    strict: values['strict'] === true || config['strict'] === true,
+    quiet: values['quiet'] === true,
+    json: values['json'] === true,
+    verbose: values['verbose'] === true,
+    ...(values['lint'] === true ? { lint: true } : {}),
+    ...(values['allow-ref-outside'] === true || config['allowRefOutside'] === true ? { allowRefOutside: true } : {}),
+    ...(existsSync(configPath) ? { config: configPath } : {}),
+    ...(config['runtime'] === undefined ? {} : { runtime: config['runtime'] as Readonly<Record<string, unknown>> }),
+  };
+}
+
+/** The command line as read, before the checks that need the whole of it. */
+interface CommandLine {
+  readonly command: Command;
+  readonly subcommand: string | undefined;
+  readonly values: Readonly<Record<string, string | boolean>>;
+  readonly positionals: readonly string[];
+}
+
+/** Reads the command, its flags and positionals left to right; the first problem throws. No command: help. */
+function readCommandLine(argv: readonly string[]): CommandLine | 'help' | 'version' {
   const values: Record<string, string | boolean> = {};
   let command: Command | undefined;
   let subcommand: string | undefined;
   const positionals: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
-    if (arg === '-h' || arg === '--help') return { ...base(), command: 'help' };
-    if (arg === '-v' || arg === '--version') return { ...base(), command: 'version' };
+    if (arg === '-h' || arg === '--help') return 'help';
+    if (arg === '-v' || arg === '--version') return 'version';
     if (!arg.startsWith('-')) {
       if (command === 'dead-letters') {
         positionals.push(arg);
@@ -265,7 +303,11 @@ export function parseArgs(argv: readonly string[], cwd: string): CliOptions {
       values[rawName] = value;
     }
   }
-  if (command === undefined) return { ...base(), command: 'help' };
+  return command === undefined ? 'help' : { command, subcommand, values, positionals };
+}
+
+/** Flags of another command, missing required flags, values out of their choices, flags that exclude each other. */
+function checkCombinations(command: Command, subcommand: string | undefined, values: Readonly<Record<string, string | boolean>>): void {
   for (const name of Object.keys(values)) {
     if (!FLAGS[name]!.commands.includes(command))
       throw new OptionError(`--${name}`, `option --${name} does not apply to "keiyaku ${command}"`);
@@ -293,66 +335,45 @@ export function parseArgs(argv: readonly string[], cwd: string): CliOptions {
   }
   if (values['check'] && values['watch']) throw new OptionError('--watch', 'options --check and --watch cannot be combined');
   if (values['json'] && values['watch']) throw new OptionError('--watch', 'options --json and --watch cannot be combined');
-  const configPath = typeof values['config'] === 'string' ? resolve(cwd, values['config']) : resolve(cwd, CONFIG_FILE);
-  const config = readConfig(configPath, typeof values['config'] === 'string');
-  const pick = (key: 'spec' | 'out'): string => (values[key] as string | undefined) ?? (config[key] as string | undefined) ?? DEFAULTS[key];
-  const scaffold =
-    command === 'scaffold'
-      ? {
-          events: values['events'] as string,
-          eventType: values['type'] as string,
-          channel: values['channel'] as string,
-          mapperFile: values['out'] as string,
-        }
-      : {};
-  const check =
-    command === 'check'
-      ? {
-          ...(typeof values['against'] === 'string' ? { against: values['against'] } : {}),
-          ...(typeof values['mode'] === 'string' ? { mode: values['mode'] as Mode } : {}),
-          ...(typeof values['policy'] === 'string' ? { policy: values['policy'] as Policy } : {}),
-          format: (values['format'] as Format | undefined) ?? DEFAULTS.format,
-          history: (values['history'] as string | undefined) ?? DEFAULTS.history,
-          record: values['record'] === true,
-        }
-      : {};
-  const deadLetters: { deadLetters?: DeadLettersArgs } =
-    command === 'dead-letters'
-      ? {
-          deadLetters: {
-            positionals,
-            ...(typeof values['store'] === 'string' ? { store: values['store'] } : {}),
-            ...(typeof values['channel'] === 'string' ? { channel: values['channel'] } : {}),
-            ...(typeof values['group'] === 'string' ? { group: values['group'] } : {}),
-            yes: values['yes'] === true,
-            dryRun: values['dry-run'] === true,
-            given: Object.keys(values),
-            ...(typeof values['brokers'] === 'string' ? { brokers: values['brokers'] } : {}),
-            ...(typeof values['namespace'] === 'string' ? { namespace: values['namespace'] } : {}),
-          },
-        }
-      : {};
-  return {
-    command,
-    ...check,
-    ...deadLetters,
-    spec: pick('spec'),
-    out:
-      command === 'scaffold'
-        ? ((values['generated'] as string | undefined) ?? (config['out'] as string | undefined) ?? DEFAULTS.out)
-        : pick('out'),
-    ...scaffold,
-    check: values['check'] === true,
-    watch: values['watch'] === true,
-    strict: values['strict'] === true || config['strict'] === true,
-    quiet: values['quiet'] === true,
-    json: values['json'] === true,
-    verbose: values['verbose'] === true,
-    ...(values['lint'] === true ? { lint: true } : {}),
-    ...(values['allow-ref-outside'] === true || config['allowRefOutside'] === true ? { allowRefOutside: true } : {}),
-    ...(existsSync(configPath) ? { config: configPath } : {}),
-    ...(config['runtime'] === undefined ? {} : { runtime: config['runtime'] as Readonly<Record<string, unknown>> }),
-  };
+}
+
+/** The options of one command: scaffold's, check's or dead-letters'. */
+function commandOptions(
+  command: Command,
+  values: Readonly<Record<string, string | boolean>>,
+  positionals: readonly string[],
+): Partial<CliOptions> {
+  if (command === 'scaffold')
+    return {
+      events: values['events'] as string,
+      eventType: values['type'] as string,
+      channel: values['channel'] as string,
+      mapperFile: values['out'] as string,
+    };
+  if (command === 'check')
+    return {
+      ...(typeof values['against'] === 'string' ? { against: values['against'] } : {}),
+      ...(typeof values['mode'] === 'string' ? { mode: values['mode'] as Mode } : {}),
+      ...(typeof values['policy'] === 'string' ? { policy: values['policy'] as Policy } : {}),
+      format: (values['format'] as Format | undefined) ?? DEFAULTS.format,
+      history: (values['history'] as string | undefined) ?? DEFAULTS.history,
+      record: values['record'] === true,
+    };
+  if (command === 'dead-letters')
+    return {
+      deadLetters: {
+        positionals: [...positionals],
+        ...(typeof values['store'] === 'string' ? { store: values['store'] } : {}),
+        ...(typeof values['channel'] === 'string' ? { channel: values['channel'] } : {}),
+        ...(typeof values['group'] === 'string' ? { group: values['group'] } : {}),
+        yes: values['yes'] === true,
+        dryRun: values['dry-run'] === true,
+        given: Object.keys(values),
+        ...(typeof values['brokers'] === 'string' ? { brokers: values['brokers'] } : {}),
+        ...(typeof values['namespace'] === 'string' ? { namespace: values['namespace'] } : {}),
+      },
+    };
+  return {};
 }
 
 function base(): Omit<CliOptions, 'command'> {

@@ -101,61 +101,142 @@ class Refused extends Error {
   }
 }
 
+/** A `$ref` target: the value a `$ref` finally names, and where it is written. */
+interface Target {
+  readonly value: unknown;
+  readonly place: Place;
+}
+
+const pointerOf = (tokens: readonly string[]): string => tokens.map((t) => `/${escapeToken(t)}`).join('');
+const refPlace = (place: Place): Place => place.child('$ref');
+
 /**
  * Problems that stop the load, in the order found (empty: the contract may be read). Never
  * throws for contract problems.
  */
 export function guardContract(rootFile: string, locator: SourceLocator, options: GuardOptions = {}): Diagnostic[] {
-  const rootDir = dirname(rootFile);
-  let realRoot: string;
-  try {
-    realRoot = realpathSync(rootDir);
-  } catch {
-    realRoot = rootDir;
-  }
-  const diagnostics: Diagnostic[] = [];
-  const display = (file: string): string => locator.displayPath(file);
-  const at = (place: Place, text = false): SourceLocation => locator.locateWritten(place.file, place.tokens, text);
-  const pointerOf = (tokens: readonly string[]): string => tokens.map((t) => `/${escapeToken(t)}`).join('');
-  const refPlace = (place: Place): Place => place.child('$ref');
+  return new ContractGuard(rootFile, locator, options).run();
+}
 
+/** One check of one contract: the files read, the `$ref` targets reached and the walk's state, shared by its steps. */
+class ContractGuard {
+  readonly diagnostics: Diagnostic[] = [];
+  readonly rootDir: string;
+  readonly realRoot: string;
   /** Files read so far, and the problems they had (reported once each). */
-  const checkedFiles = new Map<string, Diagnostic | undefined>();
+  readonly checkedFiles = new Map<string, Diagnostic | undefined>();
+  /** How many `follow`s are under way (a `$ref` followed inside the pointer of another). */
+  nested = 0;
+  /** Targets already reached, by the file a `$ref` is written in and the `$ref` as written. */
+  readonly reached = new Map<string, Target>();
+  /**
+   * How deep each object walked so far nests once its `$ref`s are followed (a `$ref` back into an
+   * object still being walked is recursion, which a generated type names, and counts nothing).
+   */
+  readonly heights = new Map<object, number>();
+  /** Objects on the walk's path: a `$ref` to one of them is a cycle. */
+  readonly active = new Set<object>();
 
-  const inside = (file: string): boolean => {
+  constructor(
+    readonly rootFile: string,
+    readonly locator: SourceLocator,
+    readonly options: GuardOptions,
+  ) {
+    this.rootDir = dirname(rootFile);
+    let realRoot: string;
+    try {
+      realRoot = realpathSync(this.rootDir);
+    } catch {
+      realRoot = this.rootDir;
+    }
+    this.realRoot = realRoot;
+  }
+
+  display(file: string): string {
+    return this.locator.displayPath(file);
+  }
+
+  at(place: Place, text = false): SourceLocation {
+    return this.locator.locateWritten(place.file, place.tokens, text);
+  }
+
+  /** Problems that stop the load, in the order found. */
+  run(): Diagnostic[] {
+    try {
+      const root = this.fileValue(this.rootFile, undefined, undefined);
+      // A syntax error is the root cause: the parser reports it, located (the value read past it is
+      // a guess). Its aliases were counted above, so the parser meets no bomb either.
+      if (this.locator.yamlProblems(this.rootFile).errors.length > 0) return this.diagnostics;
+      const where: SourceLocation = { file: this.display(this.rootFile), line: 1, column: 1, pointer: '' };
+      if (!isObject(root)) {
+        this.diagnostics.push({
+          severity: 'error',
+          code: 'not_asyncapi',
+          message: `contract file ${this.display(this.rootFile)} holds ${describe(root)}, not an AsyncAPI document`,
+          hint: 'write an AsyncAPI document: a mapping that starts with `asyncapi: 3.0.0`',
+          location: where,
+        });
+        return this.diagnostics;
+      }
+      const version = root['asyncapi'];
+      if (typeof version !== 'string') {
+        const location = version === undefined ? where : this.at(Place.root(this.rootFile).child('asyncapi'));
+        this.diagnostics.push({
+          severity: 'error',
+          code: 'not_asyncapi',
+          message:
+            version === undefined
+              ? `contract file ${this.display(this.rootFile)} has no \`asyncapi\` version: it is not an AsyncAPI document`
+              : `\`asyncapi\` is ${describe(version)}; the version must be a string`,
+          hint: version === undefined ? 'start the document with `asyncapi: 3.0.0` (or 2.6.0)' : "quote the version: asyncapi: '3.0.0'",
+          location,
+        });
+        return this.diagnostics;
+      }
+      this.walk(root, Place.root(this.rootFile), 0);
+      this.checkShape(root, version);
+    } catch (error) {
+      if (!(error instanceof Refused)) throw error;
+      this.diagnostics.push(error.diagnostic);
+    }
+    return this.diagnostics;
+  }
+
+  /** Whether `file` (symbolic links resolved) lies inside the contract's folder tree. */
+  inside(file: string): boolean {
     let real = file;
     try {
       real = realpathSync(file);
     } catch {
       // a file that does not exist is judged by its path
     }
-    const rel = relative(realRoot, real);
+    const rel = relative(this.realRoot, real);
     return rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
-  };
+  }
 
   /** The value of `file`, or a diagnostic (at `from`, the `$ref` that led here) saying why it cannot be read. */
-  const fileValue = (file: string, from: Place | undefined, ref: string | undefined): unknown => {
-    const known = checkedFiles.get(file);
+  fileValue(file: string, from: Place | undefined, ref: string | undefined): unknown {
+    const known = this.checkedFiles.get(file);
     if (known !== undefined) throw new Refused(known);
-    const where = (): SourceLocation | undefined => (from === undefined ? undefined : at(refPlace(from), true));
+    const where = (): SourceLocation | undefined => (from === undefined ? undefined : this.at(refPlace(from), true));
     const refused = (code: string, message: string, hint: string, location = where()): never => {
       const diagnostic: Diagnostic = { severity: 'error', code, message, hint, ...(location ? { location } : {}) };
-      checkedFiles.set(file, diagnostic);
+      this.checkedFiles.set(file, diagnostic);
       throw new Refused(diagnostic);
     };
-    const via = ref === undefined ? `contract file ${display(file)}` : `$ref "${ref}": the file ${display(file)}`;
-    if (!checkedFiles.has(file)) {
-      if (ref !== undefined && !options.allowRefOutside && !inside(file))
+    const via = ref === undefined ? `contract file ${this.display(file)}` : `$ref "${ref}": the file ${this.display(file)}`;
+    if (!this.checkedFiles.has(file)) {
+      if (ref !== undefined && !this.options.allowRefOutside && !this.inside(file))
         refused(
           'ref_outside_contract',
-          `$ref "${ref}" points outside the contract's folder (${display(rootDir) || '.'}): keiyaku does not read ${display(file)}`,
+          `$ref "${ref}" points outside the contract's folder (${this.display(this.rootDir) || '.'}): keiyaku does not read ${this.display(file)}`,
           'move the file into the folder tree of the contract, or allow it with --allow-ref-outside ("allowRefOutside": true in keiyaku.config.json)',
         );
-      if (checkedFiles.size >= MAX_FILES)
+      if (this.checkedFiles.size >= MAX_FILES)
         refused('ref_too_many_files', `the contract references more than ${MAX_FILES} files`, 'merge schemas into fewer files');
-      const unreadable = locator.unreadable(file);
+      const unreadable = this.locator.unreadable(file);
       if (unreadable === 'does not exist') {
-        checkedFiles.set(file, undefined);
+        this.checkedFiles.set(file, undefined);
         return undefined; // the parser reports a missing file, with its own words
       }
       if (unreadable !== undefined) {
@@ -164,50 +245,50 @@ export function guardContract(rootFile: string, locator: SourceLocator, options:
           ref === undefined ? 'spec_unreadable' : 'ref_unreadable',
           deep
             ? `${via} nests too deeply to be read (keiyaku reads up to ${MAX_DEPTH} levels)`
-            : `${via} cannot be read: ${unreadable.replace(file, display(file))}`,
+            : `${via} cannot be read: ${unreadable.replace(file, this.display(file))}`,
           deep
             ? 'flatten the document: move nested parts into named schemas under components/schemas'
             : 'a contract file (and every file a $ref names) must be a regular YAML or JSON file of at most 16 MiB',
-          where() ?? { file: display(file), line: 1, column: 1, pointer: '' },
+          where() ?? { file: this.display(file), line: 1, column: 1, pointer: '' },
         );
       }
-      const { errors, warnings } = locator.yamlProblems(file);
+      const { errors, warnings } = this.locator.yamlProblems(file);
       const exhausted = errors.find((e) => e.code === 'RESOURCE_EXHAUSTION');
       if (exhausted !== undefined)
         refused(
           'nesting_too_deep',
           `${via} nests too deeply to be read (keiyaku reads up to ${MAX_DEPTH} levels)`,
           'flatten the document: move nested parts into named schemas under components/schemas',
-          { file: display(file), line: exhausted.line, column: exhausted.column, pointer: '' },
+          { file: this.display(file), line: exhausted.line, column: exhausted.column, pointer: '' },
         );
       const syntax = errors[0] ?? warnings.find((w) => w.code === 'TAG_RESOLVE_FAILED');
       if (syntax !== undefined && (ref !== undefined || syntax.code === 'TAG_RESOLVE_FAILED')) {
         const tag = syntax.code === 'TAG_RESOLVE_FAILED';
-        const quote = tag ? undefined : unclosedQuote(locator, file, syntax.line);
+        const quote = tag ? undefined : unclosedQuote(this.locator, file, syntax.line);
         if (quote !== undefined)
           refused(
             'parser',
             `${via} does not parse: the ${quote.kind} string that opens here is not closed on its line (the YAML parser reports "${syntax.message}" at line ${syntax.line})`,
             `close the string with ${quote.kind === 'double-quoted' ? '"' : "'"} on this line (or write the value without quotes)`,
-            { file: display(file), line: quote.line, column: quote.column, pointer: '' },
+            { file: this.display(file), line: quote.line, column: quote.column, pointer: '' },
           );
         refused(
           tag ? 'yaml_tag' : 'parser',
           tag ? `${syntax.message}: keiyaku reads plain YAML (the core schema) only` : `${via} does not parse: ${syntax.message}`,
           tag ? 'remove the tag; write the value as plain YAML' : 'fix the YAML/JSON syntax at this position',
-          { file: display(file), line: syntax.line, column: syntax.column, pointer: '' },
+          { file: this.display(file), line: syntax.line, column: syntax.column, pointer: '' },
         );
       }
-      checkedFiles.set(file, undefined);
+      this.checkedFiles.set(file, undefined);
     }
     try {
-      return locator.value(file);
+      return this.locator.value(file);
     } catch (error) {
       const alias = error instanceof Error && /alias/i.test(error.message);
       return refused(
         alias ? 'yaml_alias_limit' : 'parser',
         alias
-          ? `${ref === undefined ? `contract file ${display(file)}` : `the file ${display(file)}`}: YAML aliases expand to more than ${MAX_ALIAS_COUNT} values (an alias or merge-key bomb?)`
+          ? `${ref === undefined ? `contract file ${this.display(file)}` : `the file ${this.display(file)}`}: YAML aliases expand to more than ${MAX_ALIAS_COUNT} values (an alias or merge-key bomb?)`
           : error instanceof RangeError
             ? `${via} nests too deeply to be read (keiyaku reads up to ${MAX_DEPTH} levels)`
             : `${via} does not parse: ${error instanceof Error ? error.message : String(error)}`,
@@ -217,15 +298,10 @@ export function guardContract(rootFile: string, locator: SourceLocator, options:
             ? 'flatten the document: move nested parts into named schemas under components/schemas'
             : 'fix the YAML/JSON syntax',
         alias
-          ? { file: display(file), line: 1, column: 1, ...locator.firstAlias(file), pointer: '' }
-          : (where() ?? { file: display(file), line: 1, column: 1, pointer: '' }),
+          ? { file: this.display(file), line: 1, column: 1, ...this.locator.firstAlias(file), pointer: '' }
+          : (where() ?? { file: this.display(file), line: 1, column: 1, pointer: '' }),
       );
     }
-  };
-
-  interface Target {
-    readonly value: unknown;
-    readonly place: Place;
   }
 
   /**
@@ -233,12 +309,9 @@ export function guardContract(rootFile: string, locator: SourceLocator, options:
    * (in the pointer, or a target that is itself a `$ref`) are followed too. A chain that reaches a
    * `$ref` it already followed is a cycle with nothing in between.
    */
-  let nested = 0;
-  /** Targets already reached, by the file a `$ref` is written in and the `$ref` as written. */
-  const reached = new Map<string, Target>();
-  const follow = (from: Place, ref: string): Target | undefined => {
+  follow(from: Place, ref: string): Target | undefined {
     const memo = `${from.file}\0${ref}`;
-    const known = reached.get(memo);
+    const known = this.reached.get(memo);
     if (known !== undefined) return known;
     const chain: string[] = [];
     const seen = new Set<string>();
@@ -253,10 +326,10 @@ export function guardContract(rootFile: string, locator: SourceLocator, options:
             ? `$ref cycle with no schema in between: ${chain.join(' → ')}`
             : `$ref "${ref}" runs through more than ${MAX_HOPS} $refs on its way without reaching a schema (a cycle through its own pointer?)`,
         hint: 'make one of these $refs point at a schema (an object with type, properties, …) instead of another $ref',
-        location: at(refPlace(place), true),
+        location: this.at(refPlace(place), true),
       });
     };
-    if (++nested > MAX_HOPS) cycle();
+    if (++this.nested > MAX_HOPS) cycle();
     try {
       for (let hops = 0; ; hops++) {
         if (/^[a-z][a-z0-9+.-]*:/i.test(current)) return undefined; // remote: the parser fetches it
@@ -268,7 +341,7 @@ export function guardContract(rootFile: string, locator: SourceLocator, options:
         const key = `${file}#${fragment.replace(/\/$/, '')}`;
         if (seen.has(key) || hops > MAX_HOPS) cycle();
         seen.add(key);
-        let value = fileValue(file, place, current);
+        let value = this.fileValue(file, place, current);
         if (value === undefined) return undefined; // a missing file: the parser reports it
         let tokens: string[];
         try {
@@ -280,14 +353,14 @@ export function guardContract(rootFile: string, locator: SourceLocator, options:
             code: 'invalid-ref',
             message: `$ref "${current}": "#${fragment}" is not a JSON pointer (${error instanceof Error ? error.message : String(error)})`,
             hint: 'write the pointer as #/path/to/node, with ~1 for / and ~0 for ~ in keys',
-            location: at(refPlace(place), true),
+            location: this.at(refPlace(place), true),
           });
         }
         let valuePlace = Place.root(file);
         for (let i = 0; i < tokens.length; i++) {
           // A $ref on the way: the rest of the pointer continues from its target.
           while (isObject(value) && typeof value['$ref'] === 'string') {
-            const next = follow(valuePlace, value['$ref']);
+            const next = this.follow(valuePlace, value['$ref']);
             if (next === undefined) return undefined;
             value = next.value;
             valuePlace = next.place;
@@ -304,7 +377,7 @@ export function guardContract(rootFile: string, locator: SourceLocator, options:
           }
           if (!found) {
             const missingPointer = pointerOf(tokens);
-            const inFile = display(file);
+            const inFile = this.display(file);
             const close = isObject(value) ? didYouMean(token, Object.keys(value)) : undefined;
             throw new Refused({
               severity: 'error',
@@ -314,7 +387,7 @@ export function guardContract(rootFile: string, locator: SourceLocator, options:
                 target === ''
                   ? `a "#/…" pointer is resolved in the file that contains the $ref (${inFile}): point it at an existing node there, or name the file (./other.json#/…)`
                   : `point it at an existing node of ${inFile}${close ? ` (did you mean "${close}"?)` : ''}, or at another file`,
-              location: at(refPlace(place), true),
+              location: this.at(refPlace(place), true),
             });
           }
           value = child;
@@ -326,23 +399,15 @@ export function guardContract(rootFile: string, locator: SourceLocator, options:
           continue;
         }
         const found = { value, place: valuePlace };
-        reached.set(memo, found);
+        this.reached.set(memo, found);
         return found;
       }
     } finally {
-      nested--;
+      this.nested--;
     }
-  };
+  }
 
-  /**
-   * How deep each object walked so far nests once its `$ref`s are followed (a `$ref` back into an
-   * object still being walked is recursion, which a generated type names, and counts nothing).
-   */
-  const heights = new Map<object, number>();
-  /** Objects on the walk's path: a `$ref` to one of them is a cycle. */
-  const active = new Set<object>();
-
-  const tooDeep = (place: Place, resolved: boolean): never => {
+  tooDeep(place: Place, resolved: boolean): never {
     throw new Refused({
       severity: 'error',
       code: 'nesting_too_deep',
@@ -350,48 +415,48 @@ export function guardContract(rootFile: string, locator: SourceLocator, options:
         ? `the contract nests more than ${MAX_DEPTH} levels deep from here once its $refs are followed (objects and lists)`
         : `the contract nests more than ${MAX_DEPTH} levels deep here (objects and lists, $refs included)`,
       hint: 'flatten the schema: move nested parts into named schemas under components/schemas',
-      location: at(place),
+      location: this.at(place),
     });
-  };
+  }
 
   /** Walks `value` (written at `place`, `depth` levels down the walk) and returns how deep it nests. */
-  const walk = (value: unknown, place: Place, depth: number): number => {
+  walk(value: unknown, place: Place, depth: number): number {
     if (typeof value !== 'object' || value === null) return 0;
-    const known = heights.get(value);
+    const known = this.heights.get(value);
     if (known !== undefined) return known;
-    if (active.has(value)) return 0;
+    if (this.active.has(value)) return 0;
     if (!Array.isArray(value) && !isPlain(value))
       throw new Refused({
         severity: 'error',
         code: 'yaml_tag',
         message: `${describe(value)}: keiyaku reads plain YAML (mappings, lists, strings, numbers, booleans, null) only`,
         hint: 'remove the tag (!!set, !!omap, !!binary, !!timestamp, …); write the value as plain YAML',
-        location: at(place),
+        location: this.at(place),
       });
-    if (depth > MAX_DEPTH) tooDeep(place, false);
-    active.add(value);
+    if (depth > MAX_DEPTH) this.tooDeep(place, false);
+    this.active.add(value);
     let below = 0;
     if (Array.isArray(value)) {
       for (let i = 0; i < value.length; i++) {
         const item = value[i];
-        if (typeof item === 'object' && item !== null) below = Math.max(below, walk(item, place.child(String(i)), depth + 1));
+        if (typeof item === 'object' && item !== null) below = Math.max(below, this.walk(item, place.child(String(i)), depth + 1));
       }
     } else {
       const record = value as Json;
       const ref = record['$ref'];
       if (typeof ref === 'string') {
-        const target = follow(place, ref);
+        const target = this.follow(place, ref);
         if (target !== undefined && typeof target.value === 'object' && target.value !== null) {
-          if (active.has(target.value) && !recursiveSchema(target.value)) {
+          if (this.active.has(target.value) && !recursiveSchema(target.value)) {
             throw new Refused({
               severity: 'error',
               code: 'ref_cycle',
-              message: `$ref "${ref}" points back at an object that contains it (${display(target.place.file)}#${pointerOf(target.place.tokens)}), which is not a schema: the contract would never end`,
+              message: `$ref "${ref}" points back at an object that contains it (${this.display(target.place.file)}#${pointerOf(target.place.tokens)}), which is not a schema: the contract would never end`,
               hint: 'point the $ref at a schema (components/schemas/…) instead of a document, channel or message',
-              location: at(refPlace(place), true),
+              location: this.at(refPlace(place), true),
             });
           }
-          below = walk(target.value, target.place, depth + 1);
+          below = this.walk(target.value, target.place, depth + 1);
         }
       }
       for (const key in record) {
@@ -401,41 +466,42 @@ export function guardContract(rootFile: string, locator: SourceLocator, options:
             code: 'key_too_long',
             message: `a key of ${key.length} characters ("${key.slice(0, 20)}…"); keiyaku accepts keys of up to ${MAX_KEY_LENGTH}`,
             hint: 'use a shorter property or key name',
-            location: at(place),
+            location: this.at(place),
           });
         if (key === '$ref') continue;
         const child = record[key];
-        if (typeof child === 'object' && child !== null) below = Math.max(below, walk(child, place.child(key), depth + 1));
+        if (typeof child === 'object' && child !== null) below = Math.max(below, this.walk(child, place.child(key), depth + 1));
       }
     }
     const height = below + 1;
-    if (height > MAX_DEPTH) tooDeep(place, true);
-    active.delete(value);
-    heights.set(value, height);
+    if (height > MAX_DEPTH) this.tooDeep(place, true);
+    this.active.delete(value);
+    this.heights.set(value, height);
     return height;
-  };
+  }
 
   /** The value at `place` with a `$ref` followed (the walk checked every `$ref` already). */
-  const settle = (value: unknown, place: Place): { value: unknown; place: Place } => {
+  settle(value: unknown, place: Place): { value: unknown; place: Place } {
     if (!isObject(value) || typeof value['$ref'] !== 'string') return { value, place };
-    const target = follow(place, value['$ref']);
+    const target = this.follow(place, value['$ref']);
     return target === undefined ? { value: {}, place } : target;
-  };
+  }
+
   /**
    * The mappings the AsyncAPI parser walks before it validates anything (channels, operations,
    * components and their entries, a channel's messages and operations): a null, a list or a
    * scalar there crashes it, so each is reported here, at its place (all of them, in one pass).
    */
-  const checkShape = (root: Json, version: string): void => {
+  checkShape(root: Json, version: string): void {
     const major = version.split('.')[0];
     const mapping = (parent: { value: unknown; place: Place }, key: string, what: string): { value: Json; place: Place } | undefined => {
       if (!isObject(parent.value) || !Object.hasOwn(parent.value, key)) return undefined;
       const place = parent.place.child(key);
-      const settled = settle(parent.value[key], place);
+      const settled = this.settle(parent.value[key], place);
       if (isObject(settled.value)) return { value: settled.value, place: settled.place };
-      const location = at(settled.place);
-      if (diagnostics.some((d) => d.location?.file === location.file && d.location.pointer === location.pointer)) return undefined;
-      diagnostics.push({
+      const location = this.at(settled.place);
+      if (this.diagnostics.some((d) => d.location?.file === location.file && d.location.pointer === location.pointer)) return undefined;
+      this.diagnostics.push({
         severity: 'error',
         code: 'asyncapi-document-resolved',
         message: `${what} must be a mapping (an object), not ${describe(settled.value, 'null')}`,
@@ -459,11 +525,11 @@ export function guardContract(rootFile: string, locator: SourceLocator, options:
     /** A schema position (payload, headers, a component schema) may hold a schema or a boolean, never null. */
     const notNull = (parent: { value: Json; place: Place }, key: string, what: string): void => {
       if (!Object.hasOwn(parent.value, key)) return;
-      const settled = settle(parent.value[key], parent.place.child(key));
+      const settled = this.settle(parent.value[key], parent.place.child(key));
       if (settled.value !== null) return;
-      const location = at(settled.place);
-      if (diagnostics.some((d) => d.location?.file === location.file && d.location.pointer === location.pointer)) return;
-      diagnostics.push({
+      const location = this.at(settled.place);
+      if (this.diagnostics.some((d) => d.location?.file === location.file && d.location.pointer === location.pointer)) return;
+      this.diagnostics.push({
         severity: 'error',
         code: 'asyncapi-document-resolved',
         message: `${what} is null: it must be a schema`,
@@ -481,7 +547,7 @@ export function guardContract(rootFile: string, locator: SourceLocator, options:
         for (const key of Object.keys(headers))
           notNull({ value: headers, place: entry.place.child('headers') }, key, `headers.${key} of ${what}`);
     };
-    const top = { value: root as unknown, place: Place.root(rootFile) };
+    const top = { value: root as unknown, place: Place.root(this.rootFile) };
     mapping(top, 'info', '`info`');
     const components = mapping(top, 'components', '`components`');
     const channel = (entry: { value: Json; place: Place }, id: string): void => {
@@ -509,46 +575,7 @@ export function guardContract(rootFile: string, locator: SourceLocator, options:
     }
     const schemas = mapping(components, 'schemas', 'components.schemas');
     if (schemas !== undefined) for (const key of Object.keys(schemas.value)) notNull(schemas, key, `components.schemas.${key}`);
-  };
-
-  try {
-    const root = fileValue(rootFile, undefined, undefined);
-    // A syntax error is the root cause: the parser reports it, located (the value read past it is
-    // a guess). Its aliases were counted above, so the parser meets no bomb either.
-    if (locator.yamlProblems(rootFile).errors.length > 0) return diagnostics;
-    const where: SourceLocation = { file: display(rootFile), line: 1, column: 1, pointer: '' };
-    if (!isObject(root)) {
-      diagnostics.push({
-        severity: 'error',
-        code: 'not_asyncapi',
-        message: `contract file ${display(rootFile)} holds ${describe(root)}, not an AsyncAPI document`,
-        hint: 'write an AsyncAPI document: a mapping that starts with `asyncapi: 3.0.0`',
-        location: where,
-      });
-      return diagnostics;
-    }
-    const version = root['asyncapi'];
-    if (typeof version !== 'string') {
-      const location = version === undefined ? where : at(Place.root(rootFile).child('asyncapi'));
-      diagnostics.push({
-        severity: 'error',
-        code: 'not_asyncapi',
-        message:
-          version === undefined
-            ? `contract file ${display(rootFile)} has no \`asyncapi\` version: it is not an AsyncAPI document`
-            : `\`asyncapi\` is ${describe(version)}; the version must be a string`,
-        hint: version === undefined ? 'start the document with `asyncapi: 3.0.0` (or 2.6.0)' : "quote the version: asyncapi: '3.0.0'",
-        location,
-      });
-      return diagnostics;
-    }
-    walk(root, Place.root(rootFile), 0);
-    checkShape(root, version);
-  } catch (error) {
-    if (!(error instanceof Refused)) throw error;
-    diagnostics.push(error.diagnostic);
   }
-  return diagnostics;
 }
 
 /** A `$ref`'s file part is a URI reference: `%20` is a space. */

@@ -211,18 +211,7 @@ async function load(specPath: string, options: LoadOptions, fast: boolean): Prom
       const problems = checkDocument(result.document.json(), result.document.version());
       if (problems === undefined) result = await parse(true);
       else if (problems.length > 0) {
-        schemaDiagnostics = problems.map((problem) => {
-          const location = locator.locate(problem.path);
-          return {
-            severity: 'error',
-            code: 'asyncapi-document-resolved',
-            message: problem.message,
-            ...(hintFor('asyncapi-document-resolved', problem.message)
-              ? { hint: hintFor('asyncapi-document-resolved', problem.message)! }
-              : {}),
-            location,
-          };
-        });
+        schemaDiagnostics = problems.map((problem) => schemaDiagnostic(problem, locator));
         result = { ...result, document: undefined };
       }
     }
@@ -235,30 +224,48 @@ async function load(specPath: string, options: LoadOptions, fast: boolean): Prom
       hint: 'check the document is AsyncAPI 2.6 or 3.x',
     });
   }
-  const diagnostics = (result.diagnostics as readonly ParserDiagnostic[]).map((d): Diagnostic => {
-    const code = String(d.code);
-    const file = d.source ? resolve(cwd, d.source) : absolute;
-    const path = d.path ?? [];
-    const location =
-      d.range !== undefined
-        ? {
-            file: locator.displayPath(file),
-            line: d.range.start.line + 1,
-            column: d.range.start.character + 1,
-            pointer: pointerFromTokens(path),
-          }
-        : locator.locateInFile(file, path);
-    const hint = hintFor(code, d.message);
-    const severity = STYLE_RULES.has(code) && d.severity > 0 ? 'info' : (SEVERITY[d.severity] ?? 'info');
-    const missing = /ENOENT: no such file or directory, open '([^']+)'/.exec(d.message);
-    const message = missing ? `referenced file ${locator.displayPath(missing[1]!)} does not exist` : withoutStack(d.message);
-    return { severity, code, message, ...(hint ? { hint } : {}), location };
-  });
+  const diagnostics = (result.diagnostics as readonly ParserDiagnostic[]).map((d) => parserDiagnostic(d, cwd, absolute, locator));
   return {
     contract: result.document ?? undefined,
     diagnostics: sortDiagnostics(refineDiagnostics([...diagnostics, ...schemaDiagnostics], locator, cwd)),
     locator,
   };
+}
+
+/** A problem of the document checker (`checkDocument`), located in the contract's files. */
+function schemaDiagnostic(
+  problem: { readonly path: readonly (string | number)[]; readonly message: string },
+  locator: SourceLocator,
+): Diagnostic {
+  const location = locator.locate(problem.path);
+  return {
+    severity: 'error',
+    code: 'asyncapi-document-resolved',
+    message: problem.message,
+    ...(hintFor('asyncapi-document-resolved', problem.message) ? { hint: hintFor('asyncapi-document-resolved', problem.message)! } : {}),
+    location,
+  };
+}
+
+/** A diagnostic of the AsyncAPI parser in keiyaku's terms: located, with a hint, style rules as info. */
+function parserDiagnostic(d: ParserDiagnostic, cwd: string, absolute: string, locator: SourceLocator): Diagnostic {
+  const code = String(d.code);
+  const file = d.source ? resolve(cwd, d.source) : absolute;
+  const path = d.path ?? [];
+  const location =
+    d.range !== undefined
+      ? {
+          file: locator.displayPath(file),
+          line: d.range.start.line + 1,
+          column: d.range.start.character + 1,
+          pointer: pointerFromTokens(path),
+        }
+      : locator.locateInFile(file, path);
+  const hint = hintFor(code, d.message);
+  const severity = STYLE_RULES.has(code) && d.severity > 0 ? 'info' : (SEVERITY[d.severity] ?? 'info');
+  const missing = /ENOENT: no such file or directory, open '([^']+)'/.exec(d.message);
+  const message = missing ? `referenced file ${locator.displayPath(missing[1]!)} does not exist` : withoutStack(d.message);
+  return { severity, code, message, ...(hint ? { hint } : {}), location };
 }
 
 /** A message without the stack trace the parser appends to an error it caught (`…, stack: TypeError: … at …`). */

@@ -99,54 +99,18 @@ export function kafkaOptionsFrom(raw: unknown, path: string, problems: Problems)
   let sasl: KafkaSaslSettings | undefined;
 
   if (fqns !== undefined) {
-    // Azure Event Hubs: the options this implies are fixed; properties may repeat them but not contradict them.
     if (brokers)
       problems.add(section.at('fullyQualifiedNamespace'), `use either it or ${problems.key(section.at('bootstrapServers'))}, not both`);
-    if (!/^[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+$/.test(fqns))
-      problems.add(
-        section.at('fullyQualifiedNamespace'),
-        `must be a host name such as my-eventhub.servicebus.windows.net, got ${JSON.stringify(fqns)}`,
-      );
     brokers = [`${fqns}:${EVENT_HUBS_PORT}`];
-    if (protocol !== undefined && protocol !== 'SASL_SSL')
-      problems.add(prop('security.protocol'), `Event Hubs needs SASL_SSL, got ${protocol}`);
-    if (props.saslMechanism !== undefined && props.saslMechanism !== 'plain')
-      problems.add(prop('sasl.mechanism'), 'Event Hubs with a connection string needs PLAIN');
-    if (props.saslUsername !== undefined && props.saslUsername !== EVENT_HUBS_USERNAME)
-      problems.add(prop('sasl.username'), `Event Hubs with a connection string needs the user ${EVENT_HUBS_USERNAME}`);
-    if (connectionString !== undefined && props.saslPassword !== undefined && connectionString !== props.saslPassword)
-      problems.add(
-        prop('sasl.password'),
-        `conflicts with ${problems.key(section.at('connectionString'))}; set one of them (values not shown)`,
-      );
-    const password = connectionString ?? props.saslPassword;
-    if (password === undefined)
-      problems.add(
-        section.at('connectionString'),
-        "is required with fullyQualifiedNamespace: the namespace's connection string (Endpoint=sb://…;SharedAccessKeyName=…;SharedAccessKey=…)",
-      );
-    else checkConnectionString(password, fqns, section.at('connectionString'), problems);
+    sasl = eventHubsSasl(fqns, connectionString, protocol, props, section, problems);
     protocol = 'SASL_SSL';
-    sasl = { mechanism: 'plain', username: EVENT_HUBS_USERNAME, password: password ?? '' };
   } else {
     if (connectionString !== undefined)
       problems.add(
         section.at('connectionString'),
         `is only used with ${problems.key(section.at('fullyQualifiedNamespace'))} (Azure Event Hubs)`,
       );
-    const wantsSasl = protocol === 'SASL_PLAINTEXT' || protocol === 'SASL_SSL';
-    if (wantsSasl) {
-      if (props.saslMechanism === undefined) problems.add(prop('sasl.mechanism'), `is required with security.protocol ${protocol}`);
-      if (props.saslUsername === undefined) problems.add(prop('sasl.username'), `is required with security.protocol ${protocol}`);
-      if (props.saslPassword === undefined) problems.add(prop('sasl.password'), `is required with security.protocol ${protocol}`);
-      sasl = {
-        mechanism: props.saslMechanism ?? 'plain',
-        username: props.saslUsername ?? '',
-        password: props.saslPassword ?? '',
-      } as KafkaSaslSettings;
-    } else if (props.saslKeys.length > 0) {
-      problems.add(prop(props.saslKeys[0]!), 'SASL settings need security.protocol SASL_PLAINTEXT or SASL_SSL');
-    }
+    sasl = saslOf(protocol, props, prop, problems);
     if (!brokers) problems.add(section.at('bootstrapServers'), 'is required (or fullyQualifiedNamespace for Azure Event Hubs)');
   }
   const wantsTls = protocol === 'SSL' || protocol === 'SASL_SSL';
@@ -179,6 +143,66 @@ export function kafkaOptionsFrom(raw: unknown, path: string, problems: Problems)
     ...(replicationFactor === undefined ? {} : { replicationFactor }),
     ...(contentMode === undefined ? {} : { contentMode }),
   };
+}
+
+/**
+ * Azure Event Hubs: the options a fully qualified namespace implies are fixed; properties may repeat
+ * them but not contradict them. The SASL settings of the connection string.
+ */
+function eventHubsSasl(
+  fqns: string,
+  connectionString: string | undefined,
+  protocol: string | undefined,
+  props: KafkaPropertyValues,
+  section: SectionReader,
+  problems: Problems,
+): KafkaSaslSettings {
+  const prop = (key: string): string => `${section.at('properties')}["${key}"]`;
+  if (!/^[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+$/.test(fqns))
+    problems.add(
+      section.at('fullyQualifiedNamespace'),
+      `must be a host name such as my-eventhub.servicebus.windows.net, got ${JSON.stringify(fqns)}`,
+    );
+  if (protocol !== undefined && protocol !== 'SASL_SSL')
+    problems.add(prop('security.protocol'), `Event Hubs needs SASL_SSL, got ${protocol}`);
+  if (props.saslMechanism !== undefined && props.saslMechanism !== 'plain')
+    problems.add(prop('sasl.mechanism'), 'Event Hubs with a connection string needs PLAIN');
+  if (props.saslUsername !== undefined && props.saslUsername !== EVENT_HUBS_USERNAME)
+    problems.add(prop('sasl.username'), `Event Hubs with a connection string needs the user ${EVENT_HUBS_USERNAME}`);
+  if (connectionString !== undefined && props.saslPassword !== undefined && connectionString !== props.saslPassword)
+    problems.add(
+      prop('sasl.password'),
+      `conflicts with ${problems.key(section.at('connectionString'))}; set one of them (values not shown)`,
+    );
+  const password = connectionString ?? props.saslPassword;
+  if (password === undefined)
+    problems.add(
+      section.at('connectionString'),
+      "is required with fullyQualifiedNamespace: the namespace's connection string (Endpoint=sb://…;SharedAccessKeyName=…;SharedAccessKey=…)",
+    );
+  else checkConnectionString(password, fqns, section.at('connectionString'), problems);
+  return { mechanism: 'plain', username: EVENT_HUBS_USERNAME, password: password ?? '' };
+}
+
+/** The SASL settings of a SASL_* security protocol (each one required); SASL properties without one are a problem. */
+function saslOf(
+  protocol: string | undefined,
+  props: KafkaPropertyValues,
+  prop: (key: string) => string,
+  problems: Problems,
+): KafkaSaslSettings | undefined {
+  if (protocol === 'SASL_PLAINTEXT' || protocol === 'SASL_SSL') {
+    if (props.saslMechanism === undefined) problems.add(prop('sasl.mechanism'), `is required with security.protocol ${protocol}`);
+    if (props.saslUsername === undefined) problems.add(prop('sasl.username'), `is required with security.protocol ${protocol}`);
+    if (props.saslPassword === undefined) problems.add(prop('sasl.password'), `is required with security.protocol ${protocol}`);
+    return {
+      mechanism: props.saslMechanism ?? 'plain',
+      username: props.saslUsername ?? '',
+      password: props.saslPassword ?? '',
+    } as KafkaSaslSettings;
+  }
+  if (props.saslKeys.length > 0) problems.add(prop(props.saslKeys[0]!), 'SASL settings need security.protocol SASL_PLAINTEXT or SASL_SSL');
+  return undefined;
 }
 
 /** An Event Hubs connection string names its namespace in `Endpoint=sb://<host>/`; it must be the configured one. */
