@@ -1,10 +1,22 @@
 // The character classes the format checks read strings with: ASCII classes from one table, so a
 // check costs one lookup a character.
+//
+// The helpers are function declarations, not `const` arrows: a module that imports a `const` reads it
+// through its binding, checked for the temporal dead zone, at every call (measured: about a fifth of
+// the checks' speed); a function declaration is initialised before any module runs.
 
-export const isDigit = (c: number): boolean => c >= 48 && c <= 57;
-export const isAlpha = (c: number): boolean => (c | 0x20) >= 97 && (c | 0x20) <= 122;
-export const isAlnum = (c: number): boolean => isDigit(c) || isAlpha(c);
-export const isHex = (c: number): boolean => isDigit(c) || ((c | 0x20) >= 97 && (c | 0x20) <= 102);
+export function isDigit(c: number): boolean {
+  return c >= 48 && c <= 57;
+}
+export function isAlpha(c: number): boolean {
+  return (c | 0x20) >= 97 && (c | 0x20) <= 122;
+}
+export function isAlnum(c: number): boolean {
+  return isDigit(c) || isAlpha(c);
+}
+export function isHex(c: number): boolean {
+  return isDigit(c) || ((c | 0x20) >= 97 && (c | 0x20) <= 102);
+}
 
 /** A code unit of JavaScript's white space class (`\s`). */
 export function isSpace(c: number): boolean {
@@ -55,12 +67,20 @@ for (const [chars, bits] of [
   for (let i = 0; i < chars.length; i++) CLASSES[chars.charCodeAt(i)]! |= bits;
 
 /** `c` is an ASCII character of one of the classes `bits`. */
-export const is = (c: number, bits: number): boolean => c < 128 && (CLASSES[c]! & bits) !== 0;
-export const isUnreserved = (c: number): boolean => is(c, UNRESERVED);
-export const isSubDelim = (c: number): boolean => is(c, SUB_DELIM);
+export function is(c: number, bits: number): boolean {
+  return c < 128 && (CLASSES[c]! & bits) !== 0;
+}
+export function isUnreserved(c: number): boolean {
+  return is(c, UNRESERVED);
+}
+export function isSubDelim(c: number): boolean {
+  return is(c, SUB_DELIM);
+}
 
 /** `%` followed by two hex digits at `i`. */
-export const isPct = (s: string, i: number): boolean => s.charCodeAt(i) === 37 && isHex(s.charCodeAt(i + 1)) && isHex(s.charCodeAt(i + 2));
+export function isPct(s: string, i: number): boolean {
+  return s.charCodeAt(i) === 37 && isHex(s.charCodeAt(i + 1)) && isHex(s.charCodeAt(i + 2));
+}
 
 /** The two ASCII digits at `at` as a number, or -1. */
 export function digits2(s: string, at: number): number {

@@ -15,7 +15,9 @@ function dateAt(s: string, from: number): boolean {
   return month >= 1 && month <= 12 && day >= 1 && day <= (month === 2 && leap ? 29 : DAYS_IN_MONTH[month]!);
 }
 
-export const date = (s: string): boolean => s.length === 10 && dateAt(s, 0);
+export function date(s: string): boolean {
+  return s.length === 10 && dateAt(s, 0);
+}
 
 /**
  * `partial-time` and offset from `from` to the end: `HH:MM:SS[.frac]` then `Z`, or `±HH[[:]MM]`

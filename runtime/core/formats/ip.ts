@@ -94,4 +94,6 @@ export function ipv4(s: string): boolean {
   }
   return i === n;
 }
-export const ipv6 = (s: string): boolean => ipv6In(s, 0, s.length, strictOctet);
+export function ipv6(s: string): boolean {
+  return ipv6In(s, 0, s.length, strictOctet);
+}

@@ -13,7 +13,9 @@ function jsonPointerAt(s: string, from: number): boolean {
   return true;
 }
 
-export const jsonPointer = (s: string): boolean => jsonPointerAt(s, 0);
+export function jsonPointer(s: string): boolean {
+  return jsonPointerAt(s, 0);
+}
 
 /** A JSON pointer as a URI fragment: `#`, then tokens of fragment characters, percent-encodings, `~0`, `~1`. */
 export function jsonPointerUriFragment(s: string): boolean {
