@@ -54,7 +54,7 @@ export {
 export type { DeadLetterFilter, DeadLetterPage, DeadLetterStore, ParkedMessage, ParkedSummary, ParkRequest } from './dead-letter/store.js';
 export type { AppendToStreamOptions, EventSerializer, EventStore, ReadAllOptions, RecordedEvent } from './event-store/store.js';
 export { checkExpectedVersion, eventTypeOf, jsonSerializer, StoreError, StoreNotMigratedError } from './event-store/store.js';
-export type { OutboxDispatcherOptions, OutboxDispatcherStatus } from './outbox/dispatcher.js';
+export type { OutboxDispatcherDeps, OutboxDispatcherOptions, OutboxDispatcherStatus } from './outbox/dispatcher.js';
 export { OutboxDispatcher } from './outbox/dispatcher.js';
 export type {
   OutboxAdmin,
@@ -70,4 +70,13 @@ export type {
   OutboxWriteOptions,
 } from './outbox/outbox.js';
 export { OUTBOX_SCHEMA_VERSION, OutboxEncoder, OutboxError, OutboxLockedError, parseRowId } from './outbox/outbox.js';
+export type { OutboxStoreDispatcherDeps, OutboxStoreOptions, OutboxTableRow } from './outbox/store-base.js';
+export {
+  DEFAULT_OUTBOX_LEASE_MS,
+  OUTBOX_COLUMNS,
+  OutboxStoreBase,
+  outboxCountsFrom,
+  outboxNotMigrated,
+  outboxRowFrom,
+} from './outbox/store-base.js';
 export type { CheckpointStore, EventMapper, Mapper } from './producer.js';

@@ -63,6 +63,22 @@ export type {
 export { ConcurrencyError, jsonSerializer, StoreError, StoreNotMigratedError } from './event-store/store.js';
 export type { MessagingHealth, MessagingOptions } from './messaging.js';
 export { createMessaging, Messaging } from './messaging.js';
+export type { OutboxDispatcherOptions, OutboxDispatcherStatus } from './outbox/dispatcher.js';
+export { OutboxDispatcher } from './outbox/dispatcher.js';
+export type {
+  OutboxAdmin,
+  OutboxChannelOptions,
+  OutboxCounts,
+  OutboxDispatchStore,
+  OutboxEventsOptions,
+  OutboxFailure,
+  OutboxFilter,
+  OutboxRecord,
+  OutboxRow,
+  OutboxRowState,
+  OutboxWriteOptions,
+} from './outbox/outbox.js';
+export { OUTBOX_SCHEMA_VERSION, OutboxEncoder, OutboxError, OutboxLockedError } from './outbox/outbox.js';
 export type {
   AppendOptions,
   CheckpointStore,
