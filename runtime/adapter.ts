@@ -52,7 +52,15 @@ export {
   unescapeText,
 } from './dead-letter/records.js';
 export type { DeadLetterFilter, DeadLetterPage, DeadLetterStore, ParkedMessage, ParkedSummary, ParkRequest } from './dead-letter/store.js';
-export type { AppendToStreamOptions, EventSerializer, EventStore, ReadAllOptions, RecordedEvent } from './event-store/store.js';
+export type { EventMapper, Mapper } from './event-store/mapper.js';
+export type {
+  AppendToStreamOptions,
+  CheckpointStore,
+  EventSerializer,
+  EventStore,
+  ReadAllOptions,
+  RecordedEvent,
+} from './event-store/store.js';
 export { checkExpectedVersion, eventTypeOf, jsonSerializer, StoreError, StoreNotMigratedError } from './event-store/store.js';
 export type { OutboxDispatcherDeps, OutboxDispatcherOptions, OutboxDispatcherStatus } from './outbox/dispatcher.js';
 export { OutboxDispatcher } from './outbox/dispatcher.js';
@@ -79,4 +87,3 @@ export {
   outboxNotMigrated,
   outboxRowFrom,
 } from './outbox/store-base.js';
-export type { CheckpointStore, EventMapper, Mapper } from './producer.js';
