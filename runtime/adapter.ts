@@ -52,7 +52,17 @@ export {
   unescapeText,
 } from './dead-letter/records.js';
 export type { DeadLetterFilter, DeadLetterPage, DeadLetterStore, ParkedMessage, ParkedSummary, ParkRequest } from './dead-letter/store.js';
+export type { DeadLetterInsert } from './dead-letter/table.js';
+export {
+  DEAD_LETTER_INSERT_COLUMNS,
+  DEAD_LETTER_V2_COLUMN,
+  deadLetterInsert,
+  deadLetterSummaryColumns,
+  deadLetterTableOutdated,
+} from './dead-letter/table.js';
 export type { EventMapper, Mapper } from './event-store/mapper.js';
+export type { EventTableRow } from './event-store/rows.js';
+export { recordedEventFrom } from './event-store/rows.js';
 export type {
   AppendToStreamOptions,
   CheckpointStore,
