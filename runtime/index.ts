@@ -1,6 +1,7 @@
 /**
  * `@keiyaku/runtime`: the transport-independent core — publishers, the conveyor belt,
- * dead-lettering, health, lifecycle, mappers and the message producer.
+ * dead-lettering, health, lifecycle, mappers, the event relay (formerly the message
+ * producer) and the outbox core.
  * Transports: `@keiyaku/runtime/memory` (and Kafka, Iggy in their own subpaths).
  * The SQLite dead-letter store: `@keiyaku/sqlite`. The conformance suite: `@keiyaku/runtime/testing`.
  */
@@ -52,32 +53,49 @@ export type {
 } from './dead-letter/store.js';
 export { InMemoryDeadLetterStore, payloadText } from './dead-letter/store.js';
 export type {
+  EventMapper,
+  EventMapperContext,
+  Mapped,
+  Mapper,
+  MessageWithHeaders,
+  WithoutRequiredHeaders,
+} from './event-store/mapper.js';
+export { MapperResultError, withHeaders } from './event-store/mapper.js';
+export { InMemoryCheckpointStore, InMemoryEventStore } from './event-store/memory.js';
+export type { EventRelayOptions, EventRelayStatus, MessageProducerOptions, MessageProducerStatus } from './event-store/relay.js';
+export { EventRelay, MessageProducer } from './event-store/relay.js';
+export type {
+  AppendOptions,
   AppendToStreamOptions,
   Awaitable,
+  CheckpointStore,
   EventSerializer,
+  EventSource,
   EventStore,
   ExpectedVersion,
   ReadAllOptions,
   RecordedEvent,
+  StoredEvent,
 } from './event-store/store.js';
 export { ConcurrencyError, jsonSerializer, StoreError, StoreNotMigratedError } from './event-store/store.js';
 export type { MessagingHealth, MessagingOptions } from './host/messaging.js';
 export { createMessaging, Messaging } from './host/messaging.js';
+export type { OutboxDispatcherOptions, OutboxDispatcherStatus } from './outbox/dispatcher.js';
+export { OutboxDispatcher } from './outbox/dispatcher.js';
 export type {
-  AppendOptions,
-  CheckpointStore,
-  EventMapper,
-  EventMapperContext,
-  EventSource,
-  Mapped,
-  Mapper,
-  MessageProducerOptions,
-  MessageProducerStatus,
-  MessageWithHeaders,
-  StoredEvent,
-  WithoutRequiredHeaders,
-} from './producer.js';
-export { InMemoryCheckpointStore, InMemoryEventStore, MapperResultError, MessageProducer, withHeaders } from './producer.js';
+  OutboxAdmin,
+  OutboxChannelOptions,
+  OutboxCounts,
+  OutboxDispatchStore,
+  OutboxEventsOptions,
+  OutboxFailure,
+  OutboxFilter,
+  OutboxRecord,
+  OutboxRow,
+  OutboxRowState,
+  OutboxWriteOptions,
+} from './outbox/outbox.js';
+export { OUTBOX_SCHEMA_VERSION, OutboxEncoder, OutboxError, OutboxLockedError } from './outbox/outbox.js';
 export type { PublisherOptions, PublisherStats, PublishOptions } from './publish/publisher.js';
 export { Publisher } from './publish/publisher.js';
 export type { Stall, SubscriptionHealth, SubscriptionMetrics, SubscriptionOptions, SubscriptionState } from './subscription.js';

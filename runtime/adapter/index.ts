@@ -52,9 +52,27 @@ export {
   unescapeText,
 } from '../dead-letter/records.js';
 export type { DeadLetterFilter, DeadLetterPage, DeadLetterStore, ParkedMessage, ParkedSummary, ParkRequest } from '../dead-letter/store.js';
-export type { AppendToStreamOptions, EventSerializer, EventStore, ReadAllOptions, RecordedEvent } from '../event-store/store.js';
+export type { DeadLetterInsert } from '../dead-letter/table.js';
+export {
+  DEAD_LETTER_INSERT_COLUMNS,
+  DEAD_LETTER_V2_COLUMN,
+  deadLetterInsert,
+  deadLetterSummaryColumns,
+  deadLetterTableOutdated,
+} from '../dead-letter/table.js';
+export type { EventMapper, Mapper } from '../event-store/mapper.js';
+export type { EventTableRow } from '../event-store/rows.js';
+export { recordedEventFrom } from '../event-store/rows.js';
+export type {
+  AppendToStreamOptions,
+  CheckpointStore,
+  EventSerializer,
+  EventStore,
+  ReadAllOptions,
+  RecordedEvent,
+} from '../event-store/store.js';
 export { checkExpectedVersion, eventTypeOf, jsonSerializer, StoreError, StoreNotMigratedError } from '../event-store/store.js';
-export type { OutboxDispatcherOptions, OutboxDispatcherStatus } from '../outbox/dispatcher.js';
+export type { OutboxDispatcherDeps, OutboxDispatcherOptions, OutboxDispatcherStatus } from '../outbox/dispatcher.js';
 export { OutboxDispatcher } from '../outbox/dispatcher.js';
 export type {
   OutboxAdmin,
@@ -70,4 +88,12 @@ export type {
   OutboxWriteOptions,
 } from '../outbox/outbox.js';
 export { OUTBOX_SCHEMA_VERSION, OutboxEncoder, OutboxError, OutboxLockedError, parseRowId } from '../outbox/outbox.js';
-export type { CheckpointStore, EventMapper, Mapper } from '../producer.js';
+export type { OutboxStoreDispatcherDeps, OutboxStoreOptions, OutboxTableRow } from '../outbox/store-base.js';
+export {
+  DEFAULT_OUTBOX_LEASE_MS,
+  OUTBOX_COLUMNS,
+  OutboxStoreBase,
+  outboxCountsFrom,
+  outboxNotMigrated,
+  outboxRowFrom,
+} from '../outbox/store-base.js';

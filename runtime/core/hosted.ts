@@ -1,7 +1,7 @@
 /**
  * A background component hosted by a `Messaging` host beside its subscriptions: started by
  * `start()`, stopped inside the shared shutdown budget, and part of `health()`.
- * The outbox dispatcher and the message producer are hosted components.
+ * The outbox dispatcher and the event relay are hosted components.
  */
 export interface HostedComponentHealth {
   /** What kind of component this is (`outbox`, `producer`, …). */

@@ -1,5 +1,5 @@
 /**
- * The event store a {@link MessageProducer} reads: append-only streams with an optimistic
+ * The event store an event relay (`EventRelay`) reads: append-only streams with an optimistic
  * concurrency check, read by stream and by global position, and a subscription that catches
  * up and then follows. Implementations: `InMemoryEventStore` (@keiyaku/runtime),
  * `SqliteEventStore` (@keiyaku/sqlite), `PostgresEventStore` (@keiyaku/postgres).
@@ -22,7 +22,7 @@ export interface StoredEvent<D> {
 export interface EventSource<D> {
   /** Events after `position` (exclusive), then new ones as they are appended, until `signal` aborts. */
   subscribe(after: number, signal: AbortSignal): AsyncIterable<StoredEvent<D>>;
-  /** The position of the last event (0 when empty); when present, a producer reports its backlog. */
+  /** The position of the last event (0 when empty); when present, a relay reports its backlog. */
   lastPosition?(): Awaitable<number>;
 }
 
@@ -130,4 +130,10 @@ export class StoreError extends KeiyakuError {
   constructor(message: string, options: { cause?: unknown; retriable?: boolean } = {}) {
     super('store_failed', message, { retriable: options.retriable ?? true, cause: options.cause });
   }
+}
+
+/** Where an event relay remembers how far it got. */
+export interface CheckpointStore {
+  load(name: string): Promise<number | undefined>;
+  save(name: string, position: number): Promise<void>;
 }

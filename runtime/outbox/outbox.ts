@@ -14,7 +14,7 @@ import type { AnyChannel, AnyContractMessage, HeadersOf } from '../core/contract
 import { ContractValidationError } from '../core/contract.js';
 import { type EnvelopeOptions, encodeEnvelope } from '../core/envelope.js';
 import { KeiyakuError } from '../core/errors.js';
-import { type EventMapper, type EventMapperContext, unwrapMapped } from '../producer.js';
+import { type EventMapper, type EventMapperContext, unwrapMapped } from '../event-store/mapper.js';
 
 /** Version of the outbox tables this runtime reads and writes (`keiyaku_outbox_schema`). */
 export const OUTBOX_SCHEMA_VERSION = 1;
@@ -247,7 +247,7 @@ export class OutboxEncoder<M extends AnyContractMessage> {
   /**
    * Maps domain events of one aggregate through `mapper` and encodes the contract messages;
    * events the mapper turns into `null` stay internal. Key = the aggregate id, causation id =
-   * the event's id, as the message producer publishes them. A mapper that returns
+   * the event's id, as the event relay publishes them. A mapper that returns
    * `withHeaders(message, headers)` gives the message its contract headers, validated with it.
    */
   encodeEvents<D>(mapper: EventMapper<D, M>, events: readonly D[], options: OutboxEventsOptions): OutboxRecord[] {

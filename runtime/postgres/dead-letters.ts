@@ -16,13 +16,16 @@ import type {
 } from '@keiyaku/runtime/adapter';
 import {
   checkLease,
+  DEAD_LETTER_INSERT_COLUMNS,
+  DEAD_LETTER_V2_COLUMN,
   DeadLetterRecordError,
-  deadLetterColumns,
   deadLetterFilterColumns,
+  deadLetterInsert,
+  deadLetterSummaryColumns,
+  deadLetterTableOutdated,
   pageLimit,
   parkedFromRequest,
   parkedFromRow,
-  StoreNotMigratedError,
   summaryFromRow,
 } from '@keiyaku/runtime/adapter';
 import { createPostgresPool, type PostgresQueryable, storeError } from './client.js';
@@ -44,17 +47,12 @@ function filterValues(filter: DeadLetterFilter): (string | boolean | null)[] {
   return [f.channelFiltered, f.channel, f.channelEscaped, f.groupIdFiltered, f.groupId, f.groupIdEscaped];
 }
 
-const SUMMARY_COLUMNS = `id, channel, address, topic, group_id, type, record_key, partition, record_offset, error_name, error_message,
-  attempts, first_failure_at, last_failure_at, parked_at, escaped, octet_length(payload) AS payload_bytes`;
+const SUMMARY_COLUMNS = deadLetterSummaryColumns('octet_length');
 
 /** A table without the version-2 columns (42703 undefined_column) names the migration to run. */
 function failure(error: unknown, doing: string): Error {
-  if (error instanceof Error && (error as { code?: unknown }).code === '42703' && /\b(topic|escaped|claimed_at)\b/.test(error.message))
-    return new StoreNotMigratedError(
-      'keiyaku_dead_letters at version 2 (topic, escaped, claimed_at)',
-      'migratePostgres(pool) from @keiyaku/postgres',
-      error,
-    );
+  if (error instanceof Error && (error as { code?: unknown }).code === '42703' && DEAD_LETTER_V2_COLUMN.test(error.message))
+    return deadLetterTableOutdated('migratePostgres(pool) from @keiyaku/postgres', error);
   return storeError(error, doing);
 }
 
@@ -75,33 +73,11 @@ export class PostgresDeadLetterStore implements DeadLetterStore {
 
   async park(request: ParkRequest, parkedAt: Date): Promise<ParkedMessage> {
     const id = randomUUID();
-    const c = deadLetterColumns(request);
     try {
       await this.#db.query(
-        `INSERT INTO keiyaku_dead_letters (id, channel, address, topic, group_id, type, payload, headers, record_key, partition, record_offset,
-           error_name, error_message, error_stack, attempts, first_failure_at, last_failure_at, parked_at, escaped)
+        `INSERT INTO keiyaku_dead_letters (${DEAD_LETTER_INSERT_COLUMNS})
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)`,
-        [
-          id,
-          c.channel,
-          c.address,
-          c.topic,
-          c.groupId,
-          c.type,
-          Buffer.from(request.payload.buffer, request.payload.byteOffset, request.payload.byteLength),
-          c.headers,
-          c.key,
-          request.partition ?? null,
-          c.offset,
-          c.errorName,
-          c.errorMessage,
-          c.errorStack,
-          request.attempts,
-          request.firstFailureAt,
-          request.lastFailureAt,
-          parkedAt,
-          c.escaped,
-        ],
+        Object.values(deadLetterInsert(id, request, parkedAt)),
       );
     } catch (error) {
       throw failure(error, `parking a message of ${request.channel}`);

@@ -13,10 +13,12 @@ import {
   checkExpectedVersion,
   type EventSerializer,
   type EventStore,
+  type EventTableRow,
   eventTypeOf,
   jsonSerializer,
   type ReadAllOptions,
   type RecordedEvent,
+  recordedEventFrom,
   systemClock,
   type Waiter,
   waitForWake,
@@ -27,17 +29,11 @@ import { inTransaction, type PostgresQueryable, storeError } from './client.js';
 /** The channel appends notify (payload: the last position appended). */
 export const EVENTS_CHANNEL = 'keiyaku_events';
 
-interface EventRow {
-  position: string;
-  stream_id: string;
-  version: number;
-  event_id: string;
-  data: string;
-  metadata: Record<string, string>;
-  correlation_id: string | null;
-  causation_id: string | null;
-  recorded_at: Date;
-}
+type EventRow = EventTableRow & {
+  readonly position: string;
+  readonly metadata: Record<string, string>;
+  readonly recorded_at: Date;
+};
 
 export interface PostgresEventStoreOptions<D> {
   readonly serializer?: EventSerializer<D>;
@@ -233,17 +229,7 @@ export class PostgresEventStore<D> implements EventStore<D> {
   }
 
   #fromRow(row: EventRow): RecordedEvent<D> {
-    return Object.freeze({
-      event: this.#serializer.deserialize(row.data),
-      aggregateId: row.stream_id,
-      version: row.version,
-      position: Number(row.position),
-      timestamp: row.recorded_at,
-      eventId: row.event_id,
-      ...(row.correlation_id === null ? {} : { correlationId: row.correlation_id }),
-      ...(row.causation_id === null ? {} : { causationId: row.causation_id }),
-      metadata: row.metadata,
-    });
+    return recordedEventFrom(row, this.#serializer);
   }
 }
 

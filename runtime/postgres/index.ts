@@ -4,6 +4,34 @@
  * explicitly (nothing is created silently), and the transactional outbox.
  */
 
+export type { PostgresQueryable } from './client.js';
+export { createPostgresPool, isConnectionError } from './client.js';
+export type { PostgresDeadLetterStoreOptions } from './dead-letters.js';
+export { DeadLetterRecordError, openDeadLetterStore, PostgresDeadLetterStore } from './dead-letters.js';
+export type { PostgresAppendOptions, PostgresEventStoreOptions } from './event-store.js';
+export { EVENTS_CHANNEL, PostgresCheckpointStore, PostgresEventStore } from './event-store.js';
+export type { MigrateOptions, Migration, MigrationResult } from './migrations.js';
+export {
+  MIGRATION_LOCK_KEY,
+  migratePostgres,
+  POSTGRES_LEGACY_OUTBOX_VERSION_TABLE,
+  POSTGRES_MIGRATIONS,
+  POSTGRES_OUTBOX_MIGRATION,
+  POSTGRES_OUTBOX_V1,
+  postgresMigrationSql,
+  postgresOutboxSchemaVersion,
+  postgresSchemaVersions,
+} from './migrations.js';
+export type { PgQueryable, PostgresOutboxOptions } from './outbox.js';
+export {
+  OUTBOX_LANES,
+  OUTBOX_NOTIFY_CHANNEL,
+  outboxLane,
+  POSTGRES_OUTBOX_SCHEMA,
+  PostgresOutbox,
+  PostgresOutboxChannel,
+} from './outbox.js';
+// Deprecated: the runtime's outbox names, re-exported before the runtime exported them itself.
 export type {
   OutboxAdmin,
   OutboxChannelOptions,
@@ -18,28 +46,5 @@ export type {
   OutboxRow,
   OutboxRowState,
   OutboxWriteOptions,
-} from '@keiyaku/runtime/adapter';
-export { OUTBOX_SCHEMA_VERSION, OutboxDispatcher, OutboxEncoder, OutboxError, OutboxLockedError } from '@keiyaku/runtime/adapter';
-export type { PostgresQueryable } from './client.js';
-export { createPostgresPool, isConnectionError } from './client.js';
-export type { PostgresDeadLetterStoreOptions } from './dead-letters.js';
-export { DeadLetterRecordError, openDeadLetterStore, PostgresDeadLetterStore } from './dead-letters.js';
-export type { PostgresAppendOptions, PostgresEventStoreOptions } from './event-store.js';
-export { EVENTS_CHANNEL, PostgresCheckpointStore, PostgresEventStore } from './event-store.js';
-export type { MigrateOptions, Migration, MigrationResult } from './migrations.js';
-export {
-  MIGRATION_LOCK_KEY,
-  migratePostgres,
-  POSTGRES_MIGRATIONS,
-  postgresMigrationSql,
-  postgresSchemaVersions,
-} from './migrations.js';
-export type { PgQueryable, PostgresOutboxOptions } from './outbox.js';
-export {
-  OUTBOX_LANES,
-  OUTBOX_NOTIFY_CHANNEL,
-  outboxLane,
-  POSTGRES_OUTBOX_SCHEMA,
-  PostgresOutbox,
-  PostgresOutboxChannel,
-} from './outbox.js';
+} from './runtime-names.js';
+export { OUTBOX_SCHEMA_VERSION, OutboxDispatcher, OutboxEncoder, OutboxError, OutboxLockedError } from './runtime-names.js';

@@ -26,31 +26,31 @@
  * ```
  */
 
-import type { AnyChannel, AnyContractMessage, EventMapper, HeadersOf, Transport } from '@keiyaku/runtime/adapter';
+import type { AnyChannel, AnyContractMessage, EventMapper, HeadersOf } from '@keiyaku/runtime/adapter';
 import {
-  type Clock,
+  OUTBOX_COLUMNS as COLUMNS,
   type Logger,
-  OUTBOX_SCHEMA_VERSION,
   type OutboxChannelOptions,
   type OutboxCounts,
-  OutboxDispatcher,
-  type OutboxDispatcherOptions,
-  type OutboxDispatchStore,
-  OutboxEncoder,
-  OutboxError,
+  type OutboxEncoder,
   type OutboxEventsOptions,
   type OutboxFailure,
   type OutboxFilter,
   type OutboxRecord,
   type OutboxRow,
+  OutboxStoreBase,
+  type OutboxStoreOptions,
+  type OutboxTableRow,
   type OutboxWriteOptions,
+  outboxCountsFrom,
+  outboxNotMigrated,
+  outboxRowFrom,
   parseRowId,
   silentLogger,
-  systemClock,
-  type Waiter,
   waitForWake,
 } from '@keiyaku/runtime/adapter';
 import pg from 'pg';
+import { applyPostgresMigrations, POSTGRES_OUTBOX_MIGRATION, postgresMigrationSql, postgresOutboxSchemaVersion } from './migrations.js';
 
 /** Lanes keys are hashed into; a dispatcher claims whole lanes. Part of schema version 1. */
 export const OUTBOX_LANES = 64;
@@ -59,101 +59,23 @@ export const OUTBOX_LANES = 64;
 export const OUTBOX_NOTIFY_CHANNEL = 'keiyaku_outbox';
 
 /**
- * The PostgreSQL outbox tables (schema version 1), exactly what {@link PostgresOutbox.migrate}
- * runs (inside one transaction, under an advisory lock). Idempotent.
+ * The SQL {@link PostgresOutbox.migrate} amounts to on a database without the outbox: the
+ * `keiyaku_schema_versions` table, the outbox tables, lanes and trigger (schema version 1) and
+ * their version row, without `BEGIN`/`COMMIT` (run it inside your migration's transaction).
+ * Idempotent. `postgresMigrationSql(['outbox'])` is the same inside `BEGIN … COMMIT`.
  */
-export const POSTGRES_OUTBOX_SCHEMA = `
-CREATE TABLE IF NOT EXISTS keiyaku_outbox_schema (
-  id integer PRIMARY KEY CHECK (id = 1),
-  version integer NOT NULL
-);
-INSERT INTO keiyaku_outbox_schema (id, version) VALUES (1, 1) ON CONFLICT (id) DO NOTHING;
-CREATE TABLE IF NOT EXISTS keiyaku_outbox (
-  seq bigserial PRIMARY KEY,
-  message_id text NOT NULL,
-  channel text NOT NULL,
-  address text NOT NULL,
-  partition_key text,
-  lane smallint NOT NULL,
-  type text NOT NULL,
-  payload bytea NOT NULL,
-  headers jsonb NOT NULL,
-  created_at bigint NOT NULL,
-  state text NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'published', 'dead')),
-  attempts integer NOT NULL DEFAULT 0,
-  next_attempt_at bigint NOT NULL DEFAULT 0,
-  last_error text,
-  finished_at bigint
-);
-CREATE INDEX IF NOT EXISTS keiyaku_outbox_pending ON keiyaku_outbox (lane, seq) WHERE state = 'pending';
-CREATE INDEX IF NOT EXISTS keiyaku_outbox_retry ON keiyaku_outbox (next_attempt_at) WHERE state = 'pending' AND next_attempt_at > 0;
-CREATE INDEX IF NOT EXISTS keiyaku_outbox_dead ON keiyaku_outbox (seq) WHERE state = 'dead';
-CREATE INDEX IF NOT EXISTS keiyaku_outbox_published ON keiyaku_outbox (finished_at) WHERE state = 'published';
-CREATE TABLE IF NOT EXISTS keiyaku_outbox_lanes (
-  lane smallint PRIMARY KEY,
-  owner text,
-  lease_until timestamptz
-);
-INSERT INTO keiyaku_outbox_lanes (lane) SELECT generate_series(0, 63) ON CONFLICT (lane) DO NOTHING;
-CREATE TABLE IF NOT EXISTS keiyaku_outbox_listeners (
-  owner text PRIMARY KEY,
-  idle_until timestamptz NOT NULL
-);
-CREATE OR REPLACE FUNCTION keiyaku_outbox_notify() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  IF EXISTS (SELECT 1 FROM keiyaku_outbox_listeners WHERE idle_until > now()) THEN
-    PERFORM pg_notify('keiyaku_outbox', '');
-  END IF;
-  RETURN NULL;
-END
-$$;
-CREATE OR REPLACE TRIGGER keiyaku_outbox_notify AFTER INSERT ON keiyaku_outbox
-  FOR EACH STATEMENT EXECUTE FUNCTION keiyaku_outbox_notify();
-`;
+export const POSTGRES_OUTBOX_SCHEMA = postgresMigrationSql([POSTGRES_OUTBOX_MIGRATION.component])
+  .replace(/^BEGIN;\n/, '')
+  .replace(/COMMIT;\n$/, '');
 
 /** What a writer needs of the caller's connection: `pg`'s `Client` and `PoolClient` have it. */
 export interface PgQueryable {
   query(config: { readonly name?: string; readonly text: string; readonly values?: unknown[] }): Promise<unknown>;
 }
 
-interface Row {
-  seq: string;
-  message_id: string;
-  channel: string;
-  address: string;
-  partition_key: string | null;
-  type: string;
-  payload: Buffer;
-  headers: Record<string, string>;
-  created_at: string;
-  state: 'pending' | 'published' | 'dead';
-  attempts: number;
-  next_attempt_at: string;
-  last_error: string | null;
-  finished_at: string | null;
-}
+type Row = OutboxTableRow & { readonly seq: string; readonly headers: Record<string, string> };
 
-const COLUMNS =
-  'seq, message_id, channel, address, partition_key, type, payload, headers, created_at, state, attempts, next_attempt_at, last_error, finished_at';
-
-function fromRow(row: Row): OutboxRow {
-  return Object.freeze({
-    id: row.seq,
-    messageId: row.message_id,
-    channel: row.channel,
-    address: row.address,
-    ...(row.partition_key === null ? {} : { key: row.partition_key }),
-    type: row.type,
-    payload: new Uint8Array(row.payload.buffer, row.payload.byteOffset, row.payload.byteLength),
-    headers: row.headers,
-    createdAt: Number(row.created_at),
-    state: row.state,
-    attempts: row.attempts,
-    nextAttemptAt: Number(row.next_attempt_at),
-    ...(row.last_error === null ? {} : { lastError: row.last_error }),
-    ...(row.finished_at === null ? {} : { finishedAt: Number(row.finished_at) }),
-  });
-}
+const fromRow = (row: Row): OutboxRow => outboxRowFrom(row);
 
 /** FNV-1a (32 bit) of the key's UTF-16 code units: stable across processes and releases. */
 export function outboxLane(key: string | undefined): number {
@@ -168,20 +90,11 @@ export function outboxLane(key: string | undefined): number {
 
 function notMigrated(cause: unknown): never {
   if ((cause as { code?: unknown }).code === '42P01')
-    throw new OutboxError(
-      'outbox_not_migrated',
-      'the outbox tables do not exist in this database: run outbox.migrate() (or POSTGRES_OUTBOX_SCHEMA in your migrations)',
-      { cause },
-    );
+    throw outboxNotMigrated('outbox.migrate() (or POSTGRES_OUTBOX_SCHEMA in your migrations)', cause);
   throw cause;
 }
 
-export interface PostgresOutboxOptions {
-  readonly clock?: Clock;
-  /** CloudEvents `ce_source` of written messages (default `keiyaku`). */
-  readonly source?: string;
-  /** How long a dispatcher's claim on a lane holds without renewal (default 30 s). */
-  readonly leaseMs?: number;
+export interface PostgresOutboxOptions extends OutboxStoreOptions {
   /** Lanes one claim takes at most (default 16 of 64), so several dispatchers share the work. */
   readonly lanesPerClaim?: number;
   readonly logger?: Logger;
@@ -192,24 +105,21 @@ export interface PostgresOutboxOptions {
  * and operators borrow connections from it; the outbox never ends it) or a connection URL
  * (the outbox opens and ends its own pool). Writers only use the client they are given.
  */
-export class PostgresOutbox implements OutboxDispatchStore {
+export class PostgresOutbox extends OutboxStoreBase {
   readonly description: string;
   readonly pool: pg.Pool;
   readonly #ownsPool: boolean;
-  readonly #clock: Clock;
   readonly #logger: Logger;
-  readonly #source: string | undefined;
-  readonly #leaseMs: number;
   readonly #lanesPerClaim: number;
-  readonly #waiters = new Set<Waiter>();
-  readonly #channels: AnyChannel[] = [];
   #listener: pg.Client | undefined;
   #owner: string | undefined;
   #listening: Promise<void> | undefined;
   #closed = false;
 
   constructor(pool: pg.Pool | string, options: PostgresOutboxOptions = {}) {
-    this.#logger = options.logger ?? silentLogger;
+    const logger = options.logger ?? silentLogger;
+    super(options, logger);
+    this.#logger = logger;
     if (typeof pool === 'string') {
       this.pool = new pg.Pool({ connectionString: pool, max: 4 });
       // A server restart ends idle connections; the pool replaces them on the next query.
@@ -221,68 +131,31 @@ export class PostgresOutbox implements OutboxDispatchStore {
     }
     const o = this.pool.options;
     this.description = `postgres:${o.host ?? (o.connectionString ? new URL(o.connectionString).host : 'localhost')}`;
-    this.#clock = options.clock ?? systemClock;
-    this.#source = options.source;
-    this.#leaseMs = options.leaseMs ?? 30_000;
     this.#lanesPerClaim = options.lanesPerClaim ?? 16;
   }
 
-  /** Creates the outbox tables, lanes and trigger if missing ({@link POSTGRES_OUTBOX_SCHEMA}); idempotent, safe from several processes at once. */
+  /**
+   * Creates or upgrades the outbox tables, lanes and trigger (the `outbox` component of
+   * `keiyaku_schema_versions`; a database an earlier release migrated has its version carried
+   * over); idempotent, safe from several processes at once (advisory lock).
+   */
   async migrate(): Promise<void> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
-      await client.query("SELECT pg_advisory_xact_lock(hashtext('keiyaku_outbox_migrate'))");
-      await client.query(POSTGRES_OUTBOX_SCHEMA);
-      await client.query('COMMIT');
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+    await applyPostgresMigrations(this.pool, [POSTGRES_OUTBOX_MIGRATION]);
     await this.#checkVersion();
   }
 
   /** The schema version in the database, or undefined when the outbox tables are not there. */
   async schemaVersion(): Promise<number | undefined> {
-    try {
-      const { rows } = await this.pool.query<{ version: number }>('SELECT version FROM keiyaku_outbox_schema WHERE id = 1');
-      return rows[0]?.version;
-    } catch (error) {
-      if ((error as { code?: unknown }).code === '42P01') return undefined;
-      throw error;
-    }
+    return postgresOutboxSchemaVersion(this.pool);
   }
 
   async #checkVersion(): Promise<void> {
-    const version = await this.schemaVersion();
-    if (version === undefined)
-      throw new OutboxError('outbox_not_migrated', `the outbox tables do not exist in ${this.description}: run outbox.migrate() first`);
-    if (version !== OUTBOX_SCHEMA_VERSION)
-      throw new OutboxError(
-        'outbox_schema_version',
-        `${this.description} holds outbox schema version ${version}; this keiyaku reads version ${OUTBOX_SCHEMA_VERSION}`,
-      );
+    this.assertSchemaVersion(await this.schemaVersion());
   }
 
   /** A writer of `channel`'s contract messages into this outbox. */
   channel<M extends AnyContractMessage>(channel: AnyChannel<M>, options: OutboxChannelOptions<M> = {}): PostgresOutboxChannel<M> {
-    if (!this.#channels.includes(channel as AnyChannel)) this.#channels.push(channel as AnyChannel);
-    return new PostgresOutboxChannel(
-      new OutboxEncoder(channel, options, { clock: this.#clock, ...(this.#source === undefined ? {} : { source: this.#source }) }),
-    );
-  }
-
-  /** The dispatcher of this outbox, to host with `messaging.host(...)`. Channels written through {@link channel} are provisioned. */
-  dispatcher(
-    deps: { transport: Transport; logger?: Logger; random?: () => number },
-    options: OutboxDispatcherOptions = {},
-  ): OutboxDispatcher {
-    return new OutboxDispatcher(
-      { store: this, clock: this.#clock, logger: this.#logger, ...deps },
-      { ...options, channels: [...this.#channels, ...(options.channels ?? [])] },
-    );
+    return new PostgresOutboxChannel(this.encoderFor(channel, options));
   }
 
   async open(owner: string): Promise<void> {
@@ -304,11 +177,11 @@ export class PostgresOutbox implements OutboxDispatchStore {
         if (error !== undefined) this.#logger.warn('outbox: the LISTEN connection failed', { error: String(error) });
         client.end().catch(() => undefined);
         // Wake the dispatcher so it polls at once (rows may have been committed meanwhile).
-        for (const wake of [...this.#waiters]) wake();
+        this.wakeAll();
       };
       client.on('error', drop);
       client.on('notification', () => {
-        for (const wake of [...this.#waiters]) wake();
+        this.wakeAll();
       });
       try {
         await client.connect();
@@ -334,7 +207,7 @@ export class PostgresOutbox implements OutboxDispatchStore {
   async renew(owner: string): Promise<boolean> {
     await this.pool.query(
       "UPDATE keiyaku_outbox_lanes SET lease_until = now() + $2 * interval '1 millisecond' WHERE owner = $1 AND lease_until >= now()",
-      [owner, this.#leaseMs],
+      [owner, this.leaseMs],
     );
     return true;
   }
@@ -365,7 +238,7 @@ export class PostgresOutbox implements OutboxDispatchStore {
            SELECT b.partition_key FROM keiyaku_outbox b
            WHERE b.state = 'pending' AND b.next_attempt_at > 0 AND b.next_attempt_at > $2 AND b.partition_key IS NOT NULL))
        ORDER BY o.seq LIMIT $5`,
-      [owner, now, this.#lanesPerClaim, this.#leaseMs, limit],
+      [owner, now, this.#lanesPerClaim, this.leaseMs, limit],
     );
     return rows.map(fromRow);
   }
@@ -411,7 +284,7 @@ export class PostgresOutbox implements OutboxDispatchStore {
          ON CONFLICT (owner) DO UPDATE SET idle_until = excluded.idle_until`,
         [owner, ms + 1_000],
       );
-    await waitForWake(this.#waiters, { timeoutMs: ms, signal });
+    await waitForWake(this.waiters, { timeoutMs: ms, signal });
     if (owner !== undefined && !this.#closed)
       await this.pool.query("UPDATE keiyaku_outbox_listeners SET idle_until = '-infinity' WHERE owner = $1", [owner]);
   }
@@ -422,15 +295,7 @@ export class PostgresOutbox implements OutboxDispatchStore {
         'SELECT state, count(*) AS n, min(created_at) AS oldest FROM keiyaku_outbox GROUP BY state',
       )
       .catch(notMigrated);
-    let counts: { pending: number; dead: number; published: number; oldestPendingAt?: number } = { pending: 0, dead: 0, published: 0 };
-    for (const row of rows) {
-      const n = Number(row.n);
-      if (row.state === 'pending')
-        counts = { ...counts, pending: n, ...(row.oldest === null ? {} : { oldestPendingAt: Number(row.oldest) }) };
-      else if (row.state === 'dead') counts.dead = n;
-      else if (row.state === 'published') counts.published = n;
-    }
-    return counts;
+    return outboxCountsFrom(rows);
   }
 
   async list(filter: OutboxFilter = {}): Promise<readonly OutboxRow[]> {
@@ -455,7 +320,7 @@ export class PostgresOutbox implements OutboxDispatchStore {
     const result = await this.pool
       .query(
         "UPDATE keiyaku_outbox SET state = 'pending', attempts = 0, next_attempt_at = $2, finished_at = NULL WHERE seq = $1 AND state = 'dead'",
-        [seq, this.#clock.now()],
+        [seq, this.clock.now()],
       )
       .catch(notMigrated);
     if ((result.rowCount ?? 0) > 0) await this.pool.query(`NOTIFY ${OUTBOX_NOTIFY_CHANNEL}`);
@@ -478,7 +343,7 @@ export class PostgresOutbox implements OutboxDispatchStore {
       listener.removeAllListeners('end');
       await listener.end().catch(() => undefined);
     }
-    for (const wake of [...this.#waiters]) wake();
+    this.wakeAll();
     if (this.#ownsPool && !this.#poolEnded) {
       this.#poolEnded = true;
       await this.pool.end();

@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type {
   DeadLetterFilter,
+  DeadLetterInsert,
   DeadLetterPage,
   DeadLetterRowFormat,
   DeadLetterStore,
@@ -15,13 +16,16 @@ import type {
 } from '@keiyaku/runtime/adapter';
 import {
   checkLease,
+  DEAD_LETTER_INSERT_COLUMNS,
+  DEAD_LETTER_V2_COLUMN,
   DeadLetterRecordError,
-  deadLetterColumns,
   deadLetterFilterColumns,
+  deadLetterInsert,
+  deadLetterSummaryColumns,
+  deadLetterTableOutdated,
   pageLimit,
   parkedFromRequest,
   parkedFromRow as readParkedRow,
-  StoreNotMigratedError,
   summaryFromRow,
 } from '@keiyaku/runtime/adapter';
 import type Database from 'better-sqlite3';
@@ -41,27 +45,13 @@ export function parkedFromRow(input: unknown): ParkedMessage {
   return readParkedRow(input, FORMAT);
 }
 
-interface InsertParams {
-  id: string;
-  channel: string;
-  address: string;
-  topic: string | null;
-  groupId: string;
-  type: string;
-  payload: Buffer;
-  headers: string;
-  key: string | null;
-  partition: number | null;
-  offset: string | null;
-  errorName: string;
-  errorMessage: string;
-  errorStack: string | null;
-  attempts: number;
+/** The insert's values as SQLite stores them: times in milliseconds, `escaped` 0 or 1. */
+type InsertParams = Omit<DeadLetterInsert, 'firstFailureAt' | 'lastFailureAt' | 'parkedAt' | 'escaped'> & {
   firstFailureAt: number;
   lastFailureAt: number;
   parkedAt: number;
   escaped: number;
-}
+};
 
 interface FilterParams {
   channelFiltered: number;
@@ -81,8 +71,10 @@ function filterParams(filter: DeadLetterFilter): FilterParams {
   return { ...f, channelFiltered: f.channelFiltered ? 1 : 0, groupIdFiltered: f.groupIdFiltered ? 1 : 0 };
 }
 
-const SUMMARY_COLUMNS = `id, channel, address, topic, group_id, type, record_key, partition, record_offset, error_name, error_message,
-  attempts, first_failure_at, last_failure_at, parked_at, escaped, length(payload) AS payload_bytes`;
+const SUMMARY_COLUMNS = deadLetterSummaryColumns('length');
+
+/** SQLite's words for a column version 2 added that the table does not have. */
+const OUTDATED = new RegExp(`(no such column: |has no column named )${DEAD_LETTER_V2_COLUMN.source}`);
 
 /** Prepares a statement of this store: a table without the version-2 columns names the migration to run. */
 // biome-ignore lint/complexity/noBannedTypes: better-sqlite3 types a statement's named parameters as `{}`
@@ -90,12 +82,8 @@ function prepare<P extends unknown[] | {} = unknown[], R = unknown>(db: Database
   try {
     return prepareMigrated<P, R>(db, sql);
   } catch (error) {
-    if (error instanceof Error && /(no such column: |has no column named )(topic|escaped|claimed_at)\b/.test(error.message))
-      throw new StoreNotMigratedError(
-        'keiyaku_dead_letters at version 2 (topic, escaped, claimed_at)',
-        'migrateSqlite(db) from @keiyaku/sqlite',
-        error,
-      );
+    if (error instanceof Error && OUTDATED.test(error.message))
+      throw deadLetterTableOutdated('migrateSqlite(db) from @keiyaku/sqlite', error);
     throw error;
   }
 }
@@ -134,8 +122,7 @@ export class SqliteDeadLetterStore implements DeadLetterStore {
     }
     this.#insert = prepare(
       this.#db,
-      `INSERT INTO keiyaku_dead_letters (id, channel, address, topic, group_id, type, payload, headers, record_key, partition, record_offset,
-         error_name, error_message, error_stack, attempts, first_failure_at, last_failure_at, parked_at, escaped)
+      `INSERT INTO keiyaku_dead_letters (${DEAD_LETTER_INSERT_COLUMNS})
        VALUES (@id, @channel, @address, @topic, @groupId, @type, @payload, @headers, @key, @partition, @offset,
          @errorName, @errorMessage, @errorStack, @attempts, @firstFailureAt, @lastFailureAt, @parkedAt, @escaped)`,
     );
@@ -160,17 +147,13 @@ export class SqliteDeadLetterStore implements DeadLetterStore {
    */
   async park(request: ParkRequest, parkedAt: Date): Promise<ParkedMessage> {
     const id = randomUUID();
-    const columns = deadLetterColumns(request);
+    const row = deadLetterInsert(id, request, parkedAt);
     this.#insert.run({
-      id,
-      ...columns,
-      escaped: columns.escaped ? 1 : 0,
-      payload: Buffer.from(request.payload.buffer, request.payload.byteOffset, request.payload.byteLength),
-      partition: request.partition ?? null,
-      attempts: request.attempts,
-      firstFailureAt: request.firstFailureAt.getTime(),
-      lastFailureAt: request.lastFailureAt.getTime(),
-      parkedAt: parkedAt.getTime(),
+      ...row,
+      firstFailureAt: row.firstFailureAt.getTime(),
+      lastFailureAt: row.lastFailureAt.getTime(),
+      parkedAt: row.parkedAt.getTime(),
+      escaped: row.escaped ? 1 : 0,
     });
     return parkedFromRequest(id, request, parkedAt);
   }

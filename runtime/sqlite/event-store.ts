@@ -12,10 +12,12 @@ import {
   checkExpectedVersion,
   type EventSerializer,
   type EventStore,
+  type EventTableRow,
   eventTypeOf,
   jsonSerializer,
   type ReadAllOptions,
   type RecordedEvent,
+  recordedEventFrom,
   StoreNotMigratedError,
   systemClock,
   type Waiter,
@@ -23,17 +25,7 @@ import {
 } from '@keiyaku/runtime/adapter';
 import Database from 'better-sqlite3';
 
-interface EventRow {
-  position: number;
-  stream_id: string;
-  version: number;
-  event_id: string;
-  data: string;
-  metadata: string;
-  correlation_id: string | null;
-  causation_id: string | null;
-  recorded_at: number;
-}
+type EventRow = EventTableRow & { readonly position: number; readonly metadata: string; readonly recorded_at: number };
 
 /** Opens `path` (a file, created if missing) in WAL mode, or uses the given database. */
 export function openSqlite(database: string | Database.Database, options: { readonly fileMustExist?: boolean } = {}): Database.Database {
@@ -178,17 +170,7 @@ export class SqliteEventStore<D> implements EventStore<D> {
   }
 
   #fromRow(row: EventRow): RecordedEvent<D> {
-    return Object.freeze({
-      event: this.#serializer.deserialize(row.data),
-      aggregateId: row.stream_id,
-      version: row.version,
-      position: row.position,
-      timestamp: new Date(row.recorded_at),
-      eventId: row.event_id,
-      ...(row.correlation_id === null ? {} : { correlationId: row.correlation_id }),
-      ...(row.causation_id === null ? {} : { causationId: row.causation_id }),
-      metadata: JSON.parse(row.metadata) as Record<string, string>,
-    });
+    return recordedEventFrom(row, this.#serializer);
   }
 }
 

@@ -4,6 +4,23 @@
  * tables explicitly (nothing is created silently), and the transactional outbox.
  */
 
+export { DeadLetterRecordError, openDeadLetterStore, SqliteDeadLetterStore } from './dead-letters.js';
+export type { SqliteEventStoreOptions } from './event-store.js';
+export { openSqlite, SqliteCheckpointStore, SqliteEventStore } from './event-store.js';
+export type { MigrateOptions, Migration, MigrationResult } from './migrations.js';
+export {
+  migrateSqlite,
+  SQLITE_LEGACY_OUTBOX_VERSION_TABLE,
+  SQLITE_MIGRATIONS,
+  SQLITE_OUTBOX_MIGRATION,
+  SQLITE_OUTBOX_V1,
+  sqliteMigrationSql,
+  sqliteOutboxSchemaVersion,
+  sqliteSchemaVersions,
+} from './migrations.js';
+export type { SqliteOutboxOptions } from './outbox.js';
+export { SQLITE_OUTBOX_SCHEMA, SqliteOutbox, SqliteOutboxChannel } from './outbox.js';
+// Deprecated: the runtime's outbox names, re-exported before the runtime exported them itself.
 export type {
   OutboxAdmin,
   OutboxChannelOptions,
@@ -18,12 +35,5 @@ export type {
   OutboxRow,
   OutboxRowState,
   OutboxWriteOptions,
-} from '@keiyaku/runtime/adapter';
-export { OUTBOX_SCHEMA_VERSION, OutboxDispatcher, OutboxEncoder, OutboxError, OutboxLockedError } from '@keiyaku/runtime/adapter';
-export { DeadLetterRecordError, openDeadLetterStore, SqliteDeadLetterStore } from './dead-letters.js';
-export type { SqliteEventStoreOptions } from './event-store.js';
-export { openSqlite, SqliteCheckpointStore, SqliteEventStore } from './event-store.js';
-export type { MigrateOptions, Migration, MigrationResult } from './migrations.js';
-export { migrateSqlite, SQLITE_MIGRATIONS, sqliteMigrationSql, sqliteSchemaVersions } from './migrations.js';
-export type { SqliteOutboxOptions } from './outbox.js';
-export { SQLITE_OUTBOX_SCHEMA, SqliteOutbox, SqliteOutboxChannel } from './outbox.js';
+} from './runtime-names.js';
+export { OUTBOX_SCHEMA_VERSION, OutboxDispatcher, OutboxEncoder, OutboxError, OutboxLockedError } from './runtime-names.js';

@@ -68,7 +68,38 @@ export const SQLITE_CHECKPOINTS_V1 = `CREATE TABLE IF NOT EXISTS keiyaku_checkpo
   updated_at INTEGER NOT NULL
 );`;
 
-/** Every component keiyaku creates in SQLite, in the order they are applied. */
+/**
+ * The outbox tables (schema version 1): the rows, and the lock row of the one dispatcher a
+ * database file may have. Until this release the outbox recorded its version in a table of its
+ * own, `keiyaku_outbox_schema`; see {@link SQLITE_LEGACY_OUTBOX_VERSION_TABLE}.
+ */
+export const SQLITE_OUTBOX_V1 = `CREATE TABLE IF NOT EXISTS keiyaku_outbox (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  message_id TEXT NOT NULL,
+  channel TEXT NOT NULL,
+  address TEXT NOT NULL,
+  partition_key TEXT,
+  type TEXT NOT NULL,
+  payload BLOB NOT NULL,
+  headers TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  state TEXT NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'published', 'dead')),
+  attempts INTEGER NOT NULL DEFAULT 0,
+  next_attempt_at INTEGER NOT NULL DEFAULT 0,
+  last_error TEXT,
+  finished_at INTEGER
+);
+CREATE INDEX IF NOT EXISTS keiyaku_outbox_pending ON keiyaku_outbox (seq) WHERE state = 'pending';
+CREATE INDEX IF NOT EXISTS keiyaku_outbox_retry ON keiyaku_outbox (next_attempt_at) WHERE state = 'pending' AND next_attempt_at > 0;
+CREATE INDEX IF NOT EXISTS keiyaku_outbox_dead ON keiyaku_outbox (seq) WHERE state = 'dead';
+CREATE INDEX IF NOT EXISTS keiyaku_outbox_published ON keiyaku_outbox (finished_at) WHERE state = 'published';
+CREATE TABLE IF NOT EXISTS keiyaku_outbox_lock (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  owner TEXT NOT NULL,
+  lease_until INTEGER NOT NULL
+);`;
+
+/** The store components, in the order they are applied: what `migrateSqlite(db)` creates when no component is named. */
 export const SQLITE_MIGRATIONS: readonly Migration[] = [
   { component: 'event-store', steps: [SQLITE_EVENTS_V1] },
   { component: 'checkpoints', steps: [SQLITE_CHECKPOINTS_V1] },
@@ -76,17 +107,67 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
 ];
 
 /**
- * Creates or upgrades keiyaku's tables in `db` (all components, or those named), in one
- * transaction; running it again changes nothing.
+ * The outbox component. `SqliteOutbox.migrate()` applies it; `migrateSqlite(db, { components:
+ * ['outbox'] })` and `sqliteMigrationSql(['outbox'])` name it explicitly (a service without an
+ * outbox gets no outbox tables from a plain `migrateSqlite(db)`).
+ */
+export const SQLITE_OUTBOX_MIGRATION: Migration = { component: 'outbox', steps: [SQLITE_OUTBOX_V1] };
+
+/**
+ * Where outbox releases before `keiyaku_schema_versions` recorded their version (one row, id 1).
+ * Migrating the `outbox` component carries that version over (once, inside the migration's
+ * transaction) and leaves the table in place, so a process of the previous release still running
+ * during a rolling upgrade keeps reading it; keiyaku no longer writes it. Drop it once no older
+ * process runs: `DROP TABLE IF EXISTS keiyaku_outbox_schema;`.
+ */
+export const SQLITE_LEGACY_OUTBOX_VERSION_TABLE = 'keiyaku_outbox_schema';
+
+const KNOWN_MIGRATIONS: readonly Migration[] = [...SQLITE_MIGRATIONS, SQLITE_OUTBOX_MIGRATION];
+
+/** The migrations to run: the named components among all known ones, or the default set. */
+function chooseMigrations(components: readonly string[] | undefined, migrations: readonly Migration[] | undefined): readonly Migration[] {
+  if (components === undefined) return migrations ?? SQLITE_MIGRATIONS;
+  return selectMigrations(components, migrations ?? KNOWN_MIGRATIONS);
+}
+
+function tableExists(db: Database.Database, name: string): boolean {
+  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined;
+}
+
+/** Records the version of a legacy outbox layout as the `outbox` component's, unless one is recorded already. */
+function adoptLegacyOutboxVersion(db: Database.Database): void {
+  if (!tableExists(db, SQLITE_LEGACY_OUTBOX_VERSION_TABLE)) return;
+  db.prepare<[number]>(
+    `INSERT INTO keiyaku_schema_versions (component, version, applied_at)
+     SELECT 'outbox', version, ? FROM ${SQLITE_LEGACY_OUTBOX_VERSION_TABLE} WHERE id = 1
+     ON CONFLICT (component) DO NOTHING`,
+  ).run(Date.now());
+}
+
+/**
+ * The outbox schema version in `db`: the `outbox` row of `keiyaku_schema_versions`, else the
+ * legacy table's (a database an earlier release migrated), else undefined (no outbox tables).
+ */
+export function sqliteOutboxSchemaVersion(db: Database.Database): number | undefined {
+  const recorded = sqliteSchemaVersions(db).outbox;
+  if (recorded !== undefined) return recorded;
+  if (!tableExists(db, SQLITE_LEGACY_OUTBOX_VERSION_TABLE)) return undefined;
+  return db.prepare<[], { version: number }>(`SELECT version FROM ${SQLITE_LEGACY_OUTBOX_VERSION_TABLE} WHERE id = 1`).get()?.version;
+}
+
+/**
+ * Creates or upgrades keiyaku's tables in `db` (the store components, or those named — the
+ * `outbox` component only when named), in one transaction; running it again changes nothing.
  */
 export function migrateSqlite(
   db: Database.Database,
   options: MigrateOptions & { readonly migrations?: readonly Migration[] } = {},
 ): MigrationResult {
-  const chosen = selectMigrations(options.components, options.migrations ?? SQLITE_MIGRATIONS);
+  const chosen = chooseMigrations(options.components, options.migrations);
   const applied: { component: string; from: number; to: number }[] = [];
   db.transaction(() => {
     db.exec(SQLITE_VERSIONS_TABLE);
+    if (chosen.some((m) => m.component === SQLITE_OUTBOX_MIGRATION.component)) adoptLegacyOutboxVersion(db);
     const read = db.prepare<[string], { version: number }>('SELECT version FROM keiyaku_schema_versions WHERE component = ?');
     const write = db.prepare<[string, number, number]>(
       `INSERT INTO keiyaku_schema_versions (component, version, applied_at) VALUES (?, ?, ?)
@@ -111,9 +192,12 @@ export function sqliteSchemaVersions(db: Database.Database): Readonly<Record<str
   return Object.fromEntries(rows.map((r) => [r.component, r.version]));
 }
 
-/** The SQL `migrateSqlite` runs on an empty database, as one script, for teams that run their own migrations. */
+/**
+ * The SQL `migrateSqlite` runs on an empty database, as one script, for teams that run their own
+ * migrations (the store components, or those named: `['outbox']` for the outbox).
+ */
 export function sqliteMigrationSql(components?: readonly string[]): string {
-  const chosen = selectMigrations(components, SQLITE_MIGRATIONS);
+  const chosen = chooseMigrations(components, undefined);
   const parts = [SQLITE_VERSIONS_TABLE];
   for (const m of chosen) {
     parts.push(`-- ${m.component}`, ...m.steps);

@@ -16,16 +16,11 @@
  * ```
  */
 import { hostname } from 'node:os';
-import type { AnyChannel, AnyContractMessage, EventMapper, HeadersOf, Logger, Transport } from '@keiyaku/runtime/adapter';
+import type { AnyChannel, AnyContractMessage, EventMapper, HeadersOf } from '@keiyaku/runtime/adapter';
 import {
-  type Clock,
-  OUTBOX_SCHEMA_VERSION,
   type OutboxChannelOptions,
   type OutboxCounts,
-  OutboxDispatcher,
-  type OutboxDispatcherOptions,
-  type OutboxDispatchStore,
-  OutboxEncoder,
+  type OutboxEncoder,
   OutboxError,
   type OutboxEventsOptions,
   type OutboxFailure,
@@ -33,86 +28,30 @@ import {
   OutboxLockedError,
   type OutboxRecord,
   type OutboxRow,
+  OutboxStoreBase,
+  type OutboxStoreOptions,
+  type OutboxTableRow,
   type OutboxWriteOptions,
+  outboxCountsFrom,
+  outboxNotMigrated,
+  outboxRowFrom,
   parseRowId,
-  systemClock,
-  type Waiter,
   waitForWake,
 } from '@keiyaku/runtime/adapter';
 import Database from 'better-sqlite3';
+import { migrateSqlite, SQLITE_OUTBOX_MIGRATION, sqliteMigrationSql, sqliteOutboxSchemaVersion } from './migrations.js';
 
 /**
- * The SQLite outbox tables (schema version 1), exactly what {@link SqliteOutbox.migrate} runs.
- * Teams with their own migrations can run this SQL instead; it is idempotent.
+ * The SQL {@link SqliteOutbox.migrate} amounts to on a database without the outbox: the
+ * `keiyaku_schema_versions` table, the outbox tables (schema version 1) and their version row.
+ * Teams with their own migrations can run this SQL instead; it is idempotent. The same as
+ * `sqliteMigrationSql(['outbox'])`.
  */
-export const SQLITE_OUTBOX_SCHEMA = `
-CREATE TABLE IF NOT EXISTS keiyaku_outbox_schema (
-  id INTEGER PRIMARY KEY CHECK (id = 1),
-  version INTEGER NOT NULL
-);
-INSERT OR IGNORE INTO keiyaku_outbox_schema (id, version) VALUES (1, 1);
-CREATE TABLE IF NOT EXISTS keiyaku_outbox (
-  seq INTEGER PRIMARY KEY AUTOINCREMENT,
-  message_id TEXT NOT NULL,
-  channel TEXT NOT NULL,
-  address TEXT NOT NULL,
-  partition_key TEXT,
-  type TEXT NOT NULL,
-  payload BLOB NOT NULL,
-  headers TEXT NOT NULL,
-  created_at INTEGER NOT NULL,
-  state TEXT NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'published', 'dead')),
-  attempts INTEGER NOT NULL DEFAULT 0,
-  next_attempt_at INTEGER NOT NULL DEFAULT 0,
-  last_error TEXT,
-  finished_at INTEGER
-);
-CREATE INDEX IF NOT EXISTS keiyaku_outbox_pending ON keiyaku_outbox (seq) WHERE state = 'pending';
-CREATE INDEX IF NOT EXISTS keiyaku_outbox_retry ON keiyaku_outbox (next_attempt_at) WHERE state = 'pending' AND next_attempt_at > 0;
-CREATE INDEX IF NOT EXISTS keiyaku_outbox_dead ON keiyaku_outbox (seq) WHERE state = 'dead';
-CREATE INDEX IF NOT EXISTS keiyaku_outbox_published ON keiyaku_outbox (finished_at) WHERE state = 'published';
-CREATE TABLE IF NOT EXISTS keiyaku_outbox_lock (
-  id INTEGER PRIMARY KEY CHECK (id = 1),
-  owner TEXT NOT NULL,
-  lease_until INTEGER NOT NULL
-);
-`;
+export const SQLITE_OUTBOX_SCHEMA = sqliteMigrationSql([SQLITE_OUTBOX_MIGRATION.component]);
 
-interface Row {
-  seq: number;
-  message_id: string;
-  channel: string;
-  address: string;
-  partition_key: string | null;
-  type: string;
-  payload: Buffer;
-  headers: string;
-  created_at: number;
-  state: 'pending' | 'published' | 'dead';
-  attempts: number;
-  next_attempt_at: number;
-  last_error: string | null;
-  finished_at: number | null;
-}
+type Row = OutboxTableRow & { readonly seq: number; readonly headers: string };
 
-function fromRow(row: Row): OutboxRow {
-  return Object.freeze({
-    id: String(row.seq),
-    messageId: row.message_id,
-    channel: row.channel,
-    address: row.address,
-    ...(row.partition_key === null ? {} : { key: row.partition_key }),
-    type: row.type,
-    payload: new Uint8Array(row.payload.buffer, row.payload.byteOffset, row.payload.byteLength),
-    headers: JSON.parse(row.headers) as Record<string, string>,
-    createdAt: row.created_at,
-    state: row.state,
-    attempts: row.attempts,
-    nextAttemptAt: row.next_attempt_at,
-    ...(row.last_error === null ? {} : { lastError: row.last_error }),
-    ...(row.finished_at === null ? {} : { finishedAt: row.finished_at }),
-  });
-}
+const fromRow = (row: Row): OutboxRow => outboxRowFrom(row);
 
 const INSERT_SQL = `INSERT INTO keiyaku_outbox (message_id, channel, address, partition_key, type, payload, headers, created_at)
   VALUES (?, ?, ?, ?, ?, ?, ?, ?)`;
@@ -127,11 +66,7 @@ function insertStatement(db: Database.Database): Database.Statement {
       statement = db.prepare(INSERT_SQL);
     } catch (cause) {
       if (/no such table/.test(String(cause)))
-        throw new OutboxError(
-          'outbox_not_migrated',
-          'the outbox tables do not exist in this database: run outbox.migrate() (or SQLITE_OUTBOX_SCHEMA in your migrations)',
-          { cause },
-        );
+        throw outboxNotMigrated('outbox.migrate() (or SQLITE_OUTBOX_SCHEMA in your migrations)', cause);
       throw cause;
     }
     inserts.set(db, statement);
@@ -152,30 +87,20 @@ function holderIsGone(owner: string): boolean {
   }
 }
 
-export interface SqliteOutboxOptions {
-  readonly clock?: Clock;
-  /** CloudEvents `ce_source` of written messages (default `keiyaku`). */
-  readonly source?: string;
-  /** How long the dispatcher's lock holds without renewal (default 30 s). */
-  readonly leaseMs?: number;
-}
+export type SqliteOutboxOptions = OutboxStoreOptions;
 
 /**
  * The outbox on one SQLite database. `database` is the service's own `Database` (shared
  * with its writes) or a file path the outbox opens for its dispatcher and operators.
  */
-export class SqliteOutbox implements OutboxDispatchStore {
+export class SqliteOutbox extends OutboxStoreBase {
   readonly description: string;
   readonly db: Database.Database;
   readonly #ownsDb: boolean;
-  readonly #clock: Clock;
-  readonly #source: string | undefined;
-  readonly #leaseMs: number;
-  readonly #waiters = new Set<Waiter>();
-  readonly #channels: AnyChannel[] = [];
   #statements: ReturnType<SqliteOutbox['prepare']> | undefined;
 
   constructor(database: Database.Database | string, options: SqliteOutboxOptions = {}) {
+    super(options);
     if (typeof database === 'string') {
       this.db = new Database(database);
       this.db.pragma('journal_mode = WAL');
@@ -187,63 +112,40 @@ export class SqliteOutbox implements OutboxDispatchStore {
       this.#ownsDb = false;
       this.description = `sqlite:${database.name}`;
     }
-    this.#clock = options.clock ?? systemClock;
-    this.#source = options.source;
-    this.#leaseMs = options.leaseMs ?? 30_000;
   }
 
-  /** Creates the outbox tables if missing ({@link SQLITE_OUTBOX_SCHEMA}); idempotent. Throws when the database holds a newer schema. */
+  /**
+   * Creates or upgrades the outbox tables (the `outbox` component of `keiyaku_schema_versions`;
+   * a database an earlier release migrated has its version carried over); idempotent. Throws when
+   * the database holds a newer schema.
+   */
   migrate(): void {
-    this.db.exec(SQLITE_OUTBOX_SCHEMA);
+    migrateSqlite(this.db, { components: [SQLITE_OUTBOX_MIGRATION.component] });
     this.#checkVersion();
   }
 
   /** The schema version in the database, or undefined when the outbox tables are not there. */
   schemaVersion(): number | undefined {
     try {
-      return (this.db.prepare('SELECT version FROM keiyaku_outbox_schema WHERE id = 1').get() as { version: number } | undefined)?.version;
+      return sqliteOutboxSchemaVersion(this.db);
     } catch {
       return undefined;
     }
   }
 
   #checkVersion(): void {
-    const version = this.schemaVersion();
-    if (version === undefined)
-      throw new OutboxError('outbox_not_migrated', `the outbox tables do not exist in ${this.description}: run outbox.migrate() first`);
-    if (version !== OUTBOX_SCHEMA_VERSION)
-      throw new OutboxError(
-        'outbox_schema_version',
-        `${this.description} holds outbox schema version ${version}; this keiyaku reads version ${OUTBOX_SCHEMA_VERSION}`,
-      );
+    this.assertSchemaVersion(this.schemaVersion());
   }
 
   /** A writer of `channel`'s contract messages into this outbox. */
   channel<M extends AnyContractMessage>(channel: AnyChannel<M>, options: OutboxChannelOptions<M> = {}): SqliteOutboxChannel<M> {
-    if (!this.#channels.includes(channel as AnyChannel)) this.#channels.push(channel as AnyChannel);
-    return new SqliteOutboxChannel(
-      new OutboxEncoder(channel, options, { clock: this.#clock, ...(this.#source === undefined ? {} : { source: this.#source }) }),
-      () => this.#wake(),
-    );
-  }
-
-  /** The dispatcher of this outbox, to host with `messaging.host(...)`. Channels written through {@link channel} are provisioned. */
-  dispatcher(
-    deps: { transport: Transport; logger?: Logger; random?: () => number },
-    options: OutboxDispatcherOptions = {},
-  ): OutboxDispatcher {
-    return new OutboxDispatcher(
-      { store: this, clock: this.#clock, ...deps },
-      { ...options, channels: [...this.#channels, ...(options.channels ?? [])] },
-    );
+    return new SqliteOutboxChannel(this.encoderFor(channel, options), () => this.#wake());
   }
 
   #wake(): void {
-    if (this.#waiters.size === 0) return;
+    if (this.waiters.size === 0) return;
     // A better-sqlite3 transaction is synchronous: by the next macrotask it has committed or rolled back.
-    setImmediate(() => {
-      for (const wake of [...this.#waiters]) wake();
-    });
+    setImmediate(() => this.wakeAll());
   }
 
   private prepare() {
@@ -295,17 +197,17 @@ export class SqliteOutbox implements OutboxDispatchStore {
     const sql = this.#sql;
     this.db
       .transaction(() => {
-        const now = this.#clock.now();
+        const now = this.clock.now();
         const current = sql.lock.get();
         if (current && current.owner !== owner && current.lease_until > now && !holderIsGone(current.owner))
           throw new OutboxLockedError(this.description, current.owner, new Date(current.lease_until));
-        sql.takeLock.run(owner, now + this.#leaseMs);
+        sql.takeLock.run(owner, now + this.leaseMs);
       })
       .immediate();
   }
 
   async renew(owner: string): Promise<boolean> {
-    return this.#sql.renew.run(this.#clock.now() + this.#leaseMs, owner).changes > 0;
+    return this.#sql.renew.run(this.clock.now() + this.leaseMs, owner).changes > 0;
   }
 
   async release(owner: string): Promise<void> {
@@ -336,17 +238,11 @@ export class SqliteOutbox implements OutboxDispatchStore {
   }
 
   async wait(ms: number, signal: AbortSignal): Promise<void> {
-    await waitForWake(this.#waiters, { timeoutMs: ms, signal });
+    await waitForWake(this.waiters, { timeoutMs: ms, signal });
   }
 
   async counts(): Promise<OutboxCounts> {
-    let counts: { pending: number; dead: number; published: number; oldestPendingAt?: number } = { pending: 0, dead: 0, published: 0 };
-    for (const row of this.#sql.counts.all()) {
-      if (row.state === 'pending') counts = { ...counts, pending: row.n, ...(row.oldest === null ? {} : { oldestPendingAt: row.oldest }) };
-      else if (row.state === 'dead') counts.dead = row.n;
-      else if (row.state === 'published') counts.published = row.n;
-    }
-    return counts;
+    return outboxCountsFrom(this.#sql.counts.all());
   }
 
   async list(filter: OutboxFilter = {}): Promise<readonly OutboxRow[]> {
@@ -359,7 +255,7 @@ export class SqliteOutbox implements OutboxDispatchStore {
   }
 
   async reset(id: string): Promise<boolean> {
-    const changed = this.#sql.reset.run(this.#clock.now(), Number(parseRowId(id))).changes > 0;
+    const changed = this.#sql.reset.run(this.clock.now(), Number(parseRowId(id))).changes > 0;
     if (changed) this.#wake();
     return changed;
   }
@@ -370,7 +266,7 @@ export class SqliteOutbox implements OutboxDispatchStore {
 
   /** Closes the database when the outbox opened it from a path; a `Database` given by the caller stays open. */
   async close(): Promise<void> {
-    for (const wake of [...this.#waiters]) wake();
+    this.wakeAll();
     if (this.#ownsDb && this.db.open) this.db.close();
   }
 }

@@ -7,11 +7,11 @@ import {
   createMessaging,
   type EventMapper,
   type EventMapperContext,
+  EventRelay,
   InMemoryDeadLetterStore,
   InMemoryEventStore,
   type Mapped,
   MapperResultError,
-  MessageProducer,
   type Messaging,
   silentLogger,
   withHeaders,
@@ -272,7 +272,7 @@ describe('parked and redriven with contract headers', () => {
   });
 });
 
-describe('MessageProducer with contract headers', () => {
+describe('EventRelay with contract headers', () => {
   it('publishes each message with the headers its mapper gives; the consumer sees them', async () => {
     const transport = new InMemoryTransport({ defaultPartitions: 1, idleWaitMs: 5 });
     const host = createMessaging({ logger: silentLogger, transport });
@@ -280,7 +280,7 @@ describe('MessageProducer with contract headers', () => {
     const seen = record(host, 'tracking.parcel-timeline');
     const store = new InMemoryEventStore<ParcelEvent>();
     const producer = host.host(
-      new MessageProducer({
+      new EventRelay({
         name: 'parcels',
         logger: silentLogger,
         source: store,
@@ -306,7 +306,7 @@ describe('MessageProducer with contract headers', () => {
     hosts.push(host);
     const store = new InMemoryEventStore<ParcelEvent>();
     const producer = host.host(
-      new MessageProducer({
+      new EventRelay({
         name: 'parcels',
         logger: silentLogger,
         source: store,

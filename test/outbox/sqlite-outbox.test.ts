@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { OutboxPing, outboxConformanceChannel, runOutboxConformance } from '@keiyaku/runtime/testing';
-import { OutboxError, SQLITE_OUTBOX_SCHEMA, SqliteOutbox } from '@keiyaku/sqlite';
+import { OutboxError, SQLITE_OUTBOX_SCHEMA, SqliteOutbox, sqliteSchemaVersions } from '@keiyaku/sqlite';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { BookEvent } from '../../examples/library/book.js';
@@ -65,7 +65,8 @@ describe('SqliteOutbox', () => {
     outbox.migrate();
     expect(outbox.schemaVersion()).toBe(1);
     const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'keiyaku_outbox%' ORDER BY name").all();
-    expect(tables).toEqual([{ name: 'keiyaku_outbox' }, { name: 'keiyaku_outbox_lock' }, { name: 'keiyaku_outbox_schema' }]);
+    expect(tables).toEqual([{ name: 'keiyaku_outbox' }, { name: 'keiyaku_outbox_lock' }]);
+    expect(sqliteSchemaVersions(db)).toEqual({ outbox: 1 });
     db.close();
   });
 
@@ -84,7 +85,7 @@ describe('SqliteOutbox', () => {
     const writer = outbox.channel(outboxConformanceChannel('a'));
     expect(() => writer.write(db, OutboxPing.create({ seq: 1, key: 'k' }))).toThrow(OutboxError);
     expect(() => writer.write(db, OutboxPing.create({ seq: 1, key: 'k' }))).toThrow(/inside the transaction/);
-    db.prepare('UPDATE keiyaku_outbox_schema SET version = 2').run();
+    db.prepare("UPDATE keiyaku_schema_versions SET version = 2 WHERE component = 'outbox'").run();
     expect(() => outbox.migrate()).toThrow(expect.objectContaining({ code: 'outbox_schema_version' }));
     db.close();
   });

@@ -6,7 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { migratePostgres, PostgresCheckpointStore, PostgresEventStore } from '@keiyaku/postgres';
-import { createMessaging, type Logger, MessageProducer } from '@keiyaku/runtime';
+import { createMessaging, EventRelay, type Logger } from '@keiyaku/runtime';
 import { InMemoryTransport } from '@keiyaku/runtime/memory';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -51,7 +51,7 @@ const TOTAL = 400;
         const host = createMessaging({ transport, shutdownBudgetMs: 5_000 });
         const events = new PostgresEventStore<BookEvent>(pool, { pollIntervalMs: 200 });
         const producer = host.host(
-          new MessageProducer({
+          new EventRelay({
             name: 'library.books',
             source: events,
             mapper: bookMapper,

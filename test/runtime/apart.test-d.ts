@@ -1,14 +1,7 @@
 // Domain events and public contracts are apart by construction: the compiler refuses to
 // publish a domain object, or to use a domain event type as a mapper's target.
 
-import {
-  createMessaging,
-  type EventMapperContext,
-  InMemoryEventStore,
-  type Mapper,
-  MessageProducer,
-  type Publisher,
-} from '@keiyaku/runtime';
+import { createMessaging, type EventMapperContext, EventRelay, InMemoryEventStore, type Mapper, type Publisher } from '@keiyaku/runtime';
 import type { MessageContext } from '@keiyaku/runtime/codegen-v1';
 import { InMemoryTransport } from '@keiyaku/runtime/memory';
 import { describe, expectTypeOf, it } from 'vitest';
@@ -44,10 +37,10 @@ describe('domain events stay private', () => {
   it('a producer wires a mapper to a publisher of the same contract only', () => {
     const messaging = createMessaging({ transport: new InMemoryTransport() });
     const events = new InMemoryEventStore<BookEvent>();
-    new MessageProducer({ name: 'library', source: events, mapper: bookMapper, publisher: messaging.publisher(BookIntegrationEvents) });
+    new EventRelay({ name: 'library', source: events, mapper: bookMapper, publisher: messaging.publisher(BookIntegrationEvents) });
     const reminders = messaging.publisher(MemberNotifications, { parameters: { memberId: 'M-1' } });
     // @ts-expect-error a book mapper cannot feed the member-notifications channel
-    new MessageProducer({ name: 'wrong', source: events, mapper: bookMapper, publisher: reminders });
+    new EventRelay({ name: 'wrong', source: events, mapper: bookMapper, publisher: reminders });
   });
 
   it('handlers receive the channel union and a typed context', () => {

@@ -5,10 +5,10 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   createMessaging,
+  EventRelay,
   InMemoryCheckpointStore,
   InMemoryEventStore,
   type Logger,
-  MessageProducer,
   type Messaging,
   type OutgoingRecord,
   silentLogger,
@@ -64,7 +64,7 @@ function flakyProducer() {
   const events = new InMemoryEventStore<BookEvent>();
   const checkpoints = new InMemoryCheckpointStore();
   const producer = host.host(
-    new MessageProducer({
+    new EventRelay({
       name: 'library.books',
       source: events,
       mapper: bookMapper,
@@ -103,7 +103,7 @@ function flaky(inner: InMemoryTransport): Transport & { down: boolean; permanent
   });
 }
 
-describe('MessageProducer hosted by Messaging', () => {
+describe('EventRelay hosted by Messaging', () => {
   it('starts with messaging.start(), reports position and backlog in health(), stops with messaging.stop()', async () => {
     const transport = new InMemoryTransport();
     const host = createMessaging({ logger: silentLogger, transport, shutdownBudgetMs: 2_000 });
@@ -111,7 +111,7 @@ describe('MessageProducer hosted by Messaging', () => {
     const events = new InMemoryEventStore<BookEvent>();
     events.append(BOOK, [borrowed('C-1'), borrowed('C-2')]);
     const producer = host.host(
-      new MessageProducer({
+      new EventRelay({
         name: 'library.books',
         source: events,
         mapper: bookMapper,
@@ -156,7 +156,7 @@ describe('MessageProducer hosted by Messaging', () => {
       hosts.push(host);
       const events = new SqliteEventStore<BookEvent>(db, { pollIntervalMs: 20 });
       host.host(
-        new MessageProducer({
+        new EventRelay({
           name: 'library.books',
           source: events,
           mapper: bookMapper,
@@ -249,7 +249,7 @@ describe('MessageProducer hosted by Messaging', () => {
     const host = createMessaging({ logger: silentLogger, transport: hanging, shutdownBudgetMs: 300 });
     const events = new InMemoryEventStore<BookEvent>();
     const producer = host.host(
-      new MessageProducer({
+      new EventRelay({
         name: 'stuck',
         source: events,
         mapper: bookMapper,

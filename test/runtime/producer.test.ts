@@ -1,14 +1,7 @@
-// The message producer: domain events → mapper → contract messages on the channel, with
+// The event relay: domain events → mapper → contract messages on the channel, with
 // key = aggregate id, causation = event id, and a checkpoint that resumes after a restart.
 
-import {
-  createMessaging,
-  InMemoryCheckpointStore,
-  InMemoryEventStore,
-  MessageProducer,
-  type Messaging,
-  silentLogger,
-} from '@keiyaku/runtime';
+import { createMessaging, EventRelay, InMemoryCheckpointStore, InMemoryEventStore, type Messaging, silentLogger } from '@keiyaku/runtime';
 import { InMemoryTransport } from '@keiyaku/runtime/memory';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { BookEvent } from '../../examples/library/book.js';
@@ -30,13 +23,13 @@ const borrowed = (copyId: string): BookEvent => ({
   via: 'kiosk',
 });
 
-describe('MessageProducer', () => {
+describe('EventRelay', () => {
   it('publishes mapped events, filters nulls, keys by aggregate and carries correlation and causation', async () => {
     const transport = new InMemoryTransport();
     const host = createMessaging({ logger: silentLogger, transport });
     hosts.push(host);
     const events = new InMemoryEventStore<BookEvent>();
-    const producer = new MessageProducer({
+    const producer = new EventRelay({
       name: 'library',
       logger: silentLogger,
       source: events,
@@ -77,7 +70,7 @@ describe('MessageProducer', () => {
     const events = new InMemoryEventStore<BookEvent>();
     const checkpoints = new InMemoryCheckpointStore();
     const make = () =>
-      new MessageProducer({
+      new EventRelay({
         name: 'library',
         logger: silentLogger,
         source: events,
@@ -106,7 +99,7 @@ describe('MessageProducer', () => {
     hosts.push(host);
     const events = new InMemoryEventStore<BookEvent>();
     const checkpoints = new InMemoryCheckpointStore();
-    const producer = new MessageProducer({
+    const producer = new EventRelay({
       name: 'library',
       logger: silentLogger,
       source: events,

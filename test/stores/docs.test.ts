@@ -1,9 +1,9 @@
-// docs/stores.md shows the migration SQL for teams that run their own migrations: it must be
+// docs/stores.md and docs/outbox.md show the migration SQL for teams that run their own migrations: it must be
 // exactly what migratePostgres / migrateSqlite create.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { postgresMigrationSql } from '@keiyaku/postgres';
-import { sqliteMigrationSql } from '@keiyaku/sqlite';
+import { POSTGRES_OUTBOX_SCHEMA, postgresMigrationSql } from '@keiyaku/postgres';
+import { SQLITE_OUTBOX_SCHEMA, sqliteMigrationSql } from '@keiyaku/sqlite';
 import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../helpers.js';
 
@@ -14,5 +14,13 @@ describe('docs/stores.md', () => {
   });
   it('shows the SQLite migration SQL exactly', () => {
     expect(doc).toContain(`\`\`\`sql\n${sqliteMigrationSql().trimEnd()}\n\`\`\``);
+  });
+});
+
+describe('docs/outbox.md', () => {
+  const doc = readFileSync(join(repoRoot, 'docs', 'outbox.md'), 'utf8');
+  it('shows the outbox SQL of both engines exactly', () => {
+    expect(doc).toContain(`\`\`\`sql\n${SQLITE_OUTBOX_SCHEMA.trimEnd()}\n\`\`\``);
+    expect(doc).toContain(`\`\`\`sql\n${POSTGRES_OUTBOX_SCHEMA.trimEnd()}\n\`\`\``);
   });
 });

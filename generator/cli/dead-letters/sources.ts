@@ -183,7 +183,7 @@ async function openPostgres(url: string): Promise<OpenedStore> {
   let tables: { dead: boolean; outbox: boolean };
   try {
     const { rows } = await pool.query<{ dead: boolean; outbox: boolean }>(
-      "SELECT to_regclass('keiyaku_dead_letters') IS NOT NULL AS dead, to_regclass('keiyaku_outbox_schema') IS NOT NULL AS outbox",
+      "SELECT to_regclass('keiyaku_dead_letters') IS NOT NULL AS dead, to_regclass('keiyaku_outbox') IS NOT NULL AS outbox",
     );
     tables = rows[0]!;
   } catch (error) {
@@ -233,7 +233,7 @@ async function openSqliteFile(path: string, shown: string): Promise<OpenedStore>
   const sources: DeadSource[] = [];
   let outbox: SqliteOutbox | undefined;
   if (tables.has('keiyaku_dead_letters')) sources.push(new ParkedSource(new SqliteDeadLetterStore(db)));
-  if (tables.has('keiyaku_outbox_schema')) {
+  if (tables.has('keiyaku_outbox')) {
     outbox = new SqliteOutbox(db);
     sources.push(new OutboxSource(outbox));
   }
