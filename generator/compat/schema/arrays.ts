@@ -1,0 +1,171 @@
+/** Arrays: `uniqueItems`, tuple items (`prefixItems`), the rest (`items`), `unevaluatedItems`, `contains`. */
+
+import type { SchemaNode } from '../../model/contract-model.js';
+import { keywordCode } from '../codes.js';
+import { type Context, compareSchema, type Schema } from './context.js';
+import { fix, record } from './record.js';
+import { isEmpty } from './resolve.js';
+import { covers } from './sets.js';
+
+/** `uniqueItems`: required by the reader only is breaking. */
+export function compareUniqueItems(ctx: Context, writer: Schema, reader: Schema, pointer: string): void {
+  if (writer['uniqueItems'] !== true && reader['uniqueItems'] === true)
+    record(
+      ctx,
+      `${pointer}/uniqueItems`,
+      writer,
+      reader,
+      'breaking',
+      (o) =>
+        o['uniqueItems'] === true
+          ? { code: `${keywordCode('uniqueItems')}_removed`, detail: 'uniqueItems removed: repeated items are allowed' }
+          : { code: `${keywordCode('uniqueItems')}_added`, detail: 'array items must now be unique' },
+      fix(
+        ctx,
+        'drop uniqueItems: arrays with repeated items were valid before',
+        'keep uniqueItems: consumers on the old contract require unique items',
+      ),
+    );
+  else if (writer['uniqueItems'] === true && reader['uniqueItems'] !== true)
+    record(
+      ctx,
+      `${pointer}/uniqueItems`,
+      writer,
+      reader,
+      'compatible',
+      (o) =>
+        o['uniqueItems'] === true
+          ? { code: `${keywordCode('uniqueItems')}_removed`, detail: 'uniqueItems removed' }
+          : { code: `${keywordCode('uniqueItems')}_added`, detail: 'array items must now be unique' },
+      '',
+    );
+}
+
+export function compareArrays(ctx: Context, writer: Schema, reader: Schema, pointer: string): void {
+  const pw = Array.isArray(writer['prefixItems']) ? (writer['prefixItems'] as SchemaNode[]) : [];
+  const pr = Array.isArray(reader['prefixItems']) ? (reader['prefixItems'] as SchemaNode[]) : [];
+  const rest = (s: Schema): SchemaNode =>
+    (s['items'] as SchemaNode | undefined) ?? (s['unevaluatedItems'] as SchemaNode | undefined) ?? true;
+  const restW = rest(writer);
+  const restR = rest(reader);
+  const length = Math.max(pw.length, pr.length);
+  for (let i = 0; i < length; i++) {
+    const itemW = pw[i] ?? restW;
+    const itemR = pr[i] ?? restR;
+    const p = `${pointer}/prefixItems/${i}`;
+    if (pw[i] !== undefined && pr[i] !== undefined) {
+      compareSchema(ctx, itemW, itemR, p);
+      continue;
+    }
+    // An item on one side only: judged by the rest (items) of the side that lacks it.
+    const writerHas = pw[i] !== undefined;
+    const ok = covers(ctx, itemW, itemR);
+    const lacking = writerHas ? restR : restW;
+    const kind = lacking === false ? 'closed' : isEmpty(lacking) ? 'open' : 'partial';
+    record(
+      ctx,
+      p,
+      writerHas,
+      !writerHas,
+      ok ? 'compatible' : 'breaking',
+      (oldHas) => {
+        const change = oldHas ? 'removed' : 'added';
+        const covered = ok ? 'is_covered_by' : 'not_covered_by';
+        return {
+          code:
+            kind === 'partial'
+              ? `item_${change}_${covered}_partially_open_model`
+              : oldHas
+                ? `item_removed_from_${kind}_model`
+                : `item_added_to_${kind}_model`,
+          detail: `tuple item ${i} ${change}${ok ? '' : `; the ${kind === 'closed' ? 'closed tuple' : 'rest of the tuple'} does not accept its values`}`,
+        };
+      },
+      fix(
+        ctx,
+        "keep the tuple as it was, or let the rest of the tuple accept the item's values",
+        'keep the tuple as it was: consumers on the old contract check it',
+        'step',
+      ),
+      { legacy: 'schema_restricted' },
+    );
+  }
+  if ('items' in writer || 'items' in reader) {
+    if (writer['items'] !== undefined && reader['items'] !== undefined) compareSchema(ctx, restW, restR, `${pointer}/items`);
+    else if (reader['items'] !== undefined && writer['items'] === undefined) {
+      if (!covers(ctx, restW, restR))
+        record(
+          ctx,
+          `${pointer}/items`,
+          writer,
+          reader,
+          'breaking',
+          (o) =>
+            o['items'] === undefined
+              ? { code: 'items_added', detail: 'array items gained a schema' }
+              : { code: 'items_removed', detail: 'array items lost their schema' },
+          fix(
+            ctx,
+            'drop the item schema: items valid before may not match it',
+            'keep the item schema: consumers on the old contract check it',
+          ),
+          { legacy: 'schema_restricted' },
+        );
+    } else if (!isEmpty(restW))
+      record(
+        ctx,
+        `${pointer}/items`,
+        writer,
+        reader,
+        covers(ctx, restW, restR) ? 'compatible' : 'breaking',
+        (o) =>
+          o['items'] === undefined
+            ? { code: 'items_added', detail: 'array items gained a schema' }
+            : { code: 'items_removed', detail: 'array items lost their schema' },
+        fix(ctx, 'keep the item schema', 'keep the item schema: consumers on the old contract check it'),
+      );
+  }
+  if (writer['unevaluatedItems'] !== undefined || reader['unevaluatedItems'] !== undefined) {
+    if (
+      writer['items'] === undefined &&
+      reader['items'] === undefined &&
+      writer['unevaluatedItems'] !== undefined &&
+      reader['unevaluatedItems'] !== undefined
+    )
+      compareSchema(ctx, writer['unevaluatedItems'] as SchemaNode, reader['unevaluatedItems'] as SchemaNode, `${pointer}/unevaluatedItems`);
+  }
+  // contains: each array the writer produces must have an item the reader's `contains` accepts.
+  const cw = writer['contains'] as SchemaNode | undefined;
+  const cr = reader['contains'] as SchemaNode | undefined;
+  if (cw !== undefined || cr !== undefined) {
+    if (cr === undefined)
+      record(
+        ctx,
+        `${pointer}/contains`,
+        cw,
+        cr,
+        'compatible',
+        (o) =>
+          o === undefined ? { code: 'contains_added', detail: 'contains added' } : { code: 'contains_removed', detail: 'contains removed' },
+        '',
+      );
+    else if (cw === undefined)
+      record(
+        ctx,
+        `${pointer}/contains`,
+        cw,
+        cr,
+        'breaking',
+        (o) =>
+          o === undefined
+            ? { code: 'contains_added', detail: 'arrays must now contain a matching item' }
+            : { code: 'contains_removed', detail: 'contains removed' },
+        fix(
+          ctx,
+          'drop contains: arrays valid before may have no such item',
+          'keep contains: consumers on the old contract require a matching item',
+        ),
+      );
+    else compareSchema(ctx, cw, cr, `${pointer}/contains`);
+  }
+}

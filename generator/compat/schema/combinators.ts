@@ -1,0 +1,332 @@
+/** `anyOf`, `oneOf` and `allOf`: branches paired one-to-one (the registry's bipartite rule), and unions on one side only. */
+
+import type { SchemaNode } from '../../model/contract-model.js';
+import { type Combinator, combinedTypeChanged, keywordCode } from '../codes.js';
+import { type Context, compareSchema, type Edit, type Schema } from './context.js';
+import { compareNot } from './not.js';
+import { fix, record } from './record.js';
+import { branchesOf, IGNORED, isEmpty, view, without } from './resolve.js';
+import { conjoin, covers, disjoint } from './sets.js';
+
+export function unionKeyword(schema: Schema): 'anyOf' | 'oneOf' | undefined {
+  return Array.isArray(schema['oneOf']) ? 'oneOf' : Array.isArray(schema['anyOf']) ? 'anyOf' : undefined;
+}
+
+export const unionEdit =
+  (keyword: 'anyOf' | 'oneOf', compatibleDetail: string, breakingDetail: string, ok: boolean) =>
+  (o: Schema): Edit =>
+    o[keyword] === undefined
+      ? {
+          code: `${keywordCode(keyword)}_added`,
+          detail: ok ? `the schema became a ${keyword}; ${compatibleDetail}` : `${keyword} added; ${breakingDetail}`,
+        }
+      : {
+          code: `${keywordCode(keyword)}_removed`,
+          detail: ok ? `${keyword} replaced by one schema; ${compatibleDetail}` : `${keyword} removed; ${breakingDetail}`,
+        };
+
+/** The writer is a union, the reader is not: every branch must be read. */
+export function unionToPlain(ctx: Context, writer: Schema, reader: Schema, pointer: string, keyword: 'anyOf' | 'oneOf'): void {
+  const own = without(writer, keyword);
+  const branches = writer[keyword] as SchemaNode[];
+  const unread: number[] = [];
+  branches.forEach((branch, i) => {
+    const sub: Context = { ...ctx, out: [] };
+    compareSchema(sub, conjoin(own, view(ctx.writer, branch)) ?? { allOf: [own, branch] }, reader, `${pointer}/${keyword}/${i}`);
+    if (sub.out.some((c) => c.severity === 'breaking')) unread.push(i);
+  });
+  const ok = unread.length === 0;
+  record(
+    ctx,
+    `${pointer}/${keyword}`,
+    writer,
+    reader,
+    ok ? 'compatible' : 'breaking',
+    unionEdit(keyword, 'it accepts every value of every branch', `branch ${unread.join(', ')} is not accepted`, ok),
+    fix(
+      ctx,
+      `keep the schema as it was, a ${keyword}: the plain schema does not accept every value of branch ${unread.join(', ')}`,
+      `keep the schema as it was: consumers on the old contract do not accept every value of branch ${unread.join(', ')}`,
+    ),
+  );
+}
+
+/** The reader is a union, the writer is not: the writer must fit one branch (for oneOf, exactly one). */
+export function plainToUnion(ctx: Context, writer: Schema, reader: Schema, pointer: string, keyword: 'anyOf' | 'oneOf'): void {
+  const own = without(reader, keyword);
+  const branches = reader[keyword] as SchemaNode[];
+  const candidates = branches.map((branch) => conjoin(own, view(ctx.reader, branch)) ?? { allOf: [own, branch] });
+  const fits = candidates.map((candidate) => covers(ctx, writer, candidate));
+  const j = fits.indexOf(true);
+  // Every value fits two branches of a oneOf: each is rejected.
+  const twice = keyword === 'oneOf' && fits.filter(Boolean).length > 1;
+  const ok = j !== -1 && !twice;
+  if (ok) compareSchema(ctx, writer, candidates[j]!, `${pointer}/${keyword}/${j}`);
+  record(
+    ctx,
+    `${pointer}/${keyword}`,
+    writer,
+    reader,
+    ok ? 'compatible' : 'breaking',
+    unionEdit(
+      keyword,
+      `branch ${j} accepts every value of the old schema`,
+      twice ? 'values match more than one branch, which oneOf rejects' : 'values valid before may match no branch',
+      ok,
+    ),
+    fix(
+      ctx,
+      `keep the schema as it was, without the ${keyword} (or give the ${keyword} a branch that accepts every old value${keyword === 'oneOf' ? ', and only one does' : ''})`,
+      `keep the schema as it was: consumers on the old contract accept only the old branches`,
+    ),
+  );
+}
+
+/** The one branch of a schema that is only `allOf`/`anyOf`/`oneOf` with one distinct branch. */
+export function singleton(schema: Schema): { keyword: 'allOf' | 'anyOf' | 'oneOf'; branch: SchemaNode } | undefined {
+  const significant = Object.keys(schema).filter((k) => !IGNORED.has(k));
+  if (significant.length !== 1) return undefined;
+  const keyword = significant[0] as 'allOf' | 'anyOf' | 'oneOf';
+  if (!['allOf', 'anyOf', 'oneOf'].includes(keyword)) return undefined;
+  const list = schema[keyword];
+  return Array.isArray(list) && list.length === 1 ? { keyword, branch: list[0] as SchemaNode } : undefined;
+}
+
+export function combinatorOf(schema: Schema): Combinator {
+  return (['oneOf', 'anyOf', 'allOf', 'not'] as const).find((k) => schema[k] !== undefined) ?? 'plain';
+}
+
+export function combinedDescription(ctx: Context, writer: Schema, reader: Schema): Edit {
+  const [o, n] = ctx.forward ? [reader, writer] : [writer, reader];
+  const from = combinatorOf(o);
+  const to = combinatorOf(n);
+  return {
+    code: from !== to ? combinedTypeChanged(from, to) : to === 'plain' ? 'schema_rearranged' : `${keywordCode(to)}_rearranged`,
+    detail: `${from === to ? `${from} branches rearranged` : `${from} → ${to}`}; the ${ctx.forward ? 'old' : 'new'} schema still accepts every value of the ${ctx.forward ? 'new' : 'old'} one`,
+  };
+}
+
+export function compareCombinators(ctx: Context, writer: Schema, reader: Schema, pointer: string): void {
+  for (const keyword of ['oneOf', 'anyOf'] as const) {
+    const bw = branchesOf(writer, keyword);
+    const br = branchesOf(reader, keyword);
+    const other = keyword === 'oneOf' ? 'anyOf' : 'oneOf';
+    if (bw === undefined && br === undefined) continue;
+    const p = `${pointer}/${keyword}`;
+    // A union only the writer has is matched against the reader's other union, or judged as union → plain below.
+    if (br === undefined) continue;
+    const writerBranches = bw ?? branchesOf(writer, other);
+    if (writerBranches === undefined) {
+      // Plain → union: compatible when one branch accepts every value of the plain schema (the rest is set reasoning).
+      const own = without(writer, 'allOf', 'not');
+      const j = br.findIndex((branch) => covers(ctx, own, branch));
+      if (j !== -1) {
+        record(
+          ctx,
+          `${p}/${j}`,
+          writer,
+          reader,
+          'compatible',
+          (o) =>
+            o[keyword] === undefined
+              ? { code: 'sum_type_extended', detail: `the schema became a ${keyword} whose branch ${j} accepts every old value` }
+              : { code: 'sum_type_narrowed', detail: `${keyword} replaced by its branch ${j}` },
+          '',
+        );
+        continue;
+      }
+      record(
+        ctx,
+        p,
+        writer,
+        reader,
+        'breaking',
+        (o) =>
+          o[keyword] === undefined
+            ? { code: `${keywordCode(keyword)}_added`, detail: `${keyword} added: values must now match one of ${br.length} branches` }
+            : { code: `${keywordCode(keyword)}_removed`, detail: `${keyword} replaced by a schema that does not accept all its branches` },
+        fix(
+          ctx,
+          `keep the schema as it was, without the ${keyword}: values valid before may match no branch (or give it a branch that accepts every old value)`,
+          `keep the schema as it was: consumers on the old contract accept only the old branches`,
+        ),
+      );
+      continue;
+    }
+    const fromKeyword = bw !== undefined ? keyword : other;
+    if (fromKeyword !== keyword && keyword === 'oneOf' && writerBranches.length > 1) {
+      // anyOf → oneOf: a value matching two branches would now be rejected, unless they cannot overlap.
+      const exclusive = br.every((a, i) => br.every((b, j) => i >= j || disjoint(ctx.reader, a, b)));
+      if (!exclusive) {
+        record(
+          ctx,
+          p,
+          writer,
+          reader,
+          'breaking',
+          (o) =>
+            o['oneOf'] !== undefined
+              ? { code: 'combined_type_changed', detail: 'oneOf → anyOf' }
+              : { code: 'combined_type_changed', detail: 'anyOf → oneOf: a value that matches two branches is now rejected' },
+          fix(
+            ctx,
+            'keep anyOf (or make the branches exclusive: a const discriminator, distinct types)',
+            'keep oneOf: consumers on the old contract reject a value that matches two branches',
+          ),
+        );
+        continue;
+      }
+    }
+    if (fromKeyword !== keyword)
+      record(
+        ctx,
+        p,
+        writer,
+        reader,
+        'compatible',
+        (o, n) => ({
+          code: 'combined_type_changed',
+          detail: `${o['anyOf'] !== undefined ? 'anyOf' : 'oneOf'} → ${n['anyOf'] !== undefined ? 'anyOf' : 'oneOf'}`,
+        }),
+        '',
+      );
+    // Match branches one-to-one (the registry's bipartite rule): each writer branch needs a reader branch that accepts all it accepted.
+    const free = new Set(br.map((_, i) => i));
+    const pairs: [number, number][] = [];
+    const unmatched: number[] = [];
+    writerBranches.forEach((branch, i) => {
+      const match = [...free].find((j) => covers(ctx, branch, br[j]!));
+      if (match === undefined) unmatched.push(i);
+      else {
+        free.delete(match);
+        pairs.push([i, match]);
+      }
+    });
+    // Set reasoning: a branch left over may still be read by a reader branch another one took.
+    const stillUnread = unmatched.filter((i) => !(keyword === 'anyOf' && br.some((b) => covers(ctx, writerBranches[i]!, b))));
+    for (const i of stillUnread)
+      record(
+        ctx,
+        `${p}/${i}`,
+        writer,
+        reader,
+        'breaking',
+        (o) =>
+          o !== writer
+            ? {
+                code: `${keywordCode(keyword)}_branch_added`,
+                detail: `${keyword} gained branch ${i}, which consumers on the old contract do not accept`,
+              }
+            : {
+                code: `${keywordCode(keyword)}_branch_removed_or_narrowed`,
+                detail: `${keyword} branch ${i} has no counterpart that accepts all its values`,
+              },
+        fix(
+          ctx,
+          `keep branch ${i} as it was (or only widen it)`,
+          'keep the branches as they were: consumers on the old contract reject values of the new branch (send them in a new message type)',
+        ),
+        ctx.forward ? { after: writerBranches[i] } : { before: writerBranches[i] },
+      );
+    for (const [i, j] of pairs) compareSchema(ctx, writerBranches[i]!, br[j]!, `${p}/${ctx.forward ? i : j}`);
+    for (const j of free)
+      record(
+        ctx,
+        `${p}/${j}`,
+        writer,
+        reader,
+        'compatible',
+        (o) =>
+          o !== writer
+            ? {
+                code: `${keywordCode(keyword)}_branch_removed_or_narrowed`,
+                detail: `${keyword} lost branch ${j}: new messages no longer use it`,
+              }
+            : { code: `${keywordCode(keyword)}_branch_added`, detail: `${keyword} gained branch ${j}` },
+        '',
+        ctx.forward ? { before: br[j] } : { after: br[j] },
+      );
+  }
+  if (branchesOf(writer, 'oneOf') === undefined && branchesOf(writer, 'anyOf') === undefined) {
+    // nothing more: a union only on the reader side was handled above
+  } else if (branchesOf(reader, 'oneOf') === undefined && branchesOf(reader, 'anyOf') === undefined) {
+    // Union → plain: every branch must be accepted by the plain schema.
+    const keyword = branchesOf(writer, 'oneOf') !== undefined ? 'oneOf' : 'anyOf';
+    const branches = branchesOf(writer, keyword)!;
+    const own = without(reader, 'allOf', 'not');
+    const unread = branches.findIndex((b) => !covers(ctx, b, own));
+    record(
+      ctx,
+      `${pointer}/${keyword}`,
+      writer,
+      reader,
+      unread === -1 ? 'compatible' : 'breaking',
+      (o) =>
+        o[keyword] !== undefined
+          ? {
+              code: `${keywordCode(keyword)}_removed`,
+              detail: `${keyword} removed${unread === -1 ? '; the schema accepts every branch' : `; branch ${unread} is no longer accepted`}`,
+            }
+          : { code: `${keywordCode(keyword)}_added`, detail: `${keyword} added` },
+      fix(
+        ctx,
+        `keep the schema as it was, a ${keyword}: the new schema does not accept every value of branch ${unread}`,
+        'keep the schema as it was: consumers on the old contract accept only the old schema',
+      ),
+    );
+  }
+  compareAllOf(ctx, writer, reader, pointer);
+  compareNot(ctx, writer, reader, pointer);
+}
+
+export function compareAllOf(ctx: Context, writer: Schema, reader: Schema, pointer: string): void {
+  const aw = branchesOf(writer, 'allOf') ?? [];
+  const ar = branchesOf(reader, 'allOf') ?? [];
+  if (aw.length === 0 && ar.length === 0) return;
+  // Each reader branch must accept what the writer produces: some writer branch (or the writer as a whole) it covers.
+  const ownW = without(writer, 'allOf');
+  const free = new Set(aw.map((_, i) => i));
+  ar.forEach((branch, j) => {
+    const match = [...free].find((i) => covers(ctx, aw[i]!, branch)) ?? [...aw.keys()].find((i) => covers(ctx, aw[i]!, branch));
+    const at = `${pointer}/allOf/${ctx.forward ? (match ?? j) : j}`;
+    if (match !== undefined) {
+      free.delete(match);
+      compareSchema(ctx, aw[match]!, branch, at);
+      return;
+    }
+    if (!isEmpty(ownW) && covers(ctx, ownW, branch)) return; // the writer's own keywords already satisfy it
+    record(
+      ctx,
+      at,
+      writer,
+      reader,
+      'breaking',
+      (o) =>
+        o !== writer
+          ? {
+              code: `${keywordCode('allOf')}_branch_removed`,
+              detail: `allOf lost branch ${j}, which consumers on the old contract still check`,
+            }
+          : { code: `${keywordCode('allOf')}_branch_added_or_narrowed`, detail: `allOf gained a constraint (branch ${j})` },
+      fix(
+        ctx,
+        'drop the new allOf branch (or make it accept every old value): every value must now also match it',
+        'keep the allOf branch: consumers on the old contract still check it',
+      ),
+      ctx.forward ? { before: branch } : { after: branch },
+    );
+  });
+  for (const i of free)
+    record(
+      ctx,
+      `${pointer}/allOf/${i}`,
+      writer,
+      reader,
+      'compatible',
+      (o) =>
+        o !== writer
+          ? { code: `${keywordCode('allOf')}_branch_added_or_narrowed`, detail: `allOf gained branch ${i}` }
+          : { code: `${keywordCode('allOf')}_branch_removed`, detail: `allOf lost branch ${i}` },
+      '',
+    );
+}

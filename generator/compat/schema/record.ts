@@ -1,0 +1,61 @@
+/** Recording a finding: the code and detail named old → new, the severity, the fix in the words of the direction. */
+
+import type { SchemaFindingCode } from '../codes.js';
+import { type CompatSeverity, keepOrAcknowledge } from '../findings.js';
+import type { Context, Edit } from './context.js';
+
+/** Who rejects what, in the words of the direction being checked. */
+export function rejecter(ctx: Context): string {
+  return ctx.forward
+    ? 'consumers on the old contract reject new messages'
+    : 'consumers on the new contract reject messages written under the old one';
+}
+
+/**
+ * Records a finding. `describe` names the edit from (old, new); it is called with the sides in
+ * their old → new order, and once more in writer → reader order for the code earlier versions
+ * gave forward findings.
+ */
+export function record<T>(
+  ctx: Context,
+  pointer: string,
+  writer: T,
+  reader: T,
+  severity: CompatSeverity,
+  describe: (old: T, neu: T) => Edit,
+  hint: string,
+  values: { before?: unknown; after?: unknown; legacy?: SchemaFindingCode } = {},
+): void {
+  const [old, neu] = ctx.forward ? [reader, writer] : [writer, reader];
+  const edit = describe(old, neu);
+  // The code earlier versions gave this finding: given for kinds they judged by another rule, else the reverse reading (forward).
+  const { legacy: given, ...shown } = values;
+  const legacy = severity === 'breaking' && given !== undefined ? given : ctx.forward ? describe(writer, reader).code : edit.code;
+  ctx.out.push({
+    code: edit.code,
+    severity,
+    pointer,
+    ...shown,
+    detail: severity === 'breaking' && !edit.detail.includes('reject') ? `${edit.detail}: ${rejecter(ctx)}` : edit.detail,
+    hint: severity === 'breaking' ? hint : '',
+    ...(legacy === edit.code ? {} : { legacyCode: legacy }),
+    ...(ctx.anchor === undefined ? {} : { schema: { name: ctx.anchor.name, pointer: pointer.slice(ctx.anchor.base.length) } }),
+  });
+}
+
+/** When an acknowledgment of a change that no edit gets through is due, per direction. */
+export const ACKNOWLEDGE_WHEN = {
+  backward: 'once no message written under the old contract is left to read',
+  forward: 'once every consumer reads the new contract',
+} as const;
+
+/**
+ * A fix in the words of the direction: the reader that breaks is new (backward) or old (forward).
+ * The first step each names passes the gate (`keep …`: the schema as it was at that node; test/compat/fix-advice.test.ts
+ * applies it). A `keep` fix says that the change itself passes only when acknowledged; a backward fix marked
+ * `step` names another edit that reaches the same end and passes, and says nothing of acknowledgments.
+ */
+export function fix(ctx: Context, backward: string, forward: string, backwardIs: 'keep' | 'step' = 'keep'): string {
+  if (ctx.forward) return keepOrAcknowledge(forward, ACKNOWLEDGE_WHEN.forward);
+  return backwardIs === 'step' ? backward : keepOrAcknowledge(backward, ACKNOWLEDGE_WHEN.backward);
+}
