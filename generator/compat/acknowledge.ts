@@ -4,7 +4,7 @@
  * and the contract's acknowledgments applied.
  */
 import type { ContractModel } from '../model/contract-model.js';
-import { earlierSpellings, type FindingCode } from './codes.js';
+import { earlierSpellings, type FindingCode, REVERSE_READING, type SchemaFindingCode } from './codes.js';
 import { type CompatSeverity, type Direction, type Finding, findingId } from './findings.js';
 
 export interface CheckResult {
@@ -20,9 +20,33 @@ export interface CheckResult {
 /** A finding as rules emit it: the id is made from its parts; a schema change says which named schema it is in. */
 export type Emitted = Omit<Finding, 'id' | 'direction'> & {
   direction?: Direction;
-  legacyCode?: FindingCode;
+  /** Given by the rule: the code earlier versions gave this kind of finding when breaking. */
+  earlierCode?: FindingCode;
+  /** The edit read new → old, when its code alone does not tell it (codes.ts `REVERSE_READING`). */
+  reverseCode?: FindingCode;
   schema?: { readonly name: string; readonly pointer: string };
 };
+/**
+ * The code earlier versions gave a finding, when it differs: the one its rule gives for a
+ * breaking finding they judged by another rule, else — forward findings were named reader →
+ * writer before findings were named after the edit — the reverse reading of its code.
+ */
+export function earlierCodeOf(
+  f: Pick<Emitted, 'code' | 'severity' | 'direction' | 'earlierCode' | 'reverseCode'>,
+): FindingCode | undefined {
+  let code: FindingCode = f.code;
+  if (f.severity === 'breaking' && f.earlierCode !== undefined) code = f.earlierCode;
+  else if (f.direction === 'forward') code = f.reverseCode ?? reverseReading(f.code) ?? f.code;
+  return code === f.code ? undefined : code;
+}
+
+/** `REVERSE_READING` of a schema code, `key_` kept for a Kafka key's. */
+function reverseReading(code: FindingCode): FindingCode | undefined {
+  const key = code.startsWith('key_');
+  const reverse = REVERSE_READING.get((key ? code.slice(4) : code) as SchemaFindingCode);
+  return reverse === undefined ? undefined : key ? `key_${reverse}` : reverse;
+}
+
 /** Places one shared-schema change shows up in, by (direction, schema, code, pointer inside it, severity). */
 export function merge(raw: readonly Emitted[]): Finding[] {
   const groups = new Map<string, Emitted[]>();
@@ -40,7 +64,8 @@ export function merge(raw: readonly Emitted[]): Finding[] {
     out.push(finding);
   };
   const own = (f: Emitted): Finding => {
-    const { legacyCode, schema: _schema, ...rest } = f;
+    const { earlierCode: _earlier, reverseCode: _reverse, schema: _schema, ...rest } = f;
+    const legacyCode = earlierCodeOf(f);
     const direction = f.direction ?? 'backward';
     const id = findingId(f);
     // Earlier ids: given by the rule, the code of the reverse reading, and the codes' spellings before snake_case.

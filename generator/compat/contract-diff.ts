@@ -361,11 +361,12 @@ function compareMessage(
       for (const direction of wanted) {
         for (const change of diffNodes(before, kb, after, ka, policy, direction)) {
           const pointer = `/bindings/kafka/key${change.pointer}`;
-          const { schema: _schema, legacyCode, ...rest } = change;
+          const { schema: _schema, earlierCode, reverseCode, ...rest } = change;
           emit({
             ...rest,
             code: keyCode(change.code),
-            ...(legacyCode === undefined ? {} : { legacyCode: keyCode(legacyCode) }),
+            ...(earlierCode === undefined ? {} : { earlierCode: keyCode(earlierCode) }),
+            ...(reverseCode === undefined ? {} : { reverseCode: keyCode(reverseCode) }),
             direction,
             channel,
             message: ma.type,

@@ -15,7 +15,7 @@ export function compareUniqueItems(ctx: Context, writer: Schema, reader: Schema,
       `${pointer}/uniqueItems`,
       writer,
       reader,
-      'breaking',
+      false,
       (o) =>
         o['uniqueItems'] === true
           ? { code: `${keywordCode('uniqueItems')}_removed`, detail: 'uniqueItems removed: repeated items are allowed' }
@@ -32,7 +32,7 @@ export function compareUniqueItems(ctx: Context, writer: Schema, reader: Schema,
       `${pointer}/uniqueItems`,
       writer,
       reader,
-      'compatible',
+      true,
       (o) =>
         o['uniqueItems'] === true
           ? { code: `${keywordCode('uniqueItems')}_removed`, detail: 'uniqueItems removed' }
@@ -67,7 +67,7 @@ export function compareArrays(ctx: Context, writer: Schema, reader: Schema, poin
       p,
       writerHas,
       !writerHas,
-      ok ? 'compatible' : 'breaking',
+      ok,
       (oldHas) => {
         const change = oldHas ? 'removed' : 'added';
         const covered = ok ? 'is_covered_by' : 'not_covered_by';
@@ -87,7 +87,7 @@ export function compareArrays(ctx: Context, writer: Schema, reader: Schema, poin
         'keep the tuple as it was: consumers on the old contract check it',
         'step',
       ),
-      { legacy: 'schema_restricted' },
+      { earlier: 'schema_restricted' },
     );
   }
   if ('items' in writer || 'items' in reader) {
@@ -99,7 +99,7 @@ export function compareArrays(ctx: Context, writer: Schema, reader: Schema, poin
           `${pointer}/items`,
           writer,
           reader,
-          'breaking',
+          false,
           (o) =>
             o['items'] === undefined
               ? { code: 'items_added', detail: 'array items gained a schema' }
@@ -109,7 +109,7 @@ export function compareArrays(ctx: Context, writer: Schema, reader: Schema, poin
             'drop the item schema: items valid before may not match it',
             'keep the item schema: consumers on the old contract check it',
           ),
-          { legacy: 'schema_restricted' },
+          { earlier: 'schema_restricted' },
         );
     } else if (!isEmpty(restW))
       record(
@@ -117,7 +117,7 @@ export function compareArrays(ctx: Context, writer: Schema, reader: Schema, poin
         `${pointer}/items`,
         writer,
         reader,
-        covers(ctx, restW, restR) ? 'compatible' : 'breaking',
+        covers(ctx, restW, restR),
         (o) =>
           o['items'] === undefined
             ? { code: 'items_added', detail: 'array items gained a schema' }
@@ -144,7 +144,7 @@ export function compareArrays(ctx: Context, writer: Schema, reader: Schema, poin
         `${pointer}/contains`,
         cw,
         cr,
-        'compatible',
+        true,
         (o) =>
           o === undefined ? { code: 'contains_added', detail: 'contains added' } : { code: 'contains_removed', detail: 'contains removed' },
         '',
@@ -155,7 +155,7 @@ export function compareArrays(ctx: Context, writer: Schema, reader: Schema, poin
         `${pointer}/contains`,
         cw,
         cr,
-        'breaking',
+        false,
         (o) =>
           o === undefined
             ? { code: 'contains_added', detail: 'arrays must now contain a matching item' }

@@ -41,7 +41,7 @@ export function unionToPlain(ctx: Context, writer: Schema, reader: Schema, point
     `${pointer}/${keyword}`,
     writer,
     reader,
-    ok ? 'compatible' : 'breaking',
+    ok,
     unionEdit(keyword, 'it accepts every value of every branch', `branch ${unread.join(', ')} is not accepted`, ok),
     fix(
       ctx,
@@ -67,7 +67,7 @@ export function plainToUnion(ctx: Context, writer: Schema, reader: Schema, point
     `${pointer}/${keyword}`,
     writer,
     reader,
-    ok ? 'compatible' : 'breaking',
+    ok,
     unionEdit(
       keyword,
       `branch ${j} accepts every value of the old schema`,
@@ -126,7 +126,7 @@ export function compareCombinators(ctx: Context, writer: Schema, reader: Schema,
           `${p}/${j}`,
           writer,
           reader,
-          'compatible',
+          true,
           (o) =>
             o[keyword] === undefined
               ? { code: 'sum_type_extended', detail: `the schema became a ${keyword} whose branch ${j} accepts every old value` }
@@ -140,7 +140,7 @@ export function compareCombinators(ctx: Context, writer: Schema, reader: Schema,
         p,
         writer,
         reader,
-        'breaking',
+        false,
         (o) =>
           o[keyword] === undefined
             ? { code: `${keywordCode(keyword)}_added`, detail: `${keyword} added: values must now match one of ${br.length} branches` }
@@ -163,7 +163,7 @@ export function compareCombinators(ctx: Context, writer: Schema, reader: Schema,
           p,
           writer,
           reader,
-          'breaking',
+          false,
           (o) =>
             o['oneOf'] !== undefined
               ? { code: 'combined_type_changed', detail: 'oneOf → anyOf' }
@@ -183,7 +183,7 @@ export function compareCombinators(ctx: Context, writer: Schema, reader: Schema,
         p,
         writer,
         reader,
-        'compatible',
+        true,
         (o, n) => ({
           code: 'combined_type_changed',
           detail: `${o['anyOf'] !== undefined ? 'anyOf' : 'oneOf'} → ${n['anyOf'] !== undefined ? 'anyOf' : 'oneOf'}`,
@@ -210,7 +210,7 @@ export function compareCombinators(ctx: Context, writer: Schema, reader: Schema,
         `${p}/${i}`,
         writer,
         reader,
-        'breaking',
+        false,
         (o) =>
           o !== writer
             ? {
@@ -235,7 +235,7 @@ export function compareCombinators(ctx: Context, writer: Schema, reader: Schema,
         `${p}/${j}`,
         writer,
         reader,
-        'compatible',
+        true,
         (o) =>
           o !== writer
             ? {
@@ -260,7 +260,7 @@ export function compareCombinators(ctx: Context, writer: Schema, reader: Schema,
       `${pointer}/${keyword}`,
       writer,
       reader,
-      unread === -1 ? 'compatible' : 'breaking',
+      unread === -1,
       (o) =>
         o[keyword] !== undefined
           ? {
@@ -300,7 +300,7 @@ export function compareAllOf(ctx: Context, writer: Schema, reader: Schema, point
       at,
       writer,
       reader,
-      'breaking',
+      false,
       (o) =>
         o !== writer
           ? {
@@ -322,7 +322,7 @@ export function compareAllOf(ctx: Context, writer: Schema, reader: Schema, point
       `${pointer}/allOf/${i}`,
       writer,
       reader,
-      'compatible',
+      true,
       (o) =>
         o !== writer
           ? { code: `${keywordCode('allOf')}_branch_added_or_narrowed`, detail: `allOf gained branch ${i}` }

@@ -18,8 +18,13 @@ export interface SchemaChange {
   readonly after?: unknown;
   readonly detail: string;
   readonly hint: string;
-  /** The code this finding had before findings were named after the edit (forward findings only). */
-  readonly legacyCode?: SchemaFindingCode;
+  /**
+   * The code earlier versions gave this kind of finding when they judged it by another rule (read
+   * for breaking findings; see `earlierCode` in acknowledge.ts).
+   */
+  readonly earlierCode?: SchemaFindingCode;
+  /** The edit read new → old, for a forward finding whose code alone does not tell it (codes.ts `REVERSE_READING`). */
+  readonly reverseCode?: SchemaFindingCode;
   /** The innermost named schema of the new contract the change is in, and the pointer inside it. */
   readonly schema?: { readonly name: string; readonly pointer: string };
 }

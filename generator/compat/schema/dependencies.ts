@@ -34,14 +34,14 @@ export function compareDependencies(ctx: Context, writer: Schema, reader: Schema
       at,
       writer,
       reader,
-      demanded.length > 0 ? 'breaking' : 'compatible',
+      demanded.length === 0,
       describe,
       fix(
         ctx,
         'drop the new dependency: old values with the property but not its dependents are rejected',
         `keep ${name} requiring ${demanded.join(', ')}: consumers on the old contract require them`,
       ),
-      { legacy: 'dependent_required_added' },
+      { earlier: 'dependent_required_added' },
     );
   }
   const schemas = (s: Schema): Record<string, SchemaNode> =>
@@ -63,7 +63,7 @@ export function compareDependencies(ctx: Context, writer: Schema, reader: Schema
         at,
         writer,
         reader,
-        'compatible',
+        true,
         (o) =>
           Object.hasOwn(schemas(o), name)
             ? { code: 'dependent_schema_removed', detail: `the schema that applied when ${name} is present was removed` }
@@ -79,7 +79,7 @@ export function compareDependencies(ctx: Context, writer: Schema, reader: Schema
       at,
       writer,
       reader,
-      ok ? 'compatible' : 'breaking',
+      ok,
       (o) =>
         Object.hasOwn(schemas(o), name)
           ? { code: 'dependent_schema_removed', detail: `the schema that applied when ${name} is present was removed` }

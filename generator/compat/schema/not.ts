@@ -29,7 +29,7 @@ export function compareNot(ctx: Context, writer: Schema, reader: Schema, pointer
     `${pointer}/not`,
     writer,
     reader,
-    ok ? 'compatible' : 'breaking',
+    ok,
     (o, n) => {
       const e = describe(o, n);
       return e.code === 'not_changed'
@@ -43,7 +43,7 @@ export function compareNot(ctx: Context, writer: Schema, reader: Schema, pointer
     ),
     {
       ...(ctx.forward ? { before: nr, after: nw } : { before: nw, after: nr }),
-      ...(nw !== undefined && nr !== undefined ? { legacy: 'not_changed' } : {}),
+      ...(nw !== undefined && nr !== undefined ? { earlier: 'not_changed' } : {}),
     },
   );
 }

@@ -23,7 +23,7 @@ export function bound(
     `${pointer}/${keyword}`,
     w,
     r,
-    breaking ? 'breaking' : 'compatible',
+    !breaking,
     (o, n) => {
       if (typeof n !== 'number') return { code: `${keywordCode(keyword)}_removed`, detail: `${what} ${keyword} ${String(o)} removed` };
       if (typeof o !== 'number') return { code: `${keywordCode(keyword)}_added`, detail: `${what} gained ${keyword} ${n}` };
@@ -49,7 +49,7 @@ export function compareMultipleOf(ctx: Context, writer: Schema, reader: Schema, 
     `${pointer}/multipleOf`,
     mw,
     mr,
-    ok ? 'compatible' : 'breaking',
+    ok,
     (o, n) => {
       const code = keywordCode('multipleOf');
       if (typeof n !== 'number') return { code: `${code}_removed`, detail: 'multipleOf removed' };

@@ -133,7 +133,7 @@ export function compareObjects(ctx: Context, writer: Schema, reader: Schema, poi
       p,
       writer,
       reader,
-      breaking ? 'breaking' : 'compatible',
+      !breaking,
       describe,
       fix(
         ctx,
@@ -190,7 +190,7 @@ export function compareObjects(ctx: Context, writer: Schema, reader: Schema, poi
       p,
       writer,
       reader,
-      ok ? 'compatible' : 'breaking',
+      ok,
       (o, n) => {
         const e = describe(o, n);
         return e.code === edit.code ? { code: e.code, detail } : e;
@@ -209,7 +209,7 @@ export function compareObjects(ctx: Context, writer: Schema, reader: Schema, poi
       `${pointer}/required`,
       writer,
       reader,
-      hasDefault ? 'compatible' : 'breaking',
+      hasDefault,
       (o, n) =>
         requiredOf(n).has(name) && !requiredOf(o).has(name)
           ? { code: hasDefault ? 'required_attribute_with_default_added' : 'required_attribute_added', detail: `${name} is now required` }
@@ -233,7 +233,7 @@ export function compareObjects(ctx: Context, writer: Schema, reader: Schema, poi
       `${pointer}/required`,
       writer,
       reader,
-      'compatible',
+      true,
       (o, n) =>
         requiredOf(o).has(name) && !requiredOf(n).has(name)
           ? { code: 'required_attribute_removed', detail: `${name} is no longer required` }
@@ -280,14 +280,14 @@ export function compareCatchAll(ctx: Context, writer: Schema, reader: Schema, po
       p,
       writer,
       reader,
-      ok ? 'compatible' : 'breaking',
+      ok,
       name,
       fix(ctx, 'keep additionalProperties open', 'keep the object closed: consumers on the old contract reject undeclared properties'),
     );
     return;
   }
   if (mw === 'closed' && mr !== 'closed') {
-    record(ctx, p, writer, reader, 'compatible', name, '');
+    record(ctx, p, writer, reader, true, name, '');
     return;
   }
   if (isObject(catchR) && !isEmpty(catchR)) {
@@ -298,18 +298,18 @@ export function compareCatchAll(ctx: Context, writer: Schema, reader: Schema, po
         p,
         writer,
         reader,
-        ok ? 'compatible' : 'breaking',
+        ok,
         name,
         fix(
           ctx,
           'keep additionalProperties open (no schema)',
           'keep the additionalProperties schema: consumers on the old contract check undeclared properties against it',
         ),
-        { legacy: 'schema_restricted' },
+        { earlier: 'schema_restricted' },
       );
     } else compareSchema(ctx, catchW as SchemaNode, catchR, `${pointer}/${keyword(reader)}`);
   } else if (isObject(catchW) && !isEmpty(catchW) && mr === 'open') {
-    record(ctx, p, writer, reader, 'compatible', name, '');
+    record(ctx, p, writer, reader, true, name, '');
   }
 }
 
@@ -331,7 +331,7 @@ export function comparePatterns(ctx: Context, writer: Schema, reader: Schema, po
         at,
         writer,
         reader,
-        'breaking',
+        false,
         (_o, n) =>
           Object.hasOwn(isObject(n['patternProperties']) ? n['patternProperties'] : {}, pattern)
             ? { code: 'pattern_property_added', detail: `keys matching ${pattern} are constrained` }
@@ -349,7 +349,7 @@ export function comparePatterns(ctx: Context, writer: Schema, reader: Schema, po
       `${pointer}/patternProperties/${esc(pattern)}`,
       writer,
       reader,
-      ok ? 'compatible' : 'breaking',
+      ok,
       (_o, n) =>
         Object.hasOwn(isObject(n['patternProperties']) ? n['patternProperties'] : {}, pattern)
           ? { code: 'pattern_property_added', detail: `keys matching ${pattern} are now constrained` }

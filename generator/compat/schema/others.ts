@@ -16,7 +16,7 @@ export function compareMetadata(ctx: Context, writer: Schema, reader: Schema, po
         `${pointer}/${esc(keyword)}`,
         writer[keyword],
         reader[keyword],
-        'info',
+        true,
         () => ({
           code: `${keywordCode(keyword)}_changed`,
           detail: `${keyword} edited`,
@@ -44,7 +44,7 @@ export function compareOthers(ctx: Context, writer: Schema, reader: Schema, poin
       `${pointer}/${keyword}`,
       writer,
       reader,
-      ok ? 'compatible' : 'breaking',
+      ok,
       (o, n) =>
         n[keyword] === undefined
           ? { code: `${keywordCode(keyword)}_removed`, detail: `${keyword} removed` }

@@ -1,8 +1,9 @@
 /** Recording a finding: the code and detail named old → new, the severity, the fix in the words of the direction. */
 
-import type { SchemaFindingCode } from '../codes.js';
-import { type CompatSeverity, keepOrAcknowledge } from '../findings.js';
+import { REVERSE_READING, type SchemaFindingCode } from '../codes.js';
+import { keepOrAcknowledge } from '../findings.js';
 import type { Context, Edit } from './context.js';
+import { severityOf } from './severity.js';
 
 /** Who rejects what, in the words of the direction being checked. */
 export function rejecter(ctx: Context): string {
@@ -12,25 +13,28 @@ export function rejecter(ctx: Context): string {
 }
 
 /**
- * Records a finding. `describe` names the edit from (old, new); it is called with the sides in
- * their old → new order, and once more in writer → reader order for the code earlier versions
- * gave forward findings.
+ * Records a finding. `describe` names the edit from (old, new), called with the sides in their
+ * old → new order; the severity comes from the table (severity.ts) by code and direction, with
+ * `accepted` — does the reader accept every value the writer produces here? — for the codes the
+ * table leaves to the comparer. The code earlier versions gave the finding is resolved where
+ * acknowledgments are read; a forward finding whose reverse reading the code alone does not
+ * tell carries it (`describe` read writer → reader).
  */
 export function record<T>(
   ctx: Context,
   pointer: string,
   writer: T,
   reader: T,
-  severity: CompatSeverity,
+  accepted: boolean,
   describe: (old: T, neu: T) => Edit,
   hint: string,
-  values: { before?: unknown; after?: unknown; legacy?: SchemaFindingCode } = {},
+  values: { before?: unknown; after?: unknown; earlier?: SchemaFindingCode } = {},
 ): void {
   const [old, neu] = ctx.forward ? [reader, writer] : [writer, reader];
   const edit = describe(old, neu);
-  // The code earlier versions gave this finding: given for kinds they judged by another rule, else the reverse reading (forward).
-  const { legacy: given, ...shown } = values;
-  const legacy = severity === 'breaking' && given !== undefined ? given : ctx.forward ? describe(writer, reader).code : edit.code;
+  const severity = severityOf(edit.code, ctx.forward ? 'forward' : 'backward', accepted);
+  const { earlier: earlierCode, ...shown } = values;
+  const reverseCode = ctx.forward && !REVERSE_READING.has(edit.code) ? describe(writer, reader).code : undefined;
   ctx.out.push({
     code: edit.code,
     severity,
@@ -38,7 +42,8 @@ export function record<T>(
     ...shown,
     detail: severity === 'breaking' && !edit.detail.includes('reject') ? `${edit.detail}: ${rejecter(ctx)}` : edit.detail,
     hint: severity === 'breaking' ? hint : '',
-    ...(legacy === edit.code ? {} : { legacyCode: legacy }),
+    ...(earlierCode === undefined ? {} : { earlierCode }),
+    ...(reverseCode === undefined ? {} : { reverseCode }),
     ...(ctx.anchor === undefined ? {} : { schema: { name: ctx.anchor.name, pointer: pointer.slice(ctx.anchor.base.length) } }),
   });
 }

@@ -14,7 +14,7 @@ export function compareText(ctx: Context, writer: Schema, reader: Schema, pointe
       `${pointer}/${keyword}`,
       writer[keyword],
       reader[keyword],
-      breaking ? 'breaking' : 'compatible',
+      !breaking,
       (o, n) =>
         n === undefined
           ? { code: `${keywordCode(keyword)}_removed`, detail: `${keyword} ${String(o)} removed` }

@@ -24,7 +24,7 @@ export function compareTypes(ctx: Context, writer: Schema, reader: Schema, point
     return { code: 'type_widened', detail: text };
   };
   if (tr === undefined) {
-    record(ctx, `${pointer}/type`, writer, reader, 'compatible', describe, '', typePair(ctx, writer, reader));
+    record(ctx, `${pointer}/type`, writer, reader, true, describe, '', typePair(ctx, writer, reader));
     return;
   }
   if (tw === undefined) {
@@ -33,7 +33,7 @@ export function compareTypes(ctx: Context, writer: Schema, reader: Schema, point
       `${pointer}/type`,
       writer,
       reader,
-      'breaking',
+      false,
       describe,
       fix(ctx, 'drop the type: values of other types were valid before', 'keep the type: consumers on the old contract check it'),
       typePair(ctx, writer, reader),
@@ -48,7 +48,7 @@ export function compareTypes(ctx: Context, writer: Schema, reader: Schema, point
       `${pointer}/type`,
       writer,
       reader,
-      'breaking',
+      false,
       describe,
       fix(
         ctx,
@@ -57,7 +57,7 @@ export function compareTypes(ctx: Context, writer: Schema, reader: Schema, point
       ),
       typePair(ctx, writer, reader),
     );
-  else if (widened) record(ctx, `${pointer}/type`, writer, reader, 'compatible', describe, '', typePair(ctx, writer, reader));
+  else if (widened) record(ctx, `${pointer}/type`, writer, reader, true, describe, '', typePair(ctx, writer, reader));
 }
 
 function typePair(ctx: Context, writer: Schema, reader: Schema): { before?: unknown; after?: unknown } {

@@ -18,7 +18,7 @@ export function compareValues(ctx: Context, writer: Schema, reader: Schema, poin
       `${pointer}/${keyword(writer)}`,
       writer,
       reader,
-      'compatible',
+      true,
       (o, n) =>
         allowed(n) === undefined
           ? { code: `${keywordCode(keyword(o))}_removed`, detail: `${keyword(o)} removed: any value of the type is allowed` }
@@ -33,7 +33,7 @@ export function compareValues(ctx: Context, writer: Schema, reader: Schema, poin
       at,
       writer,
       reader,
-      'breaking',
+      false,
       (o, n) =>
         allowed(n) === undefined
           ? { code: `${keywordCode(keyword(o))}_removed`, detail: `${keyword(o)} removed: any value of the type is allowed` }
@@ -58,7 +58,7 @@ export function compareValues(ctx: Context, writer: Schema, reader: Schema, poin
       `${pointer}/const`,
       writer,
       reader,
-      'breaking',
+      false,
       (o, n) => ({ code: 'const_changed', detail: `const ${valueKey(o['const'])} → ${valueKey(n['const'])}` }),
       fix(
         ctx,
@@ -77,7 +77,7 @@ export function compareValues(ctx: Context, writer: Schema, reader: Schema, poin
       `${pointer}/enum`,
       writer,
       reader,
-      'breaking',
+      false,
       (o) =>
         o !== writer
           ? {
@@ -98,7 +98,7 @@ export function compareValues(ctx: Context, writer: Schema, reader: Schema, poin
       `${pointer}/enum`,
       writer,
       reader,
-      'compatible',
+      true,
       (o) =>
         o !== writer
           ? {

@@ -48,7 +48,7 @@ function compareResolved(ctx: Context, writer: SchemaNode, reader: SchemaNode, p
         pointer,
         writer,
         reader,
-        'compatible',
+        true,
         (_o, n) =>
           isEmpty(n)
             ? { code: 'schema_opened', detail: 'the schema now accepts anything' }
@@ -64,7 +64,7 @@ function compareResolved(ctx: Context, writer: SchemaNode, reader: SchemaNode, p
       pointer,
       writer,
       reader,
-      'breaking',
+      false,
       (_o, n) =>
         isEmpty(n)
           ? { code: 'schema_opened', detail: 'the schema now accepts anything' }
@@ -125,7 +125,7 @@ function compareResolved(ctx: Context, writer: SchemaNode, reader: SchemaNode, p
     compareKeywords(structural, writer, reader, pointer);
     if (structural.out.some((c) => c.severity === 'breaking') && setCovers(ctx, writer, reader) === true) {
       ctx.out.push(...structural.out.filter((c) => c.severity !== 'breaking'));
-      record(ctx, pointer, writer, reader, 'compatible', () => combinedDescription(ctx, writer, reader), '');
+      record(ctx, pointer, writer, reader, true, () => combinedDescription(ctx, writer, reader), '');
       return;
     }
     ctx.out.push(...structural.out);
