@@ -42,12 +42,22 @@ export function compareUniqueItems(ctx: Context, writer: Schema, reader: Schema,
 }
 
 export function compareArrays(ctx: Context, writer: Schema, reader: Schema, pointer: string): void {
+  compareTuple(ctx, writer, reader, pointer);
+  compareRest(ctx, writer, reader, pointer);
+  compareContains(ctx, writer, reader, pointer);
+}
+
+/** What an array accepts after its tuple items: `items`, else `unevaluatedItems`, else anything. */
+function restOf(s: Schema): SchemaNode {
+  return (s['items'] as SchemaNode | undefined) ?? (s['unevaluatedItems'] as SchemaNode | undefined) ?? true;
+}
+
+/** Tuple items (`prefixItems`): an item on one side only is judged by the rest of the side that lacks it. */
+function compareTuple(ctx: Context, writer: Schema, reader: Schema, pointer: string): void {
   const pw = Array.isArray(writer['prefixItems']) ? (writer['prefixItems'] as SchemaNode[]) : [];
   const pr = Array.isArray(reader['prefixItems']) ? (reader['prefixItems'] as SchemaNode[]) : [];
-  const rest = (s: Schema): SchemaNode =>
-    (s['items'] as SchemaNode | undefined) ?? (s['unevaluatedItems'] as SchemaNode | undefined) ?? true;
-  const restW = rest(writer);
-  const restR = rest(reader);
+  const restW = restOf(writer);
+  const restR = restOf(reader);
   const length = Math.max(pw.length, pr.length);
   for (let i = 0; i < length; i++) {
     const itemW = pw[i] ?? restW;
@@ -90,6 +100,12 @@ export function compareArrays(ctx: Context, writer: Schema, reader: Schema, poin
       { earlier: 'schema_restricted' },
     );
   }
+}
+
+/** The rest of the array (`items`, `unevaluatedItems`). */
+function compareRest(ctx: Context, writer: Schema, reader: Schema, pointer: string): void {
+  const restW = restOf(writer);
+  const restR = restOf(reader);
   if ('items' in writer || 'items' in reader) {
     if (writer['items'] !== undefined && reader['items'] !== undefined) compareSchema(ctx, restW, restR, `${pointer}/items`);
     else if (reader['items'] !== undefined && writer['items'] === undefined) {
@@ -134,7 +150,10 @@ export function compareArrays(ctx: Context, writer: Schema, reader: Schema, poin
     )
       compareSchema(ctx, writer['unevaluatedItems'] as SchemaNode, reader['unevaluatedItems'] as SchemaNode, `${pointer}/unevaluatedItems`);
   }
-  // contains: each array the writer produces must have an item the reader's `contains` accepts.
+}
+
+/** `contains`: each array the writer produces must have an item the reader's `contains` accepts. */
+function compareContains(ctx: Context, writer: Schema, reader: Schema, pointer: string): void {
   const cw = writer['contains'] as SchemaNode | undefined;
   const cr = reader['contains'] as SchemaNode | undefined;
   if (cw !== undefined || cr !== undefined) {

@@ -1,7 +1,7 @@
 /** `anyOf`, `oneOf` and `allOf`: branches paired one-to-one (the registry's bipartite rule), and unions on one side only. */
 
 import type { SchemaNode } from '../../model/contract-model.js';
-import { type Combinator, combinedTypeChanged, keywordCode } from '../codes.js';
+import { type Combinator, combinedTypeChanged, keywordCode, UNION_KEYWORDS, type UnionKeyword } from '../codes.js';
 import { type Context, compareSchema, type Edit, type Schema } from './context.js';
 import { compareNot } from './not.js';
 import { fix, record } from './record.js';
@@ -107,176 +107,208 @@ export function combinedDescription(ctx: Context, writer: Schema, reader: Schema
 }
 
 export function compareCombinators(ctx: Context, writer: Schema, reader: Schema, pointer: string): void {
-  for (const keyword of ['oneOf', 'anyOf'] as const) {
-    const bw = branchesOf(writer, keyword);
-    const br = branchesOf(reader, keyword);
-    const other = keyword === 'oneOf' ? 'anyOf' : 'oneOf';
-    if (bw === undefined && br === undefined) continue;
-    const p = `${pointer}/${keyword}`;
-    // A union only the writer has is matched against the reader's other union, or judged as union → plain below.
-    if (br === undefined) continue;
-    const writerBranches = bw ?? branchesOf(writer, other);
-    if (writerBranches === undefined) {
-      // Plain → union: compatible when one branch accepts every value of the plain schema (the rest is set reasoning).
-      const own = without(writer, 'allOf', 'not');
-      const j = br.findIndex((branch) => covers(ctx, own, branch));
-      if (j !== -1) {
-        record(
-          ctx,
-          `${p}/${j}`,
-          writer,
-          reader,
-          true,
-          (o) =>
-            o[keyword] === undefined
-              ? { code: 'sum_type_extended', detail: `the schema became a ${keyword} whose branch ${j} accepts every old value` }
-              : { code: 'sum_type_narrowed', detail: `${keyword} replaced by its branch ${j}` },
-          '',
-        );
-        continue;
-      }
-      record(
-        ctx,
-        p,
-        writer,
-        reader,
-        false,
-        (o) =>
-          o[keyword] === undefined
-            ? { code: `${keywordCode(keyword)}_added`, detail: `${keyword} added: values must now match one of ${br.length} branches` }
-            : { code: `${keywordCode(keyword)}_removed`, detail: `${keyword} replaced by a schema that does not accept all its branches` },
-        fix(
-          ctx,
-          `keep the schema as it was, without the ${keyword}: values valid before may match no branch (or give it a branch that accepts every old value)`,
-          `keep the schema as it was: consumers on the old contract accept only the old branches`,
-        ),
-      );
-      continue;
-    }
-    const fromKeyword = bw !== undefined ? keyword : other;
-    if (fromKeyword !== keyword && keyword === 'oneOf' && writerBranches.length > 1) {
-      // anyOf → oneOf: a value matching two branches would now be rejected, unless they cannot overlap.
-      const exclusive = br.every((a, i) => br.every((b, j) => i >= j || disjoint(ctx.reader, a, b)));
-      if (!exclusive) {
-        record(
-          ctx,
-          p,
-          writer,
-          reader,
-          false,
-          (o) =>
-            o['oneOf'] !== undefined
-              ? { code: 'combined_type_changed', detail: 'oneOf → anyOf' }
-              : { code: 'combined_type_changed', detail: 'anyOf → oneOf: a value that matches two branches is now rejected' },
-          fix(
-            ctx,
-            'keep anyOf (or make the branches exclusive: a const discriminator, distinct types)',
-            'keep oneOf: consumers on the old contract reject a value that matches two branches',
-          ),
-        );
-        continue;
-      }
-    }
-    if (fromKeyword !== keyword)
-      record(
-        ctx,
-        p,
-        writer,
-        reader,
-        true,
-        (o, n) => ({
-          code: 'combined_type_changed',
-          detail: `${o['anyOf'] !== undefined ? 'anyOf' : 'oneOf'} → ${n['anyOf'] !== undefined ? 'anyOf' : 'oneOf'}`,
-        }),
-        '',
-      );
-    // Match branches one-to-one (the registry's bipartite rule): each writer branch needs a reader branch that accepts all it accepted.
-    const free = new Set(br.map((_, i) => i));
-    const pairs: [number, number][] = [];
-    const unmatched: number[] = [];
-    writerBranches.forEach((branch, i) => {
-      const match = [...free].find((j) => covers(ctx, branch, br[j]!));
-      if (match === undefined) unmatched.push(i);
-      else {
-        free.delete(match);
-        pairs.push([i, match]);
-      }
-    });
-    // Set reasoning: a branch left over may still be read by a reader branch another one took.
-    const stillUnread = unmatched.filter((i) => !(keyword === 'anyOf' && br.some((b) => covers(ctx, writerBranches[i]!, b))));
-    for (const i of stillUnread)
-      record(
-        ctx,
-        `${p}/${i}`,
-        writer,
-        reader,
-        false,
-        (o) =>
-          o !== writer
-            ? {
-                code: `${keywordCode(keyword)}_branch_added`,
-                detail: `${keyword} gained branch ${i}, which consumers on the old contract do not accept`,
-              }
-            : {
-                code: `${keywordCode(keyword)}_branch_removed_or_narrowed`,
-                detail: `${keyword} branch ${i} has no counterpart that accepts all its values`,
-              },
-        fix(
-          ctx,
-          `keep branch ${i} as it was (or only widen it)`,
-          'keep the branches as they were: consumers on the old contract reject values of the new branch (send them in a new message type)',
-        ),
-        ctx.forward ? { after: writerBranches[i] } : { before: writerBranches[i] },
-      );
-    for (const [i, j] of pairs) compareSchema(ctx, writerBranches[i]!, br[j]!, `${p}/${ctx.forward ? i : j}`);
-    for (const j of free)
-      record(
-        ctx,
-        `${p}/${j}`,
-        writer,
-        reader,
-        true,
-        (o) =>
-          o !== writer
-            ? {
-                code: `${keywordCode(keyword)}_branch_removed_or_narrowed`,
-                detail: `${keyword} lost branch ${j}: new messages no longer use it`,
-              }
-            : { code: `${keywordCode(keyword)}_branch_added`, detail: `${keyword} gained branch ${j}` },
-        '',
-        ctx.forward ? { before: br[j] } : { after: br[j] },
-      );
-  }
-  if (branchesOf(writer, 'oneOf') === undefined && branchesOf(writer, 'anyOf') === undefined) {
-    // nothing more: a union only on the reader side was handled above
-  } else if (branchesOf(reader, 'oneOf') === undefined && branchesOf(reader, 'anyOf') === undefined) {
-    // Union → plain: every branch must be accepted by the plain schema.
-    const keyword = branchesOf(writer, 'oneOf') !== undefined ? 'oneOf' : 'anyOf';
-    const branches = branchesOf(writer, keyword)!;
-    const own = without(reader, 'allOf', 'not');
-    const unread = branches.findIndex((b) => !covers(ctx, b, own));
-    record(
-      ctx,
-      `${pointer}/${keyword}`,
-      writer,
-      reader,
-      unread === -1,
-      (o) =>
-        o[keyword] !== undefined
-          ? {
-              code: `${keywordCode(keyword)}_removed`,
-              detail: `${keyword} removed${unread === -1 ? '; the schema accepts every branch' : `; branch ${unread} is no longer accepted`}`,
-            }
-          : { code: `${keywordCode(keyword)}_added`, detail: `${keyword} added` },
-      fix(
-        ctx,
-        `keep the schema as it was, a ${keyword}: the new schema does not accept every value of branch ${unread}`,
-        'keep the schema as it was: consumers on the old contract accept only the old schema',
-      ),
-    );
-  }
+  for (const keyword of UNION_KEYWORDS) compareUnion(ctx, writer, reader, pointer, keyword);
+  compareUnionRemoved(ctx, writer, reader, pointer);
   compareAllOf(ctx, writer, reader, pointer);
   compareNot(ctx, writer, reader, pointer);
+}
+
+/** A union (`keyword`) the reader has, against the writer's union of either kind, or its plain schema. */
+function compareUnion(ctx: Context, writer: Schema, reader: Schema, pointer: string, keyword: UnionKeyword): void {
+  const bw = branchesOf(writer, keyword);
+  const br = branchesOf(reader, keyword);
+  const other = keyword === 'oneOf' ? 'anyOf' : 'oneOf';
+  if (bw === undefined && br === undefined) return;
+  const p = `${pointer}/${keyword}`;
+  // A union only the writer has is matched against the reader's other union, or judged as union → plain below.
+  if (br === undefined) return;
+  const writerBranches = bw ?? branchesOf(writer, other);
+  if (writerBranches === undefined) {
+    plainToReaderUnion(ctx, writer, reader, pointer, keyword, br);
+    return;
+  }
+  const fromKeyword = bw !== undefined ? keyword : other;
+  if (fromKeyword !== keyword && keyword === 'oneOf' && writerBranches.length > 1) {
+    // anyOf → oneOf: a value matching two branches would now be rejected, unless they cannot overlap.
+    const exclusive = br.every((a, i) => br.every((b, j) => i >= j || disjoint(ctx.reader, a, b)));
+    if (!exclusive) {
+      record(
+        ctx,
+        p,
+        writer,
+        reader,
+        false,
+        (o) =>
+          o['oneOf'] !== undefined
+            ? { code: 'combined_type_changed', detail: 'oneOf → anyOf' }
+            : { code: 'combined_type_changed', detail: 'anyOf → oneOf: a value that matches two branches is now rejected' },
+        fix(
+          ctx,
+          'keep anyOf (or make the branches exclusive: a const discriminator, distinct types)',
+          'keep oneOf: consumers on the old contract reject a value that matches two branches',
+        ),
+      );
+      return;
+    }
+  }
+  if (fromKeyword !== keyword)
+    record(
+      ctx,
+      p,
+      writer,
+      reader,
+      true,
+      (o, n) => ({
+        code: 'combined_type_changed',
+        detail: `${o['anyOf'] !== undefined ? 'anyOf' : 'oneOf'} → ${n['anyOf'] !== undefined ? 'anyOf' : 'oneOf'}`,
+      }),
+      '',
+    );
+  pairBranches(ctx, writer, reader, p, keyword, writerBranches, br);
+}
+
+/** Plain → union: compatible when one branch accepts every value of the plain schema (the rest is set reasoning). */
+function plainToReaderUnion(
+  ctx: Context,
+  writer: Schema,
+  reader: Schema,
+  pointer: string,
+  keyword: UnionKeyword,
+  br: readonly SchemaNode[],
+): void {
+  const p = `${pointer}/${keyword}`;
+  const own = without(writer, 'allOf', 'not');
+  const j = br.findIndex((branch) => covers(ctx, own, branch));
+  if (j !== -1) {
+    record(
+      ctx,
+      `${p}/${j}`,
+      writer,
+      reader,
+      true,
+      (o) =>
+        o[keyword] === undefined
+          ? { code: 'sum_type_extended', detail: `the schema became a ${keyword} whose branch ${j} accepts every old value` }
+          : { code: 'sum_type_narrowed', detail: `${keyword} replaced by its branch ${j}` },
+      '',
+    );
+    return;
+  }
+  record(
+    ctx,
+    p,
+    writer,
+    reader,
+    false,
+    (o) =>
+      o[keyword] === undefined
+        ? { code: `${keywordCode(keyword)}_added`, detail: `${keyword} added: values must now match one of ${br.length} branches` }
+        : { code: `${keywordCode(keyword)}_removed`, detail: `${keyword} replaced by a schema that does not accept all its branches` },
+    fix(
+      ctx,
+      `keep the schema as it was, without the ${keyword}: values valid before may match no branch (or give it a branch that accepts every old value)`,
+      `keep the schema as it was: consumers on the old contract accept only the old branches`,
+    ),
+  );
+}
+
+/**
+ * Matches branches one-to-one (the registry's bipartite rule): each writer branch needs a reader
+ * branch that accepts all it accepted; reader branches left over were added.
+ */
+function pairBranches(
+  ctx: Context,
+  writer: Schema,
+  reader: Schema,
+  p: string,
+  keyword: UnionKeyword,
+  writerBranches: readonly SchemaNode[],
+  br: readonly SchemaNode[],
+): void {
+  const free = new Set(br.map((_, i) => i));
+  const pairs: [number, number][] = [];
+  const unmatched: number[] = [];
+  writerBranches.forEach((branch, i) => {
+    const match = [...free].find((j) => covers(ctx, branch, br[j]!));
+    if (match === undefined) unmatched.push(i);
+    else {
+      free.delete(match);
+      pairs.push([i, match]);
+    }
+  });
+  // Set reasoning: a branch left over may still be read by a reader branch another one took.
+  const stillUnread = unmatched.filter((i) => !(keyword === 'anyOf' && br.some((b) => covers(ctx, writerBranches[i]!, b))));
+  for (const i of stillUnread)
+    record(
+      ctx,
+      `${p}/${i}`,
+      writer,
+      reader,
+      false,
+      (o) =>
+        o !== writer
+          ? {
+              code: `${keywordCode(keyword)}_branch_added`,
+              detail: `${keyword} gained branch ${i}, which consumers on the old contract do not accept`,
+            }
+          : {
+              code: `${keywordCode(keyword)}_branch_removed_or_narrowed`,
+              detail: `${keyword} branch ${i} has no counterpart that accepts all its values`,
+            },
+      fix(
+        ctx,
+        `keep branch ${i} as it was (or only widen it)`,
+        'keep the branches as they were: consumers on the old contract reject values of the new branch (send them in a new message type)',
+      ),
+      ctx.forward ? { after: writerBranches[i] } : { before: writerBranches[i] },
+    );
+  for (const [i, j] of pairs) compareSchema(ctx, writerBranches[i]!, br[j]!, `${p}/${ctx.forward ? i : j}`);
+  for (const j of free)
+    record(
+      ctx,
+      `${p}/${j}`,
+      writer,
+      reader,
+      true,
+      (o) =>
+        o !== writer
+          ? {
+              code: `${keywordCode(keyword)}_branch_removed_or_narrowed`,
+              detail: `${keyword} lost branch ${j}: new messages no longer use it`,
+            }
+          : { code: `${keywordCode(keyword)}_branch_added`, detail: `${keyword} gained branch ${j}` },
+      '',
+      ctx.forward ? { before: br[j] } : { after: br[j] },
+    );
+}
+
+/** Union → plain: every branch must be accepted by the plain schema. */
+function compareUnionRemoved(ctx: Context, writer: Schema, reader: Schema, pointer: string): void {
+  // A union only on the reader side was judged by compareUnion.
+  const keyword = unionKeyword(writer);
+  if (keyword === undefined || unionKeyword(reader) !== undefined) return;
+  const branches = branchesOf(writer, keyword)!;
+  const own = without(reader, 'allOf', 'not');
+  const unread = branches.findIndex((b) => !covers(ctx, b, own));
+  record(
+    ctx,
+    `${pointer}/${keyword}`,
+    writer,
+    reader,
+    unread === -1,
+    (o) =>
+      o[keyword] !== undefined
+        ? {
+            code: `${keywordCode(keyword)}_removed`,
+            detail: `${keyword} removed${unread === -1 ? '; the schema accepts every branch' : `; branch ${unread} is no longer accepted`}`,
+          }
+        : { code: `${keywordCode(keyword)}_added`, detail: `${keyword} added` },
+    fix(
+      ctx,
+      `keep the schema as it was, a ${keyword}: the new schema does not accept every value of branch ${unread}`,
+      'keep the schema as it was: consumers on the old contract accept only the old schema',
+    ),
+  );
 }
 
 export function compareAllOf(ctx: Context, writer: Schema, reader: Schema, pointer: string): void {

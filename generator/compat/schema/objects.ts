@@ -108,12 +108,18 @@ export function addedCode(name: string, old: Schema, neu: Schema, covered: boole
 }
 
 export function compareObjects(ctx: Context, writer: Schema, reader: Schema, pointer: string): void {
+  compareWriterProperties(ctx, writer, reader, pointer);
+  compareReaderProperties(ctx, writer, reader, pointer);
+  compareRequired(ctx, writer, reader, pointer);
+  compareCatchAll(ctx, writer, reader, pointer);
+  comparePatterns(ctx, writer, reader, pointer);
+  compareDependencies(ctx, writer, reader, pointer);
+}
+
+/** Properties the writer declares: compared with the reader's, or read through the reader's catch-all. */
+function compareWriterProperties(ctx: Context, writer: Schema, reader: Schema, pointer: string): void {
   const pw = propertiesOf(writer);
   const pr = propertiesOf(reader);
-  const rw = requiredOf(writer);
-  const rr = requiredOf(reader);
-  const [old, neu] = ctx.forward ? [reader, writer] : [writer, reader];
-  const lenient = ctx.policy === 'lenient';
   for (const [name, schema] of Object.entries(pw)) {
     const p = `${pointer}/properties/${esc(name)}`;
     if (Object.hasOwn(pr, name)) {
@@ -146,6 +152,15 @@ export function compareObjects(ctx: Context, writer: Schema, reader: Schema, poi
       ctx.forward ? { after: schema } : { before: schema },
     );
   }
+}
+
+/** Properties only the reader declares: what the writer produced under that name (if anything) must be read. */
+function compareReaderProperties(ctx: Context, writer: Schema, reader: Schema, pointer: string): void {
+  const pw = propertiesOf(writer);
+  const pr = propertiesOf(reader);
+  const rr = requiredOf(reader);
+  const [old, neu] = ctx.forward ? [reader, writer] : [writer, reader];
+  const lenient = ctx.policy === 'lenient';
   for (const [name, schema] of Object.entries(pr)) {
     if (Object.hasOwn(pw, name)) continue;
     const p = `${pointer}/properties/${esc(name)}`;
@@ -199,6 +214,14 @@ export function compareObjects(ctx: Context, writer: Schema, reader: Schema, poi
       ctx.forward ? { before: schema } : { after: schema },
     );
   }
+}
+
+/** `required` of properties both sides declare: newly required, or no longer required. */
+function compareRequired(ctx: Context, writer: Schema, reader: Schema, pointer: string): void {
+  const pw = propertiesOf(writer);
+  const pr = propertiesOf(reader);
+  const rw = requiredOf(writer);
+  const rr = requiredOf(reader);
   for (const name of rr) {
     // Newly required (a property the reader alone declares is judged above, as an added property).
     if (rw.has(name) || (Object.hasOwn(pr, name) && !Object.hasOwn(pw, name))) continue;
@@ -242,9 +265,6 @@ export function compareObjects(ctx: Context, writer: Schema, reader: Schema, poi
       ctx.forward ? { after: name } : { before: name },
     );
   }
-  compareCatchAll(ctx, writer, reader, pointer);
-  comparePatterns(ctx, writer, reader, pointer);
-  compareDependencies(ctx, writer, reader, pointer);
 }
 
 /** additionalProperties / unevaluatedProperties / patternProperties of an object. */

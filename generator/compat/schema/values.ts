@@ -47,6 +47,18 @@ export function compareValues(ctx: Context, writer: Schema, reader: Schema, poin
     );
     return;
   }
+  compareValueSets(ctx, writer, reader, pointer, vw, vr);
+}
+
+/** Both sides list values: a `const` replaced, or `enum` values the reader lacks (breaking) or gained. */
+function compareValueSets(
+  ctx: Context,
+  writer: Schema,
+  reader: Schema,
+  pointer: string,
+  vw: readonly unknown[],
+  vr: readonly unknown[],
+): void {
   const readerKeys = new Set(vr.map(valueKey));
   const writerKeys = new Set(vw.map(valueKey));
   const unread = vw.filter((v) => !readerKeys.has(valueKey(v)));
