@@ -1,9 +1,10 @@
 // The data of the schema check: every schema code has one severity rule per direction
-// (generator/compat/schema/severity.ts), and the reverse readings earlier releases named forward
-// findings by (codes.ts REVERSE_READING) pair real codes both ways.
+// (generator/compat/schema/severity.ts) and its words (wording.ts), and the reverse readings
+// earlier releases named forward findings by (codes.ts REVERSE_READING) pair real codes both ways.
 import { describe, expect, it } from 'vitest';
 import { REVERSE_READING, SCHEMA_CODES, type SchemaFindingCode } from '../../generator/compat/codes.js';
 import { SEVERITY, severityOf } from '../../generator/compat/schema/severity.js';
+import { detailOf, WORDING } from '../../generator/compat/schema/wording.js';
 
 describe('severity table', () => {
   it.each(SCHEMA_CODES.map((code) => [code]))('%s has a rule in each direction', (code) => {
@@ -35,6 +36,56 @@ describe('severity table', () => {
     ['additional_properties_added', 'forward', false, 'breaking'],
   ] as const)('%s %s (verdict %s) is %s', (code, direction, accepted, severity) => {
     expect(severityOf(code, direction, accepted)).toBe(severity);
+  });
+});
+
+describe('wording catalogue', () => {
+  it.each(SCHEMA_CODES.map((code) => [code]))('%s has words', (code) => {
+    expect(WORDING.has(code), `${code} has no wording`).toBe(true);
+  });
+
+  it('names only schema codes', () => {
+    const codes = new Set<string>(SCHEMA_CODES);
+    expect([...WORDING.keys()].filter((code) => !codes.has(code))).toEqual([]);
+  });
+
+  const backward = { forward: false, breaking: true };
+  const forward = { forward: true, breaking: true };
+  it.each([
+    // code, facts, circumstances, detail
+    ['max_length_narrowed', { what: 'string', keyword: 'maxLength', from: 10, to: 5 }, backward, 'string maxLength 10 → 5'],
+    ['minimum_added', { what: 'number', keyword: 'minimum', to: 0 }, backward, 'number gained minimum 0'],
+    ['enum_value_added', { values: ['b'] }, forward, 'enum gained "b": consumers on the old contract reject messages with it'],
+    ['enum_value_added', { values: ['b', 'c'] }, { forward: false, breaking: false }, 'enum gained "b", "c"'],
+    ['type_changed', { from: ['string'], to: ['number', 'null'] }, backward, 'type string → number|null'],
+    [
+      'required_attribute_removed',
+      { name: 'id' },
+      forward,
+      'id is no longer required: consumers on the old contract reject messages without `id`',
+    ],
+    [
+      'required_property_added',
+      { name: 'id', missing: true },
+      backward,
+      'new required property id: consumers on the new contract reject messages written under the old one without `id`',
+    ],
+    [
+      'one_of_added',
+      { keyword: 'oneOf', via: 'plain-to-union', index: 0, twice: true },
+      backward,
+      'oneOf added; values match more than one branch, which oneOf rejects',
+    ],
+    ['any_of_removed', { keyword: 'anyOf', via: 'union-to-plain', values: [1, 2] }, backward, 'anyOf removed; branch 1, 2 is not accepted'],
+    ['combined_type_changed', { from: 'anyOf', to: 'oneOf' }, backward, 'anyOf → oneOf: a value that matches two branches is now rejected'],
+    [
+      'item_added_to_closed_model',
+      { index: 2, accepted: false, model: 'closed' },
+      backward,
+      'tuple item 2 added; the closed tuple does not accept its values',
+    ],
+  ] as const)('%s: %j → %s', (code, facts, at, detail) => {
+    expect(detailOf(code, facts, at)).toBe(detail);
   });
 });
 

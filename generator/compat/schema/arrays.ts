@@ -17,9 +17,7 @@ export function compareUniqueItems(ctx: Context, writer: Schema, reader: Schema,
       reader,
       false,
       (o) =>
-        o['uniqueItems'] === true
-          ? { code: `${keywordCode('uniqueItems')}_removed`, detail: 'uniqueItems removed: repeated items are allowed' }
-          : { code: `${keywordCode('uniqueItems')}_added`, detail: 'array items must now be unique' },
+        o['uniqueItems'] === true ? { code: `${keywordCode('uniqueItems')}_removed` } : { code: `${keywordCode('uniqueItems')}_added` },
       fix(
         ctx,
         'drop uniqueItems: arrays with repeated items were valid before',
@@ -34,9 +32,7 @@ export function compareUniqueItems(ctx: Context, writer: Schema, reader: Schema,
       reader,
       true,
       (o) =>
-        o['uniqueItems'] === true
-          ? { code: `${keywordCode('uniqueItems')}_removed`, detail: 'uniqueItems removed' }
-          : { code: `${keywordCode('uniqueItems')}_added`, detail: 'array items must now be unique' },
+        o['uniqueItems'] === true ? { code: `${keywordCode('uniqueItems')}_removed` } : { code: `${keywordCode('uniqueItems')}_added` },
       '',
     );
 }
@@ -88,7 +84,7 @@ function compareTuple(ctx: Context, writer: Schema, reader: Schema, pointer: str
               : oldHas
                 ? `item_removed_from_${kind}_model`
                 : `item_added_to_${kind}_model`,
-          detail: `tuple item ${i} ${change}${ok ? '' : `; the ${kind === 'closed' ? 'closed tuple' : 'rest of the tuple'} does not accept its values`}`,
+          facts: { index: i, accepted: ok, model: kind },
         };
       },
       fix(
@@ -116,10 +112,7 @@ function compareRest(ctx: Context, writer: Schema, reader: Schema, pointer: stri
           writer,
           reader,
           false,
-          (o) =>
-            o['items'] === undefined
-              ? { code: 'items_added', detail: 'array items gained a schema' }
-              : { code: 'items_removed', detail: 'array items lost their schema' },
+          (o) => (o['items'] === undefined ? { code: 'items_added' } : { code: 'items_removed' }),
           fix(
             ctx,
             'drop the item schema: items valid before may not match it',
@@ -134,10 +127,7 @@ function compareRest(ctx: Context, writer: Schema, reader: Schema, pointer: stri
         writer,
         reader,
         covers(ctx, restW, restR),
-        (o) =>
-          o['items'] === undefined
-            ? { code: 'items_added', detail: 'array items gained a schema' }
-            : { code: 'items_removed', detail: 'array items lost their schema' },
+        (o) => (o['items'] === undefined ? { code: 'items_added' } : { code: 'items_removed' }),
         fix(ctx, 'keep the item schema', 'keep the item schema: consumers on the old contract check it'),
       );
   }
@@ -164,8 +154,7 @@ function compareContains(ctx: Context, writer: Schema, reader: Schema, pointer: 
         cw,
         cr,
         true,
-        (o) =>
-          o === undefined ? { code: 'contains_added', detail: 'contains added' } : { code: 'contains_removed', detail: 'contains removed' },
+        (o) => (o === undefined ? { code: 'contains_added' } : { code: 'contains_removed' }),
         '',
       );
     else if (cw === undefined)
@@ -175,10 +164,7 @@ function compareContains(ctx: Context, writer: Schema, reader: Schema, pointer: 
         cw,
         cr,
         false,
-        (o) =>
-          o === undefined
-            ? { code: 'contains_added', detail: 'arrays must now contain a matching item' }
-            : { code: 'contains_removed', detail: 'contains removed' },
+        (o) => (o === undefined ? { code: 'contains_added' } : { code: 'contains_removed' }),
         fix(
           ctx,
           'drop contains: arrays valid before may have no such item',

@@ -7,23 +7,18 @@ import { compareNot } from './not.js';
 import { fix, record } from './record.js';
 import { branchesOf, IGNORED, isEmpty, view, without } from './resolve.js';
 import { conjoin, covers, disjoint } from './sets.js';
+import type { Facts } from './wording.js';
 
 export function unionKeyword(schema: Schema): 'anyOf' | 'oneOf' | undefined {
   return Array.isArray(schema['oneOf']) ? 'oneOf' : Array.isArray(schema['anyOf']) ? 'anyOf' : undefined;
 }
 
 export const unionEdit =
-  (keyword: 'anyOf' | 'oneOf', compatibleDetail: string, breakingDetail: string, ok: boolean) =>
-  (o: Schema): Edit =>
-    o[keyword] === undefined
-      ? {
-          code: `${keywordCode(keyword)}_added`,
-          detail: ok ? `the schema became a ${keyword}; ${compatibleDetail}` : `${keyword} added; ${breakingDetail}`,
-        }
-      : {
-          code: `${keywordCode(keyword)}_removed`,
-          detail: ok ? `${keyword} replaced by one schema; ${compatibleDetail}` : `${keyword} removed; ${breakingDetail}`,
-        };
+  (keyword: UnionKeyword, facts: Facts) =>
+  (o: Schema): Edit => ({
+    code: `${keywordCode(keyword)}_${o[keyword] === undefined ? 'added' : 'removed'}`,
+    facts: { keyword, ...facts },
+  });
 
 /** The writer is a union, the reader is not: every branch must be read. */
 export function unionToPlain(ctx: Context, writer: Schema, reader: Schema, pointer: string, keyword: 'anyOf' | 'oneOf'): void {
@@ -42,7 +37,7 @@ export function unionToPlain(ctx: Context, writer: Schema, reader: Schema, point
     writer,
     reader,
     ok,
-    unionEdit(keyword, 'it accepts every value of every branch', `branch ${unread.join(', ')} is not accepted`, ok),
+    unionEdit(keyword, { via: 'union-to-plain', values: unread }),
     fix(
       ctx,
       `keep the schema as it was, a ${keyword}: the plain schema does not accept every value of branch ${unread.join(', ')}`,
@@ -68,12 +63,7 @@ export function plainToUnion(ctx: Context, writer: Schema, reader: Schema, point
     writer,
     reader,
     ok,
-    unionEdit(
-      keyword,
-      `branch ${j} accepts every value of the old schema`,
-      twice ? 'values match more than one branch, which oneOf rejects' : 'values valid before may match no branch',
-      ok,
-    ),
+    unionEdit(keyword, { via: 'plain-to-union', index: j, twice }),
     fix(
       ctx,
       `keep the schema as it was, without the ${keyword} (or give the ${keyword} a branch that accepts every old value${keyword === 'oneOf' ? ', and only one does' : ''})`,
@@ -102,7 +92,7 @@ export function combinedDescription(ctx: Context, writer: Schema, reader: Schema
   const to = combinatorOf(n);
   return {
     code: from !== to ? combinedTypeChanged(from, to) : to === 'plain' ? 'schema_rearranged' : `${keywordCode(to)}_rearranged`,
-    detail: `${from === to ? `${from} branches rearranged` : `${from} → ${to}`}; the ${ctx.forward ? 'old' : 'new'} schema still accepts every value of the ${ctx.forward ? 'new' : 'old'} one`,
+    facts: { from, to },
   };
 }
 
@@ -140,8 +130,8 @@ function compareUnion(ctx: Context, writer: Schema, reader: Schema, pointer: str
         false,
         (o) =>
           o['oneOf'] !== undefined
-            ? { code: 'combined_type_changed', detail: 'oneOf → anyOf' }
-            : { code: 'combined_type_changed', detail: 'anyOf → oneOf: a value that matches two branches is now rejected' },
+            ? { code: 'combined_type_changed', facts: { from: 'oneOf', to: 'anyOf' } }
+            : { code: 'combined_type_changed', facts: { from: 'anyOf', to: 'oneOf' } },
         fix(
           ctx,
           'keep anyOf (or make the branches exclusive: a const discriminator, distinct types)',
@@ -160,7 +150,7 @@ function compareUnion(ctx: Context, writer: Schema, reader: Schema, pointer: str
       true,
       (o, n) => ({
         code: 'combined_type_changed',
-        detail: `${o['anyOf'] !== undefined ? 'anyOf' : 'oneOf'} → ${n['anyOf'] !== undefined ? 'anyOf' : 'oneOf'}`,
+        facts: { from: o['anyOf'] !== undefined ? 'anyOf' : 'oneOf', to: n['anyOf'] !== undefined ? 'anyOf' : 'oneOf' },
       }),
       '',
     );
@@ -188,8 +178,8 @@ function plainToReaderUnion(
       true,
       (o) =>
         o[keyword] === undefined
-          ? { code: 'sum_type_extended', detail: `the schema became a ${keyword} whose branch ${j} accepts every old value` }
-          : { code: 'sum_type_narrowed', detail: `${keyword} replaced by its branch ${j}` },
+          ? { code: 'sum_type_extended', facts: { keyword, index: j } }
+          : { code: 'sum_type_narrowed', facts: { keyword, index: j } },
       '',
     );
     return;
@@ -202,8 +192,8 @@ function plainToReaderUnion(
     false,
     (o) =>
       o[keyword] === undefined
-        ? { code: `${keywordCode(keyword)}_added`, detail: `${keyword} added: values must now match one of ${br.length} branches` }
-        : { code: `${keywordCode(keyword)}_removed`, detail: `${keyword} replaced by a schema that does not accept all its branches` },
+        ? { code: `${keywordCode(keyword)}_added`, facts: { keyword, via: 'reader-union', count: br.length } }
+        : { code: `${keywordCode(keyword)}_removed`, facts: { keyword, via: 'reader-union', count: br.length } },
     fix(
       ctx,
       `keep the schema as it was, without the ${keyword}: values valid before may match no branch (or give it a branch that accepts every old value)`,
@@ -249,11 +239,11 @@ function pairBranches(
         o !== writer
           ? {
               code: `${keywordCode(keyword)}_branch_added`,
-              detail: `${keyword} gained branch ${i}, which consumers on the old contract do not accept`,
+              facts: { keyword, index: i },
             }
           : {
               code: `${keywordCode(keyword)}_branch_removed_or_narrowed`,
-              detail: `${keyword} branch ${i} has no counterpart that accepts all its values`,
+              facts: { keyword, index: i },
             },
       fix(
         ctx,
@@ -274,9 +264,9 @@ function pairBranches(
         o !== writer
           ? {
               code: `${keywordCode(keyword)}_branch_removed_or_narrowed`,
-              detail: `${keyword} lost branch ${j}: new messages no longer use it`,
+              facts: { keyword, index: j },
             }
-          : { code: `${keywordCode(keyword)}_branch_added`, detail: `${keyword} gained branch ${j}` },
+          : { code: `${keywordCode(keyword)}_branch_added`, facts: { keyword, index: j } },
       '',
       ctx.forward ? { before: br[j] } : { after: br[j] },
     );
@@ -300,9 +290,9 @@ function compareUnionRemoved(ctx: Context, writer: Schema, reader: Schema, point
       o[keyword] !== undefined
         ? {
             code: `${keywordCode(keyword)}_removed`,
-            detail: `${keyword} removed${unread === -1 ? '; the schema accepts every branch' : `; branch ${unread} is no longer accepted`}`,
+            facts: { keyword, via: 'union-removed', index: unread },
           }
-        : { code: `${keywordCode(keyword)}_added`, detail: `${keyword} added` },
+        : { code: `${keywordCode(keyword)}_added`, facts: { keyword, via: 'union-removed', index: unread } },
     fix(
       ctx,
       `keep the schema as it was, a ${keyword}: the new schema does not accept every value of branch ${unread}`,
@@ -337,9 +327,9 @@ export function compareAllOf(ctx: Context, writer: Schema, reader: Schema, point
         o !== writer
           ? {
               code: `${keywordCode('allOf')}_branch_removed`,
-              detail: `allOf lost branch ${j}, which consumers on the old contract still check`,
+              facts: { index: j },
             }
-          : { code: `${keywordCode('allOf')}_branch_added_or_narrowed`, detail: `allOf gained a constraint (branch ${j})` },
+          : { code: `${keywordCode('allOf')}_branch_added_or_narrowed`, facts: { index: j } },
       fix(
         ctx,
         'drop the new allOf branch (or make it accept every old value): every value must now also match it',
@@ -357,8 +347,8 @@ export function compareAllOf(ctx: Context, writer: Schema, reader: Schema, point
       true,
       (o) =>
         o !== writer
-          ? { code: `${keywordCode('allOf')}_branch_added_or_narrowed`, detail: `allOf gained branch ${i}` }
-          : { code: `${keywordCode('allOf')}_branch_removed`, detail: `allOf lost branch ${i}` },
+          ? { code: `${keywordCode('allOf')}_branch_added_or_narrowed`, facts: { index: i } }
+          : { code: `${keywordCode('allOf')}_branch_removed`, facts: { index: i } },
       '',
     );
 }

@@ -8,6 +8,7 @@ import type { ContractModel, SchemaNode } from '../../model/contract-model.js';
 import type { Policy } from '../../model/vocabulary.js';
 import type { SchemaFindingCode } from '../codes.js';
 import type { CompatSeverity } from '../findings.js';
+import type { Facts } from './wording.js';
 
 /** A schema-level finding before it is placed in a channel and message. */
 export interface SchemaChange {
@@ -61,8 +62,8 @@ export function compareSchema(ctx: Context, writer: SchemaNode, reader: SchemaNo
   ctx.compare(ctx, writer, reader, pointer);
 }
 
-/** An edit named old → new: its code and what it did. */
+/** An edit named old → new: its code, and the facts its words (wording.ts) need. */
 export interface Edit {
   readonly code: SchemaFindingCode;
-  readonly detail: string;
+  readonly facts?: Facts;
 }

@@ -24,10 +24,9 @@ export function compareDependencies(ctx: Context, writer: Schema, reader: Schema
       const ln = new Set(Object.hasOwn(list(n), name) ? list(n)[name] : []);
       const add = [...ln].filter((d) => !lo.has(d));
       const rem = [...lo].filter((d) => !ln.has(d));
-      if (add.length > 0 && rem.length === 0) return { code: 'dependent_required_added', detail: `${name} now requires ${add.join(', ')}` };
-      if (rem.length > 0 && add.length === 0)
-        return { code: 'dependent_required_removed', detail: `${name} no longer requires ${rem.join(', ')}` };
-      return { code: 'dependent_required_changed', detail: `${name} requires ${[...ln].join(', ')} instead of ${[...lo].join(', ')}` };
+      if (add.length > 0 && rem.length === 0) return { code: 'dependent_required_added', facts: { name, values: add } };
+      if (rem.length > 0 && add.length === 0) return { code: 'dependent_required_removed', facts: { name, values: rem } };
+      return { code: 'dependent_required_changed', facts: { name, from: [...lo], to: [...ln] } };
     };
     record(
       ctx,
@@ -66,8 +65,8 @@ export function compareDependencies(ctx: Context, writer: Schema, reader: Schema
         true,
         (o) =>
           Object.hasOwn(schemas(o), name)
-            ? { code: 'dependent_schema_removed', detail: `the schema that applied when ${name} is present was removed` }
-            : { code: 'dependent_schema_added', detail: `a schema now applies when ${name} is present` },
+            ? { code: 'dependent_schema_removed', facts: { name } }
+            : { code: 'dependent_schema_added', facts: { name } },
         '',
       );
       continue;
@@ -82,8 +81,8 @@ export function compareDependencies(ctx: Context, writer: Schema, reader: Schema
       ok,
       (o) =>
         Object.hasOwn(schemas(o), name)
-          ? { code: 'dependent_schema_removed', detail: `the schema that applied when ${name} is present was removed` }
-          : { code: 'dependent_schema_added', detail: `a schema now applies when ${name} is present` },
+          ? { code: 'dependent_schema_removed', facts: { name } }
+          : { code: 'dependent_schema_added', facts: { name } },
       fix(
         ctx,
         `drop the dependent schema of ${name}: old values carrying ${name} may not match it`,

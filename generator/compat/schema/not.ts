@@ -12,9 +12,9 @@ export function compareNot(ctx: Context, writer: Schema, reader: Schema, pointer
   if (nw === undefined && nr === undefined) return;
   if (nw !== undefined && nr !== undefined && valueKey(nw) === valueKey(nr)) return;
   const describe = (o: Schema, n: Schema): Edit => {
-    if (n['not'] === undefined) return { code: 'not_removed', detail: '`not` removed' };
-    if (o['not'] === undefined) return { code: 'not_added', detail: '`not` added: values it matches are now excluded' };
-    return { code: 'not_changed', detail: '`not` changed' };
+    if (n['not'] === undefined) return { code: 'not_removed' };
+    if (o['not'] === undefined) return { code: 'not_added' };
+    return { code: 'not_changed' };
   };
   // The reader excludes what its `not` matches: fine when the writer excludes at least that (reader's not ⊆ writer's not).
   let ok: boolean;
@@ -32,9 +32,7 @@ export function compareNot(ctx: Context, writer: Schema, reader: Schema, pointer
     ok,
     (o, n) => {
       const e = describe(o, n);
-      return e.code === 'not_changed'
-        ? { code: ok ? 'not_type_narrowed' : 'not_type_extended', detail: ok ? '`not` now excludes less' : '`not` now excludes more' }
-        : e;
+      return e.code === 'not_changed' ? { code: ok ? 'not_type_narrowed' : 'not_type_extended' } : e;
     },
     fix(
       ctx,

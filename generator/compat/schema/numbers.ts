@@ -25,9 +25,9 @@ export function bound(
     r,
     !breaking,
     (o, n) => {
-      if (typeof n !== 'number') return { code: `${keywordCode(keyword)}_removed`, detail: `${what} ${keyword} ${String(o)} removed` };
-      if (typeof o !== 'number') return { code: `${keywordCode(keyword)}_added`, detail: `${what} gained ${keyword} ${n}` };
-      return { code: `${keywordCode(keyword)}_${tighter(o, n) ? 'narrowed' : 'widened'}`, detail: `${what} ${keyword} ${o} → ${n}` };
+      if (typeof n !== 'number') return { code: `${keywordCode(keyword)}_removed`, facts: { what, keyword, from: o } };
+      if (typeof o !== 'number') return { code: `${keywordCode(keyword)}_added`, facts: { what, keyword, to: n } };
+      return { code: `${keywordCode(keyword)}_${tighter(o, n) ? 'narrowed' : 'widened'}`, facts: { what, keyword, from: o, to: n } };
     },
     fix(
       ctx,
@@ -52,11 +52,11 @@ export function compareMultipleOf(ctx: Context, writer: Schema, reader: Schema, 
     ok,
     (o, n) => {
       const code = keywordCode('multipleOf');
-      if (typeof n !== 'number') return { code: `${code}_removed`, detail: 'multipleOf removed' };
-      if (typeof o !== 'number') return { code: `${code}_added`, detail: `multipleOf ${n} added` };
+      if (typeof n !== 'number') return { code: `${code}_removed` };
+      if (typeof o !== 'number') return { code: `${code}_added`, facts: { to: n } };
       return {
         code: divides(o, n) ? `${code}_reduced` : divides(n, o) ? `${code}_expanded` : `${code}_changed`,
-        detail: `multipleOf ${o} → ${n}`,
+        facts: { from: o, to: n },
       };
     },
     fix(

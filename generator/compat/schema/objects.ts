@@ -69,19 +69,16 @@ export const MODEL_WORDS: Record<ContentModel, string> = { open: 'open', closed:
 export function removedCode(name: string, old: Schema, neu: Schema, covered: boolean): Edit {
   const model = contentModel(neu);
   const wasRequired = requiredOf(old).has(name);
-  const label = `${wasRequired ? 'required ' : ''}property ${name}`;
-  if (propertiesOf(old)[name] === false)
-    return { code: 'property_with_false_removed', detail: `property ${name} (which was forbidden) removed` };
+  if (propertiesOf(old)[name] === false) return { code: 'property_with_false_removed', facts: { name } };
   if (model === 'partial') {
-    const ok = covered;
     return {
-      code: ok ? 'property_removed_is_covered_by_partially_open_model' : 'property_removed_not_covered_by_partially_open_model',
-      detail: `${label} removed; the catch-all schema ${ok ? 'accepts' : 'does not accept'} its old values`,
+      code: covered ? 'property_removed_is_covered_by_partially_open_model' : 'property_removed_not_covered_by_partially_open_model',
+      facts: { name, required: wasRequired, accepted: covered },
     };
   }
   return {
     code: `property_removed_from_${model}_model`,
-    detail: `${label} removed from a${model === 'open' ? 'n open' : ' closed'} object`,
+    facts: { name, required: wasRequired },
   };
 }
 
@@ -94,16 +91,14 @@ export function addedCode(name: string, old: Schema, neu: Schema, covered: boole
   if (required)
     return {
       code: hasDefault ? 'required_property_with_default_added' : 'required_property_added',
-      detail: `new required property ${name}${hasDefault ? ' (with a default)' : ''}`,
+      facts: { name },
     };
-  if (isEmpty(schema)) return { code: 'property_with_empty_schema_added', detail: `property ${name} added, accepting anything` };
-  if (model === 'open')
-    return { code: 'optional_property_added_to_open_model', detail: `optional property ${name} added to an open object` };
-  if (model === 'closed')
-    return { code: 'optional_property_added_to_closed_model', detail: `optional property ${name} added to a closed object` };
+  if (isEmpty(schema)) return { code: 'property_with_empty_schema_added', facts: { name } };
+  if (model === 'open') return { code: 'optional_property_added_to_open_model', facts: { name } };
+  if (model === 'closed') return { code: 'optional_property_added_to_closed_model', facts: { name } };
   return {
     code: covered ? 'property_added_is_covered_by_partially_open_model' : 'property_added_not_covered_by_partially_open_model',
-    detail: `property ${name} added; it ${covered ? 'accepts' : 'does not accept'} what the catch-all accepted`,
+    facts: { name, accepted: covered },
   };
 }
 
@@ -196,10 +191,6 @@ function compareReaderProperties(ctx: Context, writer: Schema, reader: Schema, p
           `keep ${name} in the schema: consumers on the old contract check it`,
           'step',
         );
-    const detail =
-      required && !ok
-        ? `${edit.detail}: ${ctx.forward ? 'consumers on the old contract reject messages' : 'consumers on the new contract reject messages written under the old one'} without \`${name}\``
-        : edit.detail;
     record(
       ctx,
       p,
@@ -208,7 +199,8 @@ function compareReaderProperties(ctx: Context, writer: Schema, reader: Schema, p
       ok,
       (o, n) => {
         const e = describe(o, n);
-        return e.code === edit.code ? { code: e.code, detail } : e;
+        // Required by the reader and breaking: the messages rejected are those without it.
+        return e.code === edit.code && required && !ok ? { code: e.code, facts: { ...e.facts, name, missing: true } } : e;
       },
       hint,
       ctx.forward ? { before: schema } : { after: schema },
@@ -235,10 +227,10 @@ function compareRequired(ctx: Context, writer: Schema, reader: Schema, pointer: 
       hasDefault,
       (o, n) =>
         requiredOf(n).has(name) && !requiredOf(o).has(name)
-          ? { code: hasDefault ? 'required_attribute_with_default_added' : 'required_attribute_added', detail: `${name} is now required` }
+          ? { code: hasDefault ? 'required_attribute_with_default_added' : 'required_attribute_added', facts: { name } }
           : {
               code: 'required_attribute_removed',
-              detail: `${name} is no longer required${ctx.forward ? `: consumers on the old contract reject messages without \`${name}\`` : ''}`,
+              facts: { name },
             },
       fix(
         ctx,
@@ -259,8 +251,8 @@ function compareRequired(ctx: Context, writer: Schema, reader: Schema, pointer: 
       true,
       (o, n) =>
         requiredOf(o).has(name) && !requiredOf(n).has(name)
-          ? { code: 'required_attribute_removed', detail: `${name} is no longer required` }
-          : { code: 'required_attribute_added', detail: `${name} is now required` },
+          ? { code: 'required_attribute_removed', facts: { name } }
+          : { code: 'required_attribute_added', facts: { name } },
       '',
       ctx.forward ? { after: name } : { before: name },
     );
@@ -280,12 +272,11 @@ export function compareCatchAll(ctx: Context, writer: Schema, reader: Schema, po
     const mo = contentModel(o);
     const mn = contentModel(n);
     const prefix = 'additional_properties';
-    if (mo !== 'closed' && mn === 'closed')
-      return { code: `${prefix}_removed`, detail: 'the object was closed: undeclared properties are now rejected' };
-    if (mo === 'closed' && mn !== 'closed') return { code: `${prefix}_added`, detail: 'the object was opened' };
-    if (mo === 'open' && mn === 'partial') return { code: `${prefix}_narrowed`, detail: 'undeclared properties must now match a schema' };
-    if (mo === 'partial' && mn === 'open') return { code: `${prefix}_extended`, detail: 'undeclared properties are no longer constrained' };
-    return { code: `${prefix}_changed`, detail: 'the schema of undeclared properties changed' };
+    if (mo !== 'closed' && mn === 'closed') return { code: `${prefix}_removed` };
+    if (mo === 'closed' && mn !== 'closed') return { code: `${prefix}_added` };
+    if (mo === 'open' && mn === 'partial') return { code: `${prefix}_narrowed` };
+    if (mo === 'partial' && mn === 'open') return { code: `${prefix}_extended` };
+    return { code: `${prefix}_changed` };
   };
   if (mw === 'closed' && mr === 'closed') return;
   const catchW = writer['additionalProperties'] ?? writer['unevaluatedProperties'];
@@ -354,8 +345,8 @@ export function comparePatterns(ctx: Context, writer: Schema, reader: Schema, po
         false,
         (_o, n) =>
           Object.hasOwn(isObject(n['patternProperties']) ? n['patternProperties'] : {}, pattern)
-            ? { code: 'pattern_property_added', detail: `keys matching ${pattern} are constrained` }
-            : { code: 'pattern_property_removed', detail: `keys matching ${pattern} are no longer allowed` },
+            ? { code: 'pattern_property_added', facts: { name: pattern } }
+            : { code: 'pattern_property_removed', facts: { name: pattern } },
         fix(ctx, 'keep the pattern', 'keep the pattern: consumers on the old contract check it'),
       );
   }
@@ -372,8 +363,8 @@ export function comparePatterns(ctx: Context, writer: Schema, reader: Schema, po
       ok,
       (_o, n) =>
         Object.hasOwn(isObject(n['patternProperties']) ? n['patternProperties'] : {}, pattern)
-          ? { code: 'pattern_property_added', detail: `keys matching ${pattern} are now constrained` }
-          : { code: 'pattern_property_removed', detail: `keys matching ${pattern} are no longer constrained` },
+          ? { code: 'pattern_property_added', facts: { name: pattern } }
+          : { code: 'pattern_property_removed', facts: { name: pattern } },
       fix(
         ctx,
         `keep keys matching ${pattern} unconstrained (as before), or use the lenient policy`,

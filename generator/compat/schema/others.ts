@@ -19,7 +19,7 @@ export function compareMetadata(ctx: Context, writer: Schema, reader: Schema, po
         true,
         () => ({
           code: `${keywordCode(keyword)}_changed`,
-          detail: `${keyword} edited`,
+          facts: { keyword },
         }),
         '',
         ctx.forward ? { before: reader[keyword], after: writer[keyword] } : { before: writer[keyword], after: reader[keyword] },
@@ -47,10 +47,10 @@ export function compareOthers(ctx: Context, writer: Schema, reader: Schema, poin
       ok,
       (o, n) =>
         n[keyword] === undefined
-          ? { code: `${keywordCode(keyword)}_removed`, detail: `${keyword} removed` }
+          ? { code: `${keywordCode(keyword)}_removed`, facts: { keyword } }
           : o[keyword] === undefined
-            ? { code: `${keywordCode(keyword)}_added`, detail: `${keyword} added` }
-            : { code: `${keywordCode(keyword)}_changed`, detail: `${keyword} changed` },
+            ? { code: `${keywordCode(keyword)}_added`, facts: { keyword } }
+            : { code: `${keywordCode(keyword)}_changed`, facts: { keyword } },
       fix(
         ctx,
         `keep ${keyword} as it was: values valid before may fail the new one`,

@@ -1,9 +1,10 @@
-/** Recording a finding: the code and detail named old → new, the severity, the fix in the words of the direction. */
+/** Recording a finding: the code named old → new, its severity and words from the tables, the fix in the words of the direction. */
 
 import { REVERSE_READING, type SchemaFindingCode } from '../codes.js';
 import { keepOrAcknowledge } from '../findings.js';
 import type { Context, Edit } from './context.js';
 import { severityOf } from './severity.js';
+import { detailOf } from './wording.js';
 
 /** Who rejects what, in the words of the direction being checked. */
 export function rejecter(ctx: Context): string {
@@ -13,8 +14,9 @@ export function rejecter(ctx: Context): string {
 }
 
 /**
- * Records a finding. `describe` names the edit from (old, new), called with the sides in their
- * old → new order; the severity comes from the table (severity.ts) by code and direction, with
+ * Records a finding. `describe` names the edit from (old, new) — its code and the facts its words
+ * (wording.ts) need — called with the sides in their old → new order; the severity comes from the
+ * table (severity.ts) by code and direction, with
  * `accepted` — does the reader accept every value the writer produces here? — for the codes the
  * table leaves to the comparer. The code earlier versions gave the finding is resolved where
  * acknowledgments are read; a forward finding whose reverse reading the code alone does not
@@ -33,6 +35,7 @@ export function record<T>(
   const [old, neu] = ctx.forward ? [reader, writer] : [writer, reader];
   const edit = describe(old, neu);
   const severity = severityOf(edit.code, ctx.forward ? 'forward' : 'backward', accepted);
+  const detail = detailOf(edit.code, edit.facts ?? {}, { forward: ctx.forward, breaking: severity === 'breaking' });
   const { earlier: earlierCode, ...shown } = values;
   const reverseCode = ctx.forward && !REVERSE_READING.has(edit.code) ? describe(writer, reader).code : undefined;
   ctx.out.push({
@@ -40,7 +43,7 @@ export function record<T>(
     severity,
     pointer,
     ...shown,
-    detail: severity === 'breaking' && !edit.detail.includes('reject') ? `${edit.detail}: ${rejecter(ctx)}` : edit.detail,
+    detail: severity === 'breaking' && !detail.includes('reject') ? `${detail}: ${rejecter(ctx)}` : detail,
     hint: severity === 'breaking' ? hint : '',
     ...(earlierCode === undefined ? {} : { earlierCode }),
     ...(reverseCode === undefined ? {} : { reverseCode }),

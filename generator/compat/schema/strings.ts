@@ -17,10 +17,10 @@ export function compareText(ctx: Context, writer: Schema, reader: Schema, pointe
       !breaking,
       (o, n) =>
         n === undefined
-          ? { code: `${keywordCode(keyword)}_removed`, detail: `${keyword} ${String(o)} removed` }
+          ? { code: `${keywordCode(keyword)}_removed`, facts: { keyword, from: o } }
           : {
               code: o === undefined ? `${keywordCode(keyword)}_added` : `${keywordCode(keyword)}_changed`,
-              detail: `${keyword} ${String(o ?? '(none)')} → ${String(n)}`,
+              facts: { keyword, from: o, to: n },
             },
       fix(
         ctx,

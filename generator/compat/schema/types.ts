@@ -11,17 +11,17 @@ export function compareTypes(ctx: Context, writer: Schema, reader: Schema, point
   const describe = (o: Schema, n: Schema): Edit => {
     const to = types(o);
     const tn = types(n);
-    if (tn === undefined) return { code: 'type_removed', detail: `type ${[...to!].join('|')} no longer restricted` };
-    if (to === undefined) return { code: 'type_added', detail: `type restricted to ${[...tn].join(', ')}` };
+    if (tn === undefined) return { code: 'type_removed', facts: { from: [...to!] } };
+    if (to === undefined) return { code: 'type_added', facts: { to: [...tn] } };
     const lost = [...to].filter((t) => !accepts(tn, t));
     const gained = [...tn].filter((t) => !accepts(to, t));
-    const text = `type ${[...to].join('|')} → ${[...tn].join('|')}`;
+    const facts = { from: [...to], to: [...tn] };
     if (lost.length > 0) {
-      if (lost.every((t) => t === 'number') && tn.has('integer')) return { code: 'type_narrowed', detail: text };
-      if (gained.length > 0 && to.size === 1 && tn.size === 1) return { code: 'type_changed', detail: text };
-      return { code: to.size > 1 || tn.size > 1 ? 'type_union_narrowed' : 'type_changed', detail: text };
+      if (lost.every((t) => t === 'number') && tn.has('integer')) return { code: 'type_narrowed', facts };
+      if (gained.length > 0 && to.size === 1 && tn.size === 1) return { code: 'type_changed', facts };
+      return { code: to.size > 1 || tn.size > 1 ? 'type_union_narrowed' : 'type_changed', facts };
     }
-    return { code: 'type_widened', detail: text };
+    return { code: 'type_widened', facts };
   };
   if (tr === undefined) {
     record(ctx, `${pointer}/type`, writer, reader, true, describe, '', typePair(ctx, writer, reader));

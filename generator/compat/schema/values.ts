@@ -21,8 +21,8 @@ export function compareValues(ctx: Context, writer: Schema, reader: Schema, poin
       true,
       (o, n) =>
         allowed(n) === undefined
-          ? { code: `${keywordCode(keyword(o))}_removed`, detail: `${keyword(o)} removed: any value of the type is allowed` }
-          : { code: `${keywordCode(keyword(n))}_added`, detail: `values restricted to ${allowed(n)!.map(valueKey).join(', ')}` },
+          ? { code: `${keywordCode(keyword(o))}_removed`, facts: { keyword: keyword(o) } }
+          : { code: `${keywordCode(keyword(n))}_added`, facts: { values: allowed(n)! } },
       '',
     );
     return;
@@ -36,8 +36,8 @@ export function compareValues(ctx: Context, writer: Schema, reader: Schema, poin
       false,
       (o, n) =>
         allowed(n) === undefined
-          ? { code: `${keywordCode(keyword(o))}_removed`, detail: `${keyword(o)} removed: any value of the type is allowed` }
-          : { code: `${keywordCode(keyword(n))}_added`, detail: `values restricted to ${allowed(n)!.map(valueKey).join(', ')}` },
+          ? { code: `${keywordCode(keyword(o))}_removed`, facts: { keyword: keyword(o) } }
+          : { code: `${keywordCode(keyword(n))}_added`, facts: { values: allowed(n)! } },
       fix(
         ctx,
         `drop the ${keyword(reader)}: values outside it were valid before`,
@@ -71,7 +71,7 @@ function compareValueSets(
       writer,
       reader,
       false,
-      (o, n) => ({ code: 'const_changed', detail: `const ${valueKey(o['const'])} → ${valueKey(n['const'])}` }),
+      (o, n) => ({ code: 'const_changed', facts: { from: o['const'], to: n['const'] } }),
       fix(
         ctx,
         `keep the const ${valueKey(writer['const'])} (use the new value in a new message type)`,
@@ -94,9 +94,9 @@ function compareValueSets(
         o !== writer
           ? {
               code: 'enum_value_added',
-              detail: `enum gained ${added.map(valueKey).join(', ')}: consumers on the old contract reject messages with ${added.length === 1 ? 'it' : 'them'}`,
+              facts: { values: added },
             }
-          : { code: 'enum_value_removed', detail: `enum lost ${removed.map(valueKey).join(', ')}` },
+          : { code: 'enum_value_removed', facts: { values: removed } },
       fix(
         ctx,
         `keep ${removed.map(valueKey).join(', ')} in the enum (mark ${removed.length === 1 ? 'it' : 'them'} deprecated in the description)`,
@@ -115,9 +115,9 @@ function compareValueSets(
         o !== writer
           ? {
               code: 'enum_value_removed',
-              detail: `enum lost ${removed.map(valueKey).join(', ')}: new messages no longer carry ${removed.length === 1 ? 'it' : 'them'}`,
+              facts: { values: removed },
             }
-          : { code: 'enum_value_added', detail: `enum gained ${added.map(valueKey).join(', ')}` },
+          : { code: 'enum_value_added', facts: { values: added } },
       '',
       ctx.forward ? { before: removed } : { after: added },
     );

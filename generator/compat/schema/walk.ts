@@ -43,18 +43,7 @@ export function compareSchema(ctx: Context, rawWriter: SchemaNode, rawReader: Sc
 function compareResolved(ctx: Context, writer: SchemaNode, reader: SchemaNode, pointer: string): void {
   if (isEmpty(reader)) {
     if (!isEmpty(writer) && writer !== false)
-      record(
-        ctx,
-        pointer,
-        writer,
-        reader,
-        true,
-        (_o, n) =>
-          isEmpty(n)
-            ? { code: 'schema_opened', detail: 'the schema now accepts anything' }
-            : { code: 'schema_restricted', detail: 'a schema that accepted anything now has constraints' },
-        '',
-      );
+      record(ctx, pointer, writer, reader, true, (_o, n) => (isEmpty(n) ? { code: 'schema_opened' } : { code: 'schema_restricted' }), '');
     return;
   }
   if (writer === false) return; // the writer produces nothing
@@ -65,12 +54,7 @@ function compareResolved(ctx: Context, writer: SchemaNode, reader: SchemaNode, p
       writer,
       reader,
       false,
-      (_o, n) =>
-        isEmpty(n)
-          ? { code: 'schema_opened', detail: 'the schema now accepts anything' }
-          : n === false
-            ? { code: 'schema_forbidden', detail: 'the schema now accepts nothing' }
-            : { code: 'schema_restricted', detail: 'a schema that accepted anything now has constraints' },
+      (_o, n) => (isEmpty(n) ? { code: 'schema_opened' } : n === false ? { code: 'schema_forbidden' } : { code: 'schema_restricted' }),
       fix(
         ctx,
         'keep the schema as it was (introduce the new one as a new message type)',
