@@ -21,7 +21,7 @@ export interface SchemaChange {
   readonly hint: string;
   /**
    * The code earlier versions gave this kind of finding when they judged it by another rule (read
-   * for breaking findings; see `earlierCode` in acknowledge.ts).
+   * for breaking findings; see `earlierCodeOf` in acknowledge.ts).
    */
   readonly earlierCode?: SchemaFindingCode;
   /** The edit read new → old, for a forward finding whose code alone does not tell it (codes.ts `REVERSE_READING`). */
