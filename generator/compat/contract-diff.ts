@@ -297,39 +297,19 @@ function compareChannel(before: ChannelModel, after: ChannelModel, wanted: reado
   }
 }
 
-function compareMessage(
+/** The Kafka key schema of a message: added or removed, or compared as a schema (codes `key_<schema code>`). */
+function compareKafkaKey(
   channel: string,
   before: ContractModel,
   after: ContractModel,
   mb: MessageModel,
   ma: MessageModel,
-  options: { readonly policy: Policy; readonly wanted: readonly Direction[]; readonly locate?: CompareOptions['locate'] },
+  options: { readonly policy: Policy; readonly wanted: readonly Direction[] },
+  at: (pointer: string, fallback: SourceLocation | undefined) => { location?: SourceLocation },
   emit: Emit,
 ): void {
-  const { policy, wanted, locate } = options;
+  const { policy, wanted } = options;
   const where = ma.location;
-  /** Where the node at `pointer` (into the message) was written: found through `locate`, else `fallback`. */
-  const at = (pointer: string, fallback: SourceLocation | undefined): { location?: SourceLocation } => {
-    if (locate !== undefined && ma.documentPointer !== undefined) {
-      const found = locate(`${ma.documentPointer}${pointer}`);
-      if (found.line > 0) return { location: found };
-    }
-    return fallback ? { location: fallback } : {};
-  };
-  if (mb.contentType !== ma.contentType) {
-    emit({
-      code: 'content_type_changed',
-      severity: 'breaking',
-      channel,
-      message: ma.type,
-      pointer: '',
-      before: mb.contentType,
-      after: ma.contentType,
-      detail: `content type ${mb.contentType} → ${ma.contentType}`,
-      hint: keepOrAcknowledge('keep the content type (add a new message type for another encoding: adding one passes)', UPGRADED),
-      ...(where ? { location: where } : {}),
-    });
-  }
   const kb = mb.kafkaKey;
   const ka = ma.kafkaKey;
   if (kb !== undefined || ka !== undefined) {
@@ -378,6 +358,42 @@ function compareMessage(
       }
     }
   }
+}
+
+function compareMessage(
+  channel: string,
+  before: ContractModel,
+  after: ContractModel,
+  mb: MessageModel,
+  ma: MessageModel,
+  options: { readonly policy: Policy; readonly wanted: readonly Direction[]; readonly locate?: CompareOptions['locate'] },
+  emit: Emit,
+): void {
+  const { policy, wanted, locate } = options;
+  const where = ma.location;
+  /** Where the node at `pointer` (into the message) was written: found through `locate`, else `fallback`. */
+  const at = (pointer: string, fallback: SourceLocation | undefined): { location?: SourceLocation } => {
+    if (locate !== undefined && ma.documentPointer !== undefined) {
+      const found = locate(`${ma.documentPointer}${pointer}`);
+      if (found.line > 0) return { location: found };
+    }
+    return fallback ? { location: fallback } : {};
+  };
+  if (mb.contentType !== ma.contentType) {
+    emit({
+      code: 'content_type_changed',
+      severity: 'breaking',
+      channel,
+      message: ma.type,
+      pointer: '',
+      before: mb.contentType,
+      after: ma.contentType,
+      detail: `content type ${mb.contentType} → ${ma.contentType}`,
+      hint: keepOrAcknowledge('keep the content type (add a new message type for another encoding: adding one passes)', UPGRADED),
+      ...(where ? { location: where } : {}),
+    });
+  }
+  compareKafkaKey(channel, before, after, mb, ma, { policy, wanted }, at, emit);
   const parts: ['payload' | 'headers', string | undefined, string | undefined][] = [
     ['payload', mb.payload, ma.payload],
     ['headers', mb.headers, ma.headers],
