@@ -75,7 +75,7 @@ export function combinedTypeChanged(from: Combinator, to: Combinator): CombinedT
   return `combined_type_changed_${keywordCode(from)}_to_${keywordCode(to)}` as CombinedTypeChanged;
 }
 
-const SCHEMA_CODES = [
+export const SCHEMA_CODES = [
   'schema_opened',
   'schema_restricted',
   'schema_forbidden',
@@ -230,3 +230,73 @@ export function earlierSpellings(code: FindingCode): readonly string[] {
 function isContractCode(code: string): boolean {
   return (CONTRACT_CODES as readonly string[]).includes(code);
 }
+
+/**
+ * The reverse reading of a schema code: the code of the same edit read new → old. Earlier
+ * releases named forward findings that way (a value added to an enum was `enum_value_removed`),
+ * and acknowledgments may still use those ids. Codes whose reverse depends on more than the code
+ * (types, properties, `required_attribute_removed`, `schema_*`) are not here: the finding carries
+ * its reverse reading itself.
+ */
+export const REVERSE_READING: ReadonlyMap<SchemaFindingCode, SchemaFindingCode> = (() => {
+  const pairs: [string, string][] = [];
+  const swap = (keywords: readonly string[], a: string, b: string): void => {
+    for (const k of keywords) pairs.push([`${keywordCode(k)}_${a}`, `${keywordCode(k)}_${b}`]);
+  };
+  const same = (codes: readonly string[]): void => {
+    for (const code of codes) pairs.push([code, code]);
+  };
+  swap(BOUND_KEYWORDS, 'added', 'removed');
+  swap(BOUND_KEYWORDS, 'narrowed', 'widened');
+  swap(
+    [
+      ...TEXT_KEYWORDS,
+      ...OTHER_KEYWORDS,
+      ...UNION_KEYWORDS,
+      'multipleOf',
+      'uniqueItems',
+      'items',
+      'contains',
+      'const',
+      'enum',
+      'enum_value',
+      'pattern_property',
+      'dependent_required',
+      'dependent_schema',
+      'not',
+      'additional_properties',
+    ],
+    'added',
+    'removed',
+  );
+  swap(['multipleOf'], 'reduced', 'expanded');
+  swap(['additional_properties'], 'narrowed', 'extended');
+  swap(UNION_KEYWORDS, 'branch_added', 'branch_removed_or_narrowed');
+  swap(['allOf'], 'branch_added_or_narrowed', 'branch_removed');
+  swap(['sum_type'], 'extended', 'narrowed');
+  for (const model of ['open', 'closed']) pairs.push([`item_added_to_${model}_model`, `item_removed_from_${model}_model`]);
+  for (const covered of ['is_covered_by', 'not_covered_by'])
+    pairs.push([`item_added_${covered}_partially_open_model`, `item_removed_${covered}_partially_open_model`]);
+  same([
+    ...METADATA_KEYWORDS.map((k) => `${keywordCode(k)}_changed`),
+    ...[...TEXT_KEYWORDS, ...OTHER_KEYWORDS, 'multipleOf', 'additional_properties', 'dependent_required', 'const'].map(
+      (k) => `${keywordCode(k)}_changed`,
+    ),
+    'combined_type_changed',
+    ...COMBINATORS.flatMap((from) => COMBINATORS.filter((to) => to !== from).map((to) => combinedTypeChanged(from, to))),
+    ...['oneOf', 'anyOf', 'allOf', 'not'].map((k) => `${keywordCode(k)}_rearranged`),
+    'schema_rearranged',
+    'not_type_narrowed',
+    'not_type_extended',
+  ]);
+  const table = new Map<SchemaFindingCode, SchemaFindingCode>();
+  for (const [a, b] of pairs) {
+    table.set(a as SchemaFindingCode, b as SchemaFindingCode);
+    if (a !== b) table.set(b as SchemaFindingCode, a as SchemaFindingCode);
+  }
+  // One way only: an attribute newly required (with a default or not), read backwards, is one no
+  // longer required; the reverse of that depends on the default.
+  table.set('required_attribute_added', 'required_attribute_removed');
+  table.set('required_attribute_with_default_added', 'required_attribute_removed');
+  return table;
+})();

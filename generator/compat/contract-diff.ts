@@ -10,21 +10,12 @@
 import { formatLocation, type SourceLocation } from '../diagnostics.js';
 import type { ChannelModel, ContractModel, MessageModel } from '../model/contract-model.js';
 import { DEFAULT_POLICY, MODES, type Mode, POLICIES, type Policy } from '../model/vocabulary.js';
-import { earlierSpellings, type FindingCode, keyCode } from './codes.js';
-import { type CompatSeverity, type Direction, type Finding, findingId, keepOrAcknowledge } from './findings.js';
+import { acknowledge, type CheckResult, type Emitted, merge, unique } from './acknowledge.js';
+import { keyCode } from './codes.js';
+import { type Direction, type Finding, findingId, keepOrAcknowledge } from './findings.js';
 import { diffNodes, diffSchemas } from './schema-diff.js';
 
-export { DEFAULT_POLICY, MODES, type Mode, POLICIES, type Policy };
-
-export interface CheckResult {
-  readonly findings: readonly (Finding & { readonly acknowledged?: { readonly reason: string; readonly version: string } })[];
-  readonly breaking: number;
-  readonly acknowledged: number;
-  readonly compatible: number;
-  readonly info: number;
-  /** Acknowledgments that apply to nothing or use an earlier id spelling, and parameter values no longer sent. */
-  readonly warnings: number;
-}
+export { acknowledge, type CheckResult, DEFAULT_POLICY, MODES, type Mode, POLICIES, type Policy };
 
 export function directions(mode: Mode): Direction[] {
   const base = mode.replace('-transitive', '');
@@ -48,12 +39,6 @@ export interface CompareOptions {
   readonly locate?: ((pointer: string) => SourceLocation) | undefined;
 }
 
-/** A finding as rules emit it: the id is made from its parts; a schema change says which named schema it is in. */
-type Emitted = Omit<Finding, 'id' | 'direction'> & {
-  direction?: Direction;
-  legacyCode?: FindingCode;
-  schema?: { readonly name: string; readonly pointer: string };
-};
 type Emit = (finding: Emitted) => void;
 
 /** The mode a channel is checked in, and why. */
@@ -312,6 +297,69 @@ function compareChannel(before: ChannelModel, after: ChannelModel, wanted: reado
   }
 }
 
+/** The Kafka key schema of a message: added or removed, or compared as a schema (codes `key_<schema code>`). */
+function compareKafkaKey(
+  channel: string,
+  before: ContractModel,
+  after: ContractModel,
+  mb: MessageModel,
+  ma: MessageModel,
+  options: { readonly policy: Policy; readonly wanted: readonly Direction[] },
+  at: (pointer: string, fallback: SourceLocation | undefined) => { location?: SourceLocation },
+  emit: Emit,
+): void {
+  const { policy, wanted } = options;
+  const where = ma.location;
+  const kb = mb.kafkaKey;
+  const ka = ma.kafkaKey;
+  if (kb !== undefined || ka !== undefined) {
+    if (kb === undefined || ka === undefined) {
+      // A key schema on one side only: the side without one accepts any key.
+      const added = kb === undefined;
+      for (const direction of wanted) {
+        const breaking = added === (direction === 'backward');
+        emit({
+          code: added ? 'key_schema_added' : 'key_schema_removed',
+          severity: breaking ? 'breaking' : 'compatible',
+          direction,
+          channel,
+          message: ma.type,
+          pointer: '/bindings/kafka/key',
+          ...(added ? { after: ka } : { before: kb }),
+          detail: added
+            ? `a Kafka key schema was added${breaking ? ': keys of old messages may not match it' : ''}`
+            : `the Kafka key schema was removed${breaking ? ': consumers on the old contract check keys against it' : ''}`,
+          hint: breaking
+            ? added
+              ? keepOrAcknowledge('drop the key schema (add it together with a new message type)', RETAINED)
+              : keepOrAcknowledge('keep the key schema: consumers on the old contract check keys against it', UPGRADED)
+            : '',
+          ...at('/bindings/kafka/key', where),
+        });
+      }
+    } else {
+      for (const direction of wanted) {
+        for (const change of diffNodes(before, kb, after, ka, policy, direction)) {
+          const pointer = `/bindings/kafka/key${change.pointer}`;
+          const { schema: _schema, earlierCode, reverseCode, ...rest } = change;
+          emit({
+            ...rest,
+            code: keyCode(change.code),
+            ...(earlierCode === undefined ? {} : { earlierCode: keyCode(earlierCode) }),
+            ...(reverseCode === undefined ? {} : { reverseCode: keyCode(reverseCode) }),
+            direction,
+            channel,
+            message: ma.type,
+            pointer,
+            detail: `Kafka key: ${change.detail}`,
+            ...at(pointer, where),
+          });
+        }
+      }
+    }
+  }
+}
+
 function compareMessage(
   channel: string,
   before: ContractModel,
@@ -345,53 +393,7 @@ function compareMessage(
       ...(where ? { location: where } : {}),
     });
   }
-  const kb = mb.kafkaKey;
-  const ka = ma.kafkaKey;
-  if (kb !== undefined || ka !== undefined) {
-    if (kb === undefined || ka === undefined) {
-      // A key schema on one side only: the side without one accepts any key.
-      const added = kb === undefined;
-      for (const direction of wanted) {
-        const breaking = added === (direction === 'backward');
-        emit({
-          code: added ? 'key_schema_added' : 'key_schema_removed',
-          severity: breaking ? 'breaking' : 'compatible',
-          direction,
-          channel,
-          message: ma.type,
-          pointer: '/bindings/kafka/key',
-          ...(added ? { after: ka } : { before: kb }),
-          detail: added
-            ? `a Kafka key schema was added${breaking ? ': keys of old messages may not match it' : ''}`
-            : `the Kafka key schema was removed${breaking ? ': consumers on the old contract check keys against it' : ''}`,
-          hint: breaking
-            ? added
-              ? keepOrAcknowledge('drop the key schema (add it together with a new message type)', RETAINED)
-              : keepOrAcknowledge('keep the key schema: consumers on the old contract check keys against it', UPGRADED)
-            : '',
-          ...at('/bindings/kafka/key', where),
-        });
-      }
-    } else {
-      for (const direction of wanted) {
-        for (const change of diffNodes(before, kb, after, ka, policy, direction)) {
-          const pointer = `/bindings/kafka/key${change.pointer}`;
-          const { schema: _schema, legacyCode, ...rest } = change;
-          emit({
-            ...rest,
-            code: keyCode(change.code),
-            ...(legacyCode === undefined ? {} : { legacyCode: keyCode(legacyCode) }),
-            direction,
-            channel,
-            message: ma.type,
-            pointer,
-            detail: `Kafka key: ${change.detail}`,
-            ...at(pointer, where),
-          });
-        }
-      }
-    }
-  }
+  compareKafkaKey(channel, before, after, mb, ma, { policy, wanted }, at, emit);
   const parts: ['payload' | 'headers', string | undefined, string | undefined][] = [
     ['payload', mb.payload, ma.payload],
     ['headers', mb.headers, ma.headers],
@@ -488,152 +490,9 @@ export function compareContracts(before: ContractModel, after: ContractModel, op
   return merge(raw);
 }
 
-/** Places one shared-schema change shows up in, by (direction, schema, code, pointer inside it, severity). */
-function merge(raw: readonly Emitted[]): Finding[] {
-  const groups = new Map<string, Emitted[]>();
-  for (const f of raw) {
-    if (f.schema === undefined) continue;
-    const key = `${f.direction ?? 'backward'}|${f.schema.name}|${f.code}|${f.schema.pointer}|${f.severity}`;
-    groups.set(key, [...(groups.get(key) ?? []), f]);
-  }
-  const out: Finding[] = [];
-  const seen = new Set<string>();
-  const push = (finding: Finding): void => {
-    const key = `${finding.direction}|${finding.id}|${finding.severity}`;
-    if (seen.has(key)) return;
-    seen.add(key);
-    out.push(finding);
-  };
-  const own = (f: Emitted): Finding => {
-    const { legacyCode, schema: _schema, ...rest } = f;
-    const direction = f.direction ?? 'backward';
-    const id = findingId(f);
-    // Earlier ids: given by the rule, the code of the reverse reading, and the codes' spellings before snake_case.
-    const codes = [...earlierSpellings(f.code), ...(legacyCode === undefined ? [] : [legacyCode, ...earlierSpellings(legacyCode)])];
-    const legacy = [...new Set([...(f.legacyIds ?? []), ...codes.map((code) => findingId({ ...f, code }))])].filter((l) => l !== id);
-    return { ...rest, direction, id, ...(legacy.length === 0 ? {} : { legacyIds: legacy }) };
-  };
-  for (const f of raw) {
-    const group =
-      f.schema === undefined
-        ? undefined
-        : groups.get(`${f.direction ?? 'backward'}|${f.schema.name}|${f.code}|${f.schema.pointer}|${f.severity}`);
-    const places = new Set((group ?? []).map((g) => `${g.channel}/${g.message}${g.pointer}`));
-    if (group === undefined || places.size < 2) {
-      push(own(f));
-      continue;
-    }
-    if (group[0] !== f) continue;
-    const members = group.map(own);
-    const first = members[0]!;
-    const name = f.schema!.name;
-    const usages = [
-      ...new Map(
-        members.map((m) => [`${m.channel}/${m.message}${m.pointer}`, { channel: m.channel!, message: m.message!, pointer: m.pointer }]),
-      ).values(),
-    ];
-    const { channel: _channel, message: _message, ...shared } = first;
-    push({
-      ...shared,
-      pointer: f.schema!.pointer,
-      id: `schemas/${name}/${f.code}${f.schema!.pointer}`,
-      legacyIds: [
-        ...new Set([
-          ...earlierSpellings(f.code).map((code) => `schemas/${name}/${code}${f.schema!.pointer}`),
-          ...members.flatMap((m) => [m.id, ...(m.legacyIds ?? [])]),
-        ]),
-      ],
-      usages,
-      detail: `${first.detail} (in shared schema ${name}, used by ${usages
-        .map((u) => `${u.channel}/${u.message}`)
-        .filter((v, i, a) => a.indexOf(v) === i)
-        .join(', ')})`,
-    });
-  }
-  return out;
-}
-
 /** Compares `current` with each earlier contract; a finding several of them share is reported once. */
 export function compareAll(earlier: readonly ContractModel[], current: ContractModel, options: CompareOptions): Finding[] {
-  const out: Finding[] = [];
-  const seen = new Set<string>();
-  for (const model of earlier) {
-    for (const finding of compareContracts(model, current, options)) {
-      const key = `${finding.direction}|${finding.id}|${finding.severity}`;
-      if (seen.has(key)) continue;
-      seen.add(key);
-      out.push(finding);
-    }
-  }
-  return out;
-}
-
-/**
- * Applies the contract's acknowledgments: a matching breaking finding passes, showing its reason.
- * An acknowledgment that applies to nothing is a warning naming the fix (bump `info.version`, or
- * remove the entry); one that matches through an earlier spelling of the id passes with a warning
- * giving the current id.
- */
-export function acknowledge(findings: readonly Finding[], after: ContractModel): CheckResult {
-  const acks = after.compatibility?.acknowledge ?? [];
-  const used = new Set<number>();
-  const warnings: Finding[] = [];
-  const result: (Finding & { acknowledged?: { reason: string; version: string } })[] = findings.map((finding) => {
-    if (finding.severity !== 'breaking') return finding;
-    const current = after.info.version;
-    let index = acks.findIndex((a) => a.id === finding.id && a.version === current);
-    if (index === -1) {
-      index = acks.findIndex((a) => a.version === current && (finding.legacyIds ?? []).includes(a.id));
-      const ack = index === -1 ? undefined : acks[index]!.id;
-      // A code spelled as before codes became snake_case is named, so the rename is plain to see.
-      const renamed =
-        ack === undefined ? undefined : earlierSpellings(finding.code).find((c) => ack.includes(`/${c}/`) || ack.endsWith(`/${c}`));
-      if (ack !== undefined && !used.has(index))
-        warnings.push({
-          code: 'acknowledgment_id_deprecated',
-          severity: 'warning',
-          direction: finding.direction,
-          pointer: '',
-          detail: `acknowledgment ${ack} uses an earlier spelling of the finding's id${renamed === undefined ? '' : ` (the code ${renamed} is now ${finding.code})`}`,
-          hint: `replace its id with ${finding.id}; the old spelling is accepted for now`,
-          id: `*/*/acknowledgment_id_deprecated/${acks[index]!.id}`,
-        });
-    }
-    if (index === -1) return finding;
-    used.add(index);
-    return { ...finding, acknowledged: { reason: acks[index]!.reason, version: acks[index]!.version } };
-  });
-  result.push(...warnings);
-  acks.forEach((ack, index) => {
-    if (used.has(index)) return;
-    const stale = ack.version !== after.info.version;
-    const matches = findings.some((f) => f.severity === 'breaking' && (f.id === ack.id || (f.legacyIds ?? []).includes(ack.id)));
-    result.push({
-      code: 'acknowledgment_unused',
-      severity: 'warning',
-      direction: 'backward',
-      pointer: '',
-      detail: stale
-        ? `acknowledgment of ${ack.id} is for version ${ack.version}, the contract is ${after.info.version}`
-        : `acknowledgment of ${ack.id} matches no breaking finding`,
-      hint: stale
-        ? matches
-          ? `bump info.version to ${ack.version}, the version this break ships in (or correct the acknowledgment's version)`
-          : `remove it from x-keiyaku.acknowledge: it was for ${ack.version} and matches no breaking finding now`
-        : 'remove it from x-keiyaku.acknowledge, or correct its id (copy it from the finding)',
-      id: `*/*/acknowledgment_unused/${ack.id}`,
-    });
-  });
-  const count = (severity: CompatSeverity, acknowledged = false): number =>
-    result.filter((f) => f.severity === severity && Boolean(f.acknowledged) === acknowledged).length;
-  return {
-    findings: result,
-    breaking: count('breaking'),
-    acknowledged: count('breaking', true),
-    compatible: count('compatible'),
-    info: count('info'),
-    warnings: count('warning'),
-  };
+  return unique(earlier.map((model) => compareContracts(model, current, options)));
 }
 
 /** `file:line:col (#pointer)` of a finding; empty when it has no location. */
