@@ -27,8 +27,6 @@ const ALLOWED = {};
  * names entries that no longer need to be here.
  */
 const PENDING = {
-  'generator/compat/schema-diff.ts': 'being split (check engine)',
-  'generator/compat/contract-diff.ts': 'being split (check engine)',
   'generator/emit/validators.ts': 'being split (code writer)',
   'runtime/subscription.ts': 'being split (belt)',
 };
