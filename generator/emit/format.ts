@@ -246,62 +246,8 @@ export async function formatSource(path: string, content: string): Promise<strin
   }
 }
 
-/** How a line's brackets move the indentation (see {@link braces}). */
-export interface BracketCounts {
-  readonly opens: number;
-  readonly closes: number;
-  readonly leadingCloses: number;
-}
-
-/**
- * Indentation from bracket depth, line by line: a line's leading closing brackets take it out a
- * level each, and what its brackets leave open sets the depth of the lines after it.
- */
-export class BracketIndenter {
-  #depth = 0;
-  readonly #levels = [''];
-  readonly #unit: string;
-
-  constructor(unit: string) {
-    this.#unit = unit;
-  }
-
-  /** `line` (trimmed) indented; `counts` as {@link braces} gives them, when the caller has them already. */
-  line(line: string, counts: BracketCounts = braces(line)): string {
-    this.#depth = Math.max(0, this.#depth - counts.leadingCloses);
-    while (this.#levels.length <= this.#depth) this.#levels.push(`${this.#levels[this.#levels.length - 1]}${this.#unit}`);
-    const indented = `${this.#levels[this.#depth]}${line}`;
-    this.#depth = Math.max(0, this.#depth + counts.opens - (counts.closes - counts.leadingCloses));
-    return indented;
-  }
-}
-
-/**
- * Indents machine-written JavaScript that has one statement per line (ajv's standalone
- * output): only leading whitespace changes, so the code's meaning cannot. Prettier
- * takes seconds on the megabytes of validator code of a large contract; this takes
- * milliseconds and is just as deterministic. (generator/emit/validators.ts lays its code out
- * as it writes it, with the same {@link BracketIndenter}.)
- */
-export function indentStatements(code: string, unit = '  '): string {
-  const indenter = new BracketIndenter(unit);
-  const lines: string[] = [];
-  let blank = false;
-  for (const raw of code.split('\n')) {
-    const line = raw.trim();
-    if (line === '') {
-      blank = lines.length > 0;
-      continue;
-    }
-    if (blank) lines.push('');
-    blank = false;
-    lines.push(indenter.line(line));
-  }
-  return `${lines.join('\n')}\n`;
-}
-
-/** Counts braces outside string and regex literals: how {@link indentStatements} sees a line. */
-export function braces(line: string): BracketCounts {
+/** Counts brackets outside string and regex literals: how {@link layOut} sees a line. */
+function braces(line: string): { opens: number; closes: number; leadingCloses: number } {
   let opens = 0;
   let closes = 0;
   let leadingCloses = 0;
