@@ -6,15 +6,15 @@ const OPTIONS: Options = { printWidth: PRINT_WIDTH, singleQuote: false, trailing
 
 /**
  * Generated source in its final layout, the layout prettier gives it (printWidth 120, double
- * quotes, trailing commas) without loading prettier: the emitters write one construct per line
- * and this sets the indentation from the brackets, drops blank lines where prettier drops them
- * and prints JSON as prettier does. A file with a code line longer than the print width, whose
- * breaking is prettier's craft, goes through prettier (loaded then). A test holds that prettier
+ * quotes, trailing commas) without loading prettier: the emitters write the code laid out, one
+ * construct per line, indented as they write it; this breaks the lines longer than the print
+ * width as prettier breaks them and prints JSON as prettier does. A file with a line whose
+ * breaking is prettier's craft goes through prettier (loaded then). A test holds that prettier
  * leaves every file emitted for the fixtures unchanged.
  */
 export async function finishSource(path: string, content: string): Promise<string> {
   if (path.endsWith('.json')) return printJson(JSON.parse(content));
-  const laid = layOut(content);
+  const laid = breakLongLines(content);
   for (let start = 0; start < laid.length; ) {
     const end = laid.indexOf('\n', start);
     const stop = end === -1 ? laid.length : end;
@@ -34,77 +34,53 @@ function needsPrettier(line: string): boolean {
   return !/^\s*(\/\/|\/\*|\*)/.test(line);
 }
 
-/** Indentation of `depth` levels of two spaces, built once per depth. */
-const indents: string[] = [''];
-function indentOf(depth: number): string {
-  while (indents.length <= depth) indents.push(`${indents[indents.length - 1]}  `);
-  return indents[depth]!;
-}
-
 /**
- * Indentation from bracket depth, one level per line however many brackets it opens or closes
- * (`({` hugs), continuations of block comments aligned on their `*`; one blank line at most,
- * none after an opening or before a closing bracket, none at the end.
+ * `source` (laid out by its emitter) with each code line over the print width broken as prettier
+ * breaks it ({@link breakAll}). A declaration broken after its `=` indents its body a level
+ * more, down to its closing line: the first line after it at its own indentation.
  */
-function layOut(source: string): string {
-  let depth = 0;
-  /** Extra indentation of the body of a declaration broken after its `=`, until its closing line. */
-  let extra = 0;
-  let extraUntil = -1;
-  /** The broken declaration's call keeps `name(` on its line: its closing `});` becomes `},` and `);`. */
-  let splitClose = false;
-  const lines: string[] = [];
-  for (let from = 0; from <= source.length; ) {
-    let to = source.indexOf('\n', from);
-    if (to === -1) to = source.length;
-    const line = source.slice(from, to).trim();
-    from = to + 1;
-    if (line === '') {
-      const last = lines.at(-1);
-      if (last !== undefined && last !== '') {
-        const end = last.charCodeAt(last.length - 1);
-        if (end !== 0x7b && end !== 0x28 && end !== 0x5b) lines.push(''); // none after `{`, `(` or `[`
+function breakLongLines(source: string): string {
+  if (!hasLongLine(source)) return source;
+  const lines = source.split('\n');
+  const out: string[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (line.length <= PRINT_WIDTH) {
+      out.push(line);
+      continue;
+    }
+    const indent = /^ */.exec(line)![0];
+    const code = line.slice(indent.length);
+    const broken = code.startsWith('//') || code.startsWith('/*') || code.startsWith('*') ? undefined : breakAll(indent, code);
+    if (broken === undefined) {
+      out.push(line);
+      continue;
+    }
+    out.push(...broken.lines);
+    if (!broken.indentBody) continue;
+    // The body, one level deeper; the closing line too, or split in two for a call kept open on the first line.
+    for (i++; i < lines.length; i++) {
+      const next = lines[i]!;
+      const closing = next.startsWith(indent) && next[indent.length] !== ' ' && next.length > indent.length;
+      if (closing && broken.splitClose && next === `${indent}});`) {
+        out.push(`${indent}  },`, `${indent});`);
+        break;
       }
-      continue;
-    }
-    if (line.startsWith('*')) {
-      lines.push(`${indentOf(depth + extra)} ${line}`);
-      continue;
-    }
-    const code = line.startsWith('//') ? '' : line.startsWith('/*') ? line.slice(line.indexOf('*/') + 2 || line.length) : line;
-    const { opens, closes, leadingCloses } = braces(code);
-    if (leadingCloses > 0) {
-      depth = Math.max(0, depth - 1);
-      if (lines.at(-1) === '') lines.pop();
-    }
-    if (leadingCloses > 0 && splitClose && depth === extraUntil && line === '});') {
-      lines.push(`${indentOf(depth + 1)}},`, `${indentOf(depth)});`);
-      extra--;
-      extraUntil = -1;
-      splitClose = false;
-      continue;
-    }
-    const indent = indentOf(depth + extra);
-    const broken = code === line && indent.length + line.length > PRINT_WIDTH ? breakAll(indent, line) : undefined;
-    if (broken === undefined) lines.push(`${indent}${line}`);
-    else {
-      lines.push(...broken.lines);
-      if (broken.indentBody && extraUntil === -1) {
-        extra++;
-        extraUntil = depth;
-        splitClose = broken.splitClose === true;
-      }
-    }
-    const net = opens - (closes - leadingCloses);
-    if (net > 0) depth++;
-    else if (net < 0) depth = Math.max(0, depth - 1);
-    if (leadingCloses > 0 && depth === extraUntil && net <= 0) {
-      extra--;
-      extraUntil = -1;
+      out.push(next === '' ? '' : `  ${next}`);
+      if (closing) break;
     }
   }
-  while (lines.at(-1) === '') lines.pop();
-  return `${lines.join('\n')}\n`;
+  return out.join('\n');
+}
+
+function hasLongLine(source: string): boolean {
+  for (let start = 0; start < source.length; ) {
+    const end = source.indexOf('\n', start);
+    const stop = end === -1 ? source.length : end;
+    if (stop - start > PRINT_WIDTH) return true;
+    start = stop + 1;
+  }
+  return false;
 }
 
 /**
@@ -244,42 +220,4 @@ export async function formatSource(path: string, content: string): Promise<strin
       { cause },
     );
   }
-}
-
-/** Counts brackets outside string and regex literals: how {@link layOut} sees a line. */
-function braces(line: string): { opens: number; closes: number; leadingCloses: number } {
-  let opens = 0;
-  let closes = 0;
-  let leadingCloses = 0;
-  let leading = true;
-  /** The char code of the open literal's delimiter (a quote, a backtick or the slash of a regex), or 0. */
-  let quote = 0;
-  for (let i = 0; i < line.length; i++) {
-    const c = line.charCodeAt(i);
-    if (quote !== 0) {
-      if (c === 0x5c)
-        i++; // backslash
-      else if (c === quote) quote = 0;
-      continue;
-    }
-    if (c === 0x22 || c === 0x27 || c === 0x60) {
-      quote = c;
-      leading = false;
-    } else if (
-      c === 0x2f &&
-      line.charCodeAt(i + 1) !== 0x2f &&
-      line.charCodeAt(i + 1) !== 0x2a &&
-      /[(,=:[!&|?{};]\s*$|^\s*$/.test(line.slice(0, i))
-    ) {
-      quote = 0x2f;
-      leading = false;
-    } else if (c === 0x7b || c === 0x28 || c === 0x5b) {
-      opens++;
-      leading = false;
-    } else if (c === 0x7d || c === 0x29 || c === 0x5d) {
-      closes++;
-      if (leading) leadingCloses++;
-    } else if (c !== 0x20) leading = false;
-  }
-  return { opens, closes, leadingCloses };
 }
