@@ -14,7 +14,8 @@ const OPTIONS: Options = { printWidth: PRINT_WIDTH, singleQuote: false, trailing
  */
 export async function finishSource(path: string, content: string): Promise<string> {
   if (path.endsWith('.json')) return printJson(JSON.parse(content));
-  const laid = breakLongLines(content);
+  const { text: laid, long } = breakLongLines(content);
+  if (!(long || laid.includes('\\"') || laid.includes('| (') || laid.includes('& ('))) return laid;
   for (let start = 0; start < laid.length; ) {
     const end = laid.indexOf('\n', start);
     const stop = end === -1 ? laid.length : end;
@@ -36,51 +37,56 @@ function needsPrettier(line: string): boolean {
 
 /**
  * `source` (laid out by its emitter) with each code line over the print width broken as prettier
- * breaks it ({@link breakAll}). A declaration broken after its `=` indents its body a level
- * more, down to its closing line: the first line after it at its own indentation.
+ * breaks it ({@link breakAll}), and whether a line over the width is left. A declaration broken
+ * after its `=` indents its body a level more, down to its closing line (the first line after it
+ * at its own indentation). Only the lines that change are cut out of the text.
  */
-function breakLongLines(source: string): string {
-  if (!hasLongLine(source)) return source;
-  const lines = source.split('\n');
-  const out: string[] = [];
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
-    if (line.length <= PRINT_WIDTH) {
-      out.push(line);
+function breakLongLines(source: string): { text: string; long: boolean } {
+  let out = '';
+  /** `source` is copied into `out` up to here. */
+  let from = 0;
+  let long = false;
+  /** The body of a declaration broken after its `=`, while in it. */
+  let body: { indent: string; splitClose: boolean } | undefined;
+  for (let start = 0; start < source.length; ) {
+    let end = source.indexOf('\n', start);
+    if (end === -1) end = source.length;
+    if (body === undefined && end - start <= PRINT_WIDTH) {
+      start = end + 1;
       continue;
     }
-    const indent = /^ */.exec(line)![0];
-    const code = line.slice(indent.length);
-    const broken = code.startsWith('//') || code.startsWith('/*') || code.startsWith('*') ? undefined : breakAll(indent, code);
-    if (broken === undefined) {
-      out.push(line);
-      continue;
-    }
-    out.push(...broken.lines);
-    if (!broken.indentBody) continue;
-    // The body, one level deeper; the closing line too, or split in two for a call kept open on the first line.
-    for (i++; i < lines.length; i++) {
-      const next = lines[i]!;
-      const closing = next.startsWith(indent) && next[indent.length] !== ' ' && next.length > indent.length;
-      if (closing && broken.splitClose && next === `${indent}});`) {
-        out.push(`${indent}  },`, `${indent});`);
-        break;
+    const line = source.slice(start, end);
+    let replacement: string[];
+    if (body !== undefined) {
+      const closing = line.length > body.indent.length && line.startsWith(body.indent) && line[body.indent.length] !== ' ';
+      if (closing && body.splitClose && line === `${body.indent}});`) replacement = [`${body.indent}  },`, `${body.indent});`];
+      else replacement = line === '' ? [''] : (breakCode(`  ${line}`)?.lines ?? [`  ${line}`]);
+      if (closing) body = undefined;
+    } else {
+      const broken = breakCode(line);
+      if (broken === undefined) {
+        long = true;
+        start = end + 1;
+        continue;
       }
-      out.push(next === '' ? '' : `  ${next}`);
-      if (closing) break;
+      replacement = broken.lines;
+      if (broken.indentBody) body = { indent: /^ */.exec(line)![0], splitClose: broken.splitClose === true };
     }
+    if (replacement.some((l) => l.length > PRINT_WIDTH)) long = true;
+    out += `${source.slice(from, start)}${replacement.join('\n')}`;
+    from = end;
+    start = end + 1;
   }
-  return out.join('\n');
+  return { text: from === 0 ? source : out + source.slice(from), long };
 }
 
-function hasLongLine(source: string): boolean {
-  for (let start = 0; start < source.length; ) {
-    const end = source.indexOf('\n', start);
-    const stop = end === -1 ? source.length : end;
-    if (stop - start > PRINT_WIDTH) return true;
-    start = stop + 1;
-  }
-  return false;
+/** {@link breakAll} of a code line over the print width; undefined for a comment or a line that fits. */
+function breakCode(line: string): ReturnType<typeof breakAll> {
+  if (line.length <= PRINT_WIDTH) return undefined;
+  const indent = /^ */.exec(line)![0];
+  const code = line.slice(indent.length);
+  if (code.startsWith('//') || code.startsWith('/*') || code.startsWith('*')) return undefined;
+  return breakAll(indent, code);
 }
 
 /**
