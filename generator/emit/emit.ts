@@ -174,11 +174,14 @@ function typesFile(ctx: Context, types: SchemaTypeWriter): string {
     if (message.headers)
       referencedBy.set(message.headers, [...(referencedBy.get(message.headers) ?? []), `Headers of message ${message.type}.`]);
   }
+  // Each without its final newline: the template writes one blank line between two.
   const declarations = Object.values(ctx.model.schemas).map((named) =>
-    types.declaration(
-      named,
-      [...(referencedBy.get(named.name) ?? []), origin(ctx, named.location)].filter((l): l is string => l !== undefined),
-    ),
+    types
+      .declaration(
+        named,
+        [...(referencedBy.get(named.name) ?? []), origin(ctx, named.location)].filter((l): l is string => l !== undefined),
+      )
+      .trimEnd(),
   );
   return ctx.templates.render('types.ts', { header: ctx.header, declarations });
 }
@@ -321,7 +324,7 @@ function channelFile(ctx: Context, channel: ChannelModel): string {
     parameters: channel.parameters.map((p) => ({
       key: propertyKey(p.name),
       type: p.enum && p.enum.length > 0 ? p.enum.map((v) => jsonLiteral(v)).join(' | ') : 'string',
-      doc: jsDoc([p.description, p.default === undefined ? undefined : `@default ${JSON.stringify(p.default)}`]),
+      doc: memberDoc([p.description, p.default === undefined ? undefined : `@default ${JSON.stringify(p.default)}`]),
     })),
     idLiteral: stringLiteral(channel.id),
     addressValue: address.value,
@@ -331,4 +334,10 @@ function channelFile(ctx: Context, channel: ChannelModel): string {
     parameterRules: parameterRules(channel),
     bindings: inlineLiteral(channel.bindings),
   });
+}
+
+/** A JSDoc block for a member written at one level of indentation after the template's own: the line after it starts indented. */
+function memberDoc(lines: readonly (string | undefined)[]): string {
+  const doc = jsDoc(lines, '  ');
+  return doc === '' ? '' : `${doc.slice(2)}  `;
 }

@@ -6,15 +6,16 @@ const OPTIONS: Options = { printWidth: PRINT_WIDTH, singleQuote: false, trailing
 
 /**
  * Generated source in its final layout, the layout prettier gives it (printWidth 120, double
- * quotes, trailing commas) without loading prettier: the emitters write one construct per line
- * and this sets the indentation from the brackets, drops blank lines where prettier drops them
- * and prints JSON as prettier does. A file with a code line longer than the print width, whose
- * breaking is prettier's craft, goes through prettier (loaded then). A test holds that prettier
+ * quotes, trailing commas) without loading prettier: the emitters write the code laid out, one
+ * construct per line, indented as they write it; this breaks the lines longer than the print
+ * width as prettier breaks them and prints JSON as prettier does. A file with a line whose
+ * breaking is prettier's craft goes through prettier (loaded then). A test holds that prettier
  * leaves every file emitted for the fixtures unchanged.
  */
 export async function finishSource(path: string, content: string): Promise<string> {
   if (path.endsWith('.json')) return printJson(JSON.parse(content));
-  const laid = layOut(content);
+  const { text: laid, long } = breakLongLines(content);
+  if (!(long || laid.includes('\\"') || laid.includes('| (') || laid.includes('& ('))) return laid;
   for (let start = 0; start < laid.length; ) {
     const end = laid.indexOf('\n', start);
     const stop = end === -1 ? laid.length : end;
@@ -34,77 +35,58 @@ function needsPrettier(line: string): boolean {
   return !/^\s*(\/\/|\/\*|\*)/.test(line);
 }
 
-/** Indentation of `depth` levels of two spaces, built once per depth. */
-const indents: string[] = [''];
-function indentOf(depth: number): string {
-  while (indents.length <= depth) indents.push(`${indents[indents.length - 1]}  `);
-  return indents[depth]!;
+/**
+ * `source` (laid out by its emitter) with each code line over the print width broken as prettier
+ * breaks it ({@link breakAll}), and whether a line over the width is left. A declaration broken
+ * after its `=` indents its body a level more, down to its closing line (the first line after it
+ * at its own indentation). Only the lines that change are cut out of the text.
+ */
+function breakLongLines(source: string): { text: string; long: boolean } {
+  let out = '';
+  /** `source` is copied into `out` up to here. */
+  let from = 0;
+  let long = false;
+  /** The body of a declaration broken after its `=`, while in it. */
+  let body: { indent: string; splitClose: boolean } | undefined;
+  for (let start = 0; start < source.length; ) {
+    let end = source.indexOf('\n', start);
+    if (end === -1) end = source.length;
+    if (body === undefined && end - start <= PRINT_WIDTH) {
+      start = end + 1;
+      continue;
+    }
+    const line = source.slice(start, end);
+    let replacement: string[];
+    if (body !== undefined) {
+      const closing = line.length > body.indent.length && line.startsWith(body.indent) && line[body.indent.length] !== ' ';
+      if (closing && body.splitClose && line === `${body.indent}});`) replacement = [`${body.indent}  },`, `${body.indent});`];
+      else replacement = line === '' ? [''] : (breakCode(`  ${line}`)?.lines ?? [`  ${line}`]);
+      if (closing) body = undefined;
+    } else {
+      const broken = breakCode(line);
+      if (broken === undefined) {
+        long = true;
+        start = end + 1;
+        continue;
+      }
+      replacement = broken.lines;
+      if (broken.indentBody) body = { indent: /^ */.exec(line)![0], splitClose: broken.splitClose === true };
+    }
+    if (replacement.some((l) => l.length > PRINT_WIDTH)) long = true;
+    out += `${source.slice(from, start)}${replacement.join('\n')}`;
+    from = end;
+    start = end + 1;
+  }
+  return { text: from === 0 ? source : out + source.slice(from), long };
 }
 
-/**
- * Indentation from bracket depth, one level per line however many brackets it opens or closes
- * (`({` hugs), continuations of block comments aligned on their `*`; one blank line at most,
- * none after an opening or before a closing bracket, none at the end.
- */
-function layOut(source: string): string {
-  let depth = 0;
-  /** Extra indentation of the body of a declaration broken after its `=`, until its closing line. */
-  let extra = 0;
-  let extraUntil = -1;
-  /** The broken declaration's call keeps `name(` on its line: its closing `});` becomes `},` and `);`. */
-  let splitClose = false;
-  const lines: string[] = [];
-  for (let from = 0; from <= source.length; ) {
-    let to = source.indexOf('\n', from);
-    if (to === -1) to = source.length;
-    const line = source.slice(from, to).trim();
-    from = to + 1;
-    if (line === '') {
-      const last = lines.at(-1);
-      if (last !== undefined && last !== '') {
-        const end = last.charCodeAt(last.length - 1);
-        if (end !== 0x7b && end !== 0x28 && end !== 0x5b) lines.push(''); // none after `{`, `(` or `[`
-      }
-      continue;
-    }
-    if (line.startsWith('*')) {
-      lines.push(`${indentOf(depth + extra)} ${line}`);
-      continue;
-    }
-    const code = line.startsWith('//') ? '' : line.startsWith('/*') ? line.slice(line.indexOf('*/') + 2 || line.length) : line;
-    const { opens, closes, leadingCloses } = braces(code);
-    if (leadingCloses > 0) {
-      depth = Math.max(0, depth - 1);
-      if (lines.at(-1) === '') lines.pop();
-    }
-    if (leadingCloses > 0 && splitClose && depth === extraUntil && line === '});') {
-      lines.push(`${indentOf(depth + 1)}},`, `${indentOf(depth)});`);
-      extra--;
-      extraUntil = -1;
-      splitClose = false;
-      continue;
-    }
-    const indent = indentOf(depth + extra);
-    const broken = code === line && indent.length + line.length > PRINT_WIDTH ? breakAll(indent, line) : undefined;
-    if (broken === undefined) lines.push(`${indent}${line}`);
-    else {
-      lines.push(...broken.lines);
-      if (broken.indentBody && extraUntil === -1) {
-        extra++;
-        extraUntil = depth;
-        splitClose = broken.splitClose === true;
-      }
-    }
-    const net = opens - (closes - leadingCloses);
-    if (net > 0) depth++;
-    else if (net < 0) depth = Math.max(0, depth - 1);
-    if (leadingCloses > 0 && depth === extraUntil && net <= 0) {
-      extra--;
-      extraUntil = -1;
-    }
-  }
-  while (lines.at(-1) === '') lines.pop();
-  return `${lines.join('\n')}\n`;
+/** {@link breakAll} of a code line over the print width; undefined for a comment or a line that fits. */
+function breakCode(line: string): ReturnType<typeof breakAll> {
+  if (line.length <= PRINT_WIDTH) return undefined;
+  const indent = /^ */.exec(line)![0];
+  const code = line.slice(indent.length);
+  if (code.startsWith('//') || code.startsWith('/*') || code.startsWith('*')) return undefined;
+  return breakAll(indent, code);
 }
 
 /**
@@ -244,96 +226,4 @@ export async function formatSource(path: string, content: string): Promise<strin
       { cause },
     );
   }
-}
-
-/** How a line's brackets move the indentation (see {@link braces}). */
-export interface BracketCounts {
-  readonly opens: number;
-  readonly closes: number;
-  readonly leadingCloses: number;
-}
-
-/**
- * Indentation from bracket depth, line by line: a line's leading closing brackets take it out a
- * level each, and what its brackets leave open sets the depth of the lines after it.
- */
-export class BracketIndenter {
-  #depth = 0;
-  readonly #levels = [''];
-  readonly #unit: string;
-
-  constructor(unit: string) {
-    this.#unit = unit;
-  }
-
-  /** `line` (trimmed) indented; `counts` as {@link braces} gives them, when the caller has them already. */
-  line(line: string, counts: BracketCounts = braces(line)): string {
-    this.#depth = Math.max(0, this.#depth - counts.leadingCloses);
-    while (this.#levels.length <= this.#depth) this.#levels.push(`${this.#levels[this.#levels.length - 1]}${this.#unit}`);
-    const indented = `${this.#levels[this.#depth]}${line}`;
-    this.#depth = Math.max(0, this.#depth + counts.opens - (counts.closes - counts.leadingCloses));
-    return indented;
-  }
-}
-
-/**
- * Indents machine-written JavaScript that has one statement per line (ajv's standalone
- * output): only leading whitespace changes, so the code's meaning cannot. Prettier
- * takes seconds on the megabytes of validator code of a large contract; this takes
- * milliseconds and is just as deterministic. (generator/emit/validators.ts lays its code out
- * as it writes it, with the same {@link BracketIndenter}.)
- */
-export function indentStatements(code: string, unit = '  '): string {
-  const indenter = new BracketIndenter(unit);
-  const lines: string[] = [];
-  let blank = false;
-  for (const raw of code.split('\n')) {
-    const line = raw.trim();
-    if (line === '') {
-      blank = lines.length > 0;
-      continue;
-    }
-    if (blank) lines.push('');
-    blank = false;
-    lines.push(indenter.line(line));
-  }
-  return `${lines.join('\n')}\n`;
-}
-
-/** Counts braces outside string and regex literals: how {@link indentStatements} sees a line. */
-export function braces(line: string): BracketCounts {
-  let opens = 0;
-  let closes = 0;
-  let leadingCloses = 0;
-  let leading = true;
-  /** The char code of the open literal's delimiter (a quote, a backtick or the slash of a regex), or 0. */
-  let quote = 0;
-  for (let i = 0; i < line.length; i++) {
-    const c = line.charCodeAt(i);
-    if (quote !== 0) {
-      if (c === 0x5c)
-        i++; // backslash
-      else if (c === quote) quote = 0;
-      continue;
-    }
-    if (c === 0x22 || c === 0x27 || c === 0x60) {
-      quote = c;
-      leading = false;
-    } else if (
-      c === 0x2f &&
-      line.charCodeAt(i + 1) !== 0x2f &&
-      line.charCodeAt(i + 1) !== 0x2a &&
-      /[(,=:[!&|?{};]\s*$|^\s*$/.test(line.slice(0, i))
-    ) {
-      quote = 0x2f;
-      leading = false;
-    } else if (c === 0x7b || c === 0x28 || c === 0x5b) {
-      opens++;
-      leading = false;
-    } else if (c === 0x7d || c === 0x29 || c === 0x5d) {
-      closes++;
-      if (leading) leadingCloses++;
-    } else if (c !== 0x20) leading = false;
-  }
-  return { opens, closes, leadingCloses };
 }

@@ -185,7 +185,7 @@ export class SchemaTypeWriter {
     const members = this.objectMembers(schema);
     if (members.length === 0)
       return schema['additionalProperties'] === false ? '{ readonly [key: string]: never }' : '{ readonly [key: string]: unknown }';
-    return `{\n${members.join('\n')}\n}`;
+    return `{\n${indentMembers(members)}\n}`;
   }
 
   /** The members of an object type, each with its JSDoc, one per entry. */
@@ -247,7 +247,7 @@ export class SchemaTypeWriter {
     const doc = jsDoc([...annotationLines(schema), ...docLines]);
     if (isObject(schema) && isPlainObject(schema)) {
       const members = this.objectMembers(schema);
-      if (members.length > 0) return `${doc}export interface ${named.name} {\n${members.join('\n')}\n}\n`;
+      if (members.length > 0) return `${doc}export interface ${named.name} {\n${indentMembers(members)}\n}\n`;
     }
     return `${doc}export type ${named.name} = ${this.type(schema)};\n`;
   }
@@ -258,4 +258,12 @@ function isPlainObject(schema: Schema): boolean {
   const typed = schema['type'] === 'object' || (schema['type'] === undefined && 'properties' in schema);
   const combinators = ['$ref', 'allOf', 'anyOf', 'oneOf', 'enum', 'const'].some((k) => k in schema);
   return typed && !combinators;
+}
+
+/**
+ * Members of an object type, one level in from its braces: each line of each member (a member's
+ * JSDoc, the lines of an object type nested in it) already laid out relative to the member.
+ */
+function indentMembers(members: readonly string[]): string {
+  return members.map((member) => `  ${member.replaceAll('\n', '\n  ')}`).join('\n');
 }

@@ -60,7 +60,7 @@ describe('validator names are stable', () => {
 
 describe('validators are laid out as they are written', () => {
   it('indentStatements leaves validators.ts of every fixture and of the synthetic contracts unchanged', async () => {
-    const { indentStatements } = await import('../../generator/emit/format.js');
+    const { indentStatements } = await import('./bracket-layout.js');
     const { sharedSyntheticContract } = await import('../../bench/synthetic.js');
     const dir = scratch('validator-layout');
     writeFileSync(join(dir, 'synthetic.json'), JSON.stringify(syntheticContract(20, 4)));
