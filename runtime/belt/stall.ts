@@ -1,0 +1,49 @@
+/**
+ * The log lines of a stalled lane, rate-limited: a stalled lane retries for as long as it takes,
+ * and its log must not say so on every attempt.
+ */
+import type { Logger } from '../core/logger.js';
+import type { Lane } from './lanes.js';
+
+/** The first line of a stall, and the line of every later warning while it lasts. */
+export type StallLines = readonly [first: string, again: string];
+
+export class StallLog {
+  readonly #logger: Logger;
+  readonly #intervalMs: number;
+
+  constructor(logger: Logger, intervalMs: number) {
+    this.#logger = logger;
+    this.#intervalMs = intervalMs;
+  }
+
+  /**
+   * Logs a failure of a stalled lane: a warning on the first failure, then at most one per
+   * interval (with the count of failures in between); debug lines otherwise.
+   */
+  warn(lane: Lane, now: number, [first, again]: StallLines, fields: Readonly<Record<string, unknown>>): void {
+    const logger = this.#logger;
+    if (lane.warnedAt === undefined || now - lane.warnedAt >= this.#intervalMs) {
+      const isFirst = lane.warnedAt === undefined;
+      logger.warn(
+        isFirst ? first : again,
+        isFirst
+          ? fields
+          : { ...fields, stalledMs: now - (lane.stall?.since.getTime() ?? now), failuresSinceLastWarning: lane.quietFailures },
+      );
+      lane.warnedAt = now;
+      lane.quietFailures = 0;
+    } else {
+      lane.quietFailures++;
+      logger.debug(`${again} (the belt stays blocked)`, fields);
+    }
+  }
+
+  /** Forgets the warnings of `lane` (its stall ended); whether one was written. */
+  reset(lane: Lane): boolean {
+    const warned = lane.warnedAt !== undefined;
+    lane.warnedAt = undefined;
+    lane.quietFailures = 0;
+    return warned;
+  }
+}
