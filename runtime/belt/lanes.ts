@@ -10,7 +10,7 @@ import type { Logger } from '../core/logger.js';
 import { binaryRecord } from '../core/structured.js';
 import { ATTR } from '../core/tracing.js';
 import type { IncomingRecord } from '../core/transport.js';
-import type { StallLog } from './stall.js';
+import type { StallLog, StallLogState } from './stall.js';
 
 /** Where a lane is stuck, since when and why. */
 export interface Stall {
@@ -23,7 +23,7 @@ export interface Stall {
   readonly attempts: number;
 }
 
-export interface Lane {
+export interface Lane extends StallLogState {
   readonly partition: number;
   readonly queue: IncomingRecord[];
   running: boolean;
@@ -31,9 +31,6 @@ export interface Lane {
   readonly counters: MutablePartitionCounters;
   /** Metric attributes of this lane (OpenTelemetry semantic conventions). */
   readonly attributes: Attributes;
-  /** When the last stall warning of this lane was written, and how many attempts failed since. */
-  warnedAt: number | undefined;
-  quietFailures: number;
 }
 
 /** What the lanes need of their subscription. */

@@ -3,7 +3,14 @@
  * and its log must not say so on every attempt.
  */
 import type { Logger } from '../core/logger.js';
-import type { Lane } from './lanes.js';
+
+/** What the log keeps of a lane: since when it is stalled, and its warnings so far. */
+export interface StallLogState {
+  readonly stall: { readonly since: Date } | undefined;
+  /** When the last stall warning was written, and how many attempts failed since. */
+  warnedAt: number | undefined;
+  quietFailures: number;
+}
 
 /** The first line of a stall, and the line of every later warning while it lasts. */
 export type StallLines = readonly [first: string, again: string];
@@ -21,7 +28,7 @@ export class StallLog {
    * Logs a failure of a stalled lane: a warning on the first failure, then at most one per
    * interval (with the count of failures in between); debug lines otherwise.
    */
-  warn(lane: Lane, now: number, [first, again]: StallLines, fields: Readonly<Record<string, unknown>>): void {
+  warn(lane: StallLogState, now: number, [first, again]: StallLines, fields: Readonly<Record<string, unknown>>): void {
     const logger = this.#logger;
     if (lane.warnedAt === undefined || now - lane.warnedAt >= this.#intervalMs) {
       const isFirst = lane.warnedAt === undefined;
@@ -40,7 +47,7 @@ export class StallLog {
   }
 
   /** Forgets the warnings of `lane` (its stall ended); whether one was written. */
-  reset(lane: Lane): boolean {
+  reset(lane: StallLogState): boolean {
     const warned = lane.warnedAt !== undefined;
     lane.warnedAt = undefined;
     lane.quietFailures = 0;
