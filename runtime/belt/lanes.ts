@@ -10,18 +10,9 @@ import type { Logger } from '../core/logger.js';
 import { binaryRecord } from '../core/structured.js';
 import { ATTR } from '../core/tracing.js';
 import type { IncomingRecord } from '../core/transport.js';
-import type { StallLog, StallLogState } from './stall.js';
+import type { Stall, StallLog, StallLogState } from './stall.js';
 
-/** Where a lane is stuck, since when and why. */
-export interface Stall {
-  readonly partition: number;
-  readonly offset: string;
-  readonly messageId: string;
-  readonly type: string;
-  readonly since: Date;
-  readonly reason: string;
-  readonly attempts: number;
-}
+export type { Stall } from './stall.js';
 
 export interface Lane extends StallLogState {
   readonly partition: number;

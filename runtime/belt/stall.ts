@@ -1,8 +1,20 @@
 /**
  * The log lines of a stalled lane, rate-limited: a stalled lane retries for as long as it takes,
- * and its log must not say so on every attempt.
+ * and its log must not say so on every attempt. Here too what health shows of a stall (this
+ * module imports no OpenTelemetry type: the public types of a subscription reach it).
  */
 import type { Logger } from '../core/logger.js';
+
+/** Where a lane is stuck, since when and why. */
+export interface Stall {
+  readonly partition: number;
+  readonly offset: string;
+  readonly messageId: string;
+  readonly type: string;
+  readonly since: Date;
+  readonly reason: string;
+  readonly attempts: number;
+}
 
 /** What the log keeps of a lane: since when it is stalled, and its warnings so far. */
 export interface StallLogState {

@@ -48,14 +48,14 @@ import { type Belt, type BeltNext, type BeltStep, delivery } from './belt.js';
 import { compose } from './compose.js';
 import { decodeStep } from './decode.js';
 import { handleStep } from './handle.js';
-import { type Lane, Lanes, type Stall } from './lanes.js';
+import { type Lane, Lanes } from './lanes.js';
 import { parkStep } from './park.js';
 import { retryStep } from './retry.js';
 import { routeStep } from './route.js';
-import { StallLog } from './stall.js';
+import { type Stall, StallLog } from './stall.js';
 import { spanStep, traceStep } from './trace.js';
 
-export type { Stall } from './lanes.js';
+export type { Stall } from './stall.js';
 
 export interface SubscriptionOptions<M extends AnyContractMessage, P = never> {
   /** Most records per poll, and acks per commit (default 100). */
