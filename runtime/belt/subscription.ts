@@ -182,23 +182,22 @@ export class Subscription<M extends AnyContractMessage> {
     const policy: DeadLetterPolicy | undefined = options.deadLetter;
     const blocking = exponentialBackoff({ initialMs: 1_000, maxMs: 60_000, jitter: 0.2, ...options.retry }, this.#deps.random);
     const belt = this.#belt(stallLog);
-    const steps = (traced: boolean): readonly (BeltStep<M> | undefined)[] => [
-      routeStep(belt, wanted, declared),
-      decodeStep(belt),
-      traced ? traceStep() : undefined,
-      // Under a dead-letter policy a record the retry policy gives up on is parked.
-      policy === undefined ? undefined : parkStep(belt, blocking),
-      retryStep(belt, {
-        backoff: policy === undefined ? blocking : scheduleBackoff(policy.backoffSchedule ?? DEFAULT_DEAD_LETTER_SCHEDULE),
-        maxRetries: policy?.maxRetries,
-      }),
-      // The slot of an inbox policy (once per message id, in the handler's transaction): inside
-      // the retry policy, so each attempt consults it, and outside the span of the attempt.
-      undefined,
-      traced ? spanStep(belt, tracer()!) : undefined,
-    ];
-    this.#plain = compose(steps(false), handleStep(belt));
-    this.#traced = otelApi() === undefined ? this.#plain : compose(steps(true), handleStep(belt));
+    // One instance of each step serves both chains (routing remembers the unknown types it logged).
+    const route = routeStep(belt, wanted, declared);
+    const decode = decodeStep(belt);
+    // Under a dead-letter policy a record the retry policy gives up on is parked.
+    const park = policy === undefined ? undefined : parkStep(belt, blocking);
+    const retry = retryStep(belt, {
+      backoff: policy === undefined ? blocking : scheduleBackoff(policy.backoffSchedule ?? DEFAULT_DEAD_LETTER_SCHEDULE),
+      maxRetries: policy?.maxRetries,
+    });
+    // The slot of an inbox policy (once per message id, in the handler's transaction): inside
+    // the retry policy, so each attempt consults it, and outside the span of the attempt.
+    const inbox: BeltStep<M> | undefined = undefined;
+    const handle = handleStep(belt);
+    this.#plain = compose([route, decode, park, retry, inbox], handle);
+    this.#traced =
+      otelApi() === undefined ? this.#plain : compose([route, decode, traceStep(), park, retry, inbox, spanStep(belt, tracer()!)], handle);
   }
 
   /** The subscription as the steps of its belt see it. */
