@@ -24,6 +24,14 @@ module.exports = {
       to: { path: '^runtime/', pathNot: '^runtime/core/' },
     },
     {
+      name: 'belt-below-the-host',
+      severity: 'error',
+      comment:
+        'The belt (runtime/belt/, and runtime/subscription.ts that re-exports it) builds on the core and the dead-letter store; the host, publisher, producer, outbox and ops sit above it.',
+      from: { path: '^runtime/(belt/|subscription[.]ts$)' },
+      to: { path: '^runtime/', pathNot: ['^runtime/core/', '^runtime/belt/', '^runtime/dead-letter/'] },
+    },
+    {
       name: 'codegen-facade-only-re-exports-core',
       severity: 'error',
       comment: 'The versioned facades re-export the contract core; generated code depends on their names only.',

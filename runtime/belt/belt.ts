@@ -1,0 +1,61 @@
+/**
+ * What the steps of the belt share: the subscription's side of them ({@link Belt}), and what
+ * one record carries from step to step ({@link Delivery}).
+ */
+import type { Context } from '@opentelemetry/api';
+import type { Clock } from '../core/clock.js';
+import type { AnyChannel, AnyContractMessage, MessageHandler } from '../core/contract.js';
+import type { OpenedEnvelope } from '../core/envelope.js';
+import type { Logger } from '../core/logger.js';
+import type { IncomingRecord, Transport } from '../core/transport.js';
+import type { DeadLetterStore } from '../dead-letter/store.js';
+import type { Next, Step } from './compose.js';
+import type { Lane, Lanes } from './lanes.js';
+import type { StallLog } from './stall.js';
+
+/** The subscription as its steps see it. */
+export interface Belt<M extends AnyContractMessage> {
+  readonly channel: AnyChannel<M>;
+  readonly handler: MessageHandler<M>;
+  readonly address: string;
+  readonly groupId: string;
+  /** The broker's name of the address (read when a record is parked). */
+  readonly topic: string;
+  readonly transport: Transport;
+  readonly deadLetters: DeadLetterStore;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly lanes: Lanes;
+  readonly stallLog: StallLog;
+  /** Aborts when the belt stops: waits between attempts end. */
+  readonly stop: AbortSignal;
+  /** Aborts when the shutdown budget is spent: the in-flight handler is abandoned. */
+  readonly abandon: AbortSignal;
+  /** Sets the `lastError` health shows. */
+  noteError(reason: string): void;
+  /** Records the duration of one handler attempt that began at `started` (`performance.now()`). */
+  observe(lane: Lane, started: number): void;
+}
+
+/**
+ * One record on its way through the chain: each step fills in what later ones read. `true` at
+ * the end of the chain means done (handled, parked or skipped: the lane acknowledges it),
+ * `false` that stopping interrupted it (it stays unacknowledged).
+ */
+export interface Delivery<M extends AnyContractMessage> {
+  readonly lane: Lane;
+  /** The opened envelope (set by the decode step). */
+  opened: OpenedEnvelope<M>;
+  /** Which attempt at the handler this is, from 1 (set by the retry policy). */
+  attempt: number;
+  /** The trace context the record carries (set by the trace step when tracing is on). */
+  parent: Context | undefined;
+}
+
+export type BeltStep<M extends AnyContractMessage> = Step<IncomingRecord, Delivery<M>, boolean>;
+export type BeltNext<M extends AnyContractMessage> = Next<IncomingRecord, Delivery<M>, boolean>;
+
+/** A fresh delivery of a record on `lane` (one literal shape, so every step sees the same one). */
+export function delivery<M extends AnyContractMessage>(lane: Lane): Delivery<M> {
+  return { lane, opened: undefined as unknown as OpenedEnvelope<M>, attempt: 1, parent: undefined };
+}

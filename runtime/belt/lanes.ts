@@ -1,0 +1,149 @@
+/**
+ * The lanes of a belt, one per partition: each takes its partition's records one at a time, in
+ * order, and is stopped at a record while that record fails (a stall). Here: the lanes, their
+ * stalls and counters, and the totals of the subscription.
+ */
+import type { Attributes } from '@opentelemetry/api';
+import type { Clock } from '../core/clock.js';
+import { type MutablePartitionCounters, type PartitionCounters, partitionCounters } from '../core/counters.js';
+import type { Logger } from '../core/logger.js';
+import { binaryRecord } from '../core/structured.js';
+import { ATTR } from '../core/tracing.js';
+import type { IncomingRecord } from '../core/transport.js';
+import type { Stall, StallLog, StallLogState } from './stall.js';
+
+export type { Stall } from './stall.js';
+
+export interface Lane extends StallLogState {
+  readonly partition: number;
+  readonly queue: IncomingRecord[];
+  running: boolean;
+  stall: Stall | undefined;
+  readonly counters: MutablePartitionCounters;
+  /** Metric attributes of this lane (OpenTelemetry semantic conventions). */
+  readonly attributes: Attributes;
+}
+
+/** What the lanes need of their subscription. */
+export interface LanesOptions {
+  readonly system: string;
+  readonly channel: string;
+  readonly address: string;
+  readonly groupId: string;
+  readonly logger: Logger;
+  readonly clock: Clock;
+  readonly stallLog: StallLog;
+  /** Stops fetching a partition while its lane is stalled, and fetches it again. */
+  pause(partition: number): void;
+  resume(partition: number): void;
+  /** Tells the poll loop that a lane changed (stalled, or ran empty). */
+  changed(): void;
+}
+
+export class Lanes {
+  /** Records handled, skipped by routing, and parked, over all lanes. */
+  processed = 0;
+  skipped = 0;
+  parked = 0;
+  readonly #lanes = new Map<number, Lane>();
+  readonly #options: LanesOptions;
+
+  constructor(options: LanesOptions) {
+    this.#options = options;
+  }
+
+  values(): IterableIterator<Lane> {
+    return this.#lanes.values();
+  }
+
+  /** Puts `record` at the end of its partition's lane (a new lane for a new partition). */
+  take(record: IncomingRecord): void {
+    let lane = this.#lanes.get(record.partition);
+    if (lane === undefined) {
+      const options = this.#options;
+      lane = {
+        partition: record.partition,
+        queue: [],
+        running: false,
+        stall: undefined,
+        warnedAt: undefined,
+        quietFailures: 0,
+        counters: partitionCounters(record.partition),
+        attributes: {
+          [ATTR.system]: options.system,
+          [ATTR.destination]: options.address,
+          [ATTR.consumerGroup]: options.groupId,
+          [ATTR.partition]: String(record.partition),
+        },
+      };
+      this.#lanes.set(record.partition, lane);
+    }
+    lane.counters.consumed++;
+    // Structured CloudEvents are read in binary-mode shape (routing, tracing, parking and redrive read headers).
+    lane.queue.push(binaryRecord(record));
+  }
+
+  /** Whether a lane is still taking records. */
+  anyRunning(): boolean {
+    for (const lane of this.#lanes.values()) if (lane.running) return true;
+    return false;
+  }
+
+  /** Whether a lane that is not stalled still has records to take (the next poll waits for it). */
+  anyFlowing(): boolean {
+    for (const lane of this.#lanes.values()) if (lane.running && lane.stall === undefined) return true;
+    return false;
+  }
+
+  stalls(): Stall[] {
+    return [...this.#lanes.values()].flatMap((l) => (l.stall ? [l.stall] : []));
+  }
+
+  counters(): PartitionCounters[] {
+    return [...this.#lanes.values()].map((l) => ({ ...l.counters })).sort((a, b) => a.partition - b.partition);
+  }
+
+  /** Marks `lane` stopped at `record` (pausing its partition the first time) with the reason health shows. */
+  stall(
+    lane: Lane,
+    record: Pick<IncomingRecord, 'partition' | 'offset'>,
+    messageId: string,
+    type: string,
+    now: number,
+    reason: string,
+    attempts: number,
+  ): void {
+    const first = lane.stall === undefined;
+    lane.stall = {
+      partition: record.partition,
+      offset: record.offset,
+      messageId,
+      type,
+      since: lane.stall?.since ?? new Date(now),
+      reason,
+      attempts,
+    };
+    if (first) {
+      this.#options.pause(record.partition);
+      this.#options.changed();
+    }
+  }
+
+  /** Ends the stall of `lane`, if any: its partition is fetched again, and the log says so. */
+  recover(lane: Lane, attempts: number): void {
+    if (lane.stall === undefined) return;
+    const { clock, logger, stallLog, channel, groupId } = this.#options;
+    const stall = lane.stall;
+    lane.stall = undefined;
+    const warned = stallLog.reset(lane);
+    this.#options.resume(lane.partition);
+    // Said at the level its stall was: whoever saw "blocked" also sees it end.
+    (warned ? logger.warn : logger.info).call(logger, 'the belt moves again', {
+      stalledMs: clock.now() - stall.since.getTime(),
+      channel,
+      groupId,
+      partition: lane.partition,
+      attempts,
+    });
+  }
+}
