@@ -27,9 +27,9 @@ module.exports = {
       name: 'belt-below-the-host',
       severity: 'error',
       comment:
-        'The belt (runtime/belt/, and runtime/subscription.ts that re-exports it) builds on the core and the dead-letter store; the host, publisher, producer, outbox and ops sit above it.',
-      from: { path: '^runtime/(belt/|subscription[.]ts$)' },
-      to: { path: '^runtime/', pathNot: ['^runtime/core/', '^runtime/belt/', '^runtime/dead-letter/'] },
+        'The belt (runtime/belt/) builds on the core and the dead-letter store; the host, publisher, event relay, outbox and ops sit above it.',
+      from: { path: '^runtime/belt/' },
+      to: { path: '^runtime/', pathNot: ['^runtime/core/', '^runtime/belt/', '^runtime/stores/dead-letter/'] },
     },
     {
       name: 'codegen-facade-only-re-exports-core',

@@ -6,6 +6,8 @@
  * The SQLite dead-letter store: `@keiyaku/sqlite`. The conformance suite: `@keiyaku/runtime/testing`.
  */
 
+export type { Stall, SubscriptionHealth, SubscriptionMetrics, SubscriptionOptions, SubscriptionState } from './belt/subscription.js';
+export { Subscription } from './belt/subscription.js';
 export type { AddressChoice, ParameterRule, ParametersOfAddress } from './core/address.js';
 export { ChannelAddressError } from './core/address.js';
 export type { Backoff, BackoffOptions, DeadLetterPolicy } from './core/backoff.js';
@@ -40,44 +42,6 @@ export type {
   TransportProducer,
   WireRecord,
 } from './core/transport.js';
-export type { RedriveErrorCode, RedriveOptions, RedriveResult, RedriveTarget } from './dead-letter/redrive.js';
-export { missingDestination, planRedrive, REDRIVEN_FROM_HEADER, RedriveError, redrive } from './dead-letter/redrive.js';
-export type {
-  DeadLetterFilter,
-  DeadLetterPage,
-  DeadLetterStore,
-  ParkedError,
-  ParkedMessage,
-  ParkedSummary,
-  ParkRequest,
-} from './dead-letter/store.js';
-export { InMemoryDeadLetterStore, payloadText } from './dead-letter/store.js';
-export type {
-  EventMapper,
-  EventMapperContext,
-  Mapped,
-  Mapper,
-  MessageWithHeaders,
-  WithoutRequiredHeaders,
-} from './event-store/mapper.js';
-export { MapperResultError, withHeaders } from './event-store/mapper.js';
-export { InMemoryCheckpointStore, InMemoryEventStore } from './event-store/memory.js';
-export type { EventRelayOptions, EventRelayStatus, MessageProducerOptions, MessageProducerStatus } from './event-store/relay.js';
-export { EventRelay, MessageProducer } from './event-store/relay.js';
-export type {
-  AppendOptions,
-  AppendToStreamOptions,
-  Awaitable,
-  CheckpointStore,
-  EventSerializer,
-  EventSource,
-  EventStore,
-  ExpectedVersion,
-  ReadAllOptions,
-  RecordedEvent,
-  StoredEvent,
-} from './event-store/store.js';
-export { ConcurrencyError, jsonSerializer, StoreError, StoreNotMigratedError } from './event-store/store.js';
 export type { MessagingHealth, MessagingOptions } from './host/messaging.js';
 export { createMessaging, Messaging } from './host/messaging.js';
 export type { OutboxDispatcherOptions, OutboxDispatcherStatus } from './outbox/dispatcher.js';
@@ -98,5 +62,41 @@ export type {
 export { OUTBOX_SCHEMA_VERSION, OutboxEncoder, OutboxError, OutboxLockedError } from './outbox/outbox.js';
 export type { PublisherOptions, PublisherStats, PublishOptions } from './publish/publisher.js';
 export { Publisher } from './publish/publisher.js';
-export type { Stall, SubscriptionHealth, SubscriptionMetrics, SubscriptionOptions, SubscriptionState } from './subscription.js';
-export { Subscription } from './subscription.js';
+export type { RedriveErrorCode, RedriveOptions, RedriveResult, RedriveTarget } from './stores/dead-letter/redrive.js';
+export { missingDestination, planRedrive, REDRIVEN_FROM_HEADER, RedriveError, redrive } from './stores/dead-letter/redrive.js';
+export type {
+  DeadLetterFilter,
+  DeadLetterPage,
+  DeadLetterStore,
+  ParkedError,
+  ParkedMessage,
+  ParkedSummary,
+  ParkRequest,
+} from './stores/dead-letter/store.js';
+export { InMemoryDeadLetterStore, payloadText } from './stores/dead-letter/store.js';
+export type {
+  EventMapper,
+  EventMapperContext,
+  Mapped,
+  Mapper,
+  MessageWithHeaders,
+  WithoutRequiredHeaders,
+} from './stores/event-store/mapper.js';
+export { MapperResultError, withHeaders } from './stores/event-store/mapper.js';
+export { InMemoryCheckpointStore, InMemoryEventStore } from './stores/event-store/memory.js';
+export type { EventRelayOptions, EventRelayStatus, MessageProducerOptions, MessageProducerStatus } from './stores/event-store/relay.js';
+export { EventRelay, MessageProducer } from './stores/event-store/relay.js';
+export type {
+  AppendOptions,
+  AppendToStreamOptions,
+  Awaitable,
+  CheckpointStore,
+  EventSerializer,
+  EventSource,
+  EventStore,
+  ExpectedVersion,
+  ReadAllOptions,
+  RecordedEvent,
+  StoredEvent,
+} from './stores/event-store/store.js';
+export { ConcurrencyError, jsonSerializer, StoreError, StoreNotMigratedError } from './stores/event-store/store.js';

@@ -37,41 +37,6 @@ export type {
 } from '../core/transport.js';
 export type { Waiter } from '../core/wake-up.js';
 export { waitForWake } from '../core/wake-up.js';
-export type { DeadLetterColumns, DeadLetterFilterColumns, DeadLetterRowFormat } from '../dead-letter/records.js';
-export {
-  checkLease,
-  DeadLetterRecordError,
-  deadLetterColumns,
-  deadLetterFilterColumns,
-  escapeText,
-  needsEscaping,
-  pageLimit,
-  parkedFromRequest,
-  parkedFromRow,
-  summaryFromRow,
-  unescapeText,
-} from '../dead-letter/records.js';
-export type { DeadLetterFilter, DeadLetterPage, DeadLetterStore, ParkedMessage, ParkedSummary, ParkRequest } from '../dead-letter/store.js';
-export type { DeadLetterInsert } from '../dead-letter/table.js';
-export {
-  DEAD_LETTER_INSERT_COLUMNS,
-  DEAD_LETTER_V2_COLUMN,
-  deadLetterInsert,
-  deadLetterSummaryColumns,
-  deadLetterTableOutdated,
-} from '../dead-letter/table.js';
-export type { EventMapper, Mapper } from '../event-store/mapper.js';
-export type { EventTableRow } from '../event-store/rows.js';
-export { recordedEventFrom } from '../event-store/rows.js';
-export type {
-  AppendToStreamOptions,
-  CheckpointStore,
-  EventSerializer,
-  EventStore,
-  ReadAllOptions,
-  RecordedEvent,
-} from '../event-store/store.js';
-export { checkExpectedVersion, eventTypeOf, jsonSerializer, StoreError, StoreNotMigratedError } from '../event-store/store.js';
 export type { OutboxDispatcherDeps, OutboxDispatcherOptions, OutboxDispatcherStatus } from '../outbox/dispatcher.js';
 export { OutboxDispatcher } from '../outbox/dispatcher.js';
 export type {
@@ -97,3 +62,45 @@ export {
   outboxNotMigrated,
   outboxRowFrom,
 } from '../outbox/store-base.js';
+export type { DeadLetterColumns, DeadLetterFilterColumns, DeadLetterRowFormat } from '../stores/dead-letter/records.js';
+export {
+  checkLease,
+  DeadLetterRecordError,
+  deadLetterColumns,
+  deadLetterFilterColumns,
+  escapeText,
+  needsEscaping,
+  pageLimit,
+  parkedFromRequest,
+  parkedFromRow,
+  summaryFromRow,
+  unescapeText,
+} from '../stores/dead-letter/records.js';
+export type {
+  DeadLetterFilter,
+  DeadLetterPage,
+  DeadLetterStore,
+  ParkedMessage,
+  ParkedSummary,
+  ParkRequest,
+} from '../stores/dead-letter/store.js';
+export type { DeadLetterInsert } from '../stores/dead-letter/table.js';
+export {
+  DEAD_LETTER_INSERT_COLUMNS,
+  DEAD_LETTER_V2_COLUMN,
+  deadLetterInsert,
+  deadLetterSummaryColumns,
+  deadLetterTableOutdated,
+} from '../stores/dead-letter/table.js';
+export type { EventMapper, Mapper } from '../stores/event-store/mapper.js';
+export type { EventTableRow } from '../stores/event-store/rows.js';
+export { recordedEventFrom } from '../stores/event-store/rows.js';
+export type {
+  AppendToStreamOptions,
+  CheckpointStore,
+  EventSerializer,
+  EventStore,
+  ReadAllOptions,
+  RecordedEvent,
+} from '../stores/event-store/store.js';
+export { checkExpectedVersion, eventTypeOf, jsonSerializer, StoreError, StoreNotMigratedError } from '../stores/event-store/store.js';

@@ -8,7 +8,7 @@ import type { AnyChannel, AnyContractMessage, MessageHandler } from '../core/con
 import type { OpenedEnvelope } from '../core/envelope.js';
 import type { Logger } from '../core/logger.js';
 import type { IncomingRecord, Transport } from '../core/transport.js';
-import type { DeadLetterStore } from '../dead-letter/store.js';
+import type { DeadLetterStore } from '../stores/dead-letter/store.js';
 import type { Next, Step } from './compose.js';
 import type { Lane, Lanes } from './lanes.js';
 import type { StallLog } from './stall.js';

@@ -11,7 +11,7 @@ import type { AnyContractMessage } from '../core/contract.js';
 import { failureMessage, failureText } from '../core/failure-text.js';
 import { retry } from '../core/retry.js';
 import type { IncomingRecord } from '../core/transport.js';
-import { errorForParking, type ParkRequest } from '../dead-letter/store.js';
+import { errorForParking, type ParkRequest } from '../stores/dead-letter/store.js';
 import type { Belt, BeltStep, Delivery } from './belt.js';
 import { isPromise } from './compose.js';
 import type { Lane } from './lanes.js';

@@ -43,7 +43,7 @@ import { METRICS } from '../core/metrics.js';
 import { otelApi } from '../core/otel-api.js';
 import { INSTRUMENTATION_NAME, tracer, tracingEnabled } from '../core/tracing.js';
 import type { IncomingRecord, PartitionPosition, Transport, TransportConsumer } from '../core/transport.js';
-import { type DeadLetterStore, InMemoryDeadLetterStore } from '../dead-letter/store.js';
+import { type DeadLetterStore, InMemoryDeadLetterStore } from '../stores/dead-letter/store.js';
 import { type Belt, type BeltNext, type BeltStep, delivery } from './belt.js';
 import { compose } from './compose.js';
 import { decodeStep } from './decode.js';

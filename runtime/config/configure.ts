@@ -17,7 +17,7 @@
  */
 import type { Logger } from '../core/logger.js';
 import type { Transport } from '../core/transport.js';
-import type { DeadLetterStore } from '../dead-letter/store.js';
+import type { DeadLetterStore } from '../stores/dead-letter/store.js';
 import { type ConfigChoice, describeChoice, markChoice } from './choice.js';
 import { ENVIRONMENT_VARIABLES, type EnvironmentConfig, readEnvironment } from './env.js';
 import { iggyOptionsFrom } from './iggy.js';

@@ -5,7 +5,7 @@
  */
 import type { Logger } from '../core/logger.js';
 import type { Transport } from '../core/transport.js';
-import type { DeadLetterStore } from '../dead-letter/store.js';
+import type { DeadLetterStore } from '../stores/dead-letter/store.js';
 import { ConfigurationError } from './problems.js';
 import type { IggySettings, KafkaSettings } from './settings.js';
 

@@ -6,7 +6,7 @@
  * factory runs the store's migration (`migrateSqlite` / `migratePostgres`, dead-letters component)
  * before building it; without, an unmigrated database fails the first use with StoreNotMigratedError.
  */
-import type { DeadLetterStore } from '../dead-letter/store.js';
+import type { DeadLetterStore } from '../stores/dead-letter/store.js';
 import { loadPackage } from './packages.js';
 import type { Problems } from './problems.js';
 import { SectionReader } from './section.js';
@@ -72,7 +72,7 @@ export type DeadLetterStoreFactory = (choice: DeadLetterChoice) => Promise<DeadL
 
 /** The store kinds this build ships. Modules are loaded only when their kind is chosen. */
 export const DEAD_LETTER_STORES: Readonly<Partial<Record<DeadLetterStoreKind, DeadLetterStoreFactory>>> = {
-  memory: async () => new (await import('../dead-letter/store.js')).InMemoryDeadLetterStore(),
+  memory: async () => new (await import('../stores/dead-letter/store.js')).InMemoryDeadLetterStore(),
   sqlite: async (choice) => {
     const { path, migrate } = choice as Extract<DeadLetterChoice, { store: 'sqlite' }>;
     const { openDeadLetterStore } = await loadPackage('@keiyaku/sqlite', 'deadLetters.store');

@@ -2,13 +2,14 @@
  * The health of a `Messaging` host, and the view of a host that the operations server and the
  * OpenTelemetry instrumentation read (so they depend on what they read, not on the host class).
  */
+
+import type { Subscription, SubscriptionHealth } from '../belt/subscription.js';
 import { type ConfigChoice, choiceOf, describeChoice } from '../config/choice.js';
 import type { AnyContractMessage } from '../core/contract.js';
 import type { HostedComponentHealth } from '../core/hosted.js';
 import type { Transport, TransportHealth } from '../core/transport.js';
-import type { DeadLetterStore } from '../dead-letter/store.js';
 import type { Publisher } from '../publish/publisher.js';
-import type { Subscription, SubscriptionHealth } from '../subscription.js';
+import type { DeadLetterStore } from '../stores/dead-letter/store.js';
 
 export interface MessagingHealth {
   /** Started, every subscription is running and none is stalled, every hosted component and the transport are ready. */

@@ -11,6 +11,7 @@
  * ```
  */
 
+import { Subscription, type SubscriptionOptions } from '../belt/subscription.js';
 import { type ParametersOfAddress, resolveAddress } from '../core/address.js';
 import { type Clock, systemClock } from '../core/clock.js';
 import type { AnyChannel, AnyContractMessage, ChannelDescriptor, MessageHandler } from '../core/contract.js';
@@ -18,16 +19,15 @@ import { KeiyakuError } from '../core/errors.js';
 import type { HostedComponent } from '../core/hosted.js';
 import { type Logger, silentLogger, stderrLogger } from '../core/logger.js';
 import type { Transport, TransportProducer } from '../core/transport.js';
+import { Publisher, type PublisherOptions } from '../publish/publisher.js';
 import {
   planRedrive,
   type RedriveOptions,
   type RedriveResult,
   type RedriveTarget,
   redrive as redriveParked,
-} from '../dead-letter/redrive.js';
-import { type DeadLetterStore, InMemoryDeadLetterStore } from '../dead-letter/store.js';
-import { Publisher, type PublisherOptions } from '../publish/publisher.js';
-import { Subscription, type SubscriptionOptions } from '../subscription.js';
+} from '../stores/dead-letter/redrive.js';
+import { type DeadLetterStore, InMemoryDeadLetterStore } from '../stores/dead-letter/store.js';
 import { configurationOf, type MessagingConfiguration, type MessagingHealth, memoryByDefault } from './health.js';
 import { instrumentMessaging } from './otel-metrics.js';
 

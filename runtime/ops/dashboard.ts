@@ -3,15 +3,16 @@
  * refreshes itself (meta refresh); a dead letter's own page does not, so a token being
  * typed is not lost. Every value from the host or a message goes through `html`.
  */
+
+import type { SubscriptionHealth, SubscriptionMetrics } from '../belt/subscription.js';
 import type { ConfigChoice } from '../config/choice.js';
 import type { HostedComponentHealth } from '../core/hosted.js';
 import { backlogOf } from '../core/metrics.js';
-import type { ParkedMessage, ParkedSummary } from '../dead-letter/store.js';
-import { payloadText } from '../dead-letter/store.js';
 import type { MessagingConfiguration } from '../host/health.js';
 import type { MessagingHealth } from '../host/messaging.js';
 import type { PublisherStats } from '../publish/publisher.js';
-import type { SubscriptionHealth, SubscriptionMetrics } from '../subscription.js';
+import type { ParkedMessage, ParkedSummary } from '../stores/dead-letter/store.js';
+import { payloadText } from '../stores/dead-letter/store.js';
 import { html, SafeHtml } from './html.js';
 import type { Readiness } from './state.js';
 

@@ -21,8 +21,8 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypt
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isKeiyakuError, KeiyakuError } from '../core/errors.js';
-import type { DeadLetterFilter, DeadLetterStore, ParkedSummary } from '../dead-letter/store.js';
 import type { Messaging } from '../host/messaging.js';
+import type { DeadLetterFilter, DeadLetterStore, ParkedSummary } from '../stores/dead-letter/store.js';
 import { type PageContext, renderDeadLetter, renderMessage, renderOverview } from './dashboard.js';
 import { PROMETHEUS_CONTENT_TYPE } from './prometheus.js';
 import { prometheusText, type ReadinessLimits, readiness } from './state.js';

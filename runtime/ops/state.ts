@@ -4,11 +4,12 @@
  * family, from health, belt counters, publisher stats and the hosted components (outbox,
  * producer); names, help texts and label order come from the catalogue.
  */
+
+import type { SubscriptionHealth, SubscriptionMetrics } from '../belt/subscription.js';
 import type { HistogramSnapshot } from '../core/counters.js';
 import { backlogOf, figureOf, labelsOf, METRICS, type MetricDefinition, type MetricKey } from '../core/metrics.js';
 import type { MessagingHealth, MessagingView } from '../host/health.js';
 import type { PublisherStats } from '../publish/publisher.js';
-import type { SubscriptionHealth, SubscriptionMetrics } from '../subscription.js';
 import { Exposition, type Labels } from './prometheus.js';
 
 export interface ReadinessLimits {

@@ -14,7 +14,7 @@ import type { AnyChannel, AnyContractMessage, HeadersOf } from '../core/contract
 import { ContractValidationError } from '../core/contract.js';
 import { type EnvelopeOptions, encodeEnvelope } from '../core/envelope.js';
 import { KeiyakuError } from '../core/errors.js';
-import { type EventMapper, type EventMapperContext, unwrapMapped } from '../event-store/mapper.js';
+import { type EventMapper, type EventMapperContext, unwrapMapped } from '../stores/event-store/mapper.js';
 
 /** Version of the outbox tables this runtime reads and writes (`keiyaku_outbox_schema`). */
 export const OUTBOX_SCHEMA_VERSION = 1;

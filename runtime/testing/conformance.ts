@@ -29,8 +29,8 @@ import { CE_HEADERS } from '../core/envelope.js';
 import { KeiyakuError } from '../core/errors.js';
 import { silentLogger } from '../core/logger.js';
 import type { Transport } from '../core/transport.js';
-import { InMemoryDeadLetterStore } from '../dead-letter/store.js';
 import { createMessaging, type Messaging } from '../host/messaging.js';
+import { InMemoryDeadLetterStore } from '../stores/dead-letter/store.js';
 
 export const CONFORMANCE_CASES = [
   'delivers every message with its context',

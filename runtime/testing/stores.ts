@@ -10,9 +10,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { isKeiyakuError } from '../core/errors.js';
-import type { DeadLetterStore, ParkedMessage, ParkRequest } from '../dead-letter/store.js';
-import type { CheckpointStore } from '../event-store/store.js';
-import { ConcurrencyError, type EventStore } from '../event-store/store.js';
+import type { DeadLetterStore, ParkedMessage, ParkRequest } from '../stores/dead-letter/store.js';
+import type { CheckpointStore } from '../stores/event-store/store.js';
+import { ConcurrencyError, type EventStore } from '../stores/event-store/store.js';
 import { type ConformanceRunner, runnerFacade, withRunner } from './conformance.js';
 
 const { use, describe, it, afterEach, expect } = runnerFacade();

@@ -1,4 +1,4 @@
-// The one redrive (runtime/dead-letter/redrive.ts) that Messaging, the operations page and the
+// The one redrive (runtime/stores/dead-letter/redrive.ts) that Messaging, the operations page and the
 // CLI share, over the in-memory transport: the target resolved as the publisher resolves it, a
 // missing destination refused, the record removed only after the acknowledgement, and of ten
 // concurrent redrives of one record (through the operations page, token and CSRF) exactly one sends.

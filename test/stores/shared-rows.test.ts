@@ -1,5 +1,5 @@
 // The row scaffolding the SQLite and PostgreSQL stores share (runtime/outbox/store-base.ts,
-// runtime/event-store/rows.ts, runtime/dead-letter/table.ts): one table of each engine's row
+// runtime/stores/event-store/rows.ts, runtime/stores/dead-letter/table.ts): one table of each engine's row
 // shapes, read back to the same value.
 import {
   DEAD_LETTER_INSERT_COLUMNS,

@@ -1,6 +1,6 @@
 /** The in-process event store and checkpoint store (tests, demos, single-process services). */
-import { type Clock, systemClock } from '../core/clock.js';
-import { type Waiter, waitForWake } from '../core/wake-up.js';
+import { type Clock, systemClock } from '../../core/clock.js';
+import { type Waiter, waitForWake } from '../../core/wake-up.js';
 import {
   type AppendToStreamOptions,
   type CheckpointStore,

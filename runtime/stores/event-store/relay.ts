@@ -4,14 +4,14 @@
  * its position. Until this release it was called `MessageProducer`; that name stays as a
  * deprecated alias (a Kafka producer is something else).
  */
-import { type Backoff, type BackoffOptions, exponentialBackoff } from '../core/backoff.js';
-import { systemClock } from '../core/clock.js';
-import type { AnyContractMessage, HeadersOf } from '../core/contract.js';
-import type { HostedComponent, HostedComponentHealth } from '../core/hosted.js';
-import { type Logger, stderrLogger } from '../core/logger.js';
-import { retry } from '../core/retry.js';
-import { waitForWake } from '../core/wake-up.js';
-import type { Publisher } from '../publish/publisher.js';
+import { type Backoff, type BackoffOptions, exponentialBackoff } from '../../core/backoff.js';
+import { systemClock } from '../../core/clock.js';
+import type { AnyContractMessage, HeadersOf } from '../../core/contract.js';
+import type { HostedComponent, HostedComponentHealth } from '../../core/hosted.js';
+import { type Logger, stderrLogger } from '../../core/logger.js';
+import { retry } from '../../core/retry.js';
+import { waitForWake } from '../../core/wake-up.js';
+import type { Publisher } from '../../publish/publisher.js';
 import { type EventMapper, unwrapMapped } from './mapper.js';
 import { InMemoryCheckpointStore } from './memory.js';
 import type { CheckpointStore, EventSource } from './store.js';

@@ -4,7 +4,7 @@
  * up and then follows. Implementations: `InMemoryEventStore` (@keiyaku/runtime),
  * `SqliteEventStore` (@keiyaku/sqlite), `PostgresEventStore` (@keiyaku/postgres).
  */
-import { KeiyakuError } from '../core/errors.js';
+import { KeiyakuError } from '../../core/errors.js';
 
 /** A stored domain event with its envelope. */
 export interface StoredEvent<D> {

@@ -7,8 +7,8 @@
  * be a contract message (branded), so a domain event type cannot be the target, and a
  * publisher only takes contract messages.
  */
-import { type AnyContractMessage, type HeadersOf, messageType } from '../core/contract.js';
-import { KeiyakuError } from '../core/errors.js';
+import { type AnyContractMessage, type HeadersOf, messageType } from '../../core/contract.js';
+import { KeiyakuError } from '../../core/errors.js';
 
 /** What a mapper knows about the stored event beside the event itself. */
 export interface EventMapperContext {

@@ -12,7 +12,7 @@
  * characters). Rows without such text are stored as they are, so SQL on them reads plain text.
  * The payload is bytes (BLOB / BYTEA) and is never escaped.
  */
-import { KeiyakuError } from '../core/errors.js';
+import { KeiyakuError } from '../../core/errors.js';
 import type { DeadLetterFilter, DeadLetterPage, ParkedMessage, ParkedSummary, ParkRequest } from './types.js';
 
 /** A stored record that cannot be read back (a column of the wrong type, headers that are not a JSON object of strings). */

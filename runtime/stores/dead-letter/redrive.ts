@@ -16,15 +16,15 @@
  *    and remove it from the store only after the transport acknowledged the send. A failure
  *    before that releases the claim: the record stays parked.
  */
-import { type AddressChoice, ChannelAddressError, chooseAddress, parseAddress } from '../core/address.js';
-import { exponentialBackoff } from '../core/backoff.js';
-import { type Clock, systemClock } from '../core/clock.js';
-import type { AnyChannel } from '../core/contract.js';
-import { CE_HEADERS } from '../core/envelope.js';
-import { KeiyakuError } from '../core/errors.js';
-import { type Logger, silentLogger } from '../core/logger.js';
-import { retry } from '../core/retry.js';
-import type { OutgoingRecord, Transport, TransportProducer } from '../core/transport.js';
+import { type AddressChoice, ChannelAddressError, chooseAddress, parseAddress } from '../../core/address.js';
+import { exponentialBackoff } from '../../core/backoff.js';
+import { type Clock, systemClock } from '../../core/clock.js';
+import type { AnyChannel } from '../../core/contract.js';
+import { CE_HEADERS } from '../../core/envelope.js';
+import { KeiyakuError } from '../../core/errors.js';
+import { type Logger, silentLogger } from '../../core/logger.js';
+import { retry } from '../../core/retry.js';
+import type { OutgoingRecord, Transport, TransportProducer } from '../../core/transport.js';
 import type { DeadLetterStore, ParkedMessage } from './store.js';
 
 /** The header a redriven record carries: the id of the parked record it came from. */
