@@ -77,7 +77,8 @@ export interface SubscriptionOptions<M extends AnyContractMessage, P = never> {
   /** Message types this subscription wants; overrides `handler.accepts`. */
   readonly accepts?: readonly MessageTypeOf<M>[];
   /**
-   * While a lane stays stalled, at most one warning per this many milliseconds (default 30 s):
+   * While a lane stays stalled, at most one warning per this many milliseconds (default 30 s), and
+   * the same for commits that keep failing (a broker cut off):
    * the first failure is always a warning, later attempts in between are debug lines.
    */
   readonly stallLogIntervalMs?: number;
@@ -145,6 +146,9 @@ export class Subscription<M extends AnyContractMessage> {
   #pendingAcks = 0;
   #commitChain: Promise<void> = Promise.resolve();
   #commitQueued = false;
+  /** Commits failing in a row (a broker cut off): the first is a warning, then at most one per stall-log interval. */
+  readonly #commitFailing = { count: 0, since: 0, warnedAt: undefined as number | undefined, quiet: 0 };
+  readonly #commitLogIntervalMs: number;
   #lastError: string | undefined;
   #stopped: Promise<void> | undefined;
   readonly #duration = new DurationHistogram();
@@ -163,7 +167,8 @@ export class Subscription<M extends AnyContractMessage> {
     this.address = resolveAddress(channel, options, this.#deps.logger);
     this.#batchSize = options.batchSize ?? 100;
     const { clock, logger, transport } = this.#deps;
-    const stallLog = new StallLog(logger, options.stallLogIntervalMs ?? 30_000);
+    this.#commitLogIntervalMs = options.stallLogIntervalMs ?? 30_000;
+    const stallLog = new StallLog(logger, this.#commitLogIntervalMs);
     this.#lanes = new Lanes({
       system: transport.name,
       channel: channel.id,
@@ -468,14 +473,53 @@ export class Subscription<M extends AnyContractMessage> {
     this.#pendingAcks = 0;
     try {
       await this.#consumer.commit();
+      this.#commitSucceeded();
     } catch (error) {
       // Acknowledged offsets are cumulative: the next commit carries them.
       this.#pendingAcks += acks;
-      this.#deps.logger.warn('commit failed; will retry with the next commit', {
-        channel: this.channel.id,
-        groupId: this.groupId,
-        error: String(error),
-      });
+      this.#commitFailed(error);
     }
   };
+
+  /**
+   * A failed commit. While the broker is cut off every commit fails (one per poll): the first is a
+   * warning, then at most one warning per stall-log interval with the failures in between counted;
+   * the others are debug lines, so an outage is neither silent nor a flood.
+   */
+  #commitFailed(error: unknown): void {
+    const now = this.#deps.clock.now();
+    const failing = this.#commitFailing;
+    if (failing.count === 0) failing.since = now;
+    failing.count++;
+    const fields = { channel: this.channel.id, groupId: this.groupId, error: String(error) };
+    if (failing.warnedAt === undefined) {
+      this.#deps.logger.warn('commit failed; will retry with the next commit', fields);
+    } else if (now - failing.warnedAt >= this.#commitLogIntervalMs) {
+      this.#deps.logger.warn('commits still failing; will retry with the next commit', {
+        ...fields,
+        failingMs: now - failing.since,
+        failuresSinceLastWarning: failing.quiet,
+      });
+    } else {
+      failing.quiet++;
+      this.#deps.logger.debug('commit failed again; will retry with the next commit', fields);
+      return;
+    }
+    failing.warnedAt = now;
+    failing.quiet = 0;
+  }
+
+  #commitSucceeded(): void {
+    const failing = this.#commitFailing;
+    if (failing.count === 0) return;
+    this.#deps.logger.info('commits succeed again', {
+      channel: this.channel.id,
+      groupId: this.groupId,
+      failedCommits: failing.count,
+      failingMs: this.#deps.clock.now() - failing.since,
+    });
+    failing.count = 0;
+    failing.warnedAt = undefined;
+    failing.quiet = 0;
+  }
 }
