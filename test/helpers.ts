@@ -2,6 +2,7 @@ import { execFile, execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Logger } from '@keiyaku/runtime';
 
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const fixturesDir = join(repoRoot, 'test', 'fixtures');
@@ -75,4 +76,20 @@ export async function waitFor(
     if (Date.now() > deadline) throw new Error(`timed out waiting until ${typeof what === 'function' ? what() : what}`);
     await new Promise((resolve) => setTimeout(resolve, 2));
   }
+}
+
+export interface LogLine {
+  readonly level: 'debug' | 'info' | 'warn' | 'error';
+  readonly message: string;
+  readonly fields: Readonly<Record<string, unknown>>;
+}
+
+/** A logger that keeps every line, for tests that assert what was logged. */
+export function recordingLogger(): Logger & { readonly lines: LogLine[] } {
+  const lines: LogLine[] = [];
+  const at =
+    (level: LogLine['level']) =>
+    (message: string, fields: Readonly<Record<string, unknown>> = {}) =>
+      lines.push({ level, message, fields });
+  return { lines, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 }

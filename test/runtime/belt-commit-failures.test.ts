@@ -2,26 +2,12 @@
 // must show, but not as a flood: every poll commits, so an outage of minutes used to write ten
 // warnings a second. The first failure is a warning, then at most one per stall-log interval with
 // the failures in between counted, and the recovery is one info line.
-import { createMessaging, type Logger, ManualClock, type Messaging, TransportError } from '@keiyaku/runtime';
+import { createMessaging, ManualClock, type Messaging, TransportError } from '@keiyaku/runtime';
 import type { ConsumerOptions, Transport, TransportConsumer } from '@keiyaku/runtime/adapter';
 import { InMemoryTransport } from '@keiyaku/runtime/memory';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BookBorrowed, BookIntegrationEvents } from '../../generated/index.js';
-import { waitFor } from '../helpers.js';
-
-interface Line {
-  readonly level: 'debug' | 'info' | 'warn' | 'error';
-  readonly message: string;
-  readonly fields: Readonly<Record<string, unknown>>;
-}
-function recordingLogger(): Logger & { readonly lines: Line[] } {
-  const lines: Line[] = [];
-  const at =
-    (level: Line['level']) =>
-    (message: string, fields: Readonly<Record<string, unknown>> = {}) =>
-      lines.push({ level, message, fields });
-  return { lines, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
-}
+import { type LogLine as Line, recordingLogger, waitFor } from '../helpers.js';
 
 /** The memory transport, with consumers whose commits fail while `down`. */
 class CutOffTransport extends InMemoryTransport {

@@ -7,7 +7,6 @@ import {
   createMessaging,
   type DeadLetterStore,
   InMemoryDeadLetterStore,
-  type Logger,
   ManualClock,
   type Messaging,
   type ParkedMessage,
@@ -16,7 +15,7 @@ import {
 import { InMemoryTransport } from '@keiyaku/runtime/memory';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BookBorrowed, BookIntegrationEvents } from '../../generated/index.js';
-import { waitFor } from '../helpers.js';
+import { recordingLogger, waitFor } from '../helpers.js';
 
 const valid = {
   bookId: '6f1c2b8e-3a4d-4e5f-9a0b-1c2d3e4f5a6b',
@@ -29,20 +28,6 @@ const valid = {
 const borrowed = (copyId: string) => BookBorrowed.create({ ...valid, copyId });
 /** A BookBorrowed record whose payload breaks three rules: an empty copyId, a date that is not one, a channel outside the enum. */
 const threeProblems = new TextEncoder().encode(JSON.stringify({ ...valid, copyId: '', dueAt: 'soon', channel: 'pigeon' }));
-
-interface Line {
-  readonly level: 'debug' | 'info' | 'warn' | 'error';
-  readonly message: string;
-  readonly fields: Readonly<Record<string, unknown>>;
-}
-function recordingLogger(): Logger & { readonly lines: Line[] } {
-  const lines: Line[] = [];
-  const at =
-    (level: Line['level']) =>
-    (message: string, fields: Readonly<Record<string, unknown>> = {}) =>
-      lines.push({ level, message, fields });
-  return { lines, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
-}
 
 /** A store that fails its first `failures` parks; with `lose`, those fail after the record is stored (the answer is lost). */
 class FlakyStore extends InMemoryDeadLetterStore {

@@ -197,20 +197,21 @@ async function openPostgres(url: string): Promise<OpenedStore> {
     outbox = new PostgresOutbox(pool);
     sources.push(new OutboxSource(outbox));
   }
-  if (sources.length === 0) {
+  return opened(shown, sources, async () => {
+    await outbox?.close().catch(() => {});
     await pool.end();
+  });
+}
+
+/** The store with what it holds; a database without keiyaku's tables is closed and refused. */
+async function opened(shown: string, sources: DeadSource[], close: () => Promise<void>): Promise<OpenedStore> {
+  if (sources.length === 0) {
+    await close();
     throw new DeadLettersError(
       `${shown} has no keiyaku dead-letter or outbox tables (keiyaku_dead_letters, keiyaku_outbox); is this the service's database?`,
     );
   }
-  return {
-    description: shown,
-    sources,
-    async close() {
-      await outbox?.close().catch(() => {});
-      await pool.end();
-    },
-  };
+  return { description: shown, sources, close };
 }
 
 async function openSqliteFile(path: string, shown: string): Promise<OpenedStore> {
@@ -237,19 +238,9 @@ async function openSqliteFile(path: string, shown: string): Promise<OpenedStore>
     outbox = new SqliteOutbox(db);
     sources.push(new OutboxSource(outbox));
   }
-  if (sources.length === 0) {
-    db.close();
-    throw new DeadLettersError(
-      `${shown} has no keiyaku dead-letter or outbox tables (keiyaku_dead_letters, keiyaku_outbox); is this the service's database?`,
-    );
-  }
-  return {
-    description: shown,
-    sources,
-    async close() {
-      if (db.open) db.close();
-    },
-  };
+  return opened(shown, sources, async () => {
+    if (db.open) db.close();
+  });
 }
 
 export async function find(opened: OpenedStore, id: string): Promise<{ item: DeadItem; source: DeadSource }> {
