@@ -422,11 +422,16 @@ export class Subscription<M extends AnyContractMessage> {
       // Whether an SDK is registered (so every attempt gets its process span) is asked once per
       // run of the lane, not per record.
       const chain = tracingEnabled() ? this.#traced : this.#plain;
+      // One delivery for the run, reset per record: a lane takes one record at a time (one that
+      // waits is awaited before the next starts), so no step still holds it when it is reset.
+      const current = delivery<M>(lane);
       let head = 0;
       try {
         while (head < queue.length && !signal.aborted) {
           const record = queue[head]!;
-          const result = chain(record, delivery(lane));
+          current.attempt = 1;
+          current.parent = undefined;
+          const result = chain(record, current);
           if (!(typeof result === 'boolean' ? result : await result)) break;
           this.#ack(record);
           head++;
