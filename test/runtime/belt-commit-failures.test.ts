@@ -6,7 +6,8 @@ import { createMessaging, ManualClock, type Messaging, TransportError } from '@k
 import type { ConsumerOptions, Transport, TransportConsumer } from '@keiyaku/runtime/adapter';
 import { InMemoryTransport } from '@keiyaku/runtime/memory';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BookBorrowed, BookIntegrationEvents } from '../../generated/index.js';
+import { BookIntegrationEvents } from '../../generated/index.js';
+import { borrowed } from '../books.js';
 import { type LogLine as Line, recordingLogger, waitFor } from '../helpers.js';
 
 /** The memory transport, with consumers whose commits fail while `down`. */
@@ -37,16 +38,6 @@ const hosts: Messaging[] = [];
 afterEach(async () => {
   for (const host of hosts.splice(0)) await host.stop();
 });
-
-const borrowed = (copyId: string) =>
-  BookBorrowed.create({
-    bookId: '6f1c2b8e-3a4d-4e5f-9a0b-1c2d3e4f5a6b',
-    copyId,
-    borrower: { memberId: 'M-1001' },
-    borrowedAt: '2026-11-02T10:15:00Z',
-    dueAt: '2026-11-23T10:15:00Z',
-    channel: 'desk',
-  });
 
 describe('commits that keep failing', () => {
   it('warn once, then at most once per interval with the failures counted, and say when commits succeed again', async () => {

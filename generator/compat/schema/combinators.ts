@@ -203,6 +203,18 @@ function plainToReaderUnion(
 }
 
 /**
+ * The edit of an unpaired branch, named from (old, new): a writer branch no reader branch takes
+ * is one the new side added (read forward) or dropped or narrowed (read backward); a reader branch
+ * left over is the mirror.
+ */
+function branchEdit(writer: Schema, keyword: UnionKeyword, index: number, side: 'writer' | 'reader') {
+  return (old: unknown) => ({
+    code: `${keywordCode(keyword)}_${(old !== writer) === (side === 'writer') ? 'branch_added' : 'branch_removed_or_narrowed'}` as const,
+    facts: { keyword, index },
+  });
+}
+
+/**
  * Matches branches one-to-one (the registry's bipartite rule): each writer branch needs a reader
  * branch that accepts all it accepted; reader branches left over were added.
  */
@@ -235,16 +247,7 @@ function pairBranches(
       writer,
       reader,
       false,
-      (o) =>
-        o !== writer
-          ? {
-              code: `${keywordCode(keyword)}_branch_added`,
-              facts: { keyword, index: i },
-            }
-          : {
-              code: `${keywordCode(keyword)}_branch_removed_or_narrowed`,
-              facts: { keyword, index: i },
-            },
+      branchEdit(writer, keyword, i, 'writer'),
       fix(
         ctx,
         `keep branch ${i} as it was (or only widen it)`,
@@ -260,13 +263,7 @@ function pairBranches(
       writer,
       reader,
       true,
-      (o) =>
-        o !== writer
-          ? {
-              code: `${keywordCode(keyword)}_branch_removed_or_narrowed`,
-              facts: { keyword, index: j },
-            }
-          : { code: `${keywordCode(keyword)}_branch_added`, facts: { keyword, index: j } },
+      branchEdit(writer, keyword, j, 'reader'),
       '',
       ctx.forward ? { before: br[j] } : { after: br[j] },
     );
