@@ -31,19 +31,28 @@ export {
   TRACE_HEADERS,
 } from './core/trace-context.js';
 export type {
+  ConsumedOffset,
   ConsumerOptions,
   IncomingRecord,
   OutgoingRecord,
   PartitionPosition,
+  TransactionalProducer,
   Transport,
   TransportCapabilities,
   TransportConsumer,
   TransportHealth,
   TransportProducer,
+  TransportTransaction,
   WireRecord,
 } from './core/transport.js';
 export type { MessagingHealth, MessagingOptions } from './host/messaging.js';
 export { createMessaging, Messaging } from './host/messaging.js';
+export type { InboxEntry, InboxOutcome, InboxStore } from './inbox/inbox.js';
+export { DEFAULT_INBOX_RETENTION_MS, INBOX_SCHEMA_VERSION, InboxError, inboxTransaction } from './inbox/inbox.js';
+export type { InMemoryInboxOptions, MemoryInboxTransaction } from './inbox/memory.js';
+export { InMemoryInboxStore } from './inbox/memory.js';
+export type { InboxPurgerDeps, InboxPurgerOptions } from './inbox/purger.js';
+export { InboxPurger } from './inbox/purger.js';
 export type { OutboxDispatcherOptions, OutboxDispatcherStatus } from './outbox/dispatcher.js';
 export { OutboxDispatcher } from './outbox/dispatcher.js';
 export type {

@@ -50,6 +50,10 @@ export interface Delivery<M extends AnyContractMessage> {
   attempt: number;
   /** The trace context the record carries (set by the trace step when tracing is on). */
   parent: Context | undefined;
+  /** The inbox transaction the handler runs in (set by the inbox policy for one attempt). */
+  transaction: unknown;
+  /** The inbox found the message recorded: it is done without the handler (set by the inbox policy). */
+  duplicate: boolean;
 }
 
 export type BeltStep<M extends AnyContractMessage> = Step<IncomingRecord, Delivery<M>, boolean>;
@@ -57,5 +61,12 @@ export type BeltNext<M extends AnyContractMessage> = Next<IncomingRecord, Delive
 
 /** A fresh delivery of a record on `lane` (one literal shape, so every step sees the same one). */
 export function delivery<M extends AnyContractMessage>(lane: Lane): Delivery<M> {
-  return { lane, opened: undefined as unknown as OpenedEnvelope<M>, attempt: 1, parent: undefined };
+  return {
+    lane,
+    opened: undefined as unknown as OpenedEnvelope<M>,
+    attempt: 1,
+    parent: undefined,
+    transaction: undefined,
+    duplicate: false,
+  };
 }

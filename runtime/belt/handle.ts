@@ -5,7 +5,7 @@
 import type { AnyContractMessage, MessageContext, MessageTypeOf } from '../core/contract.js';
 import type { OpenedEnvelope } from '../core/envelope.js';
 import type { IncomingRecord } from '../core/transport.js';
-import type { Belt, BeltNext } from './belt.js';
+import type { Belt, BeltNext, Delivery } from './belt.js';
 import { isPromise } from './compose.js';
 
 export function handleStep<M extends AnyContractMessage>(belt: Belt<M>): BeltNext<M> {
@@ -13,7 +13,7 @@ export function handleStep<M extends AnyContractMessage>(belt: Belt<M>): BeltNex
   return (record, delivery) => {
     const opened = delivery.opened;
     if (!opened.decoded.ok) throw opened.decoded.error;
-    const context = messageContext(belt, record, opened, delivery.attempt);
+    const context = messageContext(belt, record, opened, delivery);
     const lane = delivery.lane;
     const started = performance.now();
     let result: Promise<void> | void;
@@ -45,8 +45,9 @@ function messageContext<M extends AnyContractMessage>(
   belt: Belt<M>,
   record: IncomingRecord,
   opened: OpenedEnvelope<M>,
-  attempt: number,
+  delivery: Delivery<M>,
 ): MessageContext<MessageTypeOf<M>> {
+  const attempt = delivery.attempt;
   const key = record.key;
   // Two literal shapes (with and without a key) rather than a property added afterwards.
   const context: { -readonly [K in keyof MessageContext]: MessageContext[K] } =
@@ -76,6 +77,7 @@ function messageContext<M extends AnyContractMessage>(
           attempt,
           signal: belt.abandon,
         };
+  if (delivery.transaction !== undefined) context.transaction = delivery.transaction;
   if (opened.correlationId !== undefined) context.correlationId = opened.correlationId;
   if (opened.causationId !== undefined) context.causationId = opened.causationId;
   return context as MessageContext<MessageTypeOf<M>>;

@@ -41,10 +41,12 @@ export interface LanesOptions {
 }
 
 export class Lanes {
-  /** Records handled, skipped by routing, and parked, over all lanes. */
+  /** Records handled, skipped by routing, parked, and skipped by the inbox as duplicates, over all lanes. */
   processed = 0;
   skipped = 0;
   parked = 0;
+  /** Records the inbox skipped as already processed. */
+  duplicates = 0;
   readonly #lanes = new Map<number, Lane>();
   readonly #options: LanesOptions;
 

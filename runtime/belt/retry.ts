@@ -52,8 +52,13 @@ export function retryStep<M extends AnyContractMessage>(belt: Belt<M>, policy: R
   const succeeded = (delivery: Delivery<M>): boolean => {
     if (abandon.aborted) return false;
     lanes.recover(delivery.lane, delivery.attempt);
-    lanes.processed++;
-    delivery.lane.counters.handled++;
+    if (delivery.duplicate) {
+      lanes.duplicates++;
+      delivery.lane.counters.duplicates++;
+    } else {
+      lanes.processed++;
+      delivery.lane.counters.handled++;
+    }
     return true;
   };
 

@@ -23,7 +23,8 @@
  *   producer), and logged once per type. A record without a type header cannot be routed: it
  *   is decoded, and fails.
  * - Offsets are acknowledged after success and committed every `batchSize` acks, when the
- *   belt goes idle, and on shutdown. Delivery is at least once: handlers must be idempotent.
+ *   belt goes idle, and on shutdown. Delivery is at least once: handlers must be idempotent,
+ *   or run in an `inbox` (once per message id, in the handler's own transaction).
  */
 import type { Histogram } from '@opentelemetry/api';
 import { resolveAddress } from '../core/address.js';
@@ -43,11 +44,13 @@ import { METRICS } from '../core/metrics.js';
 import { otelApi } from '../core/otel-api.js';
 import { INSTRUMENTATION_NAME, tracer, tracingEnabled } from '../core/tracing.js';
 import type { IncomingRecord, PartitionPosition, Transport, TransportConsumer } from '../core/transport.js';
+import type { InboxStore } from '../inbox/inbox.js';
 import { type DeadLetterStore, InMemoryDeadLetterStore } from '../stores/dead-letter/store.js';
 import { type Belt, type BeltNext, type BeltStep, delivery } from './belt.js';
 import { compose } from './compose.js';
 import { decodeStep } from './decode.js';
 import { handleStep } from './handle.js';
+import { inboxStep } from './inbox.js';
 import { type Lane, Lanes } from './lanes.js';
 import { parkStep } from './park.js';
 import { retryStep } from './retry.js';
@@ -82,6 +85,13 @@ export interface SubscriptionOptions<M extends AnyContractMessage, P = never> {
    * the first failure is always a warning, later attempts in between are debug lines.
    */
   readonly stallLogIntervalMs?: number;
+  /**
+   * Run the handler once per message id, inside a transaction of this inbox's database that
+   * records the id for the group (see docs/exactly-once.md). The handler reads the transaction
+   * with `inboxTransaction(inbox, context)`; a message already recorded is acknowledged without it.
+   */
+  // biome-ignore lint/suspicious/noExplicitAny: any store, whatever its transaction handle (the handler reads it typed through inboxTransaction)
+  readonly inbox?: InboxStore<any>;
 }
 
 export interface SubscriptionDeps {
@@ -110,6 +120,8 @@ export interface SubscriptionHealth {
   readonly skipped: number;
   /** Records parked by this subscription since it started. */
   readonly parked: number;
+  /** Records its inbox found already processed by the group, acknowledged without the handler (0 without an inbox). */
+  readonly duplicatesSkipped: number;
   readonly positions: readonly PartitionPosition[];
   readonly lastError?: string;
 }
@@ -130,6 +142,8 @@ export class Subscription<M extends AnyContractMessage> {
   readonly channel: AnyChannel<M>;
   readonly handler: MessageHandler<M>;
   readonly address: string;
+  /** The inbox the handler runs in, if any. */
+  readonly inbox: InboxStore | undefined;
   readonly #deps: Required<Omit<SubscriptionDeps, 'random'>> & { random: () => number };
   readonly #batchSize: number;
   #topic: string | undefined;
@@ -198,7 +212,8 @@ export class Subscription<M extends AnyContractMessage> {
     });
     // The slot of an inbox policy (once per message id, in the handler's transaction): inside
     // the retry policy, so each attempt consults it, and outside the span of the attempt.
-    const inbox: BeltStep<M> | undefined = undefined;
+    const inbox: BeltStep<M> | undefined = options.inbox === undefined ? undefined : inboxStep(belt, options.inbox);
+    this.inbox = options.inbox;
     const handle = handleStep(belt);
     this.#plain = compose([route, decode, park, retry, inbox], handle);
     this.#traced =
@@ -284,6 +299,7 @@ export class Subscription<M extends AnyContractMessage> {
       processed: this.#lanes.processed,
       skipped: this.#lanes.skipped,
       parked: this.#lanes.parked,
+      duplicatesSkipped: this.#lanes.duplicates,
       positions: this.#consumer?.positions() ?? [],
       ...(this.#lastError === undefined ? {} : { lastError: this.#lastError }),
     };
@@ -431,6 +447,7 @@ export class Subscription<M extends AnyContractMessage> {
           const record = queue[head]!;
           current.attempt = 1;
           current.parent = undefined;
+          current.duplicate = false;
           const result = chain(record, current);
           if (!(typeof result === 'boolean' ? result : await result)) break;
           this.#ack(record);

@@ -25,4 +25,10 @@ export interface MessageContext<TType extends string = string> {
   readonly attempt: number;
   /** Aborted when the subscription is shutting down. */
   readonly signal: AbortSignal;
+  /**
+   * The inbox transaction the handler runs in, when its subscription has an `inbox`: a `pg` client
+   * inside `BEGIN … COMMIT`, a better-sqlite3 `Database` inside a transaction. Read it typed with
+   * `inboxTransaction(inbox, context)`.
+   */
+  readonly transaction?: unknown;
 }

@@ -22,12 +22,14 @@ export interface PartitionCounters {
   readonly parked: number;
   /** Records skipped by routing (a type this subscription does not handle). */
   readonly skipped: number;
+  /** Records the inbox found recorded for the group: acknowledged without calling the handler. */
+  readonly duplicates: number;
 }
 
 export type MutablePartitionCounters = { -readonly [K in keyof PartitionCounters]: PartitionCounters[K] };
 
 export function partitionCounters(partition: number): MutablePartitionCounters {
-  return { partition, consumed: 0, handled: 0, failed: 0, retried: 0, parked: 0, skipped: 0 };
+  return { partition, consumed: 0, handled: 0, failed: 0, retried: 0, parked: 0, skipped: 0, duplicates: 0 };
 }
 
 /** A cumulative histogram: `counts[i]` observations ≤ `bounds[i]` (non-cumulative per bucket, plus one overflow bucket). */

@@ -158,6 +158,14 @@ export const METRICS = {
     prometheus: 'keiyaku_messages_skipped_total',
     otel: { name: 'keiyaku.messages.skipped', description: 'Skipped by routing', attributes: OTEL_PARTITION },
   },
+  duplicates: {
+    type: 'counter',
+    unit: '{message}',
+    help: 'Records the inbox found already processed by the group: acknowledged without calling the handler.',
+    labels: PARTITION,
+    prometheus: 'keiyaku_inbox_duplicates_skipped_total',
+    otel: { name: 'keiyaku.inbox.duplicates_skipped', description: 'Skipped by the inbox as duplicates', attributes: OTEL_PARTITION },
+  },
   handlerDuration: {
     type: 'histogram',
     unit: 's',

@@ -54,6 +54,43 @@ export interface ConsumerOptions {
   readonly groupId: string;
   /** Most records one poll returns. */
   readonly batchSize: number;
+  /**
+   * Whether records of transactions not yet committed (or aborted) are read: `read_committed`
+   * (the default where the transport has transactions) reads only committed ones.
+   */
+  readonly isolation?: 'read_committed' | 'read_uncommitted';
+}
+
+/** A consumed position a transaction commits for a consumer group: the next offset to read. */
+export interface ConsumedOffset {
+  readonly address: string;
+  readonly partition: number;
+  /** Offset after the last record processed, as a decimal string. */
+  readonly offset: string;
+}
+
+/**
+ * One open transaction of a {@link TransactionalProducer}: records sent in it and consumed
+ * offsets given to it become visible (to `read_committed` readers) together on `commit`, or never.
+ */
+export interface TransportTransaction {
+  send(records: readonly OutgoingRecord[]): Promise<void>;
+  /** Commits `offsets` for consumer group `groupId` (as the subscription names it) with this transaction. */
+  sendOffsets(groupId: string, offsets: readonly ConsumedOffset[]): Promise<void>;
+  commit(): Promise<void>;
+  /** Aborts: nothing sent in the transaction is ever read by a `read_committed` reader. Never throws for a transaction already ended. */
+  abort(): Promise<void>;
+}
+
+/**
+ * A producer that writes in transactions (Kafka). One transaction at a time. A second producer
+ * with the same `transactionalId` fences this one: its open transaction is aborted and its later
+ * calls fail.
+ */
+export interface TransactionalProducer {
+  readonly transactionalId: string;
+  begin(): Promise<TransportTransaction>;
+  close(): Promise<void>;
 }
 
 export interface PartitionPosition {
@@ -75,6 +112,13 @@ export interface TransportConsumer {
   ack(record: IncomingRecord): void;
   /** Commits what was acknowledged. */
   commit(): Promise<void>;
+  /**
+   * What is acknowledged and not yet committed, per partition (for a transaction to commit through
+   * {@link TransportTransaction.sendOffsets}). Transports with transactions implement it.
+   */
+  uncommitted?(): readonly ConsumedOffset[];
+  /** `offsets` were committed by a transaction: the consumer treats them as committed. */
+  committed?(offsets: readonly ConsumedOffset[]): void;
   pause(partition: number): void;
   resume(partition: number): void;
   /** Assigned partitions with their positions, for health and telemetry. */
@@ -114,6 +158,12 @@ export interface Transport {
   destinationExists?(address: string, bindings: ChannelBindings): Promise<boolean>;
   /** The state of the transport's connections, when it tracks them. */
   health?(): TransportHealth;
+  /**
+   * A producer writing in transactions under `transactionalId` (stable across restarts of the same
+   * instance, so a restarted one fences and aborts what its predecessor left open). Transports
+   * without transactions leave it out.
+   */
+  transactionalProducer?(transactionalId: string): TransactionalProducer;
   /**
    * The host's logger: a transport built without a logger of its own speaks through it from now
    * on (its clients included); one given to the transport's own options is kept. `Messaging` calls

@@ -19,6 +19,7 @@ import { KeiyakuError } from '../core/errors.js';
 import type { HostedComponent } from '../core/hosted.js';
 import { type Logger, silentLogger, stderrLogger } from '../core/logger.js';
 import type { Transport, TransportProducer } from '../core/transport.js';
+import { InboxPurger } from '../inbox/purger.js';
 import { Publisher, type PublisherOptions } from '../publish/publisher.js';
 import {
   planRedrive,
@@ -126,6 +127,10 @@ export class Messaging implements AsyncDisposable {
       options,
     );
     this.#subscriptions.push(subscription as unknown as Subscription<AnyContractMessage>);
+    // An inbox's rows past its retention are deleted by one purger per store, hosted beside it.
+    const inbox = options.inbox;
+    if (inbox !== undefined && !this.#components.some((c) => c instanceof InboxPurger && c.store === inbox))
+      this.host(new InboxPurger({ store: inbox, clock: this.#clock, logger: this.#logger }));
     if (this.#started)
       void subscription
         .start()

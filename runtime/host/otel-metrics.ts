@@ -8,6 +8,7 @@
  * package re-exports `instrumentMessaging` and depends on the host, never the other way.
  */
 import type { Attributes } from '@opentelemetry/api';
+import type { PartitionCounters } from '../core/counters.js';
 import { backlogOf, labelsOf, METRICS, type ObservedMetricKey } from '../core/metrics.js';
 import { otelApi } from '../core/otel-api.js';
 import { INSTRUMENTATION_NAME } from '../core/tracing.js';
@@ -16,7 +17,7 @@ import type { MessagingView } from './health.js';
 type Observation = readonly [facts: Attributes, value: number];
 type Observer = (messaging: MessagingView, system: string) => Iterable<Observation>;
 
-function* belt(messaging: MessagingView, system: string, field: 'consumed' | 'handled' | 'failed' | 'retried' | 'parked' | 'skipped') {
+function* belt(messaging: MessagingView, system: string, field: Exclude<keyof PartitionCounters, 'partition'>) {
   for (const s of messaging.subscriptions) {
     const m = s.metrics();
     for (const p of m.partitions)
@@ -69,6 +70,7 @@ const OBSERVERS = {
   retried: (m, system) => belt(m, system, 'retried'),
   parked: (m, system) => belt(m, system, 'parked'),
   skipped: (m, system) => belt(m, system, 'skipped'),
+  duplicates: (m, system) => belt(m, system, 'duplicates'),
   consumerLag: lag,
   published: (m, system) => publisher(m, system, 'sent'),
   publishFailed: (m, system) => publisher(m, system, 'failed'),

@@ -6,7 +6,7 @@
  */
 
 import type { SubscriptionHealth, SubscriptionMetrics } from '../belt/subscription.js';
-import type { HistogramSnapshot } from '../core/counters.js';
+import type { HistogramSnapshot, PartitionCounters } from '../core/counters.js';
 import { backlogOf, figureOf, labelsOf, METRICS, type MetricDefinition, type MetricKey } from '../core/metrics.js';
 import type { MessagingHealth, MessagingView } from '../host/health.js';
 import type { PublisherStats } from '../publish/publisher.js';
@@ -107,7 +107,7 @@ function* positions(scrape: Scrape, field: 'lag' | 'committed' | 'highWatermark'
     }
 }
 
-function* belt(scrape: Scrape, field: 'consumed' | 'handled' | 'failed' | 'retried' | 'parked' | 'skipped'): Iterable<Sample> {
+function* belt(scrape: Scrape, field: Exclude<keyof PartitionCounters, 'partition'>): Iterable<Sample> {
   for (const m of scrape.metrics) for (const p of m.partitions) yield [{ ...subscriptionFacts(m), partition: p.partition }, p[field]];
 }
 
@@ -162,6 +162,7 @@ const READERS = {
   retried: (scrape) => belt(scrape, 'retried'),
   parked: (scrape) => belt(scrape, 'parked'),
   skipped: (scrape) => belt(scrape, 'skipped'),
+  duplicates: (scrape) => belt(scrape, 'duplicates'),
   handlerDuration: (scrape) => scrape.metrics.map((m): Sample => [subscriptionFacts(m), m.handlerDuration]),
   published: (scrape) => publisher(scrape, 'sent'),
   publishedBytes: (scrape) => publisher(scrape, 'sentBytes'),
