@@ -3,7 +3,8 @@
  * capture scope (`core/capture.ts`), so what it publishes with the service's publishers of the
  * same transport is buffered for the attempt instead of sent. A failed attempt's buffer is
  * dropped (the retry runs the handler again, and publishes again); a succeeded one's is left on
- * the delivery, and the belt sends it into its open transaction before it acknowledges the record.
+ * the delivery (once the addresses it publishes to are provisioned: a failure there fails the
+ * attempt), and the belt sends it into its open transaction before it acknowledges the record.
  *
  * It sits inside the retry policy (one buffer per attempt) and outside the inbox policy (a
  * buffer is kept only when the inbox transaction committed too).
@@ -32,10 +33,15 @@ export function captureStep<M extends AnyContractMessage>(belt: Belt<M>): BeltSt
         if (ready !== undefined) buffer.ready.push(ready);
       },
     };
-    const settle = (done: boolean): boolean => {
+    const settle = (done: boolean): boolean | Promise<boolean> => {
       open = false;
-      if (done && buffer.records.length > 0) (delivery as Delivery<M>).captured = buffer;
-      return done;
+      if (!done || buffer.records.length === 0) return done;
+      const keep = (): boolean => {
+        (delivery as Delivery<M>).captured = buffer;
+        return true;
+      };
+      // Addresses not provisioned yet are waited for here: a provisioning failure fails the attempt (retried).
+      return buffer.ready.length === 0 ? keep() : Promise.all(buffer.ready).then(keep);
     };
     let result: boolean | Promise<boolean>;
     try {

@@ -88,7 +88,6 @@ export class BeltTransaction {
    * then nothing was sent and the record is not acknowledged.
    */
   async handOff(captured: Captured, ack: () => void, round: AbortSignal): Promise<boolean> {
-    if (captured.ready.length > 0) await Promise.all(captured.ready);
     while (true) {
       if (round.aborted) return false;
       if (this.#committing !== undefined) await Promise.race([this.#committing, whenAborted(round)]);
