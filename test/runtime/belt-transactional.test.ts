@@ -230,4 +230,57 @@ describe('a transactional subscription (memory transport)', () => {
     await waitFor(() => outputs(transport).length === 3, 'one output from each subscription');
     expect(outputs(transport).sort()).toEqual(['C-1', 'C-1', 'direct']);
   });
+
+  it('parks a record the policy gives up on outside the transaction: its outputs are dropped, its offset commits with the next transaction', async () => {
+    const transport = new InMemoryTransport({ defaultPartitions: 1, idleWaitMs: 5 });
+    const { messaging } = host(transport);
+    const reminders = messaging.publisher(MemberNotifications, { parameters: { memberId: MEMBER } });
+    const subscription = messaging.subscribe(
+      BookIntegrationEvents,
+      {
+        groupId: 'reminders.parking',
+        async handle(message) {
+          await reminders.publish(reminder(message.copyId));
+          if (message.copyId === 'C-2') throw new Error('C-2 never gets a reminder');
+        },
+      },
+      { transactional: true, deadLetter: { maxRetries: 1, backoffSchedule: [1] } },
+    );
+    await messaging.start();
+    await publishLoans(messaging, ['C-1', 'C-2', 'C-3']);
+    await waitFor(() => committed(subscription) === 3, 'three committed');
+    expect(outputs(transport)).toEqual(['C-1', 'C-3']);
+    expect(subscription.health()).toMatchObject({ processed: 2, parked: 1 });
+    expect((await messaging.deadLetters.list()).map((p) => p.offset)).toEqual(['1']);
+  });
+
+  it('rejects a publish made after its transactional attempt ended', async () => {
+    const transport = new InMemoryTransport({ defaultPartitions: 1, idleWaitMs: 5 });
+    const { messaging } = host(transport);
+    const reminders = messaging.publisher(MemberNotifications, { parameters: { memberId: MEMBER } });
+    let late: Promise<void> | undefined;
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const subscription = messaging.subscribe(
+      BookIntegrationEvents,
+      {
+        groupId: 'reminders.late',
+        handle(message) {
+          late = gate.then(() => reminders.publish(reminder(message.copyId))); // not awaited by the handler
+        },
+      },
+      { transactional: true },
+    );
+    await messaging.start();
+    await publishLoans(messaging, ['C-1']);
+    await waitFor(() => subscription.health().processed === 1, 'handled');
+    release();
+    await expect(late).rejects.toMatchObject({
+      code: 'publish_after_attempt',
+      message: expect.stringContaining('await every publish inside the handler'),
+    });
+    expect(outputs(transport)).toEqual([]);
+  });
 });
