@@ -300,7 +300,7 @@ export class Subscription<M extends AnyContractMessage> {
 
   async #shutdown(deadline: AbortSignal | undefined): Promise<void> {
     if (this.#state === 'idle' || this.#consumer === undefined) {
-      if (this.#state !== 'failed') this.#state = 'stopped';
+      this.#state = 'stopped';
       await this.#transaction?.producer.close().catch(() => undefined);
       return;
     }
