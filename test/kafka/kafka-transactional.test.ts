@@ -182,4 +182,47 @@ run(`transactional subscriptions on a real broker${kafkaSkipReason ? ` (${kafkaS
     expect(seen.length).toBe(ids.length);
     expect([...seen].sort()).toEqual(ids);
   });
+
+  it('stops as failed when another producer takes its transactional id, and nothing of its fenced transaction is read', async () => {
+    await admin!.connect();
+    const transport = testTransport();
+    const messaging = createMessaging({ transport, logger: testLogger });
+    hosts.push(messaging);
+    const reminders = messaging.publisher(MemberNotifications, { parameters: { memberId: MEMBER } });
+    const handled: string[] = [];
+    const subscription = messaging.subscribe(
+      BookIntegrationEvents,
+      {
+        groupId: 'reminders.fenced',
+        async handle(message) {
+          await reminders.publish(
+            DueDateReminder.create({
+              memberId: MEMBER,
+              loans: [{ bookId: message.bookId, title: message.copyId, dueAt: '2026-11-23T10:15:00Z' }],
+            }),
+          );
+          handled.push(message.copyId);
+        },
+      },
+      { transactional: { transactionalId: 'reminders-fenced' }, batchSize: 1_000 },
+    );
+    await messaging.start();
+    await transport.provision(MemberNotifications.address({ memberId: MEMBER }), MemberNotifications.bindings);
+    const seen = await committedReader(transport.topic(OUTPUT_ADDRESS));
+    await publishLoans(messaging, ['C-0001']);
+    await waitFor(() => seen.length === 1, 'the first output', 30_000);
+    // A successor takes the id over: initialising it fences the subscription's producer.
+    const successor = transport.transactionalProducer('reminders-fenced');
+    closers.push(() => successor.close());
+    await (await successor.begin()).abort();
+    await publishLoans(messaging, ['C-0002']);
+    await waitFor(
+      () => subscription.health().state === 'failed',
+      () => `the subscription failed (state ${subscription.health().state})`,
+      30_000,
+    );
+    expect(subscription.health().lastError).toMatch(/^fenced: /);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(seen).toEqual(['C-0001']);
+  });
 });
