@@ -76,15 +76,15 @@ export class ClosedError extends KeiyakuError {
  * instance with the same id, or a restart of this one), so its open transaction was aborted and
  * it can write no more. Not retriable: only a new producer under that id can go on.
  */
-export class ProducerFencedError extends KeiyakuError {
-  override readonly name = 'ProducerFencedError';
+export class ProducerFencedError extends TransportError {
+  override readonly code: string = 'producer_fenced';
   readonly transactionalId: string;
 
-  constructor(transactionalId: string, what: string, options: { cause?: unknown } = {}) {
+  constructor(transport: string, transactionalId: string, what: string, options: { cause?: unknown } = {}) {
     super(
-      'producer_fenced',
+      transport,
       `${what} refused: the transactional producer ${transactionalId} was fenced by another producer with the same transactional id; give each instance its own transactionalId`,
-      { cause: options.cause },
+      { retriable: false, cause: options.cause },
     );
     this.transactionalId = transactionalId;
   }

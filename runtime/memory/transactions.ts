@@ -59,7 +59,7 @@ class MemoryTransactionalProducer implements TransactionalProducer {
 
   /** Throws unless the producer may still write. */
   check(what: string): void {
-    if (this.#state === 'fenced') throw new ProducerFencedError(this.transactionalId, what);
+    if (this.#state === 'fenced') throw new ProducerFencedError('memory', this.transactionalId, what);
     if (this.#state === 'closed') throw new ClosedError(`the in-memory transactional producer ${this.transactionalId}`);
   }
 

@@ -8,6 +8,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { createMessaging, type Messaging, type Subscription } from '@keiyaku/runtime';
+import type { Transport } from '@keiyaku/runtime/adapter';
 import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { BookIntegrationEvents, type BookIntegrationEventsMessage, DueDateReminder, MemberNotifications } from '../../generated/index.js';
@@ -212,7 +213,7 @@ run(`transactional subscriptions on a real broker${kafkaSkipReason ? ` (${kafkaS
     await publishLoans(messaging, ['C-0001']);
     await waitFor(() => seen.length === 1, 'the first output', 30_000);
     // A successor takes the id over: initialising it fences the subscription's producer.
-    const successor = transport.transactionalProducer('reminders-fenced');
+    const successor = (transport as Transport).transactionalProducer!('reminders-fenced');
     closers.push(() => successor.close());
     await (await successor.begin()).abort();
     await publishLoans(messaging, ['C-0002']);
