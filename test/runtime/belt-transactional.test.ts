@@ -25,7 +25,9 @@ const OUT = `library.members.${MEMBER}.notifications`;
 /** The memory transport with a hook on every transaction's commit (to hold it, or fail it). */
 class HookedTransport extends InMemoryTransport {
   beforeCommit: (n: number) => Promise<void> | void = () => undefined;
+  beforeSend: (n: number) => void = () => undefined;
   commits = 0;
+  sends = 0;
   override transactionalProducer(id: string): TransactionalProducer {
     const inner = super.transactionalProducer(id);
     return {
@@ -34,7 +36,10 @@ class HookedTransport extends InMemoryTransport {
       begin: async (): Promise<TransportTransaction> => {
         const txn = await inner.begin();
         return {
-          send: (records) => txn.send(records),
+          send: async (records) => {
+            this.beforeSend(++this.sends);
+            await txn.send(records);
+          },
           sendOffsets: (groupId, offsets) => txn.sendOffsets(groupId, offsets),
           abort: () => txn.abort(),
           commit: async () => {
@@ -154,6 +159,25 @@ describe('a transactional subscription (memory transport)', () => {
       fields: { groupId: 'reminders.tx', error: expect.stringContaining('refused the commit') },
     });
     expect(subscription.health()).toMatchObject({ state: 'running', ready: true });
+  });
+
+  it('restarts from the committed offsets after a failed send into the transaction', async () => {
+    const transport = new HookedTransport({ defaultPartitions: 1, idleWaitMs: 5 });
+    const { messaging, logger } = host(transport);
+    transport.beforeSend = (n) => {
+      if (n === 4) throw new Error('the broker refused the records');
+    };
+    const { subscription, calls } = relay(messaging, { batchSize: 3 });
+    await messaging.start();
+    const copies = Array.from({ length: 7 }, (_, i) => `C-${i}`);
+    await publishLoans(messaging, copies);
+    await waitFor(
+      () => committed(subscription) === 7,
+      () => `all seven committed (committed ${committed(subscription)})`,
+    );
+    expect(outputs(transport)).toEqual(copies);
+    expect(calls.length).toBeGreaterThan(copies.length);
+    expect(logger.lines.some((l) => l.level === 'warn' && l.message.startsWith('transaction failed and was aborted'))).toBe(true);
   });
 
   it('stops as failed, saying why, when another producer takes its transactional id', async () => {
