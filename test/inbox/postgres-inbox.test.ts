@@ -1,8 +1,7 @@
 // The PostgreSQL inbox against a real server: the inbox conformance suite, plus what only
 // PostgreSQL has (the explicit migration and its errors, two consumers racing for one message,
 // the outbox writing with the inbox's client, a single client instead of a pool).
-import { INBOX_SCHEMA_VERSION, InboxError } from '@keiyaku/runtime';
-import { OutboxPing, outboxConformanceChannel, runInboxConformance } from '@keiyaku/runtime/testing';
+
 import {
   PostgresInboxStore,
   type PostgresInboxTransaction,
@@ -10,6 +9,8 @@ import {
   postgresMigrationSql,
   postgresSchemaVersions,
 } from '@keiyaku/postgres';
+import { INBOX_SCHEMA_VERSION, InboxError } from '@keiyaku/runtime';
+import { OutboxPing, outboxConformanceChannel, runInboxConformance } from '@keiyaku/runtime/testing';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type FreshDatabase, freshDatabase, postgresSkipNote, postgresUrl } from '../postgres/postgres-env.js';
