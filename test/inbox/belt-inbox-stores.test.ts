@@ -21,9 +21,9 @@ import { type FreshDatabase, freshDatabase, postgresSkipNote, postgresUrl } from
 interface Engine<Tx> {
   readonly inbox: InboxStore<Tx>;
   /** The handler's own write, with the inbox transaction (a promise on PostgreSQL). */
-  effect(tx: Tx, value: string): unknown;
+  effect(tx: Tx, value: string): void | Promise<void>;
   /** The handler's outbox write, with the inbox transaction. */
-  publish(tx: Tx, seq: number): unknown;
+  publish(tx: Tx, seq: number): void | Promise<void>;
   effects(): Promise<string[]>;
   pendingOutbox(): Promise<number>;
   close(): Promise<void>;
@@ -201,7 +201,9 @@ describe('the belt with the SQLite inbox', () => {
     const writer = outbox.channel(outboxConformanceChannel('belt-inbox'));
     current = {
       inbox,
-      effect: (tx, value) => tx.query('INSERT INTO effects (value) VALUES ($1)', [value]),
+      effect: async (tx, value) => {
+        await tx.query('INSERT INTO effects (value) VALUES ($1)', [value]);
+      },
       publish: (tx, seq) => writer.write(tx, OutboxPing.create({ seq, key: 'k' })),
       effects: async () => (await db.pool.query<{ value: string }>('SELECT value FROM effects ORDER BY seq')).rows.map((r) => r.value),
       pendingOutbox: async () => (await outbox.counts()).pending,
