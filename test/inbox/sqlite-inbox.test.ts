@@ -4,9 +4,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { INBOX_SCHEMA_VERSION, InboxError } from '@keiyaku/runtime';
+import { INBOX_SCHEMA_VERSION, InboxError, InboxPurger, ManualClock } from '@keiyaku/runtime';
 import { OutboxPing, outboxConformanceChannel, runInboxConformance } from '@keiyaku/runtime/testing';
-import { SqliteInboxStore, SqliteOutbox, sqliteMigrationSql, sqliteSchemaVersions } from '@keiyaku/sqlite';
+import { migrateSqlite, SqliteInboxStore, SqliteOutbox, sqliteMigrationSql, sqliteSchemaVersions } from '@keiyaku/sqlite';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 
@@ -67,6 +67,30 @@ describe('SqliteInboxStore', () => {
     inbox.migrate();
     expect(sqliteSchemaVersions(db)).toEqual({ inbox: INBOX_SCHEMA_VERSION });
     expect(inbox.process('g', 'm', () => undefined)).toBe('processed');
+    db.close();
+  });
+
+  it('is not part of a plain migrateSqlite(db); named, it is', () => {
+    const db = new Database(':memory:');
+    migrateSqlite(db);
+    expect(sqliteSchemaVersions(db).inbox).toBeUndefined();
+    expect(db.prepare("SELECT name FROM sqlite_master WHERE name = 'keiyaku_inbox'").get()).toBeUndefined();
+    expect(migrateSqlite(db, { components: ['inbox'] }).applied).toEqual([{ component: 'inbox', from: 0, to: INBOX_SCHEMA_VERSION }]);
+    expect(new SqliteInboxStore(db).process('g', 'm', () => undefined)).toBe('processed');
+    db.close();
+  });
+
+  it("is purged past its retention by the host's purger, in batches", async () => {
+    const clock = new ManualClock(Date.UTC(2026, 11, 1));
+    const db = new Database(':memory:');
+    const inbox = new SqliteInboxStore(db, { clock, retentionMs: 60_000 });
+    inbox.migrate();
+    for (let i = 0; i < 5; i++) inbox.process('g', `old-${i}`, () => undefined);
+    await clock.advance(61_000);
+    inbox.process('g', 'new', () => undefined);
+    expect(await new InboxPurger({ store: inbox, clock }, { batchSize: 2 }).purge()).toBe(5);
+    expect(await inbox.count()).toBe(1);
+    expect(await inbox.has('g', 'new')).toBe(true);
     db.close();
   });
 
