@@ -48,6 +48,9 @@ export interface SqliteInboxOptions {
 }
 
 interface Statements {
+  readonly begin: Database.Statement<[]>;
+  readonly commit: Database.Statement<[]>;
+  readonly rollback: Database.Statement<[]>;
   readonly insert: Database.Statement<[string, string, number]>;
   readonly has: Database.Statement<[string, string]>;
   readonly purge: Database.Statement<[number, number]>;
@@ -103,6 +106,10 @@ export class SqliteInboxStore implements InboxStore<Database.Database> {
     const db = this.db;
     try {
       this.#statements = {
+        // Prepared once, as better-sqlite3's own transactions do: no parse per message.
+        begin: db.prepare('BEGIN IMMEDIATE'),
+        commit: db.prepare('COMMIT'),
+        rollback: db.prepare('ROLLBACK'),
         insert: db.prepare('INSERT OR IGNORE INTO keiyaku_inbox (group_id, message_id, received_at) VALUES (?, ?, ?)'),
         has: db.prepare('SELECT 1 FROM keiyaku_inbox WHERE group_id = ? AND message_id = ?'),
         // One statement: the oldest rows first, at most the limit.
@@ -149,7 +156,7 @@ export class SqliteInboxStore implements InboxStore<Database.Database> {
           'inbox_nested_transaction',
           `${this.description} is already inside a transaction: the inbox opens the handler's transaction itself, so do not call process inside db.transaction(…)`,
         );
-      db.exec('BEGIN IMMEDIATE');
+      sql.begin.run();
     } catch (error) {
       this.#next();
       throw error;
@@ -157,7 +164,7 @@ export class SqliteInboxStore implements InboxStore<Database.Database> {
     let result: unknown;
     try {
       if (sql.insert.run(groupId, messageId, this.#clock.now()).changes === 0) {
-        db.exec('ROLLBACK');
+        sql.rollback.run();
         this.#next();
         return 'duplicate';
       }
@@ -195,7 +202,7 @@ export class SqliteInboxStore implements InboxStore<Database.Database> {
           'inbox_transaction_ended',
           `the handler ended the inbox transaction on ${this.description} itself (COMMIT or ROLLBACK): leave that to the inbox`,
         );
-      this.db.exec('COMMIT');
+      this.#sql.commit.run();
     } catch (error) {
       this.#rollback();
       throw error;
@@ -205,7 +212,7 @@ export class SqliteInboxStore implements InboxStore<Database.Database> {
   }
 
   #rollback(): void {
-    if (this.db.inTransaction) this.db.exec('ROLLBACK');
+    if (this.db.inTransaction) this.#sql.rollback.run();
   }
 
   /** Starts the oldest queued transaction, unless one is open or about to start. */
