@@ -6,10 +6,11 @@
  *
  * A handler that answers without a promise commits before `process` returns, without one either
  * (the belt's synchronous path). A handler that awaits leaves the connection inside the
- * transaction until it settles: the store runs one transaction at a time (later messages queue),
- * and anything else that writes through the same connection meanwhile — another subscription
- * without the inbox, a timer — writes into this transaction and shares its fate. Keep such writers
- * on another connection, or keep inbox handlers synchronous.
+ * transaction until it settles: inbox transactions on a connection run one at a time (later
+ * messages queue, also those of another inbox store on the same `Database`), and anything else
+ * that writes through the same connection meanwhile — another subscription without the inbox, a
+ * timer — writes into this transaction and shares its fate. Keep such writers on another
+ * connection, or keep inbox handlers synchronous.
  *
  * ```ts
  * const inbox = new SqliteInboxStore(db);
@@ -58,6 +59,30 @@ interface Statements {
 }
 
 /**
+ * The inbox transactions of one connection, one at a time: shared by every inbox store on that
+ * `Database`, so two stores (one per subscription, say) queue behind each other too.
+ */
+interface TransactionLine {
+  /** True while an inbox transaction is open on the connection (its handler awaiting). */
+  busy: boolean;
+  /** True while the next queued transaction is about to start. */
+  scheduled: boolean;
+  /** Transactions waiting for the open one, in arrival order. */
+  readonly queue: (() => void)[];
+}
+
+const lines = new WeakMap<Database.Database, TransactionLine>();
+
+function lineOf(db: Database.Database): TransactionLine {
+  let line = lines.get(db);
+  if (line === undefined) {
+    line = { busy: false, scheduled: false, queue: [] };
+    lines.set(db, line);
+  }
+  return line;
+}
+
+/**
  * The inbox on one SQLite database. `database` is the service's own `Database` (the handler's
  * writes go through it; the store never closes it) or a file path the store opens and closes.
  */
@@ -68,12 +93,7 @@ export class SqliteInboxStore implements InboxStore<Database.Database> {
   readonly #ownsDb: boolean;
   readonly #clock: Clock;
   #statements: Statements | undefined;
-  /** True while a transaction of this store is open (its handler awaiting). */
-  #busy = false;
-  /** Transactions waiting for the open one, in arrival order. */
-  readonly #queue: (() => void)[] = [];
-  /** True while the next queued transaction is about to start. */
-  #scheduled = false;
+  readonly #line: TransactionLine;
 
   constructor(database: Database.Database | string, options: SqliteInboxOptions = {}) {
     this.#ownsDb = typeof database === 'string';
@@ -81,6 +101,7 @@ export class SqliteInboxStore implements InboxStore<Database.Database> {
     this.description = `sqlite:${this.db.name}`;
     this.retentionMs = options.retentionMs ?? DEFAULT_INBOX_RETENTION_MS;
     this.#clock = options.clock ?? systemClock;
+    this.#line = lineOf(this.db);
     if (!(this.retentionMs > 0))
       throw new InboxError(
         'inbox_invalid_option',
@@ -131,9 +152,10 @@ export class SqliteInboxStore implements InboxStore<Database.Database> {
    * comment. Synchronous when `work` is and no other transaction of this store is open.
    */
   process(groupId: string, messageId: string, work: (tx: Database.Database) => unknown): InboxOutcome | Promise<InboxOutcome> {
-    if (this.#busy || this.#scheduled || this.#queue.length > 0)
+    const line = this.#line;
+    if (line.busy || line.scheduled || line.queue.length > 0)
       return new Promise<InboxOutcome>((resolve, reject) => {
-        this.#queue.push(() => {
+        line.queue.push(() => {
           try {
             const outcome = this.#run(groupId, messageId, work);
             if (isThenable(outcome)) outcome.then(resolve, reject);
@@ -178,15 +200,15 @@ export class SqliteInboxStore implements InboxStore<Database.Database> {
       this.#finish();
       return 'processed';
     }
-    this.#busy = true;
+    this.#line.busy = true;
     return Promise.resolve(result).then(
       () => {
-        this.#busy = false;
+        this.#line.busy = false;
         this.#finish();
         return 'processed' as const;
       },
       (error: unknown) => {
-        this.#busy = false;
+        this.#line.busy = false;
         this.#rollback();
         this.#next();
         throw error;
@@ -215,16 +237,17 @@ export class SqliteInboxStore implements InboxStore<Database.Database> {
     if (this.db.inTransaction) this.#sql.rollback.run();
   }
 
-  /** Starts the oldest queued transaction, unless one is open or about to start. */
+  /** Starts the oldest queued transaction on the connection, unless one is open or about to start. */
   #next(): void {
-    if (this.#busy || this.#scheduled) return;
-    const start = this.#queue.shift();
+    const line = this.#line;
+    if (line.busy || line.scheduled) return;
+    const start = line.queue.shift();
     if (start === undefined) return;
     // Off this call stack, so a long queue of synchronous handlers does not nest; until it runs,
     // new calls queue behind it.
-    this.#scheduled = true;
+    line.scheduled = true;
     queueMicrotask(() => {
-      this.#scheduled = false;
+      line.scheduled = false;
       start();
     });
   }

@@ -185,6 +185,22 @@ describe('SqliteInboxStore', () => {
     db.close();
   });
 
+  it('two inbox stores on one Database queue behind each other', async () => {
+    const db = effectsDb();
+    const first = new SqliteInboxStore(db);
+    first.migrate();
+    const second = new SqliteInboxStore(db);
+    const slow = first.process('a', 'm-1', async (tx) => {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      tx.prepare("INSERT INTO effects (value) VALUES ('a')").run();
+    });
+    const queued = second.process('b', 'm-1', (tx) => void tx.prepare("INSERT INTO effects (value) VALUES ('b')").run());
+    expect(queued).toBeInstanceOf(Promise);
+    expect(await Promise.all([slow, queued])).toEqual(['processed', 'processed']);
+    expect(readEffects(db)).toEqual(['a', 'b']);
+    db.close();
+  });
+
   it("commits the handler's outbox rows with the inbox row, and rolls them back with it", async () => {
     const db = effectsDb();
     const inbox = new SqliteInboxStore(db);
