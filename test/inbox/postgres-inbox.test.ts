@@ -150,6 +150,25 @@ const run = postgresUrl !== '';
       }
     });
 
+    it('gives every client back to the pool: processed, duplicate, and failed alike', async () => {
+      await db.pool.query('TRUNCATE keiyaku_inbox, effects');
+      const inbox = new PostgresInboxStore(db.pool);
+      const runs = Array.from({ length: 30 }, (_, i) =>
+        Promise.resolve(
+          inbox.process('pool', `m-${i % 10}`, async (tx) => {
+            await tx.query('INSERT INTO effects (value) VALUES ($1)', [`m-${i}`]);
+            if (i % 10 === 3) throw new Error('fails');
+          }),
+        ).catch(() => 'failed'),
+      );
+      const outcomes = await Promise.all(runs);
+      expect(outcomes.filter((o) => o === 'processed')).toHaveLength(9);
+      expect(outcomes.filter((o) => o === 'failed')).toHaveLength(3);
+      expect(await inbox.count()).toBe(9);
+      expect(db.pool.waitingCount).toBe(0);
+      expect(db.pool.idleCount).toBe(db.pool.totalCount);
+    });
+
     it("commits the handler's outbox rows with the inbox row, and rolls them back with it", async () => {
       await db.pool.query('TRUNCATE keiyaku_inbox, effects');
       const inbox = new PostgresInboxStore(db.pool);
