@@ -5,10 +5,13 @@
  * a stalled partition is paused in kafkajs while the others keep flowing. Offsets are committed
  * only when the belt commits. A consumer cut off from the brokers does not commit and, after
  * `rebuildAfterMs`, gets a new kafkajs client in place, backing off towards `maxRebuildIntervalMs`.
+ * Reads `read_committed` unless the subscription or the transport says `read_uncommitted`; offsets a
+ * transaction commits (`sendOffsets`) are handed back through `committed()`.
  */
 import {
   type Backoff,
   ClosedError,
+  type ConsumedOffset,
   type ConsumerOptions,
   exponentialBackoff,
   type IncomingRecord,
@@ -97,6 +100,7 @@ export class KafkaTransportConsumer implements TransportConsumer {
       heartbeatInterval: this.#transport.options.heartbeatIntervalMs ?? 3_000,
       maxWaitTimeInMs: this.#transport.options.maxWaitTimeInMs ?? 500,
       allowAutoTopicCreation: false,
+      readUncommitted: (this.#options.isolation ?? this.#transport.options.isolation ?? 'read_committed') === 'read_uncommitted',
     });
     this.#consumer = consumer;
     this.#fence = fence;
@@ -247,6 +251,22 @@ export class KafkaTransportConsumer implements TransportConsumer {
     } catch (error) {
       if (isConnectivity(error)) this.#cutOff.mark(Date.now());
       throw toTransportError(error, this.#options.address);
+    }
+  }
+
+  /** Acknowledged and not yet committed, per assigned partition: the next offset to read (for a transaction's `sendOffsets`). */
+  uncommitted(): readonly ConsumedOffset[] {
+    return [...this.#acked]
+      .filter(([partition, next]) => this.#assigned.includes(partition) && next > (this.#committed.get(partition) ?? -1))
+      .map(([partition, next]) => ({ address: this.#options.address, partition, offset: String(next) }));
+  }
+
+  /** A transaction committed `offsets` for this group: positions show them, and the next plain commit leaves them out. */
+  committed(offsets: readonly ConsumedOffset[]): void {
+    for (const o of offsets) {
+      if (o.address !== this.#options.address || !this.#assigned.includes(o.partition)) continue;
+      const next = Number(o.offset);
+      if (next > (this.#committed.get(o.partition) ?? -1)) this.#committed.set(o.partition, next);
     }
   }
 
