@@ -12,17 +12,18 @@ export const record = (address: string, id: string, key = id): OutgoingRecord =>
 });
 
 /**
- * Reads `address` from the start in a new group with `isolation` until a record whose value is
+ * Reads `address` from the start in a new group with `isolation` (else the transport's) until a record whose value is
  * `until` arrives (a marker written last), and returns every value read before it.
  */
 export async function readUntil(
   transport: KafkaTransport,
   address: string,
   until: string,
-  isolation: 'read_committed' | 'read_uncommitted' = 'read_committed',
+  isolation?: 'read_committed' | 'read_uncommitted',
   timeoutMs = 30_000,
 ): Promise<string[]> {
-  const consumer = transport.consumer({ address, groupId: `reader-${process.pid}-${++groups}`, batchSize: 500, isolation });
+  const groupId = `reader-${process.pid}-${++groups}`;
+  const consumer = transport.consumer({ address, groupId, batchSize: 500, ...(isolation === undefined ? {} : { isolation }) });
   const seen: string[] = [];
   const deadline = Date.now() + timeoutMs;
   try {

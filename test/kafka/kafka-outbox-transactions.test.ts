@@ -215,6 +215,33 @@ run(`transactional outbox dispatcher on a real broker${kafkaSkipReason ? ` (${ka
     });
   }
 
+  it('a dispatcher fenced by another producer with its id counts no attempt, says so in health, and publishes every row once with a new producer', async () => {
+    const { transport: kafka, address } = await kafkaSetUp();
+    const { outbox, write } = await stores[0]!.make();
+    await write(address, 1, 40);
+    const intruder = testTransport({ namespace: kafka.options.namespace! });
+    cleanups.push(() => intruder.close());
+    const transport = stealingTransport(kafka, async () => {
+      // Another producer registers the same id while the dispatcher's first transaction is open.
+      const other = intruder.transactionalProducer('shared-id');
+      await (await other.begin()).abort();
+      await other.close();
+    });
+    const dispatcher = outbox.dispatcher(
+      { transport },
+      { batchSize: 25, pollIntervalMs: 50, transactional: { transactionalId: 'shared-id' } },
+    );
+    cleanups.push(() => dispatcher.stop());
+    await dispatcher.start();
+    await waitFor(() => transport.aborted > 0, 'the fenced transaction was aborted', 20_000);
+    await waitFor(async () => (await dispatcher.refresh()).backlog === 0, 'the outbox drained', 30_000);
+    expect(dispatcher.status()).toMatchObject({ published: 40, failedAttempts: 0, dead: 0 });
+    expect(dispatcher.status().lastError).toBeUndefined();
+    expect(dispatcher.health().ready).toBe(true);
+    await writeMarker(kafka, address);
+    expect((await seen(kafka, address)).sort((a, b) => a - b)).toEqual(range(1, 40));
+  });
+
   it('refuses to start on a transport without transactions, naming the option', async () => {
     const { outbox } = await stores[0]!.make();
     const kafka = testTransport();

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { ProducerFencedError } from '@keiyaku/kafka';
 import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, describe, expect, it } from 'vitest';
+import { waitFor } from '../helpers.js';
 import { kafkaBrokers, kafkaSkipReason, testTransport } from './kafka-env.js';
 import { readUntil, record } from './kafka-env-read.js';
 
@@ -43,6 +44,13 @@ run(`Kafka transactions on a real broker${kafkaSkipReason ? ` (${kafkaSkipReason
 
       expect(await readUntil(transport, address, 'end')).toEqual(['c1', 'c2']);
       expect(await readUntil(transport, address, 'end', 'read_uncommitted')).toEqual(['c1', 'c2', 'a1', 'a2']);
+      // The transport's isolation option is the default of its consumers.
+      const uncommitted = testTransport({ namespace: transport.options.namespace!, isolation: 'read_uncommitted' });
+      try {
+        expect(await readUntil(uncommitted, address, 'end', undefined)).toEqual(['c1', 'c2', 'a1', 'a2']);
+      } finally {
+        await uncommitted.close();
+      }
       await producer.close();
     } finally {
       await transport.close();
@@ -69,7 +77,8 @@ run(`Kafka transactions on a real broker${kafkaSkipReason ? ` (${kafkaSkipReason
       await tx.sendOffsets('orders', [{ address, partition: 0, offset: '5' }]);
       expect(await offsetOf()).toBe('-1');
       await tx.commit();
-      expect(await offsetOf()).toBe('5');
+      // The group coordinator learns of the commit from the transaction's markers, a moment later.
+      await waitFor(async () => (await offsetOf()) === '5', 'the offset was committed', 10_000);
       await producer.close();
     } finally {
       await transport.close();
@@ -108,6 +117,45 @@ run(`Kafka transactions on a real broker${kafkaSkipReason ? ` (${kafkaSkipReason
       await second.close();
     } finally {
       await other.close();
+      await transport.close();
+    }
+  });
+
+  it('a consumer hands its acknowledged offsets to a transaction and takes the committed ones back', async () => {
+    const { transport, address } = await setUp();
+    try {
+      await admin!.connect();
+      const writer = transport.producer();
+      await writer.send(Array.from({ length: 10 }, (_, i) => record(address, `r${i}`)));
+      const consumer = transport.consumer({ address, groupId: 'relay', batchSize: 100 });
+      const records = [];
+      while (records.length < 10) records.push(...(await consumer.poll(AbortSignal.timeout(5_000))));
+      for (const r of records.slice(0, 6)) consumer.ack(r);
+      const offsets = consumer.uncommitted!();
+      expect(offsets).toEqual([{ address, partition: 0, offset: '6' }]);
+
+      const producer = transport.transactionalProducer('relay');
+      const tx = await producer.begin();
+      await tx.send([record(address, 'out')]);
+      await tx.sendOffsets('relay', offsets);
+      await tx.commit();
+      consumer.committed!(offsets);
+      expect(consumer.uncommitted!()).toEqual([]);
+      expect(consumer.positions()).toEqual([expect.objectContaining({ partition: 0, committed: '6', acknowledged: '6' })]);
+      const brokerOffset = async (): Promise<string> =>
+        (await admin!.fetchOffsets({ groupId: transport.group('relay'), topics: [transport.topic(address)] }))[0]!.partitions[0]!.offset;
+      await waitFor(async () => (await brokerOffset()) === '6', 'the offset was committed', 10_000);
+
+      // The next plain commit carries only what was acknowledged since.
+      for (const r of records.slice(6)) consumer.ack(r);
+      expect(consumer.uncommitted!()).toEqual([{ address, partition: 0, offset: '10' }]);
+      await consumer.commit();
+      expect(await brokerOffset()).toBe('10');
+      expect(consumer.uncommitted!()).toEqual([]);
+      await consumer.close();
+      await writer.close();
+      await producer.close();
+    } finally {
       await transport.close();
     }
   });
