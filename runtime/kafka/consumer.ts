@@ -119,6 +119,18 @@ export class KafkaTransportConsumer implements TransportConsumer {
       this.#cutOff.clear();
       logger.info('kafka: joined group', { group: event.payload.groupId, topic: this.#topic, partitions: this.#assigned });
     });
+    consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) => {
+      // A fetch of only transaction markers (or aborted records) never reaches eachBatch: kafkajs
+      // steps over it. Right after what the belt acknowledged, so do the offsets to commit — else a
+      // partition written in transactions keeps its commit marker as a lag of one.
+      if (fence.replaced || consumer !== this.#consumer || payload.batchSize !== 0 || payload.topic !== this.#topic) return;
+      if (payload.firstOffset === null) return;
+      const acked = this.#acked.get(payload.partition);
+      if (acked === undefined || acked < Number(payload.firstOffset)) return;
+      const next = Number(payload.lastOffset) + 1;
+      if (next > acked) this.#acked.set(payload.partition, next);
+      this.#high.set(payload.partition, Number(payload.highWatermark));
+    });
     consumer.on(consumer.events.CRASH, (event) => {
       const error = event.payload.error;
       if (fence.replaced) {
@@ -200,7 +212,15 @@ export class KafkaTransportConsumer implements TransportConsumer {
     while (isRunning() && !isStale() && !this.#closed && consumer === this.#consumer) {
       const acked = this.#acked.get(partition);
       if (acked !== undefined && acked > 0) resolveOffset(String(acked - 1));
-      if (acked !== undefined && acked > last) return;
+      if (acked !== undefined && acked > last) {
+        // Transaction markers (or aborted records) after the last record are stepped over with it.
+        const end = Number(batch.lastOffset());
+        if (end > last && acked <= end) {
+          resolveOffset(String(end));
+          this.#acked.set(partition, end + 1);
+        }
+        return;
+      }
       if (this.#paused.has(partition)) return; // resumed later; what the belt holds is not delivered twice
       await this.#wait(1_000);
       try {

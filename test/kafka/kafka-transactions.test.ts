@@ -160,6 +160,39 @@ run(`Kafka transactions on a real broker${kafkaSkipReason ? ` (${kafkaSkipReason
     }
   });
 
+  it('a consumer steps over the commit markers after what it acknowledged: no lag left once all is read', async () => {
+    const { transport, address } = await setUp();
+    try {
+      const producer = transport.transactionalProducer('markers');
+      for (let i = 0; i < 3; i++) {
+        const tx = await producer.begin();
+        await tx.send([record(address, `m${i}a`), record(address, `m${i}b`)]);
+        await tx.commit();
+      }
+      // Three transactions of two records, each followed by its commit marker: offsets 0..8.
+      const consumer = transport.consumer({ address, groupId: 'markers', batchSize: 100 });
+      const read: string[] = [];
+      await waitFor(
+        async () => {
+          for (const r of await consumer.poll(AbortSignal.timeout(500))) {
+            read.push(new TextDecoder().decode(r.value));
+            consumer.ack(r);
+          }
+          return consumer.positions()[0]?.acknowledged === '9';
+        },
+        () => `the consumer acknowledged past the last marker (read ${read.join(',')}, positions ${JSON.stringify(consumer.positions())})`,
+        15_000,
+      );
+      expect(read).toEqual(['m0a', 'm0b', 'm1a', 'm1b', 'm2a', 'm2b']);
+      await consumer.commit();
+      expect(consumer.positions()).toEqual([expect.objectContaining({ partition: 0, committed: '9', highWatermark: '9', lag: 0 })]);
+      await consumer.close();
+      await producer.close();
+    } finally {
+      await transport.close();
+    }
+  });
+
   it('one transaction at a time: begin() while one is open is refused', async () => {
     const { transport } = await setUp();
     try {
