@@ -20,7 +20,7 @@ import {
   TransportError,
   type TransportTransaction,
 } from '@keiyaku/runtime/adapter';
-import type { Producer, Transaction } from 'kafkajs';
+import type { LogEntry, Producer, Transaction } from 'kafkajs';
 import { bounded, type KafkaClients } from './client.js';
 import { toTransportError } from './errors.js';
 import { keyPartitioner } from './partitioner.js';
@@ -60,6 +60,11 @@ export function isFenced(error: unknown): boolean {
     if (e.type === 'KAFKAJS_UNKNOWN_ERROR_CODE' && /\b90\b/.test(e.message ?? '')) return true;
   }
   return false;
+}
+
+function isConcurrentTransactions(entry: LogEntry): boolean {
+  const error = (entry.log as { error?: unknown }).error;
+  return /another concurrent operation on the same transaction/.test(`${entry.log.message} ${String(error)}`);
 }
 
 /** @internal One transactional id's kafkajs producer. */
@@ -102,13 +107,18 @@ export class KafkaTransactionalProducer implements TransactionalProducer {
     this.#broken = false;
     try {
       if (this.#producer === undefined) {
-        const kafka = this.#transport.client((entry) => (isRetriesWarning(entry) ? 'quiet' : undefined));
+        // A transaction begun right after a commit finds the broker still writing the last one's markers
+        // (CONCURRENT_TRANSACTIONS): kafkajs retries it, logging an error first. It is the normal case, so
+        // quiet; and retried from 50 ms rather than the transport's first wait (300 ms), with more retries
+        // to cover as long an outage.
+        const kafka = this.#transport.client((entry) => (isRetriesWarning(entry) || isConcurrentTransactions(entry) ? 'quiet' : undefined));
+        const retry = this.#transport.retry;
         const producer = kafka.producer({
           transactionalId: this.#transport.group(this.transactionalId),
           idempotent: true,
           maxInFlightRequests: 1,
           transactionTimeout: this.#transport.options.transactionTimeoutMs ?? DEFAULT_TRANSACTION_TIMEOUT_MS,
-          retry: this.#transport.retry,
+          retry: { ...retry, initialRetryTime: Math.min(retry.initialRetryTime ?? 300, 50), retries: (retry.retries ?? 5) + 3 },
           allowAutoTopicCreation: false,
           createPartitioner: keyPartitioner,
         });
