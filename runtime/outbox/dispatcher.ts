@@ -394,9 +394,10 @@ export class OutboxDispatcher implements HostedComponent {
       release = resolve;
     });
     await previous;
+    const producer = this.#transactions;
     let transaction: TransportTransaction | undefined;
     try {
-      transaction = await this.#transactions.begin();
+      transaction = await producer.begin();
       await transaction.send(records);
       // A dispatcher whose lease ran out may see its rows claimed and sent by another: it must not commit.
       // A renewal that fails (the database unreachable) cannot tell: the transaction is aborted and the rows sent again later.
@@ -408,6 +409,16 @@ export class OutboxDispatcher implements HostedComponent {
       await transaction.commit();
     } catch (error) {
       await transaction?.abort();
+      if (isFenced(error) && this.#transactions === producer) {
+        // The next transaction starts a new producer, which fences the other one in turn.
+        this.#transactions = this.#transport.transactionalProducer!(this.transactionalId!);
+        void producer.close().catch(() => undefined);
+        this.#logger.error('outbox dispatcher was fenced: another instance uses its transactional id; give each instance its own', {
+          name: this.name,
+          transactionalId: this.transactionalId,
+          error: String(error),
+        });
+      }
       throw error;
     } finally {
       release();
@@ -429,18 +440,9 @@ export class OutboxDispatcher implements HostedComponent {
       );
       return true;
     }
-    if ((error as { code?: unknown } | undefined)?.code === 'producer_fenced') {
+    if (isFenced(error)) {
       this.#fenced = `fenced: another dispatcher uses the transactional id ${this.transactionalId}`;
       this.#lastError = String(error);
-      this.#logger.error('outbox dispatcher was fenced: another instance uses its transactional id; give each instance its own', {
-        name: this.name,
-        transactionalId: this.transactionalId,
-        error: String(error),
-      });
-      // The next batch starts a new producer, which fences the other one in turn.
-      const fenced = this.#transactions;
-      this.#transactions = this.#transport.transactionalProducer!(this.transactionalId!);
-      void fenced?.close().catch(() => undefined);
       return true;
     }
     return false;
@@ -478,6 +480,8 @@ export class OutboxDispatcher implements HostedComponent {
     }
   }
 }
+
+const isFenced = (error: unknown): boolean => (error as { code?: unknown } | undefined)?.code === 'producer_fenced';
 
 /** The dispatcher's lease was found lost before a transaction's commit. */
 class LeaseLost extends Error {
