@@ -193,6 +193,21 @@ run(`Kafka transactions on a real broker${kafkaSkipReason ? ` (${kafkaSkipReason
     }
   });
 
+  it('producers are idempotent unless idempotent: false, and publish alike either way', async () => {
+    const { transport, address } = await setUp();
+    const plain = testTransport({ namespace: transport.options.namespace!, idempotent: false });
+    try {
+      const idempotent = transport.producer();
+      await idempotent.send([record(address, 'i1'), record(address, 'i2')]);
+      const notIdempotent = plain.producer();
+      await notIdempotent.send([record(address, 'p1'), record(address, 'end')]);
+      expect(await readUntil(transport, address, 'end')).toEqual(['i1', 'i2', 'p1']);
+    } finally {
+      await plain.close();
+      await transport.close();
+    }
+  });
+
   it('one transaction at a time: begin() while one is open is refused', async () => {
     const { transport } = await setUp();
     try {
