@@ -30,7 +30,7 @@ export function isKeiyakuError(value: unknown): value is KeiyakuError {
 
 /** A transport could not do what was asked (send, poll, commit). `retriable` says whether trying again can help. */
 export class TransportError extends KeiyakuError {
-  override readonly name = 'TransportError';
+  override readonly name: string = 'TransportError';
   readonly transport: string;
   readonly address: string | undefined;
 
@@ -77,13 +77,14 @@ export class ClosedError extends KeiyakuError {
  * it can write no more. Not retriable: only a new producer under that id can go on.
  */
 export class ProducerFencedError extends TransportError {
+  override readonly name: string = 'ProducerFencedError';
   override readonly code: string = 'producer_fenced';
   readonly transactionalId: string;
 
   constructor(transport: string, transactionalId: string, what: string, options: { cause?: unknown } = {}) {
     super(
       transport,
-      `${what} refused: the transactional producer ${transactionalId} was fenced by another producer with the same transactional id; give each instance its own transactionalId`,
+      `${what} refused: the transactional producer ${transactionalId} was fenced: another instance with the same transactional id took over, and this one's open transaction was aborted. Give each concurrently running instance its own stable transactionalId`,
       { retriable: false, cause: options.cause },
     );
     this.transactionalId = transactionalId;
@@ -99,6 +100,8 @@ export function isProducerFenced(error: unknown): boolean {
     if ((e as { code?: unknown }).code === 'producer_fenced') return true;
     const type = (e as { type?: unknown }).type;
     if (typeof type === 'string' && FENCED_TYPES.has(type)) return true;
+    // kafkajs 2.2.4 knows INVALID_PRODUCER_EPOCH (47) but not PRODUCER_FENCED (90): an unknown code.
+    if (type === 'KAFKAJS_UNKNOWN_ERROR_CODE' && /\b90\b/.test(e.message)) return true;
   }
   return false;
 }

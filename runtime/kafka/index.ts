@@ -1,6 +1,8 @@
 /** `@keiyaku/kafka`: the Kafka transport (kafkajs). */
 export type { ContentMode } from '@keiyaku/runtime/adapter';
+// The fenced-producer error is the runtime's own (one class for every transport); it stays importable from here.
+export { ProducerFencedError } from '@keiyaku/runtime/adapter';
 export type { KafkaClientStatus, KafkaTransportOptions } from './options.js';
 export { DEFAULT_PUBLISH_TIMEOUT_MS, PublishTimeoutError } from './publish-timeout.js';
-export { DEFAULT_TRANSACTION_TIMEOUT_MS, ProducerFencedError } from './transactions.js';
+export { DEFAULT_TRANSACTION_TIMEOUT_MS } from './transactions.js';
 export { KafkaTransport } from './transport.js';

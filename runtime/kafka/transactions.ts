@@ -15,7 +15,9 @@
 import {
   ClosedError,
   type ConsumedOffset,
+  isProducerFenced,
   type OutgoingRecord,
+  ProducerFencedError,
   type TransactionalProducer,
   TransportError,
   type TransportTransaction,
@@ -29,38 +31,6 @@ import { publishDeadline } from './publish-timeout.js';
 
 /** kafkajs' and the Java client's default transaction timeout. */
 export const DEFAULT_TRANSACTION_TIMEOUT_MS = 60_000;
-
-/**
- * Another producer with the same transactional id took over (a restarted instance, or a second one
- * configured with the same id): this producer's open transaction was aborted, and it can no longer
- * write. Not retriable on this producer.
- */
-export class ProducerFencedError extends TransportError {
-  override readonly code: string = 'producer_fenced';
-  readonly transactionalId: string;
-
-  constructor(transactionalId: string, cause: unknown) {
-    super(
-      'kafka',
-      `the transactional producer ${transactionalId} was fenced: another instance with the same transactional id took over, and this one's open transaction was aborted. Give each concurrently running instance its own stable transactional id`,
-      { retriable: false, cause },
-    );
-    this.transactionalId = transactionalId;
-  }
-}
-
-/** kafkajs 2.2.4 knows INVALID_PRODUCER_EPOCH (47) but not PRODUCER_FENCED (90), which it reports as an unknown code. */
-export function isFenced(error: unknown): boolean {
-  for (
-    let e = error as { type?: string; message?: string; cause?: unknown } | undefined, depth = 0;
-    e && depth < 5;
-    e = e.cause as typeof e, depth++
-  ) {
-    if (e.type === 'INVALID_PRODUCER_EPOCH' || e.type === 'PRODUCER_FENCED') return true;
-    if (e.type === 'KAFKAJS_UNKNOWN_ERROR_CODE' && /\b90\b/.test(e.message ?? '')) return true;
-  }
-  return false;
-}
 
 function isConcurrentTransactions(entry: LogEntry): boolean {
   const error = (entry.log as { error?: unknown }).error;
@@ -135,8 +105,8 @@ export class KafkaTransactionalProducer implements TransactionalProducer {
 
   /** @internal A failure of this producer or its transaction, as the typed error to throw. */
   failed(error: unknown, address?: string): TransportError {
-    if (isFenced(error)) {
-      this.#fenced ??= new ProducerFencedError(this.transactionalId, error);
+    if (isProducerFenced(error)) {
+      this.#fenced ??= new ProducerFencedError('kafka', this.transactionalId, 'the transaction', { cause: error });
       return this.#fenced;
     }
     this.#broken = true;

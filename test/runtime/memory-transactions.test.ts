@@ -86,7 +86,7 @@ describe('memory transport transactions', () => {
     const successor = transport.transactionalProducer('t-fenced');
     const commit = open.commit();
     await expect(commit).rejects.toBeInstanceOf(ProducerFencedError);
-    await expect(commit).rejects.toThrow(/t-fenced was fenced by another producer with the same transactional id/);
+    await expect(commit).rejects.toThrow(/t-fenced was fenced: another instance with the same transactional id took over/);
     await expect(zombie.begin()).rejects.toSatisfy(isProducerFenced);
     expect(values(transport, 'out')).toEqual([]);
 
