@@ -198,7 +198,8 @@ async function serviceB(): Promise<void> {
     { groupId: 'service-b.effects', handle: (message, context) => b.effect(message, context) },
     { batchSize: 100, retry: { initialMs: 100, maxMs: 1_000 } },
   );
-  const outbound = instrumentedTransport(kafka(env('EO_OUT')), print);
+  // Tagged, not paused: B is killed on its handler's lines, wherever its dispatcher is.
+  const outbound = instrumentedTransport(kafka(env('EO_OUT')), print, 0);
   const running = b.dispatcher.dispatcher({ transport: outbound, logger }, dispatcherOptions);
   onTerm(async () => {
     await messaging.stop();

@@ -238,7 +238,7 @@ export const TRANSACTION_HEADER = 'fault_transaction';
 
 /**
  * The transport a fault run's dispatcher sends through: `kafka` itself, with each step of a send
- * printed and followed by a 50 ms pause, so a SIGKILL sent on that line lands right after it.
+ * printed and followed by a pause (`pauseMs`, 50 by default), so a SIGKILL sent on that line lands right after it.
  * - plain sends: `sent` once the broker acknowledged a batch (kill: acknowledged, not yet marked published);
  * - transactions: every record gets a {@link TRANSACTION_HEADER} header naming its transaction
  *   (`<pid>-<n>`), and the steps print `sent <tx>` (kill: the transaction is left open, to be aborted),
@@ -246,8 +246,8 @@ export const TRANSACTION_HEADER = 'fault_transaction';
  *   yet marked published). A transaction with `sent` and no `committing` line was never committed:
  *   a `read_committed` reader must never see its records.
  */
-export function instrumentedTransport(kafka: Transport, print: (line: string) => void): Transport {
-  const pause = () => sleep(50);
+export function instrumentedTransport(kafka: Transport, print: (line: string) => void, pauseMs = 50): Transport {
+  const pause = () => (pauseMs > 0 ? sleep(pauseMs) : Promise.resolve());
   let transactions = 0;
   const transactional = kafka.transactionalProducer?.bind(kafka);
   return {
