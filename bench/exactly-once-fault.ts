@@ -24,7 +24,7 @@
  * Environment: POSTGRES_URL (required: A's database, and B's with EXACTLY_ONCE_B_STORE=postgres);
  * EXACTLY_ONCE_B_STORE postgres (default) | sqlite (B's inbox, effects and outbox in one SQLite file;
  * A stays on PostgreSQL); EXACTLY_ONCE_COUNT (default 20 000); EXACTLY_ONCE_TIMEOUT_S (default
- * 120 + count/100); EXACTLY_ONCE_KAFKA_PORT (default: free ports; never KAFKA_PORT, which may name a
+ * 120 + count/50); EXACTLY_ONCE_KAFKA_PORT (default: free ports; never KAFKA_PORT, which may name a
  * shared broker); KAFKA_VERSION as scripts/kafka takes it.
  */
 import type { ChildProcess } from 'node:child_process';
@@ -119,6 +119,25 @@ const countTagged = (records: Iterable<ReadRecord>, tags: Set<string>): number =
   for (const r of records) if (tags.has(r.headers[TRANSACTION_HEADER] ?? '')) n++;
   return n;
 };
+
+/**
+ * Which transactions the copies of the first few duplicated ids came in, and what their
+ * dispatcher said of each: two committed transactions mean a dispatcher killed after its commit
+ * and before it marked the rows published, which sent them again.
+ */
+function explainDuplicates(records: Iterable<ReadRecord>, counts: ReadonlyMap<string, number>, steps: TransactionSteps): string {
+  const copies = new Map<string, string[]>();
+  for (const r of records) {
+    const id = r.headers['ce_id'] ?? '';
+    if ((counts.get(id) ?? 0) < 2) continue;
+    const tag = r.headers[TRANSACTION_HEADER] ?? 'no transaction';
+    copies.set(id, [...(copies.get(id) ?? []), `${tag} (${steps.get(tag) ?? 'not reported'})`]);
+  }
+  return [...copies]
+    .slice(0, 3)
+    .map(([id, tags]) => `${id} in ${tags.join(', ')}`)
+    .join('; ');
+}
 
 /** B's database from the parent's side: set up before, counted during and after the run. */
 interface StoreB {
@@ -397,6 +416,7 @@ export async function runExactlyOnceFault(options: ExactlyOnceOptions): Promise<
     const outCounts = reader.counts();
     const outLost = ids.filter((_, i) => !outCounts.has(`out-in-${i}`)).length;
     const outDuplicates = [...outCounts.values()].reduce((sum, n) => sum + n - 1, 0);
+    if (outDuplicates > 0) log(`duplicates on out: ${explainDuplicates(reader.records.values(), outCounts, steps.out)}`);
     const inCommitted = await readTopic(broker.brokers, topics.in, 'read_committed');
     const inIds = new Set(inCommitted.map((r) => r.headers['ce_id']));
     const abortedIn = aborted(steps.in);
@@ -469,7 +489,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     postgresUrl,
     bStore,
     count,
-    timeoutMs: Number(process.env['EXACTLY_ONCE_TIMEOUT_S'] ?? 120 + count / 100) * 1000,
+    timeoutMs: Number(process.env['EXACTLY_ONCE_TIMEOUT_S'] ?? 120 + count / 50) * 1000,
     ...(process.env['EXACTLY_ONCE_KAFKA_PORT'] ? { kafkaPort: process.env['EXACTLY_ONCE_KAFKA_PORT'] } : {}),
     log: (line) => process.stderr.write(`${line}\n`),
   };
