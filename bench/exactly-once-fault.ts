@@ -27,7 +27,6 @@
  * 120 + count/50); EXACTLY_ONCE_KAFKA_PORT (default: free ports; never KAFKA_PORT, which may name a
  * shared broker); KAFKA_VERSION as scripts/kafka takes it.
  */
-import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -43,12 +42,12 @@ import { SqliteOutbox } from '../runtime/sqlite/index.js';
 import { CommittedReader } from './exactly-once-reader.js';
 import {
   createDatabase,
-  exited,
   ownBroker,
   type ReadRecord,
+  type Role,
   readTopic,
+  Supervisor,
   sleep,
-  spawnChild,
   TRANSACTION_HEADER,
   watchLines,
 } from './fault-kit.js';
@@ -91,14 +90,6 @@ export interface ExactlyOnceResult {
   /** The bound that was hit, if one was. */
   readonly boundHit?: string;
   readonly durationMs: number;
-}
-
-/** A child process of one role, restarted when it exits without being killed by the run. */
-interface Role {
-  child: ChildProcess;
-  /** Starts it (again) and resolves once it works. */
-  restart(): Promise<void>;
-  kill(signal: NodeJS.Signals): Promise<void>;
 }
 
 /** The steps of each transaction a dispatcher reported: `sent`, `committing`, `committed`. */
@@ -191,12 +182,6 @@ async function sqliteB(): Promise<StoreB> {
   };
 }
 
-/** The line of a child's stderr that says why it failed. */
-const firstError = (stderr: string): string => {
-  const lines = stderr.trim().split('\n');
-  return lines.find((l) => l.includes(' failed: ')) ?? lines.pop() ?? '';
-};
-
 /** High watermarks of `topic`, per partition. */
 async function ends(brokers: string, topic: string): Promise<Map<number, bigint>> {
   const admin = new Kafka({ brokers: brokers.split(','), logLevel: logLevel.NOTHING }).admin();
@@ -208,185 +193,229 @@ async function ends(brokers: string, topic: string): Promise<Map<number, bigint>
   }
 }
 
-/**
- * Runs the fault: sets up the broker, the databases and the topics, starts the processes, kills
- * them on schedule, waits until everything arrived (or a bound is hit), stops them, and checks.
- * Long because: one sequence of setup, fault schedule, drain, checks and teardown, read top to bottom.
- */
-export async function runExactlyOnceFault(options: ExactlyOnceOptions): Promise<ExactlyOnceResult> {
-  const log = options.log ?? (() => {});
-  const began = Date.now();
-  const deadline = began + options.timeoutMs;
-  const want = {
-    dispatcher: options.dispatcherKills ?? 3,
-    service: options.serviceKills ?? 3,
-    broker: options.brokerKills ?? 1,
-  };
-  const broker = await ownBroker(options.kafkaPort);
-  log(`broker ${broker.brokers} (this run's own); B on ${options.bStore}, A on postgres; ${options.count} changes`);
-  const databaseA = await createDatabase(options.postgresUrl, 'keiyaku_eo_a');
-  const poolA = new pg.Pool({ connectionString: databaseA.url, max: 2 });
-  poolA.on('error', () => {});
-  const outboxA = new PostgresOutbox(poolA);
-  const storeB = options.bStore === 'postgres' ? await postgresB(options.postgresUrl) : await sqliteB();
-  const namespace = `eo${randomUUID().slice(0, 8)}`;
-  const topics = { in: `${namespace}-in.${BookIntegrationEvents.address}`, out: `${namespace}-out.${BookIntegrationEvents.address}` };
-  const reader = new CommittedReader(broker.brokers, topics.out);
-  const roles: Role[] = [];
-  const steps = { in: new Map() as TransactionSteps, out: new Map() as TransactionSteps };
-  const kills = { dispatcher: 0, service: 0, broker: 0 };
-  let unexpectedExits = 0;
-  let boundHit: string | undefined;
-  let writerDone = false;
-  let failure: Error | undefined;
-  /** Set once the run winds down: nothing is killed or restarted any more. */
-  let ending = false;
-  let brokerDown = false;
+/** What a run sets up before its processes start, and takes down after. */
+interface Fixture {
+  readonly broker: Awaited<ReturnType<typeof ownBroker>>;
+  readonly urlA: string;
+  readonly outboxA: PostgresOutbox;
+  readonly storeB: StoreB;
+  readonly namespace: string;
+  readonly topics: { readonly in: string; readonly out: string };
+  close(): Promise<void>;
+}
 
-  const role = (
-    script: string,
-    name: string,
-    env: Record<string, string>,
-    onLine: (line: string) => void,
-    finished: () => boolean = () => false,
-  ): Role => {
-    let killing = false;
-    const r: Role = {
-      child: undefined as unknown as ChildProcess,
-      // A process that cannot start (the broker is down) is started again, as a supervisor would.
-      async restart() {
-        for (;;) {
-          if (ending) return;
-          const spawned = spawnChild(script, [name], env, onLine);
-          r.child = spawned.child;
-          try {
-            await spawned.started;
-          } catch (error) {
-            if (name === 'writer' || ending || Date.now() > deadline) throw error;
-            log(`${name} did not start (${firstError(spawned.stderr())}); starting it again`);
-            await sleep(1_000);
-            continue;
-          }
-          spawned.child.once('exit', (code, signal) => {
-            if (killing || ending || r.child !== spawned.child || (code === 0 && finished())) return;
-            unexpectedExits++;
-            log(`${name} exited by itself (${code ?? signal}): ${firstError(spawned.stderr())}`);
-            if (name === 'writer') failure ??= new Error(`service A's writer failed: ${spawned.stderr()}`);
-            else
-              void r.restart().catch((error: unknown) => {
-                failure ??= error as Error;
-              });
-          });
-          return;
-        }
-      },
-      async kill(signal) {
-        if (r.child === undefined) return;
-        killing = true;
-        r.child.kill(signal);
-        // A clean stop is bounded too.
-        const hard = setTimeout(() => r.child.kill('SIGKILL'), 20_000);
-        await exited(r.child);
-        clearTimeout(hard);
-        killing = false;
-      },
-    };
-    roles.push(r);
-    return r;
+/** A broker of the run's own, A's and B's databases, and both topics, provisioned as the channel's bindings say. */
+async function setUp(options: ExactlyOnceOptions): Promise<Fixture> {
+  const undo: (() => Promise<unknown>)[] = [];
+  const close = async (): Promise<void> => {
+    for (const step of undo.reverse()) await step().catch(() => undefined);
   };
-
   try {
+    const broker = await ownBroker(options.kafkaPort);
+    undo.push(() => broker.stop());
+    const databaseA = await createDatabase(options.postgresUrl, 'keiyaku_eo_a');
+    undo.push(() => databaseA.drop());
+    const poolA = new pg.Pool({ connectionString: databaseA.url, max: 2 });
+    poolA.on('error', () => {});
+    undo.push(() => poolA.end());
+    const outboxA = new PostgresOutbox(poolA);
+    undo.push(() => outboxA.close());
     await poolA.query('CREATE TABLE loans (copy_id text PRIMARY KEY, book_id text NOT NULL)');
     await outboxA.migrate();
+    const storeB = options.bStore === 'postgres' ? await postgresB(options.postgresUrl) : await sqliteB();
+    undo.push(() => storeB.close());
+    const namespace = `eo${randomUUID().slice(0, 8)}`;
     for (const ns of [`${namespace}-in`, `${namespace}-out`]) {
       const transport = new KafkaTransport({ brokers: broker.brokers.split(','), namespace: ns });
       await transport.provision(BookIntegrationEvents.address, BookIntegrationEvents.bindings);
       await transport.close();
     }
+    const topics = { in: `${namespace}-in.${BookIntegrationEvents.address}`, out: `${namespace}-out.${BookIntegrationEvents.address}` };
+    return { broker, urlA: databaseA.url, outboxA, storeB, namespace, topics, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+type Kills = { dispatcher: number; service: number; broker: number };
+
+/**
+ * The faults, concurrently: A's dispatcher is killed on a step of its sends (mid-transaction, or
+ * committed and not yet marked published, in turns); B on the line it prints with a transaction
+ * open (at once, or a moment later); the broker once, after both were killed once. No process is
+ * killed while the broker is down. Resolves with the bound hit, if one was.
+ */
+async function faults(
+  fixture: Fixture,
+  supervisor: Supervisor,
+  targets: { readonly dispatcher: Role; readonly service: Role },
+  done: { readonly dispatcher: () => Promise<boolean>; readonly service: () => Promise<boolean> },
+  want: Kills,
+  kills: Kills,
+): Promise<string | undefined> {
+  const log = supervisor.log;
+  let brokerDown = false;
+  let boundHit: string | undefined;
+  const killLoop = async (event: 'dispatcher' | 'service'): Promise<void> => {
+    while (kills[event] < want[event] && !supervisor.ending) {
+      await sleep(500 + Math.floor(Math.random() * 1_000));
+      while (brokerDown && !supervisor.ending) await sleep(100);
+      const nth = kills[event];
+      const match =
+        event === 'service'
+          ? (line: string) => line === 'tx'
+          : nth % 2 === 0
+            ? (line: string) => line === 'sent' || line.startsWith('sent ')
+            : (line: string) => line === 'sent' || line.startsWith('committed ');
+      if (!(await watchLines(targets[event].child, match).next(0, done[event]))) {
+        boundHit ??= `the stream ended before ${event} kill ${nth + 1} (raise EXACTLY_ONCE_COUNT)`;
+        return;
+      }
+      if (supervisor.ending) return;
+      if (event === 'service' && nth % 2 === 1) await sleep(Math.floor(Math.random() * 300));
+      await targets[event].kill('SIGKILL');
+      kills[event]++;
+      log(`${event === 'dispatcher' ? "A's dispatcher" : 'service B'} SIGKILLed (${kills[event]}); restarting`);
+      await targets[event].restart();
+    }
+  };
+  const brokerLoop = async (): Promise<void> => {
+    while (kills.broker < want.broker && !supervisor.ending) {
+      while ((kills.dispatcher < Math.min(1, want.dispatcher) || kills.service < Math.min(1, want.service)) && !supervisor.ending)
+        await sleep(100);
+      if (supervisor.ending) return;
+      brokerDown = true;
+      await fixture.broker.command('kill');
+      kills.broker++;
+      log('broker SIGKILLed; restarting it in 3 s');
+      await sleep(3_000);
+      await fixture.broker.command('start');
+      brokerDown = false;
+      log('broker back');
+    }
+  };
+  await Promise.all([killLoop('dispatcher'), killLoop('service'), brokerLoop()]);
+  return boundHit;
+}
+
+/** The checks, once every process has stopped and the reader has reached the end of `out`. */
+async function check(
+  fixture: Fixture,
+  reader: CommittedReader,
+  steps: { readonly in: TransactionSteps; readonly out: TransactionSteps },
+  count: number,
+  log: (line: string) => void,
+): Promise<Omit<ExactlyOnceResult, 'kills' | 'unexpectedExits' | 'boundHit' | 'durationMs'>> {
+  const brokers = fixture.broker.brokers;
+  const effects = await fixture.storeB.effects();
+  const ids = Array.from({ length: count }, (_, i) => i);
+  const lost = ids.filter((i) => !effects.has(`C-${i}`)).length;
+  let effectRows = 0;
+  let duplicatedEffects = 0;
+  for (const n of effects.values()) {
+    effectRows += n;
+    duplicatedEffects += n - 1;
+  }
+  const outCounts = reader.counts();
+  const outLost = ids.filter((i) => !outCounts.has(`out-in-${i}`)).length;
+  const outDuplicates = [...outCounts.values()].reduce((sum, n) => sum + n - 1, 0);
+  if (outDuplicates > 0) log(`duplicates on out: ${explainDuplicates(reader.records.values(), outCounts, steps.out)}`);
+  const inCommitted = await readTopic(brokers, fixture.topics.in, 'read_committed');
+  const inIds = new Set(inCommitted.map((r) => r.headers['ce_id']));
+  const abortedIn = aborted(steps.in);
+  const abortedOut = aborted(steps.out);
+  const abortedRead = countTagged(inCommitted, abortedIn) + countTagged(reader.records.values(), abortedOut);
+  const abortedInLog =
+    countTagged(await readTopic(brokers, fixture.topics.in, 'read_uncommitted'), abortedIn) +
+    countTagged(await readTopic(brokers, fixture.topics.out, 'read_uncommitted'), abortedOut);
+  log(
+    `in: ${inCommitted.length} committed records, ${inIds.size} ids; out: ${reader.records.size} records, ${outCounts.size} ids; ` +
+      `${abortedIn.size + abortedOut.size} transactions never committed, ${abortedInLog} of their records in the logs, ${abortedRead} read`,
+  );
+  return {
+    sent: count,
+    effects: effectRows,
+    lost,
+    duplicatedEffects,
+    outLost,
+    outDuplicates,
+    abortedRead,
+    abortedInLog,
+    inDuplicates: inCommitted.length - inIds.size,
+  };
+}
+
+/**
+ * Runs the fault: sets up, starts the processes, kills them on schedule, waits until everything
+ * arrived (or a bound is hit), stops them, checks, and takes everything down.
+ */
+export async function runExactlyOnceFault(options: ExactlyOnceOptions): Promise<ExactlyOnceResult> {
+  const log = options.log ?? (() => {});
+  const began = Date.now();
+  const deadline = began + options.timeoutMs;
+  const want = { dispatcher: options.dispatcherKills ?? 3, service: options.serviceKills ?? 3, broker: options.brokerKills ?? 1 };
+  const kills = { dispatcher: 0, service: 0, broker: 0 };
+  const fixture = await setUp(options);
+  const { broker, namespace, storeB } = fixture;
+  log(`broker ${broker.brokers} (this run's own); B on ${options.bStore}, A on postgres; ${options.count} changes`);
+  const supervisor = new Supervisor(log, deadline);
+  const reader = new CommittedReader(broker.brokers, fixture.topics.out);
+  const steps = { in: new Map() as TransactionSteps, out: new Map() as TransactionSteps };
+  let writerDone = false;
+  let progress: NodeJS.Timeout | undefined;
+  try {
     await reader.start();
     const common = { KAFKA_BROKERS: broker.brokers, EO_IN: `${namespace}-in`, EO_OUT: `${namespace}-out` };
-    const dispatcherA = role(
-      'exactly-once-child.ts',
+    const child = 'exactly-once-child.ts';
+    const dispatcher = supervisor.role(
+      child,
       'dispatcher',
-      { ...common, EO_A_URL: databaseA.url, EO_TRANSACTIONAL_ID: `${namespace}-a-dispatcher` },
+      { ...common, EO_A_URL: fixture.urlA, EO_TRANSACTIONAL_ID: `${namespace}-a-dispatcher` },
       stepsListener(steps.in),
     );
-    const serviceB = role(
-      'exactly-once-child.ts',
+    const service = supervisor.role(
+      child,
       'service-b',
       { ...common, EO_B_STORE: storeB.url, EO_TRANSACTIONAL_ID: `${namespace}-b-dispatcher` },
       stepsListener(steps.out),
     );
-    const writer = role(
-      'exactly-once-child.ts',
+    const writer = supervisor.role(
+      child,
       'writer',
-      { EO_A_URL: databaseA.url, EO_COUNT: String(options.count), EO_WRITE_MS: String(Math.max(40_000, options.count * 2)) },
+      { EO_A_URL: fixture.urlA, EO_COUNT: String(options.count), EO_WRITE_MS: String(Math.max(40_000, options.count * 2)) },
       (line) => {
         if (line === 'done') writerDone = true;
       },
-      () => writerDone,
+      { finished: () => writerDone, essential: true },
     );
-    await Promise.all([dispatcherA.restart(), serviceB.restart()]);
+    await Promise.all([dispatcher.restart(), service.restart()]);
     await writer.restart();
     log('services started; writing');
 
-    const distinctOut = (): number => reader.counts().size;
-    const everythingOut = async (): Promise<boolean> => writerDone && distinctOut() >= options.count;
-    const aDrained = async (): Promise<boolean> => writerDone && (await outboxA.counts()).pending === 0;
-    const progress = setInterval(() => {
+    const everythingOut = async (): Promise<boolean> => writerDone && reader.counts().size >= options.count;
+    const aDrained = async (): Promise<boolean> => writerDone && (await fixture.outboxA.counts()).pending === 0;
+    progress = setInterval(() => {
       void storeB.effects().then(
         (effects) =>
-          log(`progress: ${effects.size} ids with effects, ${distinctOut()} ids on out (${Math.round((Date.now() - began) / 1000)} s)`),
+          log(
+            `progress: ${effects.size} ids with effects, ${reader.counts().size} ids on out (${Math.round((Date.now() - began) / 1000)} s)`,
+          ),
         () => undefined,
       );
     }, 5_000);
-    progress.unref();
-
-    // The faults, concurrently: A's dispatcher is killed on a step of its sends (mid-transaction,
-    // or committed and not yet marked published, in turns); B on the line it prints with a
-    // transaction open (at once, or a moment later); the broker once both were killed once.
-    const killLoop = async (event: 'dispatcher' | 'service', target: Role, done: () => Promise<boolean>): Promise<void> => {
-      while (kills[event] < want[event] && !ending) {
-        await sleep(500 + Math.floor(Math.random() * 1_000));
-        while (brokerDown && !ending) await sleep(100);
-        const nth = kills[event];
-        const match =
-          event === 'service'
-            ? (line: string) => line === 'tx'
-            : nth % 2 === 0
-              ? (line: string) => line === 'sent' || line.startsWith('sent ')
-              : (line: string) => line === 'sent' || line.startsWith('committed ');
-        if (!(await watchLines(target.child, match).next(0, done))) {
-          boundHit ??= `the stream ended before ${event} kill ${nth + 1} (raise EXACTLY_ONCE_COUNT)`;
-          return;
-        }
-        if (ending) return;
-        if (event === 'service' && nth % 2 === 1) await sleep(Math.floor(Math.random() * 300));
-        await target.kill('SIGKILL');
-        kills[event]++;
-        log(`${event === 'dispatcher' ? "A's dispatcher" : 'service B'} SIGKILLed (${kills[event]}); restarting`);
-        await target.restart();
-      }
-    };
-    const brokerLoop = async (): Promise<void> => {
-      while (kills.broker < want.broker && !ending) {
-        while ((kills.dispatcher < Math.min(1, want.dispatcher) || kills.service < Math.min(1, want.service)) && !ending) await sleep(100);
-        if (ending) return;
-        brokerDown = true;
-        await broker.command('kill');
-        kills.broker++;
-        log('broker SIGKILLed; restarting it in 3 s');
-        await sleep(3_000);
-        await broker.command('start');
-        brokerDown = false;
-        log('broker back');
-      }
-    };
-    await Promise.all([killLoop('dispatcher', dispatcherA, aDrained), killLoop('service', serviceB, everythingOut), brokerLoop()]);
+    let boundHit = await faults(
+      fixture,
+      supervisor,
+      { dispatcher, service },
+      { dispatcher: aDrained, service: everythingOut },
+      want,
+      kills,
+    );
 
     // Drain: every id through to `out`, both outboxes empty.
     for (;;) {
-      if (failure) throw failure;
+      supervisor.throwIfFailed();
       if ((await everythingOut()) && (await aDrained()) && (await storeB.backlog()) === 0) break;
       if (Date.now() > deadline) {
         boundHit ??= `not everything arrived in ${options.timeoutMs / 1000} s`;
@@ -394,65 +423,24 @@ export async function runExactlyOnceFault(options: ExactlyOnceOptions): Promise<
       }
       await sleep(200);
     }
-    clearInterval(progress);
-    ending = true;
-    for (const r of roles) await r.kill('SIGTERM');
-    const outEnds = await ends(broker.brokers, topics.out);
+    await supervisor.stopAll('SIGTERM');
+    const outEnds = await ends(broker.brokers, fixture.topics.out);
     while (!reader.caughtUp(outEnds) && Date.now() < deadline + 30_000) await sleep(100);
     if (!reader.caughtUp(outEnds)) boundHit ??= 'the reader did not reach the end of out';
     await reader.stop();
     log(`checking (reader replaced ${reader.replaced} times)`);
-
-    // Checks.
-    const effects = await storeB.effects();
-    const ids = Array.from({ length: options.count }, (_, i) => `C-${i}`);
-    const lost = ids.filter((id) => !effects.has(id)).length;
-    let effectRows = 0;
-    let duplicatedEffects = 0;
-    for (const n of effects.values()) {
-      effectRows += n;
-      duplicatedEffects += n - 1;
-    }
-    const outCounts = reader.counts();
-    const outLost = ids.filter((_, i) => !outCounts.has(`out-in-${i}`)).length;
-    const outDuplicates = [...outCounts.values()].reduce((sum, n) => sum + n - 1, 0);
-    if (outDuplicates > 0) log(`duplicates on out: ${explainDuplicates(reader.records.values(), outCounts, steps.out)}`);
-    const inCommitted = await readTopic(broker.brokers, topics.in, 'read_committed');
-    const inIds = new Set(inCommitted.map((r) => r.headers['ce_id']));
-    const abortedIn = aborted(steps.in);
-    const abortedOut = aborted(steps.out);
-    const abortedRead = countTagged(inCommitted, abortedIn) + countTagged(reader.records.values(), abortedOut);
-    const abortedInLog =
-      countTagged(await readTopic(broker.brokers, topics.in, 'read_uncommitted'), abortedIn) +
-      countTagged(await readTopic(broker.brokers, topics.out, 'read_uncommitted'), abortedOut);
-    log(
-      `in: ${inCommitted.length} committed records, ${inIds.size} ids; out: ${reader.records.size} records, ${outCounts.size} ids; ` +
-        `${abortedIn.size + abortedOut.size} transactions never committed, ${abortedInLog} of their records in the logs, ${abortedRead} read`,
-    );
     return {
-      sent: options.count,
-      effects: effectRows,
-      lost,
-      duplicatedEffects,
-      outLost,
-      outDuplicates,
-      abortedRead,
-      abortedInLog,
-      inDuplicates: inCommitted.length - inIds.size,
+      ...(await check(fixture, reader, steps, options.count, log)),
       kills,
-      unexpectedExits,
+      unexpectedExits: supervisor.unexpectedExits,
       ...(boundHit === undefined ? {} : { boundHit }),
       durationMs: Date.now() - began,
     };
   } finally {
-    ending = true;
-    for (const r of roles) await r.kill('SIGKILL').catch(() => undefined);
+    clearInterval(progress);
+    await supervisor.stopAll('SIGKILL');
     await reader.stop();
-    await outboxA.close().catch(() => undefined);
-    await poolA.end().catch(() => undefined);
-    await databaseA.drop().catch(() => undefined);
-    await storeB.close().catch(() => undefined);
-    await broker.stop();
+    await fixture.close();
   }
 }
 

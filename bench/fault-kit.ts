@@ -86,6 +86,108 @@ export function spawnChild(
   return { child, started, stderr: () => stderr };
 }
 
+/** The line of a child's stderr that says why it failed. */
+export const firstError = (stderr: string): string => {
+  const lines = stderr.trim().split('\n');
+  return lines.find((l) => l.includes(' failed: ')) ?? lines.pop() ?? '';
+};
+
+/** A child process of one role, started again when it exits without being killed by the run. */
+export interface Role {
+  readonly child: ChildProcess;
+  /** Starts it (again) and resolves once it works. */
+  restart(): Promise<void>;
+  /** Sends `signal` and waits for the exit (a SIGKILL follows after 20 s). */
+  kill(signal: NodeJS.Signals): Promise<void>;
+}
+
+/**
+ * Starts a fault run's processes and keeps them running, as a service supervisor would: one that
+ * cannot start (its broker is down) is started again a second later, one that exits by itself is
+ * counted and started again, except an `essential` one, whose exit fails the run. Once `ending`,
+ * nothing is started any more.
+ */
+export class Supervisor {
+  readonly log: (line: string) => void;
+  readonly #deadline: number;
+  readonly #roles: Role[] = [];
+  ending = false;
+  unexpectedExits = 0;
+  #failure: Error | undefined;
+
+  constructor(log: (line: string) => void, deadline: number) {
+    this.log = log;
+    this.#deadline = deadline;
+  }
+
+  role(
+    script: string,
+    name: string,
+    env: Readonly<Record<string, string>>,
+    onLine: (line: string) => void,
+    options: { readonly finished?: () => boolean; readonly essential?: boolean } = {},
+  ): Role {
+    const supervisor = this;
+    let killing = false;
+    let child: ChildProcess | undefined;
+    const role: Role = {
+      get child() {
+        return child!;
+      },
+      async restart() {
+        for (;;) {
+          if (supervisor.ending) return;
+          const spawned = spawnChild(script, [name], env, onLine);
+          child = spawned.child;
+          try {
+            await spawned.started;
+          } catch (error) {
+            if (options.essential || supervisor.ending || Date.now() > supervisor.#deadline) throw error;
+            supervisor.log(`${name} did not start (${firstError(spawned.stderr())}); starting it again`);
+            await sleep(1_000);
+            continue;
+          }
+          spawned.child.once('exit', (code, signal) => {
+            if (killing || supervisor.ending || child !== spawned.child || (code === 0 && options.finished?.())) return;
+            supervisor.unexpectedExits++;
+            supervisor.log(`${name} exited by itself (${code ?? signal}): ${firstError(spawned.stderr())}`);
+            if (options.essential) supervisor.#failure ??= new Error(`${name} failed: ${spawned.stderr()}`);
+            else
+              void role.restart().catch((error: unknown) => {
+                supervisor.#failure ??= error as Error;
+              });
+          });
+          return;
+        }
+      },
+      async kill(signal) {
+        if (child === undefined) return;
+        const target = child;
+        killing = true;
+        target.kill(signal);
+        // A clean stop is bounded too.
+        const hard = setTimeout(() => target.kill('SIGKILL'), 20_000);
+        await exited(target);
+        clearTimeout(hard);
+        killing = false;
+      },
+    };
+    this.#roles.push(role);
+    return role;
+  }
+
+  /** Throws what failed the run: an essential process that exited, or one that could not be started again. */
+  throwIfFailed(): void {
+    if (this.#failure) throw this.#failure;
+  }
+
+  /** Stops every process with `signal` (and nothing is started again). */
+  async stopAll(signal: NodeJS.Signals): Promise<void> {
+    this.ending = true;
+    for (const role of this.#roles) await role.kill(signal).catch(() => undefined);
+  }
+}
+
 /**
  * Counts the lines of `child` that `match`, from the moment it is watched, so none printed while
  * the fault sleeps or reads a backlog is missed. `next(after, done)` resolves with true on the
