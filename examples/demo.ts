@@ -5,7 +5,8 @@
  *
  * The library writes each domain change and the contract messages it causes (through the
  * mapper) in one transaction of its own database; the outbox dispatcher publishes them.
- * Inventory keeps shelf counts and blocks on a failure until it recovers; notifications parks
+ * Inventory keeps shelf counts in its own SQLite database, in an inbox (a redelivered message is
+ * skipped), and blocks on a failure until it recovers; notifications parks
  * a poison message under a dead-letter policy and moves on.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -15,10 +16,10 @@ import { KafkaTransport } from '@keiyaku/kafka';
 import { PostgresOutbox } from '@keiyaku/postgres';
 import { createMessaging, payloadText } from '@keiyaku/runtime';
 import { InMemoryTransport } from '@keiyaku/runtime/memory';
-import { SqliteDeadLetterStore, SqliteOutbox } from '@keiyaku/sqlite';
+import { SqliteDeadLetterStore, SqliteInboxStore, SqliteOutbox } from '@keiyaku/sqlite';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { BookIntegrationEvents } from '../generated/index.js';
+import { BookBorrowed, BookIntegrationEvents } from '../generated/index.js';
 import { BookAvailability, type InventoryStore } from './inventory/book-availability.js';
 import { type BookEvent, type BookState, decide, evolve } from './library/book.js';
 import { bookMapper } from './library/book-mapper.js';
@@ -40,15 +41,30 @@ async function until(condition: () => boolean | Promise<boolean>, what: string, 
 const dir = mkdtempSync(join(tmpdir(), 'keiyaku-demo-'));
 const deadLetterFile = join(dir, 'dead-letters.db');
 
-/** Inventory's own store: copies on the shelf per book; it can be switched off. */
-class Shelf implements InventoryStore {
-  readonly counts = new Map<string, number>();
+/**
+ * Inventory's own database (SQLite): copies on the shelf per book, and the inbox its handler runs
+ * in, so a count and the message id that changed it commit together. It can be switched off.
+ */
+class Shelf implements InventoryStore<Database.Database> {
+  readonly db = new Database(join(dir, 'inventory.db'));
+  readonly inbox = new SqliteInboxStore(this.db);
   available = true;
-  async adjust(bookId: string, delta: number): Promise<number> {
+
+  constructor() {
+    this.db.pragma('journal_mode = WAL');
+    this.db.exec('CREATE TABLE IF NOT EXISTS shelf (book_id TEXT PRIMARY KEY, copies INTEGER NOT NULL)');
+    this.inbox.migrate();
+  }
+
+  adjust(bookId: string, delta: number, tx: Database.Database): number {
     if (!this.available) throw new Error('inventory database unavailable');
-    const next = (this.counts.get(bookId) ?? 3) + delta;
-    this.counts.set(bookId, next);
-    return next;
+    tx.prepare('INSERT INTO shelf (book_id, copies) VALUES (?, 3) ON CONFLICT (book_id) DO NOTHING').run(bookId);
+    return (tx.prepare('UPDATE shelf SET copies = copies + ? WHERE book_id = ? RETURNING copies').get(delta, bookId) as { copies: number })
+      .copies;
+  }
+
+  copies(bookId: string): number | undefined {
+    return (this.db.prepare('SELECT copies FROM shelf WHERE book_id = ?').get(bookId) as { copies: number } | undefined)?.copies;
   }
 }
 
@@ -166,8 +182,9 @@ const messaging = createMessaging({
   shutdownBudgetMs: 10_000,
 });
 const shelf = new Shelf();
-const inventory = messaging.subscribe(BookIntegrationEvents, new BookAvailability(shelf), {
+const inventory = messaging.subscribe(BookIntegrationEvents, new BookAvailability(shelf, shelf.inbox), {
   retry: { initialMs: 200, maxMs: 1_000, jitter: 0 },
+  inbox: shelf.inbox,
 });
 const notices = new LateFeeNotices();
 const notifications = messaging.subscribe(BookIntegrationEvents, notices, { deadLetter: { maxRetries: 2, backoffSchedule: [100, 200] } });
@@ -208,7 +225,7 @@ try {
     `   the rolled-back transaction published nothing: ${dispatcher.status().published} published, ${await library.outboxRows()} outbox rows`,
   );
   await until(() => inventory.health().processed === 2, 'inventory handled both');
-  say(`   inventory.book-availability: copies on the shelf 3 → ${shelf.counts.get(bookId)}`);
+  say(`   inventory.book-availability: copies on the shelf 3 → ${shelf.copies(bookId)}`);
   await until(() => notifications.health().skipped === 2, 'notifications skipped both borrowings');
   say(`   notifications.late-fees skipped ${notifications.health().skipped} borrowings: it only accepts BookReturned`);
   say();
@@ -224,9 +241,7 @@ try {
   );
   shelf.available = true;
   await until(() => inventory.health().processed === 3, 'inventory recovered');
-  say(
-    `   database back: the same message went through on the next retry; copies on the shelf → ${shelf.counts.get(bookId)}; nothing skipped`,
-  );
+  say(`   database back: the same message went through on the next retry; copies on the shelf → ${shelf.copies(bookId)}; nothing skipped`);
   say(`   health: ready=${messaging.health().ready}, state=${inventory.health().state}`);
   await until(() => notices.sent.length === 1, 'the late fee notice is sent');
   say(`   notifications.late-fees sent: ${notices.sent[0]}`);
@@ -245,7 +260,23 @@ try {
   }
   say(`   the belt moved on: ${notices.sent[1]}`);
   await until(() => inventory.health().processed === 6, 'inventory handled everything');
-  say(`   inventory handled all ${inventory.health().processed} messages; copies on the shelf → ${shelf.counts.get(bookId)}`);
+  say(`   inventory handled all ${inventory.health().processed} messages; copies on the shelf → ${shelf.copies(bookId)}`);
+  // A redelivery, as a broker does after a crash between a handler's commit and the offset
+  // commit: the same message (the same ce_id) twice. The inbox recorded the id with the count.
+  const again = messaging.publisher(BookIntegrationEvents, { key: (m) => m.bookId, lingerMs: 0 });
+  const loan = BookBorrowed.create({
+    bookId,
+    copyId: 'C-3',
+    borrower: { memberId: 'M-1004' },
+    borrowedAt: '2026-12-01T09:00:00Z',
+    dueAt: '2026-12-22T09:00:00Z',
+    channel: 'desk',
+  });
+  for (let delivery = 0; delivery < 2; delivery++) await again.publish(loan, { id: 'loan-C-3-2026-12-01' });
+  await until(() => inventory.health().duplicatesSkipped === 1, "inventory's inbox skipped the second delivery");
+  say(
+    `   one BookBorrowed delivered twice (same ce_id): counted once, the inbox skipped ${inventory.health().duplicatesSkipped} duplicate; copies on the shelf → ${shelf.copies(bookId)}`,
+  );
   await until(drained, 'the dispatcher caught up');
   const status = dispatcher.status();
   const internal = recorded.filter(
@@ -268,5 +299,6 @@ try {
 } finally {
   await messaging.stop();
   await library.close();
+  shelf.db.close();
   rmSync(dir, { recursive: true, force: true });
 }

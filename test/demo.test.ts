@@ -34,6 +34,7 @@ describe('examples/demo.ts', () => {
       expect(result.stdout).toMatch(/the belt stopped at BookReturned \(partition \d+, offset 2\)/);
       expect(result.stdout).toMatch(/parked in SQLite: BookReturned offset 3 after 3 attempts/);
       expect(result.stdout).toContain('inventory handled all 6 messages; copies on the shelf → 3');
+      expect(result.stdout).toContain('counted once, the inbox skipped 1 duplicate; copies on the shelf → 2');
     },
     120_000,
   );
@@ -57,6 +58,9 @@ describe('examples/demo.ts', () => {
     expect(out).toMatch(/parked in SQLite: BookReturned offset 3 after 3 attempts — Error: no exchange rate for XXX/);
     expect(out).toContain('the belt moved on: M-1003: late fee EUR 0.46 for copy C-2');
     expect(out).toContain('inventory handled all 6 messages; copies on the shelf → 3');
+    expect(out).toContain(
+      'one BookBorrowed delivered twice (same ce_id): counted once, the inbox skipped 1 duplicate; copies on the shelf → 2',
+    );
     expect(out).toContain('outbox drained after event 8: 6 published, 2 kept internal (BookAdded, BookLost); backlog 0, dead 0');
     expect(out).toContain('The dead-letter store still holds 1 message after reopening the file');
   });

@@ -3,6 +3,7 @@
  * Its handler names its consumer group after the capability, not the service, so the
  * group (and its position) moves with the handler if the service is ever split.
  */
+import { type InboxStore, inboxTransaction } from '@keiyaku/runtime';
 import type { MessageContext } from '@keiyaku/runtime/codegen-v1';
 import {
   type BookIntegrationEventsHandler,
@@ -10,25 +11,32 @@ import {
   dispatchBookIntegrationEvents,
 } from '../../generated/index.js';
 
-/** Where inventory keeps its counts; in the demo it can be told to fail for a while. */
-export interface InventoryStore {
-  adjust(bookId: string, delta: number): Promise<number>;
+/**
+ * Where inventory keeps its counts. `tx` is the inbox transaction the handler runs in (the
+ * inventory database's, so the count and the inbox row commit together), when it has an inbox.
+ */
+export interface InventoryStore<Tx = undefined> {
+  adjust(bookId: string, delta: number, tx: Tx): number | Promise<number>;
 }
 
-export class BookAvailability implements BookIntegrationEventsHandler {
+export class BookAvailability<Tx = undefined> implements BookIntegrationEventsHandler {
   readonly groupId = 'inventory.book-availability';
-  readonly #store: InventoryStore;
-  readonly #seen = new Set<string>();
+  readonly #store: InventoryStore<Tx>;
+  readonly #inbox: InboxStore<Tx> | undefined;
 
-  constructor(store: InventoryStore) {
+  /**
+   * Delivery is at least once. With `inbox` (subscribe with the same `{ inbox }`), each message id
+   * changes the count once: a redelivery is skipped before this handler runs. Without one, a
+   * redelivered message would count twice.
+   */
+  constructor(store: InventoryStore<Tx>, inbox?: InboxStore<Tx>) {
     this.#store = store;
+    this.#inbox = inbox;
   }
 
   async handle(message: BookIntegrationEventsMessage, context: MessageContext): Promise<void> {
-    // Delivery is at least once: remember message ids so a redelivery changes nothing.
-    if (this.#seen.has(context.messageId)) return;
     const delta = dispatchBookIntegrationEvents(message, { BookBorrowed: () => -1, BookReturned: () => 1 });
-    await this.#store.adjust(message.bookId, delta);
-    this.#seen.add(context.messageId);
+    const tx = this.#inbox === undefined ? (undefined as Tx) : inboxTransaction(this.#inbox, context);
+    await this.#store.adjust(message.bookId, delta, tx);
   }
 }

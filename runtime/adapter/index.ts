@@ -1,7 +1,7 @@
 /**
  * `@keiyaku/runtime/adapter`: what a transport or store package builds on — the transport
  * interface and its records, the CloudEvents envelope every transport writes, the store
- * interfaces, the outbox core, errors, logger, clock, retry, waiting and migrations. `@keiyaku/kafka`, `@keiyaku/iggy`, `@keiyaku/sqlite` and
+ * interfaces, the outbox and inbox cores, errors, logger, clock, retry, waiting and migrations. `@keiyaku/kafka`, `@keiyaku/iggy`, `@keiyaku/sqlite` and
  * `@keiyaku/postgres` import the runtime through this entry only; a new transport or store does
  * the same (docs/architecture.md), and proves itself with the conformance suites of
  * `@keiyaku/runtime/testing`. Services do not need it.
@@ -37,6 +37,9 @@ export type {
 } from '../core/transport.js';
 export type { Waiter } from '../core/wake-up.js';
 export { waitForWake } from '../core/wake-up.js';
+export type { InboxEntry, InboxOutcome, InboxStore } from '../inbox/inbox.js';
+export { DEFAULT_INBOX_RETENTION_MS, INBOX_SCHEMA_VERSION, InboxError } from '../inbox/inbox.js';
+export { assertInboxSchemaVersion, inboxNotMigrated, isThenable } from '../inbox/store-base.js';
 export type { OutboxDispatcherDeps, OutboxDispatcherOptions, OutboxDispatcherStatus } from '../outbox/dispatcher.js';
 export { OutboxDispatcher } from '../outbox/dispatcher.js';
 export type {

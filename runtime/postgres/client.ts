@@ -15,7 +15,8 @@ export function createPostgresPool(connectionString: string, options: Omit<pg.Po
   return pool;
 }
 
-function isPool(db: PostgresQueryable): db is pg.Pool {
+/** True for a `pg` Pool (by shape, so a pool of another installed copy of `pg` counts too). */
+export function isPool(db: PostgresQueryable): db is pg.Pool {
   return typeof (db as pg.Pool).totalCount === 'number' && typeof (db as pg.Pool).idleCount === 'number';
 }
 

@@ -1,7 +1,7 @@
 /**
  * `@keiyaku/postgres`: PostgreSQL through `pg` (node-postgres) — the durable stores (event store,
  * checkpoint store, dead-letter store) with {@link migratePostgres}, which creates their tables
- * explicitly (nothing is created silently), and the transactional outbox.
+ * explicitly (nothing is created silently), the transactional outbox, and the inbox.
  */
 
 export type { PostgresQueryable } from './client.js';
@@ -10,10 +10,14 @@ export type { PostgresDeadLetterStoreOptions } from './dead-letters.js';
 export { DeadLetterRecordError, openDeadLetterStore, PostgresDeadLetterStore } from './dead-letters.js';
 export type { PostgresAppendOptions, PostgresEventStoreOptions } from './event-store.js';
 export { EVENTS_CHANNEL, PostgresCheckpointStore, PostgresEventStore } from './event-store.js';
+export type { PostgresInboxOptions, PostgresInboxTransaction } from './inbox.js';
+export { PostgresInboxStore } from './inbox.js';
 export type { MigrateOptions, Migration, MigrationResult } from './migrations.js';
 export {
   MIGRATION_LOCK_KEY,
   migratePostgres,
+  POSTGRES_INBOX_MIGRATION,
+  POSTGRES_INBOX_V1,
   POSTGRES_LEGACY_OUTBOX_VERSION_TABLE,
   POSTGRES_MIGRATIONS,
   POSTGRES_OUTBOX_MIGRATION,

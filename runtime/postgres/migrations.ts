@@ -124,6 +124,19 @@ $$;
 CREATE OR REPLACE TRIGGER keiyaku_outbox_notify AFTER INSERT ON keiyaku_outbox
   FOR EACH STATEMENT EXECUTE FUNCTION keiyaku_outbox_notify();`;
 
+/**
+ * The inbox table (schema version 1): one row per message a group handled, written in the
+ * handler's own transaction; `received_at` (ms since the epoch, as the outbox's times) is what
+ * retention purges by.
+ */
+export const POSTGRES_INBOX_V1 = `CREATE TABLE IF NOT EXISTS keiyaku_inbox (
+  group_id text NOT NULL,
+  message_id text NOT NULL,
+  received_at bigint NOT NULL,
+  PRIMARY KEY (group_id, message_id)
+);
+CREATE INDEX IF NOT EXISTS keiyaku_inbox_received ON keiyaku_inbox (received_at);`;
+
 /** The store components, in the order they are applied: what `migratePostgres(pool)` creates when no component is named. */
 export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   { component: 'event-store', steps: [POSTGRES_EVENTS_V1] },
@@ -139,6 +152,13 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
 export const POSTGRES_OUTBOX_MIGRATION: Migration = { component: 'outbox', steps: [POSTGRES_OUTBOX_V1] };
 
 /**
+ * The inbox component. `PostgresInboxStore.migrate()` applies it; `migratePostgres(pool, {
+ * components: ['inbox'] })` and `postgresMigrationSql(['inbox'])` name it explicitly (like the
+ * outbox, it is not part of a plain `migratePostgres(pool)`).
+ */
+export const POSTGRES_INBOX_MIGRATION: Migration = { component: 'inbox', steps: [POSTGRES_INBOX_V1] };
+
+/**
  * Where outbox releases before `keiyaku_schema_versions` recorded their version (one row, id 1).
  * Migrating the `outbox` component carries that version over (once, under the migration's
  * advisory lock) and leaves the table in place, so a process of the previous release still
@@ -150,7 +170,7 @@ export const POSTGRES_LEGACY_OUTBOX_VERSION_TABLE = 'keiyaku_outbox_schema';
 /** The advisory lock earlier releases' `PostgresOutbox.migrate()` took; held too, so a process of each release never migrates at once. */
 const LEGACY_OUTBOX_LOCK = "SELECT pg_advisory_xact_lock(hashtext('keiyaku_outbox_migrate'))";
 
-const KNOWN_MIGRATIONS: readonly Migration[] = [...POSTGRES_MIGRATIONS, POSTGRES_OUTBOX_MIGRATION];
+const KNOWN_MIGRATIONS: readonly Migration[] = [...POSTGRES_MIGRATIONS, POSTGRES_OUTBOX_MIGRATION, POSTGRES_INBOX_MIGRATION];
 
 /** The migrations to run: the named components among all known ones, or the default set. */
 function chooseMigrations(components: readonly string[] | undefined, migrations: readonly Migration[] | undefined): readonly Migration[] {

@@ -1,15 +1,19 @@
 /**
  * `@keiyaku/sqlite`: SQLite (better-sqlite3), the embedded default — the durable stores (event
  * store, checkpoint store, dead-letter store) with {@link migrateSqlite}, which creates their
- * tables explicitly (nothing is created silently), and the transactional outbox.
+ * tables explicitly (nothing is created silently), the transactional outbox, and the inbox.
  */
 
 export { DeadLetterRecordError, openDeadLetterStore, SqliteDeadLetterStore } from './dead-letters.js';
 export type { SqliteEventStoreOptions } from './event-store.js';
 export { openSqlite, SqliteCheckpointStore, SqliteEventStore } from './event-store.js';
+export type { SqliteInboxOptions } from './inbox.js';
+export { SqliteInboxStore } from './inbox.js';
 export type { MigrateOptions, Migration, MigrationResult } from './migrations.js';
 export {
   migrateSqlite,
+  SQLITE_INBOX_MIGRATION,
+  SQLITE_INBOX_V1,
   SQLITE_LEGACY_OUTBOX_VERSION_TABLE,
   SQLITE_MIGRATIONS,
   SQLITE_OUTBOX_MIGRATION,

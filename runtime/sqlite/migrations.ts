@@ -99,6 +99,18 @@ CREATE TABLE IF NOT EXISTS keiyaku_outbox_lock (
   lease_until INTEGER NOT NULL
 );`;
 
+/**
+ * The inbox table (schema version 1): one row per message a group handled, written in the
+ * handler's own transaction; `received_at` (ms since the epoch) is what retention purges by.
+ */
+export const SQLITE_INBOX_V1 = `CREATE TABLE IF NOT EXISTS keiyaku_inbox (
+  group_id TEXT NOT NULL,
+  message_id TEXT NOT NULL,
+  received_at INTEGER NOT NULL,
+  PRIMARY KEY (group_id, message_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS keiyaku_inbox_received ON keiyaku_inbox (received_at);`;
+
 /** The store components, in the order they are applied: what `migrateSqlite(db)` creates when no component is named. */
 export const SQLITE_MIGRATIONS: readonly Migration[] = [
   { component: 'event-store', steps: [SQLITE_EVENTS_V1] },
@@ -114,6 +126,13 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
 export const SQLITE_OUTBOX_MIGRATION: Migration = { component: 'outbox', steps: [SQLITE_OUTBOX_V1] };
 
 /**
+ * The inbox component. `SqliteInboxStore.migrate()` applies it; `migrateSqlite(db, { components:
+ * ['inbox'] })` and `sqliteMigrationSql(['inbox'])` name it explicitly (like the outbox, it is not
+ * part of a plain `migrateSqlite(db)`).
+ */
+export const SQLITE_INBOX_MIGRATION: Migration = { component: 'inbox', steps: [SQLITE_INBOX_V1] };
+
+/**
  * Where outbox releases before `keiyaku_schema_versions` recorded their version (one row, id 1).
  * Migrating the `outbox` component carries that version over (once, inside the migration's
  * transaction) and leaves the table in place, so a process of the previous release still running
@@ -122,7 +141,7 @@ export const SQLITE_OUTBOX_MIGRATION: Migration = { component: 'outbox', steps: 
  */
 export const SQLITE_LEGACY_OUTBOX_VERSION_TABLE = 'keiyaku_outbox_schema';
 
-const KNOWN_MIGRATIONS: readonly Migration[] = [...SQLITE_MIGRATIONS, SQLITE_OUTBOX_MIGRATION];
+const KNOWN_MIGRATIONS: readonly Migration[] = [...SQLITE_MIGRATIONS, SQLITE_OUTBOX_MIGRATION, SQLITE_INBOX_MIGRATION];
 
 /** The migrations to run: the named components among all known ones, or the default set. */
 function chooseMigrations(components: readonly string[] | undefined, migrations: readonly Migration[] | undefined): readonly Migration[] {

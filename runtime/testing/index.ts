@@ -1,11 +1,13 @@
 /**
- * `@keiyaku/runtime/testing`: the transport conformance suite and a manual clock. Importing it does not
- * load vitest (an optional peer): the suite takes your runner's `describe`/`it`/`afterEach`/`expect`,
- * or loads vitest when it is registered without them.
+ * `@keiyaku/runtime/testing`: the conformance suites (transport, outbox, inbox, stores) and a manual
+ * clock. Importing it does not load vitest (an optional peer): the suite takes your runner's
+ * `describe`/`it`/`afterEach`/`expect`, or loads vitest when it is registered without them.
  */
 export { ManualClock, settle } from '../core/clock.js';
 export type { ConformanceCase, ConformanceMatchers, ConformanceRunner, ConformanceTarget } from './conformance.js';
 export { CONFORMANCE_CASES, runTransportConformance } from './conformance.js';
+export type { InboxConformanceCase, InboxConformanceTarget, InboxHarness } from './inbox-conformance.js';
+export { INBOX_CONFORMANCE_CASES, runInboxConformance } from './inbox-conformance.js';
 export type {
   OutboxConformanceCase,
   OutboxConformanceChannel,

@@ -15,6 +15,10 @@ describe('docs/stores.md', () => {
   it('shows the SQLite migration SQL exactly', () => {
     expect(doc).toContain(`\`\`\`sql\n${sqliteMigrationSql().trimEnd()}\n\`\`\``);
   });
+  it('shows the inbox SQL of both engines exactly', () => {
+    expect(doc).toContain(`\`\`\`sql\n${sqliteMigrationSql(['inbox']).trimEnd()}\n\`\`\``);
+    expect(doc).toContain(`\`\`\`sql\n${postgresMigrationSql(['inbox']).trimEnd()}\n\`\`\``);
+  });
 });
 
 describe('docs/outbox.md', () => {
