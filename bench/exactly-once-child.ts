@@ -19,10 +19,10 @@
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { BookBorrowed, BookIntegrationEvents, type BookIntegrationEventsMessage } from '../generated/index.js';
-import { createMessaging, type Logger, type MessageContext } from '../runtime/index.js';
+import { createMessaging, type InboxStore, inboxTransaction, type Logger, type MessageContext } from '../runtime/index.js';
 import { KafkaTransport } from '../runtime/kafka/index.js';
-import { PostgresOutbox } from '../runtime/postgres/index.js';
-import { SqliteOutbox } from '../runtime/sqlite/index.js';
+import { PostgresInboxStore, PostgresOutbox } from '../runtime/postgres/index.js';
+import { SqliteInboxStore, SqliteOutbox } from '../runtime/sqlite/index.js';
 import { instrumentedTransport, sleep } from './fault-kit.js';
 
 const env = (name: string): string => {
@@ -139,53 +139,53 @@ async function dispatcher(): Promise<void> {
   print('started');
 }
 
-/** B's handler: one effect row and one outbox row, in the transaction `tx` it is given. */
+/** B's handler: one effect row and one outbox row, in the inbox's transaction. */
 type Effect = (message: BookIntegrationEventsMessage, context: MessageContext) => void | Promise<void>;
 
-function postgresB(url: string): { effect: Effect; dispatcher: PostgresOutbox; close(): Promise<void> } {
+interface ServiceB {
+  readonly inbox: InboxStore;
+  readonly effect: Effect;
+  readonly dispatcher: PostgresOutbox | SqliteOutbox;
+  close(): Promise<void>;
+}
+
+function postgresB(url: string): ServiceB {
   const pool = new pg.Pool({ connectionString: url, max: 4 });
   pool.on('error', () => {});
+  const inbox = new PostgresInboxStore(pool);
   const outbox = new PostgresOutbox(pool, { leaseMs: 2_000 });
   const out = outbox.channel(BookIntegrationEvents);
   let handled = 0;
   const effect: Effect = async (message, context) => {
-    const client = await pool.connect();
-    try {
-      await client.query('BEGIN');
-      await client.query('INSERT INTO effects (copy_id, message_id) VALUES ($1, $2)', [message.copyId, context.messageId]);
-      await out.write(client, message, { id: `out-${context.messageId}`, key: message.bookId });
-      if (++handled % 20 === 0) {
-        print('tx');
-        await sleep(30);
-      }
-      await client.query('COMMIT');
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
+    const client = inboxTransaction(inbox, context); // inside BEGIN … COMMIT, with the inbox row
+    await client.query('INSERT INTO effects (copy_id, message_id) VALUES ($1, $2)', [message.copyId, context.messageId]);
+    await out.write(client, message, { id: `out-${context.messageId}`, key: message.bookId });
+    if (++handled % 20 === 0) {
+      print('tx');
+      await sleep(30);
     }
   };
-  return { effect, dispatcher: outbox, close: () => outbox.close().then(() => pool.end()) };
+  return { inbox, effect, dispatcher: outbox, close: () => outbox.close().then(() => pool.end()) };
 }
 
-function sqliteB(file: string): { effect: Effect; dispatcher: SqliteOutbox; close(): Promise<void> } {
+function sqliteB(file: string): ServiceB {
   const db = new Database(file, { timeout: 10_000 });
   db.pragma('journal_mode = WAL');
+  const inbox = new SqliteInboxStore(db);
   const outbox = new SqliteOutbox(db, { leaseMs: 2_000 });
   const out = outbox.channel(BookIntegrationEvents);
   const insert = db.prepare('INSERT INTO effects (copy_id, message_id) VALUES (?, ?)');
   let handled = 0;
-  const effect: Effect = (message, context) =>
-    db.transaction(() => {
-      insert.run(message.copyId, context.messageId);
-      out.write(db, message, { id: `out-${context.messageId}`, key: message.bookId });
-      if (++handled % 20 === 0) {
-        print('tx');
-        block(30);
-      }
-    })();
-  return { effect, dispatcher: outbox, close: async () => void db.close() };
+  const effect: Effect = (message, context) => {
+    const tx = inboxTransaction(inbox, context); // the Database, inside the inbox's transaction
+    insert.run(message.copyId, context.messageId);
+    out.write(tx, message, { id: `out-${context.messageId}`, key: message.bookId });
+    if (++handled % 20 === 0) {
+      print('tx');
+      block(30);
+    }
+  };
+  return { inbox, effect, dispatcher: outbox, close: async () => void db.close() };
 }
 
 async function serviceB(): Promise<void> {
@@ -196,7 +196,7 @@ async function serviceB(): Promise<void> {
   messaging.subscribe(
     BookIntegrationEvents,
     { groupId: 'service-b.effects', handle: (message, context) => b.effect(message, context) },
-    { batchSize: 100, retry: { initialMs: 100, maxMs: 1_000 } },
+    { inbox: b.inbox, batchSize: 100, retry: { initialMs: 100, maxMs: 1_000 } },
   );
   // Tagged, not paused: B is killed on its handler's lines, wherever its dispatcher is.
   const outbound = instrumentedTransport(kafka(env('EO_OUT')), print, 0);

@@ -37,8 +37,8 @@ import { Kafka, logLevel } from 'kafkajs';
 import pg from 'pg';
 import { BookIntegrationEvents } from '../generated/index.js';
 import { KafkaTransport } from '../runtime/kafka/index.js';
-import { PostgresOutbox } from '../runtime/postgres/index.js';
-import { SqliteOutbox } from '../runtime/sqlite/index.js';
+import { PostgresInboxStore, PostgresOutbox } from '../runtime/postgres/index.js';
+import { SqliteInboxStore, SqliteOutbox } from '../runtime/sqlite/index.js';
 import { CommittedReader } from './exactly-once-reader.js';
 import {
   createDatabase,
@@ -147,6 +147,7 @@ async function postgresB(serverUrl: string): Promise<StoreB> {
   await pool.query('CREATE TABLE effects (seq bigserial PRIMARY KEY, copy_id text NOT NULL, message_id text NOT NULL)');
   const outbox = new PostgresOutbox(pool);
   await outbox.migrate();
+  await new PostgresInboxStore(pool).migrate();
   return {
     url: database.url,
     async effects() {
@@ -170,6 +171,7 @@ async function sqliteB(): Promise<StoreB> {
   db.exec('CREATE TABLE effects (seq INTEGER PRIMARY KEY, copy_id TEXT NOT NULL, message_id TEXT NOT NULL)');
   const outbox = new SqliteOutbox(db);
   outbox.migrate();
+  new SqliteInboxStore(db).migrate();
   const count = db.prepare<[], { copy_id: string; n: number }>('SELECT copy_id, count(*) AS n FROM effects GROUP BY copy_id');
   return {
     url: file,
