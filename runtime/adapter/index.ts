@@ -25,15 +25,18 @@ export { isRetriable, retry } from '../core/retry.js';
 export type { ContentMode } from '../core/structured.js';
 export { toStructured } from '../core/structured.js';
 export type {
+  ConsumedOffset,
   ConsumerOptions,
   IncomingRecord,
   OutgoingRecord,
   PartitionPosition,
+  TransactionalProducer,
   Transport,
   TransportCapabilities,
   TransportConsumer,
   TransportHealth,
   TransportProducer,
+  TransportTransaction,
 } from '../core/transport.js';
 export type { Waiter } from '../core/wake-up.js';
 export { waitForWake } from '../core/wake-up.js';

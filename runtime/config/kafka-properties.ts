@@ -42,6 +42,9 @@ export interface KafkaPropertyValues {
   heartbeatIntervalMs?: number;
   maxWaitTimeInMs?: number;
   fromBeginning?: boolean;
+  idempotent?: boolean;
+  isolation?: 'read_committed' | 'read_uncommitted';
+  transactionTimeoutMs?: number;
   retry: { -readonly [K in keyof KafkaRetrySettings]?: KafkaRetrySettings[K] };
 }
 
@@ -231,6 +234,22 @@ export const KAFKA_PROPERTIES: Readonly<Record<string, Row>> = {
       else problems.add(display, `must be earliest or latest, got ${shown(value)}`);
     },
   },
+  'enable.idempotence': {
+    maps: 'idempotent',
+    apply(out, value, _key, problems, display) {
+      const v = bool(value, display, problems);
+      if (v !== undefined) out.idempotent = v;
+    },
+  },
+  'isolation.level': {
+    maps: 'isolation',
+    apply(out, value, _key, problems, display) {
+      const v = typeof value === 'string' ? value.trim().toLowerCase() : '';
+      if (v === 'read_committed' || v === 'read_uncommitted') out.isolation = v;
+      else problems.add(display, `must be read_committed or read_uncommitted, got ${shown(value)}`);
+    },
+  },
+  'transaction.timeout.ms': ms((o, v) => (o.transactionTimeoutMs = v), 'transactionTimeoutMs'),
   retries,
   'message.send.max.retries': retries,
   'retry.backoff.ms': ms((o, v) => (o.retry.initialRetryTime = v), 'retry.initialRetryTime (kafkajs)'),
@@ -250,8 +269,8 @@ export const KAFKA_PROPERTIES: Readonly<Record<string, Row>> = {
 export const UNSUPPORTED_KAFKA_PROPERTIES: Readonly<Record<string, string>> = {
   'group.id': 'each handler names its own consumer group (its groupId); set namespace to prefix them',
   'group.instance.id': 'static group membership is not supported by kafkajs',
-  'transactional.id': 'keiyaku does not use transactions (delivery is at least once)',
-  'enable.idempotence': 'the idempotent producer is not used (delivery is at least once)',
+  'transactional.id':
+    "transactional ids are per producer: Transport.transactionalProducer(id), or the outbox dispatcher's transactional option",
   'compression.type': 'compression is not configurable in the Kafka transport',
   'compression.codec': 'compression is not configurable in the Kafka transport',
   'linger.ms': "batching is the publisher's (PublisherOptions.lingerMs, maxBatchCount, maxBatchBytes)",

@@ -35,6 +35,9 @@ export interface KafkaSettings {
   readonly heartbeatIntervalMs?: number;
   readonly maxWaitTimeInMs?: number;
   readonly fromBeginning?: boolean;
+  readonly idempotent?: boolean;
+  readonly isolation?: 'read_committed' | 'read_uncommitted';
+  readonly transactionTimeoutMs?: number;
   readonly rebuildAfterMs?: number;
   readonly maxRebuildIntervalMs?: number;
   readonly defaultPartitions?: number;

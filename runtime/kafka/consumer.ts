@@ -5,10 +5,13 @@
  * a stalled partition is paused in kafkajs while the others keep flowing. Offsets are committed
  * only when the belt commits. A consumer cut off from the brokers does not commit and, after
  * `rebuildAfterMs`, gets a new kafkajs client in place, backing off towards `maxRebuildIntervalMs`.
+ * Reads `read_committed` unless the subscription or the transport says `read_uncommitted`; offsets a
+ * transaction commits (`sendOffsets`) are handed back through `committed()`.
  */
 import {
   type Backoff,
   ClosedError,
+  type ConsumedOffset,
   type ConsumerOptions,
   exponentialBackoff,
   type IncomingRecord,
@@ -97,6 +100,7 @@ export class KafkaTransportConsumer implements TransportConsumer {
       heartbeatInterval: this.#transport.options.heartbeatIntervalMs ?? 3_000,
       maxWaitTimeInMs: this.#transport.options.maxWaitTimeInMs ?? 500,
       allowAutoTopicCreation: false,
+      readUncommitted: (this.#options.isolation ?? this.#transport.options.isolation ?? 'read_committed') === 'read_uncommitted',
     });
     this.#consumer = consumer;
     this.#fence = fence;
@@ -114,6 +118,18 @@ export class KafkaTransportConsumer implements TransportConsumer {
         for (const p of [...map.keys()]) if (!this.#assigned.includes(p)) map.delete(p);
       this.#cutOff.clear();
       logger.info('kafka: joined group', { group: event.payload.groupId, topic: this.#topic, partitions: this.#assigned });
+    });
+    consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) => {
+      // A fetch of only transaction markers (or aborted records) never reaches eachBatch: kafkajs
+      // steps over it. Right after what the belt acknowledged, so do the offsets to commit — else a
+      // partition written in transactions keeps its commit marker as a lag of one.
+      if (fence.replaced || consumer !== this.#consumer || payload.batchSize !== 0 || payload.topic !== this.#topic) return;
+      if (payload.firstOffset === null) return;
+      const acked = this.#acked.get(payload.partition);
+      if (acked === undefined || acked < Number(payload.firstOffset)) return;
+      const next = Number(payload.lastOffset) + 1;
+      if (next > acked) this.#acked.set(payload.partition, next);
+      this.#high.set(payload.partition, Number(payload.highWatermark));
     });
     consumer.on(consumer.events.CRASH, (event) => {
       const error = event.payload.error;
@@ -196,7 +212,15 @@ export class KafkaTransportConsumer implements TransportConsumer {
     while (isRunning() && !isStale() && !this.#closed && consumer === this.#consumer) {
       const acked = this.#acked.get(partition);
       if (acked !== undefined && acked > 0) resolveOffset(String(acked - 1));
-      if (acked !== undefined && acked > last) return;
+      if (acked !== undefined && acked > last) {
+        // Transaction markers (or aborted records) after the last record are stepped over with it.
+        const end = Number(batch.lastOffset());
+        if (end > last && acked <= end) {
+          resolveOffset(String(end));
+          this.#acked.set(partition, end + 1);
+        }
+        return;
+      }
       if (this.#paused.has(partition)) return; // resumed later; what the belt holds is not delivered twice
       await this.#wait(1_000);
       try {
@@ -247,6 +271,22 @@ export class KafkaTransportConsumer implements TransportConsumer {
     } catch (error) {
       if (isConnectivity(error)) this.#cutOff.mark(Date.now());
       throw toTransportError(error, this.#options.address);
+    }
+  }
+
+  /** Acknowledged and not yet committed, per assigned partition: the next offset to read (for a transaction's `sendOffsets`). */
+  uncommitted(): readonly ConsumedOffset[] {
+    return [...this.#acked]
+      .filter(([partition, next]) => this.#assigned.includes(partition) && next > (this.#committed.get(partition) ?? -1))
+      .map(([partition, next]) => ({ address: this.#options.address, partition, offset: String(next) }));
+  }
+
+  /** A transaction committed `offsets` for this group: positions show them, and the next plain commit leaves them out. */
+  committed(offsets: readonly ConsumedOffset[]): void {
+    for (const o of offsets) {
+      if (o.address !== this.#options.address || !this.#assigned.includes(o.partition)) continue;
+      const next = Number(o.offset);
+      if (next > (this.#committed.get(o.partition) ?? -1)) this.#committed.set(o.partition, next);
     }
   }
 

@@ -44,6 +44,27 @@ export interface KafkaTransportOptions {
   /** Where a new group starts: the earliest record (default) or only new ones. */
   readonly fromBeginning?: boolean;
   /**
+   * Idempotent producers (default `true`): the broker drops a batch kafkajs resends after a lost
+   * acknowledgment instead of writing it twice. kafkajs then serializes its produce requests per
+   * broker. A producer whose send failed is replaced (a new producer id), so a later send never
+   * reuses the sequence numbers of a batch whose fate is unknown. `false` for brokers or ACLs without
+   * idempotence (the `IDEMPOTENT_WRITE` permission on Kafka before 2.8).
+   */
+  readonly idempotent?: boolean;
+  /**
+   * What consumers read, unless a subscription says otherwise (`ConsumerOptions.isolation`):
+   * `read_committed` (default, as kafkajs and the Java client) skips records of aborted transactions
+   * and waits for open ones; `read_uncommitted` reads everything written.
+   */
+  readonly isolation?: 'read_committed' | 'read_uncommitted';
+  /**
+   * How long a transaction of a transactional producer may stay open before the broker aborts it
+   * (default 60 000, kafkajs' and the Java client's; at most the broker's `transaction.max.timeout.ms`,
+   * 15 min by default). It bounds how long `read_committed` readers of a partition wait behind a
+   * transaction whose producer died and was not restarted with the same transactional id.
+   */
+  readonly transactionTimeoutMs?: number;
+  /**
    * How records are written (default `binary`): CloudEvents binary content mode puts the event's
    * attributes in `ce_` headers and the payload in the value; `structured` writes the whole event
    * as the value (JSON event format, `content-type: application/cloudevents+json`) beside the

@@ -3,14 +3,50 @@
  * from all in-sync replicas; per-key order comes from Kafka's key partitioner. A send that fails
  * after kafkajs' retries rejects, so the publisher can retry it and, in the end, reach the caller.
  * A producer cut off for longer than `rebuildAfterMs` gets a new kafkajs producer in place.
+ * Producers are idempotent unless the transport's `idempotent` option is `false`.
  */
 import { ClosedError, type OutgoingRecord, type TransportProducer, toStructured } from '@keiyaku/runtime/adapter';
-import { logLevel, type Producer } from 'kafkajs';
+import { type LogEntry, logLevel, type Producer } from 'kafkajs';
 import { bounded, CutOff, type KafkaClients } from './client.js';
 import { isConnectivity, toTransportError } from './errors.js';
 import type { KafkaClientStatus } from './options.js';
 import { keyPartitioner } from './partitioner.js';
 import { publishDeadline } from './publish-timeout.js';
+
+/**
+ * @internal kafkajs warns on every idempotent producer built with bounded retries. keiyaku bounds them
+ * on purpose (the publish timeout tells the caller) and replaces a producer whose send failed, which
+ * keeps what the warning is about (reused sequence numbers) from happening.
+ */
+export function isRetriesWarning(entry: LogEntry): boolean {
+  return entry.log.message.startsWith('Limiting retries for the idempotent producer');
+}
+
+type KafkaMessage = { key: string | null; value: Buffer; headers: Record<string, string> };
+
+/** @internal Records as kafkajs topic messages: topics through `topic()`, binary or structured content mode by address. */
+export function topicMessages(transport: KafkaClients, records: readonly OutgoingRecord[]): { topic: string; messages: KafkaMessage[] }[] {
+  const byTopic = new Map<string, KafkaMessage[]>();
+  for (const record of records) {
+    const topic = transport.topic(record.address);
+    let list = byTopic.get(topic);
+    if (list === undefined) {
+      list = [];
+      byTopic.set(topic, list);
+    }
+    if (transport.contentMode(record.address) === 'structured') {
+      const structured = toStructured(record.headers, record.value);
+      list.push({ key: record.key ?? null, value: structured.value, headers: structured.headers });
+    } else {
+      list.push({
+        key: record.key ?? null,
+        value: Buffer.from(record.value.buffer, record.value.byteOffset, record.value.byteLength),
+        headers: record.headers as Record<string, string>, // kafkajs only reads them
+      });
+    }
+  }
+  return [...byTopic].map(([topic, messages]) => ({ topic, messages }));
+}
 
 /** @internal A publisher's producer: one kafkajs producer, rebuilt in place after a long cut-off. */
 export class KafkaTransportProducer implements TransportProducer {
@@ -20,9 +56,11 @@ export class KafkaTransportProducer implements TransportProducer {
   #connected: Promise<void> | undefined;
   #inFlight = new Map<Producer, number>();
   #closed = false;
+  readonly #idempotent: boolean;
 
   constructor(transport: KafkaClients) {
     this.#transport = transport;
+    this.#idempotent = transport.options.idempotent ?? true;
   }
 
   status(): KafkaClientStatus {
@@ -37,17 +75,19 @@ export class KafkaTransportProducer implements TransportProducer {
   #ensure(): { producer: Producer; connected: Promise<void> } {
     if (this.#producer === undefined || this.#connected === undefined) {
       const kafka = this.#transport.client((entry) => {
+        if (isRetriesWarning(entry)) return 'quiet';
         if (entry.level <= logLevel.WARN && isConnectivity(entry.log)) this.#cutOff.mark(Date.now());
+        return undefined;
       });
       const producer = kafka.producer({
         retry: this.#transport.retry,
         allowAutoTopicCreation: false,
-        idempotent: false,
+        idempotent: this.#idempotent,
         createPartitioner: keyPartitioner,
       });
       this.#producer = producer;
       this.#connected = producer.connect().catch((error: unknown) => {
-        this.#connected = undefined;
+        if (this.#producer === producer) this.#connected = undefined;
         throw error;
       });
     }
@@ -62,29 +102,10 @@ export class KafkaTransportProducer implements TransportProducer {
     const deadline = publishDeadline(this.#transport.options.publishTimeoutMs, records[0]?.address);
     try {
       await deadline.race(connected);
-      const byTopic = new Map<string, { key: string | null; value: Buffer; headers: Record<string, string> }[]>();
-      for (const record of records) {
-        const topic = this.#transport.topic(record.address);
-        let list = byTopic.get(topic);
-        if (list === undefined) {
-          list = [];
-          byTopic.set(topic, list);
-        }
-        if (this.#transport.contentMode(record.address) === 'structured') {
-          const structured = toStructured(record.headers, record.value);
-          list.push({ key: record.key ?? null, value: structured.value, headers: structured.headers });
-        } else {
-          list.push({
-            key: record.key ?? null,
-            value: Buffer.from(record.value.buffer, record.value.byteOffset, record.value.byteLength),
-            headers: record.headers as Record<string, string>, // kafkajs only reads them
-          });
-        }
-      }
       const { ackTimeoutMs } = this.#transport.options;
       await deadline.race(
         producer.sendBatch({
-          topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })),
+          topicMessages: topicMessages(this.#transport, records),
           acks: -1,
           ...(ackTimeoutMs === undefined ? {} : { timeout: ackTimeoutMs }),
         }),
@@ -92,6 +113,9 @@ export class KafkaTransportProducer implements TransportProducer {
       this.#cutOff.clear();
     } catch (error) {
       if (isConnectivity(error)) this.#cutOff.mark(Date.now());
+      // kafkajs rewinds the sequence numbers of a failed send; if the broker wrote it after all, the
+      // next send under those numbers would be dropped as a duplicate or refused as out of order.
+      if (this.#idempotent && this.#producer === producer) this.#replace(producer);
       throw toTransportError(error, records[0]?.address);
     } finally {
       deadline.clear();
@@ -112,6 +136,13 @@ export class KafkaTransportProducer implements TransportProducer {
     this.#cutOff.since = Date.now();
     this.#cutOff.totalRebuilds++;
     this.#transport.logger.warn('kafka: producer cut off; rebuilding its client', { cutOffMs: Date.now() - since });
+    void this.#discard(old);
+  }
+
+  /** After a failed idempotent send: the next send goes through a new kafkajs producer (a new producer id). */
+  #replace(old: Producer): void {
+    this.#producer = undefined;
+    this.#connected = undefined;
     void this.#discard(old);
   }
 

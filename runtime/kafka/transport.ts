@@ -19,7 +19,7 @@
  *   not an outage: it faults loudly.
  *
  * This module is the transport itself (clients, topics, health); the roles live beside it:
- * `producer.ts`, `consumer.ts`, `partitioner.ts`, `record.ts` (fetched messages as records),
+ * `producer.ts`, `transactions.ts`, `consumer.ts`, `partitioner.ts`, `record.ts` (fetched messages as records),
  * `client.ts` (what producers and consumers share), `errors.ts` (what a kafkajs error means)
  * and `options.ts`.
  */
@@ -31,6 +31,7 @@ import {
   KeiyakuError,
   type Logger,
   stderrLogger,
+  type TransactionalProducer,
   type Transport,
   type TransportCapabilities,
   type TransportConsumer,
@@ -43,6 +44,7 @@ import { KafkaTransportConsumer } from './consumer.js';
 import { isLeadershipPending, toTransportError } from './errors.js';
 import type { KafkaClientStatus, KafkaTransportOptions } from './options.js';
 import { KafkaTransportProducer } from './producer.js';
+import { KafkaTransactionalProducer } from './transactions.js';
 
 // Names this module defined before it was split by role; they stay importable from here.
 export { ClientFence } from './client.js';
@@ -62,6 +64,7 @@ export class KafkaTransport implements Transport, KafkaClients {
   #logger: Logger;
   readonly #consumers = new Set<KafkaTransportConsumer>();
   readonly #producers = new Set<KafkaTransportProducer>();
+  readonly #transactional = new Set<KafkaTransactionalProducer>();
   readonly #provisioned = new Map<string, Promise<void>>();
   /** Address → topic, from channel bindings with a `topic` (learnt when an address is provisioned). */
   readonly #topics = new Map<string, string>();
@@ -259,6 +262,17 @@ export class KafkaTransport implements Transport, KafkaClients {
     return producer;
   }
 
+  /**
+   * A producer writing in Kafka transactions under `transactionalId` (with the namespace, as groups
+   * are): idempotent, one request in flight, transactions aborted by the broker after
+   * `transactionTimeoutMs`. Its first `begin()` fences any earlier producer with the same id.
+   */
+  transactionalProducer(transactionalId: string): TransactionalProducer {
+    const producer = new KafkaTransactionalProducer(this, transactionalId, () => this.#transactional.delete(producer));
+    this.#transactional.add(producer);
+    return producer;
+  }
+
   consumer(options: ConsumerOptions): TransportConsumer {
     const consumer = new KafkaTransportConsumer(this, options, () => this.#consumers.delete(consumer));
     this.#consumers.add(consumer);
@@ -295,5 +309,6 @@ export class KafkaTransport implements Transport, KafkaClients {
   async close(): Promise<void> {
     await Promise.allSettled([...this.#consumers].map((c) => c.close()));
     await Promise.allSettled([...this.#producers].map((p) => p.close()));
+    await Promise.allSettled([...this.#transactional].map((p) => p.close()));
   }
 }

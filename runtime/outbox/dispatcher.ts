@@ -11,15 +11,20 @@
  *   logged, counted in health, and no longer holds its key back (see docs/outbox.md).
  * - At least once: a row is marked published only after the transport acknowledged it; a
  *   dispatcher that dies between the two publishes it again after a restart.
+ * - `transactional` (Kafka): a batch goes out in one Kafka transaction, committed only while the
+ *   dispatcher still holds its lease, and marked published after the commit. What a dispatcher
+ *   killed mid-transaction sent is never read by `read_committed` readers: its successor (same
+ *   transactional id) fences it and the broker aborts its transaction.
  */
+import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
 import { type BackoffOptions, exponentialBackoff } from '../core/backoff.js';
 import { type Clock, systemClock } from '../core/clock.js';
 import type { AnyChannel, ChannelBindings } from '../core/contract.js';
 import type { HostedComponent, HostedComponentHealth } from '../core/hosted.js';
 import { type Logger, silentLogger } from '../core/logger.js';
-import type { OutgoingRecord, Transport, TransportProducer } from '../core/transport.js';
-import { dispatcherOwner, type OutboxCounts, type OutboxDispatchStore, type OutboxRow } from './outbox.js';
+import type { OutgoingRecord, TransactionalProducer, Transport, TransportProducer, TransportTransaction } from '../core/transport.js';
+import { dispatcherOwner, type OutboxCounts, type OutboxDispatchStore, OutboxError, type OutboxRow } from './outbox.js';
 
 export interface OutboxDispatcherOptions {
   /** Name in health and logs (default `outbox`); unique per host. */
@@ -40,6 +45,16 @@ export interface OutboxDispatcherOptions {
   readonly healthIntervalMs?: number;
   /** Channels whose addresses are provisioned (from their bindings) before the first send to them. */
   readonly channels?: readonly AnyChannel[];
+  /**
+   * Publish each claimed batch in one transaction of the transport (Kafka; needs
+   * `Transport.transactionalProducer`): committed only while the dispatcher still holds its lease,
+   * rows marked published after the commit, nothing of an aborted or killed batch read by
+   * `read_committed` readers. The transactional id defaults to `keiyaku-outbox.<name>.<store hash>`
+   * (stable per dispatcher name and store). Every concurrently running dispatcher needs its own
+   * stable id — one per instance, e.g. from the pod ordinal — so a restarted instance fences and
+   * aborts what its killed predecessor left open; two live ones sharing an id fence each other.
+   */
+  readonly transactional?: boolean | { readonly transactionalId?: string };
 }
 
 export interface OutboxDispatcherDeps {
@@ -70,12 +85,21 @@ export class OutboxDispatcher implements HostedComponent {
   readonly #transport: Transport;
   readonly #clock: Clock;
   readonly #logger: Logger;
-  readonly #options: Required<Omit<OutboxDispatcherOptions, 'channels' | 'retry' | 'name'>>;
+  readonly #options: Required<Omit<OutboxDispatcherOptions, 'channels' | 'retry' | 'name' | 'transactional'>>;
+  /** The transactional id when the dispatcher publishes in transactions. */
+  readonly transactionalId: string | undefined;
   readonly #backoff;
   readonly #bindings = new Map<string, ChannelBindings>();
   readonly #provisioned = new Map<string, Promise<void>>();
   readonly #stop = new AbortController();
   #producer: TransportProducer | undefined;
+  #transactions: TransactionalProducer | undefined;
+  /** One transaction at a time: the keys of the row-by-row path take turns. */
+  #turn: Promise<void> = Promise.resolve();
+  /** Times the lease was found lost; a batch commits only if it did not change since its claim. */
+  #leaseLosses = 0;
+  #claimLosses = 0;
+  #fenced: string | undefined;
   #loop: Promise<void> | undefined;
   #renewTimer: NodeJS.Timeout | undefined;
   #counts: OutboxCounts = { pending: 0, dead: 0, published: 0 };
@@ -103,6 +127,12 @@ export class OutboxDispatcher implements HostedComponent {
       healthIntervalMs: options.healthIntervalMs ?? 1_000,
     };
     this.#backoff = exponentialBackoff({ ...DEFAULT_RETRY, ...options.retry }, deps.random);
+    const transactional = options.transactional;
+    this.transactionalId =
+      transactional === undefined || transactional === false
+        ? undefined
+        : ((typeof transactional === 'object' ? transactional.transactionalId : undefined) ??
+          `keiyaku-outbox.${this.name}.${createHash('sha256').update(deps.store.description).digest('hex').slice(0, 8)}`);
     for (const channel of options.channels ?? []) {
       if (typeof channel.address === 'string') this.#bindings.set(channel.address, channel.bindings);
       this.#bindings.set(`channel:${channel.id}`, channel.bindings);
@@ -112,6 +142,18 @@ export class OutboxDispatcher implements HostedComponent {
   /** Takes the store's dispatcher lock or notifications and starts publishing. Rejects with `OutboxLockedError` for a second SQLite dispatcher. */
   async start(): Promise<void> {
     if (this.#started) return;
+    if (this.transactionalId !== undefined) {
+      if (this.#transport.transactionalProducer === undefined)
+        throw new OutboxError(
+          'outbox_transactions_unsupported',
+          `outbox dispatcher ${this.name}: the option transactional needs a transport with transactions (transactionalProducer); the ${this.#transport.name} transport has none — use the Kafka transport or leave transactional out`,
+        );
+      if (this.transactionalId === '')
+        throw new OutboxError(
+          'outbox_transactional_id',
+          `outbox dispatcher ${this.name}: transactional.transactionalId is empty; give it a stable id per instance`,
+        );
+    }
     this.#started = true;
     try {
       await this.#store.open(this.owner);
@@ -121,6 +163,7 @@ export class OutboxDispatcher implements HostedComponent {
     }
     await this.#refreshCounts(true);
     this.#producer = this.#transport.producer();
+    if (this.transactionalId !== undefined) this.#transactions = this.#transport.transactionalProducer!(this.transactionalId);
     this.#renewTimer = setInterval(() => void this.#renew(), this.#options.renewIntervalMs);
     this.#renewTimer.unref();
     this.#loop = this.#run();
@@ -129,13 +172,15 @@ export class OutboxDispatcher implements HostedComponent {
 
   health(): HostedComponentHealth {
     const status = this.status();
-    const ready = status.running && !this.#lostLease;
+    const ready = status.running && !this.#lostLease && this.#fenced === undefined;
+    const reason = this.#lostLease ? 'lost its lease to another dispatcher' : (this.#fenced ?? (this.#started ? 'stopped' : 'not started'));
     return {
       kind: this.kind,
       name: this.name,
       ready,
-      ...(ready ? {} : { reason: this.#lostLease ? 'lost its lease to another dispatcher' : this.#started ? 'stopped' : 'not started' }),
+      ...(ready ? {} : { reason }),
       details: {
+        ...(this.transactionalId === undefined ? {} : { transactional: true, transactionalId: this.transactionalId }),
         backlog: status.backlog,
         oldestPendingAgeMs: status.oldestPendingAgeMs,
         dead: status.dead,
@@ -182,7 +227,12 @@ export class OutboxDispatcher implements HostedComponent {
         });
       });
     }
-    for (const step of [() => this.#store.release(this.owner), () => this.#producer?.close(), () => this.#store.close()]) {
+    for (const step of [
+      () => this.#store.release(this.owner),
+      () => this.#producer?.close(),
+      () => this.#transactions?.close(),
+      () => this.#store.close(),
+    ]) {
       try {
         await step();
       } catch (error) {
@@ -194,14 +244,24 @@ export class OutboxDispatcher implements HostedComponent {
 
   async #renew(): Promise<void> {
     try {
-      const held = await this.#store.renew(this.owner);
-      if (!held && !this.#lostLease) {
-        this.#lostLease = true;
-        this.#logger.error('outbox dispatcher lost its lease; another dispatcher took over', { name: this.name, owner: this.owner });
-      } else if (held) this.#lostLease = false;
+      this.#held(await this.#store.renew(this.owner));
     } catch (error) {
       this.#logger.warn('outbox dispatcher could not renew its lease', { name: this.name, error: String(error) });
     }
+  }
+
+  /** What a renewal found: a lost lease is counted (a batch claimed before it does not commit) and stops claims until renewed. */
+  #held(held: boolean): boolean {
+    if (held) {
+      this.#lostLease = false;
+      return true;
+    }
+    this.#leaseLosses++;
+    if (!this.#lostLease) {
+      this.#lostLease = true;
+      this.#logger.error('outbox dispatcher lost its lease; another dispatcher took over', { name: this.name, owner: this.owner });
+    }
+    return false;
   }
 
   async #refreshCounts(force = false): Promise<void> {
@@ -222,6 +282,7 @@ export class OutboxDispatcher implements HostedComponent {
           await this.#store.wait(this.#options.pollIntervalMs, signal);
           continue;
         }
+        this.#claimLosses = this.#leaseLosses;
         const rows = await this.#store.claim(this.owner, this.#options.batchSize, this.#clock.now());
         failures = 0;
         if (rows.length === 0) {
@@ -272,10 +333,9 @@ export class OutboxDispatcher implements HostedComponent {
   }
 
   async #dispatch(rows: readonly OutboxRow[]): Promise<void> {
-    const producer = this.#producer!;
     try {
       await this.#provision(rows);
-      await producer.send(rows.map((row) => this.#record(row)));
+      await this.#send(rows.map((row) => this.#record(row)));
       await this.#store.published(
         rows.map((r) => r.id),
         this.#clock.now(),
@@ -283,9 +343,10 @@ export class OutboxDispatcher implements HostedComponent {
       );
       this.#published += rows.length;
       this.#lastError = undefined;
+      this.#fenced = undefined;
       return;
     } catch (batchError) {
-      if (this.#stop.signal.aborted) return;
+      if (this.#stop.signal.aborted || this.#notTheRows(batchError)) return;
       this.#logger.debug('outbox batch send failed; retrying row by row', {
         name: this.name,
         rows: rows.length,
@@ -300,16 +361,19 @@ export class OutboxDispatcher implements HostedComponent {
       if (list) list.push(row);
       else byKey.set(group, [row]);
     }
+    let halted = false;
     await Promise.all(
       [...byKey.values()].map(async (keyRows) => {
         const done: string[] = [];
         for (const row of keyRows) {
+          if (halted) break;
           try {
             await this.#provision([row]);
-            await producer.send([this.#record(row)]);
+            await this.#send([this.#record(row)]);
             done.push(row.id);
           } catch (error) {
-            await this.#fail(row, error);
+            if (this.#notTheRows(error)) halted = true;
+            else await this.#fail(row, error);
             break;
           }
         }
@@ -319,6 +383,69 @@ export class OutboxDispatcher implements HostedComponent {
         }
       }),
     );
+  }
+
+  /** Sends `records` through the producer, or in one transaction of their own when transactional. */
+  async #send(records: readonly OutgoingRecord[]): Promise<void> {
+    if (this.#transactions === undefined) return this.#producer!.send(records);
+    const previous = this.#turn;
+    let release!: () => void;
+    this.#turn = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await previous;
+    const producer = this.#transactions;
+    let transaction: TransportTransaction | undefined;
+    try {
+      transaction = await producer.begin();
+      await transaction.send(records);
+      // A dispatcher whose lease ran out may see its rows claimed and sent by another: it must not commit.
+      // A renewal that fails (the database unreachable) cannot tell: the transaction is aborted and the rows sent again later.
+      const held = await this.#store.renew(this.owner).then(
+        (held) => this.#held(held),
+        () => false,
+      );
+      if (!held || this.#leaseLosses !== this.#claimLosses) throw new LeaseLost();
+      await transaction.commit();
+    } catch (error) {
+      await transaction?.abort();
+      if (isFenced(error) && this.#transactions === producer) {
+        // The next transaction starts a new producer, which fences the other one in turn.
+        this.#transactions = this.#transport.transactionalProducer!(this.transactionalId!);
+        void producer.close().catch(() => undefined);
+        this.#logger.error('outbox dispatcher was fenced: another instance uses its transactional id; give each instance its own', {
+          name: this.name,
+          transactionalId: this.transactionalId,
+          error: String(error),
+        });
+      }
+      throw error;
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * A failure that says nothing about the rows: the lease was lost before the commit (the rows are
+   * the new holder's), or the transactional producer was fenced. No attempt is counted.
+   */
+  #notTheRows(error: unknown): boolean {
+    if (error instanceof LeaseLost) {
+      this.#logger.warn(
+        'outbox dispatcher lost its lease before committing; the transaction was aborted and the rows are left to the new holder',
+        {
+          name: this.name,
+          owner: this.owner,
+        },
+      );
+      return true;
+    }
+    if (isFenced(error)) {
+      this.#fenced = `fenced: another dispatcher uses the transactional id ${this.transactionalId}`;
+      this.#lastError = String(error);
+      return true;
+    }
+    return false;
   }
 
   async #fail(row: OutboxRow, error: unknown): Promise<void> {
@@ -351,5 +478,14 @@ export class OutboxDispatcher implements HostedComponent {
         error: message,
       });
     }
+  }
+}
+
+const isFenced = (error: unknown): boolean => (error as { code?: unknown } | undefined)?.code === 'producer_fenced';
+
+/** The dispatcher's lease was found lost before a transaction's commit. */
+class LeaseLost extends Error {
+  constructor() {
+    super('the outbox lease was lost before the commit');
   }
 }

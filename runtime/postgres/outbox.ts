@@ -111,6 +111,8 @@ export class PostgresOutbox extends OutboxStoreBase {
   readonly #ownsPool: boolean;
   readonly #logger: Logger;
   readonly #lanesPerClaim: number;
+  /** Lanes of each owner's last claim, for {@link renew} to tell when one was lost. */
+  readonly #claimedLanes = new Map<string, number>();
   #listener: pg.Client | undefined;
   #owner: string | undefined;
   #listening: Promise<void> | undefined;
@@ -204,19 +206,30 @@ export class PostgresOutbox extends OutboxStoreBase {
     return this.#listening;
   }
 
+  /**
+   * Extends the lease of the owner's lanes. False when a lane of its last claim ran out of its lease
+   * (another dispatcher may hold it now): said once, after which the owner holds nothing until its
+   * next claim. A transactional dispatcher checks it before it commits a batch.
+   */
   async renew(owner: string): Promise<boolean> {
-    await this.pool.query(
-      "UPDATE keiyaku_outbox_lanes SET lease_until = now() + $2 * interval '1 millisecond' WHERE owner = $1 AND lease_until >= now()",
+    const { rows } = await this.pool.query<{ renewed: string }>(
+      `WITH renewed AS (
+         UPDATE keiyaku_outbox_lanes SET lease_until = now() + $2 * interval '1 millisecond'
+         WHERE owner = $1 AND lease_until >= now() RETURNING lane)
+       SELECT count(*) AS renewed FROM renewed`,
       [owner, this.leaseMs],
     );
-    return true;
+    const held = this.#claimedLanes.get(owner) ?? 0;
+    if (Number(rows[0]?.renewed ?? 0) >= held) return true;
+    this.#claimedLanes.delete(owner);
+    return false;
   }
 
   async claim(owner: string, limit: number, now: number): Promise<readonly OutboxRow[]> {
     // One statement: take free lanes with due rows (or keep ours), give back the lanes of the
     // previous claim that are not taken again (so other dispatchers get their turn), and read
     // the due rows of the lanes taken, oldest first, skipping keys whose head waits for a retry.
-    const { rows } = await this.pool.query<Row>(
+    const { rows } = await this.pool.query<Row & { claimed_lanes?: string }>(
       `WITH free AS (
          SELECT l.lane FROM keiyaku_outbox_lanes l
          WHERE (l.lease_until IS NULL OR l.lease_until < now() OR l.owner = $1)
@@ -232,7 +245,7 @@ export class PostgresOutbox extends OutboxStoreBase {
          UPDATE keiyaku_outbox_lanes SET owner = NULL, lease_until = NULL
          WHERE owner = $1 AND lane NOT IN (SELECT lane FROM free)
          RETURNING lane)
-       SELECT ${COLUMNS} FROM keiyaku_outbox o
+       SELECT ${COLUMNS}, (SELECT count(*) FROM claimed) AS claimed_lanes FROM keiyaku_outbox o
        WHERE o.state = 'pending' AND o.lane IN (SELECT lane FROM claimed) AND o.next_attempt_at <= $2
          AND (o.partition_key IS NULL OR o.partition_key NOT IN (
            SELECT b.partition_key FROM keiyaku_outbox b
@@ -240,6 +253,8 @@ export class PostgresOutbox extends OutboxStoreBase {
        ORDER BY o.seq LIMIT $5`,
       [owner, now, this.#lanesPerClaim, this.leaseMs, limit],
     );
+    // A claim that returns no row counts no lanes: nothing of its is in flight.
+    this.#claimedLanes.set(owner, Number(rows[0]?.claimed_lanes ?? 0));
     return rows.map(fromRow);
   }
 

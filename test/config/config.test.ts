@@ -126,6 +126,9 @@ describe('librdkafka properties', () => {
           'heartbeat.interval.ms': '1000',
           'fetch.wait.max.ms': '250',
           'auto.offset.reset': 'latest',
+          'enable.idempotence': 'false',
+          'isolation.level': 'read_uncommitted',
+          'transaction.timeout.ms': '30000',
           retries: '7',
           'retry.backoff.ms': '200',
           'retry.backoff.max.ms': '5000',
@@ -147,6 +150,9 @@ describe('librdkafka properties', () => {
       heartbeatIntervalMs: 1_000,
       maxWaitTimeInMs: 250,
       fromBeginning: false,
+      idempotent: false,
+      isolation: 'read_uncommitted',
+      transactionTimeoutMs: 30_000,
     });
   });
 
@@ -155,7 +161,7 @@ describe('librdkafka properties', () => {
       resolveConfig({
         kafka: {
           bootstrapServers: 'broker:9092',
-          properties: { 'mesage.timeout.ms': '1000', 'enable.idempotence': 'true', 'sasl.mechanism': 'GSSAPI', 'x.y': 1 },
+          properties: { 'mesage.timeout.ms': '1000', 'transactional.id': 'service-0', 'sasl.mechanism': 'GSSAPI', 'x.y': 1 },
         },
       }),
     );
@@ -164,7 +170,10 @@ describe('librdkafka properties', () => {
         key: 'kafka.properties["mesage.timeout.ms"]',
         message: expect.stringMatching(/^unknown librdkafka property; did you mean message\.timeout\.ms\?/),
       },
-      { key: 'kafka.properties["enable.idempotence"]', message: expect.stringMatching(/^is not supported: the idempotent producer/) },
+      {
+        key: 'kafka.properties["transactional.id"]',
+        message: expect.stringMatching(/^is not supported: transactional ids are per producer/),
+      },
       { key: 'kafka.properties["sasl.mechanism"]', message: expect.stringMatching(/GSSAPI is not supported/) },
       { key: 'kafka.properties["x.y"]', message: expect.stringMatching(/^unknown librdkafka property/) },
       { key: 'kafka.properties["sasl.mechanism"]', message: expect.stringMatching(/SASL settings need security\.protocol/) },

@@ -90,6 +90,24 @@ const run = postgresUrl !== '';
       }
     });
 
+    it('records ids and groups with quotes, backslashes and non-ASCII as they are (they come from headers)', async () => {
+      const inbox = new PostgresInboxStore(db.pool);
+      await inbox.migrate();
+      await db.pool.query('TRUNCATE keiyaku_inbox, effects');
+      const hostile = ["it's", 'back\\slash \\', "'); DROP TABLE effects; --", "E'x'", '契約-ü'];
+      for (const id of hostile)
+        expect(await inbox.process(`group '${id}'`, id, (tx) => tx.query('INSERT INTO effects (value) VALUES ($1)', [id]))).toBe(
+          'processed',
+        );
+      for (const id of hostile) expect(await inbox.process(`group '${id}'`, id, () => undefined)).toBe('duplicate');
+      const { rows } = await db.pool.query<{ group_id: string; message_id: string }>(
+        'SELECT group_id, message_id FROM keiyaku_inbox ORDER BY message_id',
+      );
+      expect(rows.map((r) => r.message_id)).toEqual([...hostile].sort());
+      expect(rows.every((r) => r.group_id === `group '${r.message_id}'`)).toBe(true);
+      expect((await readEffects()).sort()).toEqual([...hostile].sort());
+    });
+
     it('two stores racing for one message (a rebalance): the second waits for the first transaction, then skips it', async () => {
       await db.pool.query('TRUNCATE keiyaku_inbox, effects');
       const first = new PostgresInboxStore(db.pool);
