@@ -49,6 +49,7 @@ function kafka(namespace: string): KafkaTransport {
     brokers: env('KAFKA_BROKERS').split(','),
     clientId: `exactly-once-${process.argv[2]}`,
     namespace,
+    isolation: 'read_committed',
     sessionTimeoutMs: 6_000,
     heartbeatIntervalMs: 500,
     maxWaitTimeInMs: 100,
@@ -67,6 +68,8 @@ const dispatcherOptions = {
   retry: { initialMs: 100, maxMs: 1_000 },
   maxAttempts: 1_000,
 } as const;
+/** Each dispatcher keeps its transactional id across restarts: the restarted one fences its predecessor and aborts what it left open. */
+const transactional = () => ({ ...dispatcherOptions, transactional: { transactionalId: env('EO_TRANSACTIONAL_ID') } });
 
 function onTerm(stop: () => Promise<unknown>): void {
   process.on('SIGTERM', () => {
@@ -129,7 +132,7 @@ async function dispatcher(): Promise<void> {
   const outbox = new PostgresOutbox(env('EO_A_URL'), { leaseMs: 2_000 });
   outbox.channel(BookIntegrationEvents);
   const transport = instrumentedTransport(kafka(env('EO_IN')), print);
-  const running = outbox.dispatcher({ transport, logger }, dispatcherOptions);
+  const running = outbox.dispatcher({ transport, logger }, transactional());
   onTerm(async () => {
     await running.stop(AbortSignal.timeout(10_000));
     await transport.close();
@@ -200,7 +203,7 @@ async function serviceB(): Promise<void> {
   );
   // Tagged, not paused: B is killed on its handler's lines, wherever its dispatcher is.
   const outbound = instrumentedTransport(kafka(env('EO_OUT')), print, 0);
-  const running = b.dispatcher.dispatcher({ transport: outbound, logger }, dispatcherOptions);
+  const running = b.dispatcher.dispatcher({ transport: outbound, logger }, transactional());
   onTerm(async () => {
     await messaging.stop();
     await running.stop(AbortSignal.timeout(10_000));
