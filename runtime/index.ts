@@ -7,7 +7,7 @@
  */
 
 export type { Stall, SubscriptionHealth, SubscriptionMetrics, SubscriptionOptions, SubscriptionState } from './belt/subscription.js';
-export { Subscription } from './belt/subscription.js';
+export { Subscription, TransactionalSubscriptionError } from './belt/subscription.js';
 export type { AddressChoice, ParameterRule, ParametersOfAddress } from './core/address.js';
 export { ChannelAddressError } from './core/address.js';
 export type { Backoff, BackoffOptions, DeadLetterPolicy } from './core/backoff.js';
@@ -19,7 +19,15 @@ export type { HistogramSnapshot, PartitionCounters } from './core/counters.js';
 export { DURATION_BUCKETS } from './core/counters.js';
 export type { EnvelopeOptions, OpenedEnvelope } from './core/envelope.js';
 export { CE_HEADERS, encodeEnvelope, openEnvelope } from './core/envelope.js';
-export { ClosedError, isKeiyakuError, KeiyakuError, PublishError, TransportError } from './core/errors.js';
+export {
+  ClosedError,
+  isKeiyakuError,
+  isProducerFenced,
+  KeiyakuError,
+  ProducerFencedError,
+  PublishError,
+  TransportError,
+} from './core/errors.js';
 export type { HostedComponent, HostedComponentHealth } from './core/hosted.js';
 export type { Logger, LogLevel, StreamLoggerOptions } from './core/logger.js';
 export { createStreamLogger, silentLogger, stderrLogger } from './core/logger.js';

@@ -7,7 +7,7 @@ import type { Clock } from '../core/clock.js';
 import type { AnyChannel, AnyContractMessage, MessageHandler } from '../core/contract.js';
 import type { OpenedEnvelope } from '../core/envelope.js';
 import type { Logger } from '../core/logger.js';
-import type { IncomingRecord, Transport } from '../core/transport.js';
+import type { IncomingRecord, OutgoingRecord, Transport } from '../core/transport.js';
 import type { DeadLetterStore } from '../stores/dead-letter/store.js';
 import type { Next, Step } from './compose.js';
 import type { Lane, Lanes } from './lanes.js';
@@ -27,7 +27,7 @@ export interface Belt<M extends AnyContractMessage> {
   readonly logger: Logger;
   readonly lanes: Lanes;
   readonly stallLog: StallLog;
-  /** Aborts when the belt stops: waits between attempts end. */
+  /** Aborts when the belt stops (or restarts from the committed offsets): waits between attempts end. */
   readonly stop: AbortSignal;
   /** Aborts when the shutdown budget is spent: the in-flight handler is abandoned. */
   readonly abandon: AbortSignal;
@@ -54,6 +54,14 @@ export interface Delivery<M extends AnyContractMessage> {
   transaction: unknown;
   /** The inbox found the message recorded: it is done without the handler (set by the inbox policy). */
   duplicate: boolean;
+  /** What the succeeded attempt of a transactional subscription published (set by the capture policy). */
+  captured: Captured | undefined;
+}
+
+/** The records a transactional attempt published, and the provisioning of their addresses. */
+export interface Captured {
+  readonly records: OutgoingRecord[];
+  readonly ready: Promise<void>[];
 }
 
 export type BeltStep<M extends AnyContractMessage> = Step<IncomingRecord, Delivery<M>, boolean>;
@@ -68,5 +76,6 @@ export function delivery<M extends AnyContractMessage>(lane: Lane): Delivery<M> 
     parent: undefined,
     transaction: undefined,
     duplicate: false,
+    captured: undefined,
   };
 }

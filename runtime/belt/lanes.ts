@@ -131,6 +131,21 @@ export class Lanes {
     }
   }
 
+  /**
+   * Empties every lane and forgets their stalls, for a restart from the committed offsets (the
+   * lanes have ended their runs; the new consumer fetches every partition again).
+   */
+  reset(): void {
+    for (const lane of this.#lanes.values()) {
+      lane.queue.length = 0;
+      if (lane.stall !== undefined) {
+        lane.stall = undefined;
+        this.#options.stallLog.reset(lane);
+      }
+    }
+    this.#options.changed();
+  }
+
   /** Ends the stall of `lane`, if any: its partition is fetched again, and the log says so. */
   recover(lane: Lane, attempts: number): void {
     if (lane.stall === undefined) return;

@@ -17,126 +17,53 @@
  * - Bytes that cannot be decoded (payload or contract headers) fail the same way every time:
  *   under a dead-letter policy they are parked at once, without the retry schedule; without one
  *   they block the lane like a failing handler (nothing is skipped by default).
- * - A record whose type is outside the handler's declared types is routing, not failure: it
- *   is skipped and acked, decided from its `ce_type` header before its payload is decoded. A
- *   type the channel does not declare at all is skipped too (forward compatibility: a newer
- *   producer), and logged once per type. A record without a type header cannot be routed: it
- *   is decoded, and fails.
- * - Offsets are acknowledged after success and committed every `batchSize` acks, when the
- *   belt goes idle, and on shutdown. Delivery is at least once: handlers must be idempotent,
- *   or run in an `inbox` (once per message id, in the handler's own transaction).
+ * - A record whose type is outside the handler's declared types (or the channel's: a newer
+ *   producer, logged once per type) is skipped and acked, decided from its `ce_type` header
+ *   before decoding; one without a type header is decoded, and fails.
+ * - Offsets are acknowledged after success and committed every `batchSize` acks, when idle, and
+ *   on shutdown: at least once, unless the handler runs in an `inbox` (once per message id) or
+ *   the subscription is `transactional` (outputs and offsets in one transaction, `transaction.ts`).
  */
 import type { Histogram } from '@opentelemetry/api';
 import { resolveAddress } from '../core/address.js';
-import {
-  type BackoffOptions,
-  DEFAULT_DEAD_LETTER_SCHEDULE,
-  type DeadLetterPolicy,
-  exponentialBackoff,
-  scheduleBackoff,
-} from '../core/backoff.js';
-import { type Clock, systemClock } from '../core/clock.js';
-import type { AnyChannel, AnyContractMessage, MessageHandler, MessageTypeOf } from '../core/contract.js';
-import { DurationHistogram, type HistogramSnapshot, type PartitionCounters } from '../core/counters.js';
+import { DEFAULT_DEAD_LETTER_SCHEDULE, type DeadLetterPolicy, exponentialBackoff, scheduleBackoff } from '../core/backoff.js';
+import { systemClock } from '../core/clock.js';
+import type { AnyChannel, AnyContractMessage, MessageHandler } from '../core/contract.js';
+import { DurationHistogram } from '../core/counters.js';
+import { isProducerFenced } from '../core/errors.js';
 import { failureText } from '../core/failure-text.js';
-import { type Logger, stderrLogger } from '../core/logger.js';
+import { stderrLogger } from '../core/logger.js';
 import { METRICS } from '../core/metrics.js';
 import { otelApi } from '../core/otel-api.js';
 import { INSTRUMENTATION_NAME, tracer, tracingEnabled } from '../core/tracing.js';
-import type { IncomingRecord, PartitionPosition, Transport, TransportConsumer } from '../core/transport.js';
+import type { IncomingRecord, TransportConsumer } from '../core/transport.js';
 import type { InboxStore } from '../inbox/inbox.js';
-import { type DeadLetterStore, InMemoryDeadLetterStore } from '../stores/dead-letter/store.js';
-import { type Belt, type BeltNext, type BeltStep, delivery } from './belt.js';
+import { InMemoryDeadLetterStore } from '../stores/dead-letter/store.js';
+import { type Belt, type BeltNext, type BeltStep, type Delivery, delivery } from './belt.js';
+import { captureStep } from './capture.js';
+import { CommitLog } from './commit-log.js';
 import { compose } from './compose.js';
 import { decodeStep } from './decode.js';
 import { handleStep } from './handle.js';
 import { inboxStep } from './inbox.js';
 import { type Lane, Lanes } from './lanes.js';
+import type { SubscriptionDeps, SubscriptionHealth, SubscriptionMetrics, SubscriptionOptions, SubscriptionState } from './options.js';
 import { parkStep } from './park.js';
 import { retryStep } from './retry.js';
 import { routeStep } from './route.js';
-import { type Stall, StallLog } from './stall.js';
+import { StallLog } from './stall.js';
 import { spanStep, traceStep } from './trace.js';
+import { type BeltTransaction, transactionFor } from './transaction.js';
 
+export {
+  type SubscriptionDeps,
+  type SubscriptionHealth,
+  type SubscriptionMetrics,
+  type SubscriptionOptions,
+  type SubscriptionState,
+  TransactionalSubscriptionError,
+} from './options.js';
 export type { Stall } from './stall.js';
-
-export interface SubscriptionOptions<M extends AnyContractMessage, P = never> {
-  /** Most records per poll, and acks per commit (default 100). */
-  readonly batchSize?: number;
-  /** Opt in to parking poison messages instead of blocking on them. */
-  readonly deadLetter?: DeadLetterPolicy;
-  /** Backoff of the blocking retry (default 1 s doubling to 60 s, ±20 % jitter). */
-  readonly retry?: BackoffOptions;
-  /** Parameter values of a channel with parameters: which address to read (required there). */
-  readonly parameters?: P;
-  /**
-   * @deprecated Pass `parameters` instead. A concrete address: on a channel with parameters it
-   * must fit the channel's template and parameter rules (a warning is logged); on a channel
-   * without parameters it is refused unless it is the channel's own address or `forceAddress` is set.
-   */
-  readonly address?: string;
-  /** Read from `address` although it is not the channel's. */
-  readonly forceAddress?: boolean;
-  /** Message types this subscription wants; overrides `handler.accepts`. */
-  readonly accepts?: readonly MessageTypeOf<M>[];
-  /**
-   * While a lane stays stalled, at most one warning per this many milliseconds (default 30 s), and
-   * the same for commits that keep failing (a broker cut off):
-   * the first failure is always a warning, later attempts in between are debug lines.
-   */
-  readonly stallLogIntervalMs?: number;
-  /**
-   * Run the handler once per message id, inside a transaction of this inbox's database that
-   * records the id for the group (see docs/exactly-once.md). The handler reads the transaction
-   * with `inboxTransaction(inbox, context)`; a message already recorded is acknowledged without it.
-   */
-  // biome-ignore lint/suspicious/noExplicitAny: any store, whatever its transaction handle (the handler reads it typed through inboxTransaction)
-  readonly inbox?: InboxStore<any>;
-}
-
-export interface SubscriptionDeps {
-  readonly transport: Transport;
-  readonly deadLetters?: DeadLetterStore;
-  readonly clock?: Clock;
-  readonly logger?: Logger;
-  /** Source of jitter (default Math.random). */
-  readonly random?: () => number;
-}
-
-export type SubscriptionState = 'idle' | 'running' | 'stalled' | 'stopping' | 'stopped' | 'failed';
-
-export interface SubscriptionHealth {
-  readonly channel: string;
-  readonly address: string;
-  /** The broker's name of the address (Kafka topic, Iggy `stream/topic`); the address when the transport has none. */
-  readonly topic: string;
-  readonly groupId: string;
-  readonly state: SubscriptionState;
-  /** Running and not stalled. */
-  readonly ready: boolean;
-  readonly stalls: readonly Stall[];
-  readonly processed: number;
-  /** Records skipped by routing (a type this handler does not accept, or one the channel does not declare). */
-  readonly skipped: number;
-  /** Records parked by this subscription since it started. */
-  readonly parked: number;
-  /** Records its inbox found already processed by the group, acknowledged without the handler (0 without an inbox). */
-  readonly duplicatesSkipped: number;
-  readonly positions: readonly PartitionPosition[];
-  readonly lastError?: string;
-}
-
-/** Counts per partition and the handler-duration histogram of one subscription. */
-export interface SubscriptionMetrics {
-  readonly channel: string;
-  readonly address: string;
-  /** The broker's name of the address, as in {@link SubscriptionHealth}. */
-  readonly topic: string;
-  readonly groupId: string;
-  readonly partitions: readonly PartitionCounters[];
-  /** Handler durations in seconds (every attempt, successful or not). */
-  readonly handlerDuration: HistogramSnapshot;
-}
 
 export class Subscription<M extends AnyContractMessage> {
   readonly channel: AnyChannel<M>;
@@ -154,6 +81,16 @@ export class Subscription<M extends AnyContractMessage> {
   readonly #plain: BeltNext<M>;
   readonly #traced: BeltNext<M>;
   #consumer: TransportConsumer | undefined;
+  /**
+   * One consumer's run: aborts when a failed transaction makes the belt restart from the committed
+   * offsets (the lanes end at their record, and nothing of this round is acknowledged after it).
+   */
+  #round = new AbortController();
+  /** Aborts on stop or on the end of the round: waits between attempts end. */
+  #waits: AbortSignal = AbortSignal.any([this.#stop.signal, this.#round.signal]);
+  readonly #transactional: SubscriptionOptions<M, unknown>['transactional'];
+  #transaction: BeltTransaction | undefined;
+  #fenced = false;
   #loop: Promise<void> | undefined;
   #state: SubscriptionState = 'idle';
   #wake: (() => void) | undefined;
@@ -161,8 +98,7 @@ export class Subscription<M extends AnyContractMessage> {
   #commitChain: Promise<void> = Promise.resolve();
   #commitQueued = false;
   /** Commits failing in a row (a broker cut off): the first is a warning, then at most one per stall-log interval. */
-  readonly #commitFailing = { count: 0, since: 0, warnedAt: undefined as number | undefined, quiet: 0 };
-  readonly #commitLogIntervalMs: number;
+  readonly #commitLog: CommitLog;
   #lastError: string | undefined;
   #stopped: Promise<void> | undefined;
   readonly #duration = new DurationHistogram();
@@ -181,8 +117,9 @@ export class Subscription<M extends AnyContractMessage> {
     this.address = resolveAddress(channel, options, this.#deps.logger);
     this.#batchSize = options.batchSize ?? 100;
     const { clock, logger, transport } = this.#deps;
-    this.#commitLogIntervalMs = options.stallLogIntervalMs ?? 30_000;
-    const stallLog = new StallLog(logger, this.#commitLogIntervalMs);
+    const logIntervalMs = options.stallLogIntervalMs ?? 30_000;
+    const stallLog = new StallLog(logger, logIntervalMs);
+    this.#commitLog = new CommitLog({ logger, clock, intervalMs: logIntervalMs, fields: { channel: channel.id, groupId: this.groupId } });
     this.#lanes = new Lanes({
       system: transport.name,
       channel: channel.id,
@@ -214,10 +151,16 @@ export class Subscription<M extends AnyContractMessage> {
     // the retry policy, so each attempt consults it, and outside the span of the attempt.
     const inbox: BeltStep<M> | undefined = options.inbox === undefined ? undefined : inboxStep(belt, options.inbox);
     this.inbox = options.inbox;
+    // A transactional subscription buffers each attempt's publishes: inside the retry policy (one
+    // buffer per attempt), outside the inbox (kept only when the inbox transaction committed too).
+    this.#transactional = options.transactional === false ? undefined : options.transactional;
+    const capture = this.#transactional === undefined ? undefined : captureStep(belt);
     const handle = handleStep(belt);
-    this.#plain = compose([route, decode, park, retry, inbox], handle);
+    this.#plain = compose([route, decode, park, retry, capture, inbox], handle);
     this.#traced =
-      otelApi() === undefined ? this.#plain : compose([route, decode, traceStep(), park, retry, inbox, spanStep(belt, tracer()!)], handle);
+      otelApi() === undefined
+        ? this.#plain
+        : compose([route, decode, traceStep(), park, retry, capture, inbox, spanStep(belt, tracer()!)], handle);
   }
 
   /** The subscription as the steps of its belt see it. */
@@ -238,7 +181,9 @@ export class Subscription<M extends AnyContractMessage> {
       logger,
       lanes: this.#lanes,
       stallLog,
-      stop: this.#stop.signal,
+      get stop() {
+        return subscription.#waits;
+      },
       abandon: this.#abandon.signal,
       noteError: (reason) => {
         this.#lastError = reason;
@@ -281,8 +226,34 @@ export class Subscription<M extends AnyContractMessage> {
     this.#otelDuration = otelApi()
       ?.metrics.getMeter(INSTRUMENTATION_NAME)
       .createHistogram(otel.name, { description: otel.description, unit });
-    this.#consumer = this.#deps.transport.consumer({ address: this.address, groupId: this.groupId, batchSize: this.#batchSize });
+    this.#consumer = this.#newConsumer();
+    if (this.#transactional !== undefined) {
+      try {
+        this.#transaction = transactionFor(this.#transactional, {
+          transport: this.#deps.transport,
+          consumer: this.#consumer,
+          groupId: this.groupId,
+          channel: this.channel.id,
+          topic: this.topic,
+          failed: (error) => void this.#transactionFailed(error),
+        });
+      } catch (error) {
+        this.#state = 'failed';
+        this.#lastError = failureText(error);
+        await this.#consumer.close().catch(() => undefined);
+        throw error;
+      }
+    }
     this.#loop = this.#run();
+  }
+
+  #newConsumer(): TransportConsumer {
+    return this.#deps.transport.consumer({ address: this.address, groupId: this.groupId, batchSize: this.#batchSize });
+  }
+
+  /** The transaction id this subscription writes under (transactional subscriptions, once started). */
+  get transactionalId(): string | undefined {
+    return this.#transaction?.producer.transactionalId;
   }
 
   health(): SubscriptionHealth {
@@ -330,9 +301,11 @@ export class Subscription<M extends AnyContractMessage> {
   async #shutdown(deadline: AbortSignal | undefined): Promise<void> {
     if (this.#state === 'idle' || this.#consumer === undefined) {
       this.#state = 'stopped';
+      await this.#transaction?.producer.close().catch(() => undefined);
       return;
     }
-    this.#state = 'stopping';
+    const fenced = this.#fenced;
+    if (!fenced) this.#state = 'stopping';
     this.#stop.abort();
     this.#notify();
     const lanesDone = (async () => {
@@ -357,12 +330,15 @@ export class Subscription<M extends AnyContractMessage> {
       await lanesDone;
     }
     try {
-      await this.#commit();
+      if (!fenced) await this.#commit();
+      await this.#transaction?.abort();
+      await this.#transaction?.producer.close();
       await this.#consumer?.close();
     } catch (error) {
       this.#deps.logger.error('closing the consumer failed', { channel: this.channel.id, groupId: this.groupId, error: String(error) });
     }
-    this.#state = 'stopped';
+    // A fenced subscription stays failed: health keeps saying why it stopped.
+    if (!fenced) this.#state = 'stopped';
   }
 
   #notify(): void {
@@ -382,13 +358,25 @@ export class Subscription<M extends AnyContractMessage> {
   }
 
   async #run(): Promise<void> {
-    const consumer = this.#consumer!;
     try {
       while (!this.#stop.signal.aborted) {
         // Poll again only when every lane that is not stalled has emptied its queue.
         while (!this.#stop.signal.aborted && this.#lanes.anyFlowing()) await this.#changed();
         if (this.#stop.signal.aborted) break;
-        const records = await consumer.poll(this.#stop.signal);
+        const round = this.#round.signal;
+        const consumer = this.#consumer;
+        if (round.aborted || consumer === undefined) {
+          await this.#changed(); // a restart from the committed offsets is under way
+          continue;
+        }
+        let records: readonly IncomingRecord[];
+        try {
+          records = await consumer.poll(this.#waits);
+        } catch (error) {
+          if (round.aborted) continue; // the restart closed this consumer
+          throw error;
+        }
+        if (round.aborted) continue; // records of the consumer the restart closed
         if (records.length === 0) {
           if (this.#pendingAcks > 0) await this.#commit();
           continue;
@@ -441,16 +429,19 @@ export class Subscription<M extends AnyContractMessage> {
       // One delivery for the run, reset per record: a lane takes one record at a time (one that
       // waits is awaited before the next starts), so no step still holds it when it is reset.
       const current = delivery<M>(lane);
+      const round = this.#round.signal;
       let head = 0;
       try {
-        while (head < queue.length && !signal.aborted) {
+        while (head < queue.length && !signal.aborted && !round.aborted) {
           const record = queue[head]!;
           current.attempt = 1;
           current.parent = undefined;
           current.duplicate = false;
+          current.captured = undefined;
           const result = chain(record, current);
           if (!(typeof result === 'boolean' ? result : await result)) break;
-          this.#ack(record);
+          if (this.#transaction === undefined) this.#ack(record);
+          else if (!(await this.#handOff(record, current, round))) break;
           head++;
         }
       } finally {
@@ -458,10 +449,26 @@ export class Subscription<M extends AnyContractMessage> {
         else if (head > 0) queue.splice(0, head);
       }
     } finally {
-      if (this.#stop.signal.aborted) lane.queue.length = 0; // unacked: redelivered after a restart
+      if (this.#stop.signal.aborted || this.#round.signal.aborted) lane.queue.length = 0; // unacked: redelivered after a restart
       lane.running = false;
       this.#notify();
     }
+  }
+
+  /**
+   * A transactional subscription's acknowledgment: the record's captured outputs go into the open
+   * transaction with its acknowledgment, in one step (see `transaction.ts`). False when the round
+   * ended first (a restart): nothing is sent, and the record is not acknowledged.
+   */
+  #handOff(record: IncomingRecord, current: Delivery<M>, round: AbortSignal): boolean | Promise<boolean> {
+    if (round.aborted) return false;
+    const captured = current.captured;
+    current.captured = undefined;
+    if (captured === undefined) {
+      this.#ack(record);
+      return true;
+    }
+    return this.#transaction!.handOff(captured, () => this.#ack(record), round);
   }
 
   /**
@@ -490,58 +497,104 @@ export class Subscription<M extends AnyContractMessage> {
 
   readonly #runCommit = async (): Promise<void> => {
     this.#commitQueued = false;
+    if (this.#transaction !== undefined) return this.#commitTransaction(this.#transaction);
     if (this.#pendingAcks === 0 || this.#consumer === undefined) return;
     const acks = this.#pendingAcks;
     this.#pendingAcks = 0;
     try {
       await this.#consumer.commit();
-      this.#commitSucceeded();
+      this.#commitLog.succeeded();
     } catch (error) {
       // Acknowledged offsets are cumulative: the next commit carries them.
       this.#pendingAcks += acks;
-      this.#commitFailed(error);
+      this.#commitLog.failed(error);
     }
   };
 
   /**
-   * A failed commit. While the broker is cut off every commit fails (one per poll): the first is a
-   * warning, then at most one warning per stall-log interval with the failures in between counted;
-   * the others are debug lines, so an outage is neither silent nor a flood.
+   * A transactional subscription's commit: its transaction commits the outputs sent into it with
+   * the acknowledged offsets. One that fails is aborted, and the belt restarts from the committed
+   * offsets (the records since are processed again, their outputs sent again); a fenced producer
+   * fails the subscription.
    */
-  #commitFailed(error: unknown): void {
-    const now = this.#deps.clock.now();
-    const failing = this.#commitFailing;
-    if (failing.count === 0) failing.since = now;
-    failing.count++;
-    const fields = { channel: this.channel.id, groupId: this.groupId, error: String(error) };
-    if (failing.warnedAt === undefined) {
-      this.#deps.logger.warn('commit failed; will retry with the next commit', fields);
-    } else if (now - failing.warnedAt >= this.#commitLogIntervalMs) {
-      this.#deps.logger.warn('commits still failing; will retry with the next commit', {
-        ...fields,
-        failingMs: now - failing.since,
-        failuresSinceLastWarning: failing.quiet,
-      });
-    } else {
-      failing.quiet++;
-      this.#deps.logger.debug('commit failed again; will retry with the next commit', fields);
-      return;
+  async #commitTransaction(transaction: BeltTransaction): Promise<void> {
+    const consumer = this.#consumer;
+    // During a restart nothing of the ended round is committed: its records are read again.
+    if (consumer === undefined || this.#fenced || this.#round.signal.aborted) return;
+    if (this.#pendingAcks === 0 && !transaction.open) return;
+    this.#pendingAcks = 0;
+    try {
+      await transaction.commit(consumer);
+      this.#commitLog.succeeded();
+    } catch (error) {
+      await this.#transactionFailed(error, true);
     }
-    failing.warnedAt = now;
-    failing.quiet = 0;
   }
 
-  #commitSucceeded(): void {
-    const failing = this.#commitFailing;
-    if (failing.count === 0) return;
-    this.#deps.logger.info('commits succeed again', {
+  /**
+   * A transaction that failed (to begin, send or commit): a fenced producer fails the
+   * subscription; otherwise the belt restarts from the committed offsets. Once per round.
+   */
+  async #transactionFailed(error: unknown, inCommit = false): Promise<void> {
+    if (this.#fenced) return;
+    if (isProducerFenced(error)) return this.#fence(error);
+    const round = this.#round;
+    if (round.signal.aborted) return;
+    round.abort();
+    this.#notify();
+    this.#lastError = failureText(error);
+    this.#deps.logger.warn('transaction failed and was aborted; the belt restarts from the committed offsets', {
       channel: this.channel.id,
       groupId: this.groupId,
-      failedCommits: failing.count,
-      failingMs: this.#deps.clock.now() - failing.since,
+      transactionalId: this.transactionalId,
+      error: this.#lastError,
     });
-    failing.count = 0;
-    failing.warnedAt = undefined;
-    failing.quiet = 0;
+    // Outside a commit the restart queues behind the commits, so none of them runs beside it.
+    const restart = () => this.#restart();
+    if (inCommit) await restart();
+    else this.#commitChain = this.#commitChain.then(restart, restart);
+  }
+
+  /**
+   * Restarts from the committed offsets: waits for the lanes to end their record, drops what they
+   * had queued (and their stalls), aborts the transaction, and reads on with a new consumer.
+   */
+  async #restart(): Promise<void> {
+    while (this.#lanes.anyRunning()) await this.#changed();
+    this.#lanes.reset();
+    this.#pendingAcks = 0;
+    await this.#transaction?.abort();
+    const old = this.#consumer;
+    this.#consumer = undefined;
+    await old?.close().catch((error: unknown) =>
+      this.#deps.logger.warn('closing the consumer for a restart failed', {
+        channel: this.channel.id,
+        groupId: this.groupId,
+        error: String(error),
+      }),
+    );
+    if (!this.#stop.signal.aborted) this.#consumer = this.#newConsumer();
+    this.#round = new AbortController();
+    this.#waits = AbortSignal.any([this.#stop.signal, this.#round.signal]);
+    this.#notify();
+  }
+
+  /** Another producer took the transactional id: the subscription stops as failed, saying so. */
+  #fence(error: unknown): void {
+    this.#fenced = true;
+    this.#state = 'failed';
+    this.#lastError = `fenced: ${failureText(error)}`;
+    this.#deps.logger.error(
+      'the transactional producer was fenced by another instance with the same transactional id; the subscription stops',
+      {
+        channel: this.channel.id,
+        groupId: this.groupId,
+        transactionalId: this.transactionalId,
+        error: failureText(error),
+      },
+    );
+    this.#round.abort();
+    this.#stop.abort();
+    this.#notify();
   }
 }

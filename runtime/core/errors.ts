@@ -70,3 +70,35 @@ export class ClosedError extends KeiyakuError {
     super('closed', `${what} is closed`);
   }
 }
+
+/**
+ * A transactional producer was fenced: another producer took its transactional id (a second
+ * instance with the same id, or a restart of this one), so its open transaction was aborted and
+ * it can write no more. Not retriable: only a new producer under that id can go on.
+ */
+export class ProducerFencedError extends TransportError {
+  override readonly code: string = 'producer_fenced';
+  readonly transactionalId: string;
+
+  constructor(transport: string, transactionalId: string, what: string, options: { cause?: unknown } = {}) {
+    super(
+      transport,
+      `${what} refused: the transactional producer ${transactionalId} was fenced by another producer with the same transactional id; give each instance its own transactionalId`,
+      { retriable: false, cause: options.cause },
+    );
+    this.transactionalId = transactionalId;
+  }
+}
+
+/** Kafka's own names of a fenced producer (kafkajs reports them as protocol error types). */
+const FENCED_TYPES = new Set(['PRODUCER_FENCED', 'INVALID_PRODUCER_EPOCH', 'TRANSACTIONAL_ID_AUTHORIZATION_FAILED']);
+
+/** Whether `error`, or an error it was caused by, says a transactional producer was fenced. */
+export function isProducerFenced(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) {
+    if ((e as { code?: unknown }).code === 'producer_fenced') return true;
+    const type = (e as { type?: unknown }).type;
+    if (typeof type === 'string' && FENCED_TYPES.has(type)) return true;
+  }
+  return false;
+}

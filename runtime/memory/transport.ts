@@ -15,16 +15,19 @@ import type { AnyChannel, AnyContractMessage, ChannelBindings } from '../core/co
 import { openEnvelope } from '../core/envelope.js';
 import { ClosedError, KeiyakuError } from '../core/errors.js';
 import type {
+  ConsumedOffset,
   ConsumerOptions,
   IncomingRecord,
   OutgoingRecord,
   PartitionPosition,
+  TransactionalProducer,
   Transport,
   TransportCapabilities,
   TransportConsumer,
   TransportProducer,
 } from '../core/transport.js';
 import { type Waiter, waitForWake } from '../core/wake-up.js';
+import { TransactionalIds } from './transactions.js';
 
 export interface MemoryTransportOptions {
   /** Partitions of an address that was not provisioned (default 4). */
@@ -89,6 +92,7 @@ export class InMemoryTransport implements Transport {
   readonly #idleWaitMs: number;
   readonly #now: () => number;
   readonly #retention: 'all' | 'uncommitted';
+  readonly #transactional = new TransactionalIds(this);
   #closed = false;
 
   constructor(options: MemoryTransportOptions = {}) {
@@ -221,6 +225,23 @@ export class InMemoryTransport implements Transport {
         closed = true;
       },
     };
+  }
+
+  /**
+   * A producer writing in transactions: records sent in one are appended when it commits (as one
+   * send), consumed offsets given to it are committed for their group then, an abort drops both.
+   * A second producer with the same id fences this one (its open transaction is aborted, its later
+   * calls throw ProducerFencedError).
+   */
+  transactionalProducer(transactionalId: string): TransactionalProducer {
+    if (this.#closed) throw new ClosedError('the in-memory transport');
+    return this.#transactional.producer(transactionalId);
+  }
+
+  /** @internal Commits `offset` for `groupId` on a partition of `address` (a transaction's offsets). */
+  commitOffset(address: string, groupId: string, partition: number, offset: number): void {
+    this.group(address, groupId).committed[partition] = offset;
+    this.trim(address);
   }
 
   consumer(options: ConsumerOptions): TransportConsumer {
@@ -367,6 +388,23 @@ class MemoryConsumer implements TransportConsumer {
       if (this.#owned.includes(p) && next > (this.#group.committed[p] ?? 0)) this.#group.committed[p] = next;
     }
     this.#transport.trim(this.#options.address);
+  }
+
+  uncommitted(): readonly ConsumedOffset[] {
+    const out: ConsumedOffset[] = [];
+    for (const [p, next] of this.#acked) {
+      if (this.#owned.includes(p) && next > (this.#group.committed[p] ?? 0))
+        out.push({ address: this.#options.address, partition: p, offset: String(next) });
+    }
+    return out;
+  }
+
+  committed(offsets: readonly ConsumedOffset[]): void {
+    // The transaction committed them for the group already; a late one never moves the group back.
+    for (const { address, partition, offset } of offsets) {
+      const next = Number(offset);
+      if (address === this.#options.address && next > (this.#group.committed[partition] ?? 0)) this.#group.committed[partition] = next;
+    }
   }
 
   pause(partition: number): void {

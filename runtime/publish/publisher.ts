@@ -7,6 +7,7 @@
 import type { Span, Tracer } from '@opentelemetry/api';
 import { addressOf, chooseAddress } from '../core/address.js';
 import { type BackoffOptions, exponentialBackoff } from '../core/backoff.js';
+import { activeCapture, type PublishCapture } from '../core/capture.js';
 import { type Clock, systemClock } from '../core/clock.js';
 import type { AnyChannel, AnyContractMessage, HeadersOf } from '../core/contract.js';
 import { CE_HEADERS, type EnvelopeOptions, envelopeRecord } from '../core/envelope.js';
@@ -70,6 +71,8 @@ interface Settlement {
 const CE_ID = CE_HEADERS.id;
 /** The options of a publish that was given none (one object, not one per message). */
 const NO_OPTIONS: PublishOptions<never, never> = Object.freeze({});
+/** What a publish captured into a transactional attempt resolves with: the record is buffered. */
+const CAPTURED: Promise<void> = Promise.resolve();
 
 /** What a publisher has done so far, for metrics and the operations page. */
 export interface PublisherStats {
@@ -172,7 +175,9 @@ export class Publisher<M extends AnyContractMessage, P = never> implements Async
    * Resolves when the transport has acknowledged `message`; rejects with a {@link PublishError} after the last retry,
    * at once with a ContractValidationError naming the header when its contract headers do not validate, and at once
    * with a ChannelAddressError when `options.parameters` do not fit the channel (or are missing on a channel with
-   * parameters whose publisher has none).
+   * parameters whose publisher has none). Inside the handler of a transactional subscription
+   * (same transport) it resolves when the record is buffered in the handler's attempt; the record
+   * is sent in the subscription's transaction and becomes visible when that commits.
    */
   publish<T extends M>(message: T, options: PublishOptions<HeadersOf<T>, P> = NO_OPTIONS): Promise<void> {
     return this.#publish(message, options, tracingEnabled());
@@ -226,6 +231,10 @@ export class Publisher<M extends AnyContractMessage, P = never> implements Async
     } catch (error) {
       return Promise.reject(error);
     }
+    // Inside a transactional handler attempt the record goes to the attempt's buffer: the belt
+    // sends it in its transaction, and it becomes visible when that commits.
+    const capture = activeCapture(this.#transport);
+    if (capture !== undefined) return this.#capture(capture, record, span);
     const size = record.value.byteLength;
     let batch = this.#queue[this.#queue.length - 1];
     if (
@@ -252,6 +261,30 @@ export class Publisher<M extends AnyContractMessage, P = never> implements Async
     }
     this.#schedule();
     return settled.promise;
+  }
+
+  #capture(capture: PublishCapture, record: OutgoingRecord, span: Span | undefined): Promise<void> {
+    try {
+      capture.capture(record, this.#provision(record.address));
+    } catch (error) {
+      if (span !== undefined) failSpan(span, error);
+      return Promise.reject(error);
+    } finally {
+      span?.end();
+    }
+    return CAPTURED;
+  }
+
+  /** Provisions `address` once (from the channel's bindings) when the publisher was given its transport. */
+  #provision(address: string): Promise<void> {
+    let provisioned = this.#provisioned.get(address);
+    if (provisioned === undefined) {
+      provisioned = this.#transport?.provision?.(address, this.channel.bindings) ?? Promise.resolve();
+      this.#provisioned.set(address, provisioned);
+      // A failure is asked again at the next send, and is not an unhandled rejection meanwhile.
+      provisioned.catch(() => this.#provisioned.delete(address));
+    }
+    return provisioned;
   }
 
   #addressFor(parameters: P | undefined): string {
@@ -359,17 +392,7 @@ export class Publisher<M extends AnyContractMessage, P = never> implements Async
       await retry(
         async (n) => {
           attempt = n;
-          for (const address of new Set(batch.records.map((record) => record.address))) {
-            let provisioned = this.#provisioned.get(address);
-            if (provisioned === undefined) {
-              provisioned = this.#transport?.provision?.(address, this.channel.bindings) ?? Promise.resolve();
-              this.#provisioned.set(address, provisioned);
-            }
-            await provisioned.catch((error: unknown) => {
-              this.#provisioned.delete(address);
-              throw error;
-            });
-          }
+          for (const address of new Set(batch.records.map((record) => record.address))) await this.#provision(address);
           await this.#producer.send(batch.records);
           this.#sent += batch.records.length;
           this.#sentBytes += batch.bytes;
