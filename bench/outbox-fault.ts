@@ -13,21 +13,18 @@
  * Broker: KAFKA_BROKERS, else scripts/kafka start on KAFKA_PORT (default: free ports), stopped after.
  * Loopback only; bounded: OUTBOX_FAULT_ROWS rows (default 10 000), OUTBOX_FAULT_KILLS kills (default 3).
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
-import { Kafka, logLevel } from 'kafkajs';
 import pg from 'pg';
 import { BookBorrowed, BookIntegrationEvents } from '../generated/index.js';
 import { PostgresOutbox } from '../runtime/postgres/index.js';
 import { SqliteOutbox } from '../runtime/sqlite/index.js';
-import { freePort } from '../test/setup/ports.js';
-
-const root = join(import.meta.dirname, '..');
+import { createDatabase, exited, ownBroker, readTopic, sleep, spawnChild, watchLines } from './fault-kit.js';
 
 export interface OutboxFaultOptions {
   readonly brokers: string;
@@ -64,7 +61,6 @@ const borrowed = (i: number, k: number) =>
     dueAt: '2026-11-23T10:15:00Z',
     channel: 'desk',
   });
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The service side: a domain table and the outbox, written in one transaction per aggregate change. */
 interface Service {
@@ -109,21 +105,15 @@ async function sqliteService(): Promise<Service> {
 }
 
 async function postgresService(serverUrl: string): Promise<Service> {
-  const name = `keiyaku_outbox_fault_${randomUUID().replaceAll('-', '').slice(0, 10)}`;
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  const pool = new pg.Pool({ connectionString: url.toString(), max: 4 });
+  const database = await createDatabase(serverUrl, 'keiyaku_outbox_fault');
+  const pool = new pg.Pool({ connectionString: database.url, max: 4 });
   pool.on('error', () => {});
   await pool.query('CREATE TABLE loans (copy_id text PRIMARY KEY, book_id text NOT NULL)');
   const outbox = new PostgresOutbox(pool);
   await outbox.migrate();
   const books = outbox.channel(BookIntegrationEvents);
   return {
-    store: url.toString(),
+    store: database.url,
     async transaction(k, ids, rollback) {
       const client = await pool.connect();
       try {
@@ -145,135 +135,16 @@ async function postgresService(serverUrl: string): Promise<Service> {
     async close() {
       await outbox.close();
       await pool.end();
-      const drop = new pg.Client({ connectionString: serverUrl });
-      await drop.connect();
-      await drop.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await drop.end();
+      await database.drop();
     },
   };
 }
 
-function startDispatcher(store: string, brokers: string, namespace: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=keiyaku-source', join(root, 'bench', 'outbox-fault-child.ts')], {
-    cwd: root,
-    env: { ...process.env, OUTBOX_FAULT_STORE: store, KAFKA_BROKERS: brokers, OUTBOX_FAULT_NAMESPACE: namespace },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the dispatcher process did not start in 60 s: ${stderr}`)), 60_000);
-    child.stdout!.on('data', (chunk: Buffer) => {
-      if (chunk.toString().includes('started')) {
-        clearTimeout(timer);
-        resolve(child);
-      }
-    });
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`the dispatcher process exited with ${code}: ${stderr}`));
-    });
-  });
-}
-
-/**
- * Counts the `sent` lines a dispatcher process prints, from the moment it is watched, so none
- * printed while the fault sleeps or reads the backlog is missed. `next(after, done)` resolves
- * with true on the first `sent` line past the `after`-th, with false once `done()` holds (every
- * row written and published: no batch will come), and rejects if the process exits.
- */
-function watchSent(child: ChildProcess): { count(): number; next(after: number, done: () => Promise<boolean>): Promise<boolean> } {
-  let count = 0;
-  let partial = '';
-  let exitedWith: string | undefined;
-  const wake = new Set<() => void>();
-  child.stdout!.on('data', (chunk: Buffer) => {
-    const lines = (partial + chunk.toString()).split('\n');
-    partial = lines.pop()!;
-    for (const line of lines) if (line === 'sent') count++;
-    for (const w of wake) w();
-  });
-  child.once('exit', (code, signal) => {
-    exitedWith = `${code ?? signal}`;
-    for (const w of wake) w();
-  });
-  return {
-    count: () => count,
-    next: (after, done) =>
-      new Promise<boolean>((resolve, reject) => {
-        const deadline = Date.now() + 60_000;
-        let settled = false;
-        const finish = (error: Error | undefined, value: boolean): void => {
-          if (settled) return;
-          settled = true;
-          wake.delete(check);
-          clearInterval(poll);
-          if (error) reject(error);
-          else resolve(value);
-        };
-        const check = (): void => {
-          if (count > after) finish(undefined, true);
-          else if (exitedWith !== undefined)
-            finish(new Error(`the dispatcher process exited (${exitedWith}) before it sent a batch`), false);
-        };
-        const poll = setInterval(() => {
-          if (Date.now() > deadline) finish(new Error('the dispatcher sent no batch in 60 s while rows were pending'), false);
-          else
-            void done().then(
-              (d) => d && count <= after && finish(undefined, false),
-              (error: unknown) => finish(error as Error, false),
-            );
-        }, 100);
-        wake.add(check);
-        check();
-      }),
-  };
-}
-
-function exited(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    child.once('exit', () => resolve());
-  });
-}
-
-/** Reads the topic to its high watermarks: how often each message id arrived, and each key's ids in arrival order. */
-async function readTopic(brokers: string, topic: string): Promise<{ counts: Map<string, number>; byKey: Map<string, number[]> }> {
-  const kafka = new Kafka({ brokers: brokers.split(','), clientId: 'outbox-fault-reader', logLevel: logLevel.NOTHING });
-  const admin = kafka.admin();
-  await admin.connect();
-  const ends = await admin.fetchTopicOffsets(topic);
-  await admin.disconnect();
-  const remaining = new Map(ends.filter((p) => p.high !== p.low).map((p) => [p.partition, BigInt(p.high)]));
-  const counts = new Map<string, number>();
-  const byKey = new Map<string, number[]>();
-  const consumer = kafka.consumer({ groupId: `outbox-fault-reader-${randomUUID()}`, maxWaitTimeInMs: 100 });
-  await consumer.connect();
-  await consumer.subscribe({ topic, fromBeginning: true });
-  await new Promise<void>((resolve, reject) => {
-    if (remaining.size === 0) return resolve();
-    const timer = setTimeout(() => reject(new Error('reading the topic took longer than 120 s')), 120_000);
-    void consumer.run({
-      eachMessage: async ({ partition, message }) => {
-        const id = message.headers?.['ce_id']?.toString() ?? '';
-        counts.set(id, (counts.get(id) ?? 0) + 1);
-        const key = message.key?.toString() ?? '';
-        const seq = Number(id.replace(/^\D+/, ''));
-        const list = byKey.get(key);
-        if (list) list.push(seq);
-        else byKey.set(key, [seq]);
-        if (BigInt(message.offset) + 1n >= (remaining.get(partition) ?? 0n)) remaining.delete(partition);
-        if (remaining.size === 0) {
-          clearTimeout(timer);
-          resolve();
-        }
-      },
-    });
-  });
-  await consumer.disconnect();
-  return { counts, byKey };
+async function startDispatcher(store: string, brokers: string, namespace: string): Promise<ChildProcess> {
+  const env = { OUTBOX_FAULT_STORE: store, KAFKA_BROKERS: brokers, OUTBOX_FAULT_NAMESPACE: namespace };
+  const { child, started } = spawnChild('outbox-fault-child.ts', [], env, () => {});
+  await started;
+  return child;
 }
 
 export async function runOutboxKillFault(options: OutboxFaultOptions): Promise<OutboxFaultResult> {
@@ -285,7 +156,7 @@ export async function runOutboxKillFault(options: OutboxFaultOptions): Promise<O
     child = await startDispatcher(service.store, options.brokers, namespace);
     // Watched before any row is written: the first kill lands on the first batch the broker
     // acknowledged, so every run has at least one kill mid-batch.
-    let sent = watchSent(child);
+    let sent = watchLines(child, (line) => line === 'sent');
     log('dispatcher started');
     let next = 0;
     let committed = 0;
@@ -318,7 +189,7 @@ export async function runOutboxKillFault(options: OutboxFaultOptions): Promise<O
       kills++;
       log(`dispatcher SIGKILLed (${kills}); backlog ${await service.backlog()}; restarting`);
       child = await startDispatcher(service.store, options.brokers, namespace);
-      sent = watchSent(child);
+      sent = watchLines(child, (line) => line === 'sent');
     }
     await writing;
     const deadline = Date.now() + 180_000;
@@ -329,7 +200,17 @@ export async function runOutboxKillFault(options: OutboxFaultOptions): Promise<O
     child.kill('SIGTERM');
     await exited(child);
     child = undefined;
-    const { counts, byKey } = await readTopic(options.brokers, `${namespace}.${BookIntegrationEvents.address}`);
+    const counts = new Map<string, number>();
+    const byKey = new Map<string, number[]>();
+    // Per partition in offset order, so each key's rows in the order the topic holds them.
+    for (const record of await readTopic(options.brokers, `${namespace}.${BookIntegrationEvents.address}`, 'read_uncommitted')) {
+      const id = record.headers['ce_id'] ?? '';
+      counts.set(id, (counts.get(id) ?? 0) + 1);
+      const seq = Number(id.replace(/^\D+/, ''));
+      const list = byKey.get(record.key);
+      if (list) list.push(seq);
+      else byKey.set(record.key, [seq]);
+    }
     let published = 0;
     let duplicates = 0;
     let leakedRollbacks = 0;
@@ -357,19 +238,11 @@ export async function runOutboxKillFault(options: OutboxFaultOptions): Promise<O
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  let brokers = process.env['KAFKA_BROKERS'];
-  // A broker of its own on free ports (broker, controller, SASL) unless KAFKA_PORT says where: two runs never collide.
-  const env = { ...process.env, KAFKA_PORT: process.env['KAFKA_PORT'] ?? String(await freePort(3)) };
-  const started = !brokers;
-  if (!brokers) {
-    brokers = execFileSync(join(root, 'scripts', 'kafka'), ['start'], { env, encoding: 'utf8' })
-      .trim()
-      .split('\n')
-      .pop()!;
-  }
+  // A broker of its own (on KAFKA_PORT, else on free ports: two runs never collide) unless KAFKA_BROKERS names one.
+  const broker = process.env['KAFKA_BROKERS'] ? undefined : await ownBroker(process.env['KAFKA_PORT']);
   try {
     const result = await runOutboxKillFault({
-      brokers,
+      brokers: broker?.brokers ?? process.env['KAFKA_BROKERS']!,
       ...(process.env['OUTBOX_FAULT_POSTGRES_URL'] ? { postgresUrl: process.env['OUTBOX_FAULT_POSTGRES_URL'] } : {}),
       rows: Number(process.env['OUTBOX_FAULT_ROWS'] ?? 10_000),
       kills: Number(process.env['OUTBOX_FAULT_KILLS'] ?? 3),
@@ -385,6 +258,6 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
       process.exitCode = 1;
     }
   } finally {
-    if (started) execFileSync(join(root, 'scripts', 'kafka'), ['stop'], { env, stdio: 'ignore' });
+    await broker?.stop();
   }
 }
