@@ -6,7 +6,7 @@
  * leaves no row, and the retry or park policy goes on as without an inbox.
  */
 import type { AnyContractMessage } from '../core/contract.js';
-import type { InboxOutcome, InboxStore } from '../inbox/inbox.js';
+import { InboxError, type InboxOutcome, type InboxStore } from '../inbox/inbox.js';
 import type { Belt, BeltStep } from './belt.js';
 import { isPromise } from './compose.js';
 
@@ -49,4 +49,17 @@ export function inboxStep<M extends AnyContractMessage>(belt: Belt<M>, inbox: In
       },
     );
   };
+}
+
+/**
+ * An inbox beside a Kafka transaction is refused rather than lossy: the inbox row commits with each
+ * record, the transaction with the batch, so a transaction aborted after a record's inbox row
+ * committed would lose that record's outputs for good (read again, it is skipped as a duplicate).
+ */
+export function refuseInboxInTransaction(groupId: string, channel: string, options: { inbox?: unknown; transactional?: unknown }): void {
+  if (options.inbox === undefined || options.transactional === undefined || options.transactional === false) return;
+  throw new InboxError(
+    'inbox_with_transactional',
+    `the subscription of ${groupId} to ${channel} has both an inbox and \`transactional\`: the inbox commits per record and the Kafka transaction per batch, so an aborted transaction would lose outputs the inbox then skips. Keep the inbox and write the outputs to the outbox in the inbox's transaction (a \`transactional\` dispatcher publishes them in Kafka transactions), or drop the inbox`,
+  );
 }

@@ -5,8 +5,7 @@
  * `compose.ts`, each in its own module: `route`, `decode`, `trace`, `handle`, and the policies
  * around `handle` (`retry`, `park`, and the slot of an inbox).
  *
- * - Records of one partition are handled one at a time, in order (per-key order); other
- *   partitions run beside it on their own lanes.
+ * - Records of one partition are handled one at a time, in order; other partitions run beside.
  * - A handler that throws stops its lane at that record: the partition is paused, the
  *   record is retried with exponential backoff (cap, jitter) until it succeeds, and the
  *   stall shows in {@link SubscriptionHealth}. Nothing is skipped by default.
@@ -37,7 +36,7 @@ import { METRICS } from '../core/metrics.js';
 import { otelApi } from '../core/otel-api.js';
 import { INSTRUMENTATION_NAME, tracer, tracingEnabled } from '../core/tracing.js';
 import type { IncomingRecord, TransportConsumer } from '../core/transport.js';
-import { InboxError, type InboxStore } from '../inbox/inbox.js';
+import type { InboxStore } from '../inbox/inbox.js';
 import { InMemoryDeadLetterStore } from '../stores/dead-letter/store.js';
 import { type Belt, type BeltNext, type BeltStep, type Delivery, delivery } from './belt.js';
 import { captureStep } from './capture.js';
@@ -45,7 +44,7 @@ import { CommitLog } from './commit-log.js';
 import { compose } from './compose.js';
 import { decodeStep } from './decode.js';
 import { handleStep } from './handle.js';
-import { inboxStep } from './inbox.js';
+import { inboxStep, refuseInboxInTransaction } from './inbox.js';
 import { type Lane, Lanes } from './lanes.js';
 import type { SubscriptionDeps, SubscriptionHealth, SubscriptionMetrics, SubscriptionOptions, SubscriptionState } from './options.js';
 import { parkStep } from './park.js';
@@ -154,14 +153,7 @@ export class Subscription<M extends AnyContractMessage> {
     // A transactional subscription buffers each attempt's publishes: inside the retry policy (one
     // buffer per attempt), outside the inbox (kept only when the inbox transaction committed too).
     this.#transactional = options.transactional === false ? undefined : options.transactional;
-    // The inbox row commits with each record, the Kafka transaction with the batch: a transaction
-    // aborted after a record's inbox row committed would lose that record's outputs for good (the
-    // record is skipped as a duplicate when it is read again). Refused rather than lossy.
-    if (this.#transactional !== undefined && options.inbox !== undefined)
-      throw new InboxError(
-        'inbox_with_transactional',
-        `the subscription of ${this.groupId} to ${channel.id} has both an inbox and \`transactional\`: the inbox commits per record and the Kafka transaction per batch, so an aborted transaction would lose outputs the inbox then skips. Keep the inbox and write the outputs to the outbox in the inbox's transaction (a \`transactional\` dispatcher publishes them in Kafka transactions), or drop the inbox`,
-      );
+    refuseInboxInTransaction(this.groupId, channel.id, options);
     const capture = this.#transactional === undefined ? undefined : captureStep(belt);
     const handle = handleStep(belt);
     this.#plain = compose([route, decode, park, retry, capture, inbox], handle);
