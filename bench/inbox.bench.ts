@@ -15,42 +15,24 @@
  * POSTGRES_URL, else scripts/postgres start on POSTGRES_PORT (default: a free port), stopped after.
  * A fresh database per run, dropped after. INBOX_BENCH_ROWS (default 10 000).
  */
-import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 import pg from 'pg';
 import { BookBorrowed, BookIntegrationEvents } from '../generated/index.js';
 import { createMessaging, type InboxStore, inboxTransaction, type MessageContext } from '../runtime/index.js';
 import { KafkaTransport } from '../runtime/kafka/index.js';
 import { InMemoryTransport } from '../runtime/memory/index.js';
 import { PostgresInboxStore, PostgresOutbox } from '../runtime/postgres/index.js';
-import { freePort } from '../test/setup/ports.js';
+import { benchDatabase } from './postgres-bench.js';
 import { verdict } from './stats.js';
 
 const ROWS = Number(process.env['INBOX_BENCH_ROWS'] ?? 10_000);
 const ROUNDS = 3;
-const root = join(import.meta.dirname, '..');
 const out = (line: string): void => {
   process.stdout.write(`${line}\n`);
 };
 
-let serverUrl = process.env['POSTGRES_URL'];
-const env = { ...process.env, POSTGRES_PORT: process.env['POSTGRES_PORT'] ?? String(await freePort()) };
-const startedServer = !serverUrl;
-if (!serverUrl)
-  serverUrl = execFileSync(join(root, 'scripts', 'postgres'), ['start'], { env, encoding: 'utf8' })
-    .trim()
-    .split('\n')
-    .pop()!;
-
-const name = `keiyaku_inbox_bench_${randomUUID().replaceAll('-', '').slice(0, 10)}`;
-const admin = new pg.Client({ connectionString: serverUrl });
-await admin.connect();
-await admin.query(`CREATE DATABASE ${name}`);
-await admin.end();
-const url = new URL(serverUrl);
-url.pathname = `/${name}`;
-const pool = new pg.Pool({ connectionString: url.toString(), max: 8 });
+const database = await benchDatabase('keiyaku_inbox_bench');
+const pool = new pg.Pool({ connectionString: database.url, max: 8 });
 
 const borrowed = (i: number) =>
   BookBorrowed.create({
@@ -137,11 +119,7 @@ try {
   else await dispatch(brokers.split(','));
 } finally {
   await pool.end();
-  const drop = new pg.Client({ connectionString: serverUrl });
-  await drop.connect();
-  await drop.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  await drop.end();
-  if (startedServer) execFileSync(join(root, 'scripts', 'postgres'), ['stop'], { env, stdio: 'ignore' });
+  await database.close();
 }
 
 /** Part 2: the same pending rows dispatched to Kafka plainly and in transactions, alternating. */

@@ -12,40 +12,21 @@
  * POSTGRES_URL, else scripts/postgres start on POSTGRES_PORT (default: a free port), stopped after.
  * A fresh database per run, dropped after. OUTBOX_BENCH_ROWS (default 20 000), OUTBOX_BENCH_CONCURRENCY (default 4).
  */
-import { execFileSync } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 import pg from 'pg';
 import { BookBorrowed, BookIntegrationEvents } from '../generated/index.js';
 import { createMessaging } from '../runtime/index.js';
 import { InMemoryTransport } from '../runtime/memory/index.js';
 import { PostgresOutbox } from '../runtime/postgres/index.js';
-import { freePort } from '../test/setup/ports.js';
+import { benchDatabase } from './postgres-bench.js';
 
 const ROWS = Number(process.env['OUTBOX_BENCH_ROWS'] ?? 20_000);
 const CONCURRENCY = Number(process.env['OUTBOX_BENCH_CONCURRENCY'] ?? 4);
-const root = join(import.meta.dirname, '..');
 const out = (line: string): void => {
   process.stdout.write(`${line}\n`);
 };
 
-let serverUrl = process.env['POSTGRES_URL'];
-const env = { ...process.env, POSTGRES_PORT: process.env['POSTGRES_PORT'] ?? String(await freePort()) };
-const startedServer = !serverUrl;
-if (!serverUrl)
-  serverUrl = execFileSync(join(root, 'scripts', 'postgres'), ['start'], { env, encoding: 'utf8' })
-    .trim()
-    .split('\n')
-    .pop()!;
-
-const name = `keiyaku_outbox_bench_${randomUUID().replaceAll('-', '').slice(0, 10)}`;
-const admin = new pg.Client({ connectionString: serverUrl });
-await admin.connect();
-await admin.query(`CREATE DATABASE ${name}`);
-await admin.end();
-const url = new URL(serverUrl);
-url.pathname = `/${name}`;
-const pool = new pg.Pool({ connectionString: url.toString(), max: CONCURRENCY + 2 });
+const database = await benchDatabase('keiyaku_outbox_bench');
+const pool = new pg.Pool({ connectionString: database.url, max: CONCURRENCY + 2 });
 
 const bookId = (i: number): string => `6f1c2b8e-3a4d-4e5f-9a0b-${String(i % 500).padStart(12, '0')}`;
 const borrowed = (i: number) =>
@@ -146,9 +127,5 @@ try {
   );
 } finally {
   await pool.end();
-  const drop = new pg.Client({ connectionString: serverUrl });
-  await drop.connect();
-  await drop.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  await drop.end();
-  if (startedServer) execFileSync(join(root, 'scripts', 'postgres'), ['stop'], { env, stdio: 'ignore' });
+  await database.close();
 }
