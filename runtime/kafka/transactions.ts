@@ -145,6 +145,12 @@ export class KafkaTransactionalProducer implements TransactionalProducer {
     }
   }
 
+  /** @internal A commit failed: the last note is read from the broker again. */
+  forgetNote(): void {
+    this.#noted = false;
+    this.#lastNote = undefined;
+  }
+
   /** @internal A transaction with a note committed. */
   noted(value: string): void {
     this.#noted = true;
@@ -320,6 +326,8 @@ class KafkaTransaction implements TransportTransaction {
     } catch (error) {
       // kafkajs takes no abort after a failed commit; the next begin() initialises the id again,
       // and that finishes what the broker holds of this transaction.
+      // Whether it committed (and its note with it) is known only from the broker now.
+      this.#owner.forgetNote();
       throw this.#owner.failed(error);
     }
   }

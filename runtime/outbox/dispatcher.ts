@@ -387,6 +387,7 @@ export class OutboxDispatcher implements HostedComponent {
         ids,
       );
     } catch (batchError) {
+      if (batchError instanceof CommitUnknown) throw batchError;
       if (this.#stop.signal.aborted || this.#notTheRows(batchError)) return;
       this.#logger.debug('outbox batch send failed; retrying row by row', {
         name: this.name,
@@ -412,6 +413,7 @@ export class OutboxDispatcher implements HostedComponent {
       else byKey.set(group, [row]);
     }
     let halted = false;
+    let unknown: CommitUnknown | undefined;
     const settled = await Promise.allSettled(
       [...byKey.values()].map(async (keyRows) => {
         const done: string[] = [];
@@ -422,7 +424,10 @@ export class OutboxDispatcher implements HostedComponent {
             await this.#send([this.#record(row)], [row.id]);
             done.push(row.id);
           } catch (error) {
-            if (this.#notTheRows(error)) halted = true;
+            if (error instanceof CommitUnknown) {
+              halted = true;
+              unknown = error;
+            } else if (this.#notTheRows(error)) halted = true;
             else await this.#fail(row, error);
             break;
           }
@@ -432,6 +437,7 @@ export class OutboxDispatcher implements HostedComponent {
     );
     const failed = settled.find((r) => r.status === 'rejected');
     if (failed) throw failed.reason;
+    if (unknown) throw unknown;
   }
 
   /** Sends `records` through the producer, or in one transaction of their own, noting the rows' `ids`, when transactional. */
@@ -456,7 +462,12 @@ export class OutboxDispatcher implements HostedComponent {
         () => false,
       );
       if (!held || this.#leaseLosses !== this.#claimLosses) throw new LeaseLost();
-      await transaction.commit();
+      await transaction.commit().catch((error: unknown) => {
+        // A failed commit may have committed (its answer lost): the note tells, before the next claim.
+        if (isFenced(error) || producer.lastNote === undefined) throw error;
+        this.#recover = true;
+        throw new CommitUnknown(error);
+      });
     } catch (error) {
       await transaction?.abort();
       if (isFenced(error) && this.#transactions === producer) {
@@ -542,6 +553,13 @@ function noteIds(note: string): readonly string[] {
 }
 
 const isFenced = (error: unknown): boolean => (error as { code?: unknown } | undefined)?.code === 'producer_fenced';
+
+/** A commit failed without saying whether it committed; the loop retries after reading the last note. */
+class CommitUnknown extends Error {
+  constructor(cause: unknown) {
+    super(`the transaction's commit failed, and may have committed: ${String(cause)}`, { cause });
+  }
+}
 
 /** The dispatcher's lease was found lost before a transaction's commit. */
 class LeaseLost extends Error {

@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Logger, OutboxDispatcher, type OutboxDispatchStore } from '@keiyaku/runtime';
+import { type Logger, OutboxDispatcher, type OutboxDispatchStore, type Transport, type TransportTransaction } from '@keiyaku/runtime';
 import { InMemoryTransport } from '@keiyaku/runtime/memory';
 import { OutboxPing, outboxConformanceChannel } from '@keiyaku/runtime/testing';
 import { SqliteOutbox } from '@keiyaku/sqlite';
@@ -97,5 +97,47 @@ describe('transactional outbox dispatcher notes (in-memory transport)', () => {
     await successor.stop();
     expect(seqs()).toEqual(range(30));
     expect(lines.find((line) => line.includes('last committed transaction'))).toContain('"rows":10');
+  });
+
+  it('a commit that fails after committing sends nothing twice: the rows are marked from the note before the next claim', async () => {
+    const { outbox, transport, pending, seqs } = setUp(30);
+    let lies = 2;
+    // A transport whose commits answer with an error twice after committing (a lost answer).
+    const lying: Transport = {
+      name: transport.name,
+      capabilities: transport.capabilities,
+      producer: () => transport.producer(),
+      consumer: (o) => transport.consumer(o),
+      close: () => transport.close(),
+      transactionalProducer(id) {
+        const producer = transport.transactionalProducer(id);
+        return {
+          transactionalId: id,
+          close: () => producer.close(),
+          lastNote: () => producer.lastNote!(),
+          async begin(): Promise<TransportTransaction> {
+            const tx = await producer.begin();
+            return {
+              send: (records) => tx.send(records),
+              sendOffsets: (group, offsets) => tx.sendOffsets(group, offsets),
+              note: (value) => tx.note!(value),
+              abort: () => tx.abort(),
+              async commit() {
+                await tx.commit();
+                if (lies-- > 0) throw new Error('the commit answer was lost');
+              },
+            };
+          },
+        };
+      },
+    };
+    const { logger, lines } = collect();
+    const dispatcher = new OutboxDispatcher({ store: outbox, transport: lying, logger }, options);
+    await dispatcher.start();
+    await waitFor(() => pending() === 0, 'every row was published', 10_000);
+    await dispatcher.stop();
+    expect(seqs()).toEqual(range(30));
+    expect(lines.filter((line) => line.includes('last committed transaction'))).toHaveLength(2);
+    expect(dispatcher.status().failedAttempts).toBe(0);
   });
 });
