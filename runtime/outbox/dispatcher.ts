@@ -387,7 +387,7 @@ export class OutboxDispatcher implements HostedComponent {
         ids,
       );
     } catch (batchError) {
-      if (batchError instanceof CommitUnknown) throw batchError;
+      if (batchError instanceof SettleFirst) throw batchError;
       if (this.#stop.signal.aborted || this.#notTheRows(batchError)) return;
       this.#logger.debug('outbox batch send failed; retrying row by row', {
         name: this.name,
@@ -413,7 +413,7 @@ export class OutboxDispatcher implements HostedComponent {
       else byKey.set(group, [row]);
     }
     let halted = false;
-    let unknown: CommitUnknown | undefined;
+    let unknown: SettleFirst | undefined;
     const settled = await Promise.allSettled(
       [...byKey.values()].map(async (keyRows) => {
         const done: string[] = [];
@@ -424,9 +424,9 @@ export class OutboxDispatcher implements HostedComponent {
             await this.#send([this.#record(row)], [row.id]);
             done.push(row.id);
           } catch (error) {
-            if (error instanceof CommitUnknown) {
+            if (error instanceof SettleFirst) {
               halted = true;
-              unknown = error;
+              unknown ??= error;
             } else if (this.#notTheRows(error)) halted = true;
             else await this.#fail(row, error);
             break;
@@ -452,6 +452,7 @@ export class OutboxDispatcher implements HostedComponent {
     const producer = this.#transactions;
     let transaction: TransportTransaction | undefined;
     try {
+      if (this.#recover) throw new SettleFirst();
       transaction = await producer.begin();
       await transaction.send(records);
       await transaction.note?.(JSON.stringify(ids));
@@ -554,10 +555,20 @@ function noteIds(note: string): readonly string[] {
 
 const isFenced = (error: unknown): boolean => (error as { code?: unknown } | undefined)?.code === 'producer_fenced';
 
-/** A commit failed without saying whether it committed; the loop retries after reading the last note. */
-class CommitUnknown extends Error {
+/**
+ * The rows of the last committed transaction may not be marked published: the loop marks them from
+ * its note before anything else. No transaction begins meanwhile, as its note would replace that one.
+ */
+class SettleFirst extends Error {
+  constructor(message = 'the rows of the last committed transaction are to be marked from its note first', cause?: unknown) {
+    super(message, cause === undefined ? {} : { cause });
+  }
+}
+
+/** A commit failed without saying whether it committed. */
+class CommitUnknown extends SettleFirst {
   constructor(cause: unknown) {
-    super(`the transaction's commit failed, and may have committed: ${String(cause)}`, { cause });
+    super(`the transaction's commit failed, and may have committed: ${String(cause)}`, cause);
   }
 }
 
