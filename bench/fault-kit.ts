@@ -379,6 +379,7 @@ export function instrumentedTransport(kafka: Transport, print: (line: string) =>
             return {
               transactionalId: producer.transactionalId,
               close: () => producer.close(),
+              ...(producer.lastNote ? { lastNote: producer.lastNote.bind(producer) } : {}),
               async begin(): Promise<TransportTransaction> {
                 const transaction = await producer.begin();
                 const tag = `${process.pid}-${++transactions}`;
@@ -391,6 +392,7 @@ export function instrumentedTransport(kafka: Transport, print: (line: string) =>
                     await pause();
                   },
                   sendOffsets: (groupId, offsets) => transaction.sendOffsets(groupId, offsets),
+                  ...(transaction.note ? { note: transaction.note.bind(transaction) } : {}),
                   async commit() {
                     if (sent) print(`committing ${tag}`);
                     await transaction.commit();

@@ -80,6 +80,12 @@ export interface TransportTransaction {
   commit(): Promise<void>;
   /** Aborts: nothing sent in the transaction is ever read by a `read_committed` reader. Never throws for a transaction already ended. */
   abort(): Promise<void>;
+  /**
+   * Stores `value` in the transaction for its transactional id: on commit it becomes the id's last
+   * note ({@link TransactionalProducer.lastNote}), like the source position Kafka Connect commits
+   * with its records. Only the last note of a transaction counts.
+   */
+  note?(value: string): Promise<void>;
 }
 
 /**
@@ -90,6 +96,13 @@ export interface TransportTransaction {
 export interface TransactionalProducer {
   readonly transactionalId: string;
   begin(): Promise<TransportTransaction>;
+  /**
+   * The note of the last committed transaction of this transactional id that carried one, from
+   * any producer of the id (undefined if none). Call it before `begin()` on a new producer: it first
+   * takes the id over, so what a predecessor left open is finished (committed or aborted) before
+   * the note is read. Transports with notes implement it together with `TransportTransaction.note`.
+   */
+  lastNote?(): Promise<string | undefined>;
   close(): Promise<void>;
 }
 

@@ -5,7 +5,7 @@
  */
 import { isIP, Socket, connect as tcpConnect } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
-import type { ContentMode, Logger } from '@keiyaku/runtime/adapter';
+import type { ChannelBindings, ContentMode, Logger } from '@keiyaku/runtime/adapter';
 import type { ISocketFactory, Kafka, LogEntry, RetryOptions } from 'kafkajs';
 import type { KafkaTransportOptions } from './options.js';
 
@@ -19,6 +19,8 @@ export interface KafkaClients {
   topic(address: string): string;
   /** The consumer group of `groupId`, with the namespace. */
   group(groupId: string): string;
+  /** Creates the topic of `address` when missing (see `KafkaTransport.provision`). */
+  provision(address: string, bindings: ChannelBindings): Promise<void>;
   /** How records for `address` are written. */
   contentMode(address: string): ContentMode;
   /** The shared kafkajs client, or with `onLog` a new one of its own (see `KafkaTransport.client`). */

@@ -20,6 +20,8 @@ export interface TransactionHost {
 /** The live producer of each transactional id (the newest: it fenced the ones before it). */
 export class TransactionalIds {
   readonly #live = new Map<string, MemoryTransactionalProducer>();
+  /** The note of each id's last committed transaction that carried one. */
+  readonly #notes = new Map<string, string>();
   readonly #host: TransactionHost;
 
   constructor(host: TransactionHost) {
@@ -29,7 +31,7 @@ export class TransactionalIds {
   producer(transactionalId: string): TransactionalProducer {
     if (transactionalId === '') throw new KeiyakuError('invalid_transactional_id', 'a transactional id must not be empty');
     this.#live.get(transactionalId)?.fence();
-    const producer = new MemoryTransactionalProducer(transactionalId, this.#host, () => {
+    const producer = new MemoryTransactionalProducer(transactionalId, this.#host, this.#notes, () => {
       if (this.#live.get(transactionalId) === producer) this.#live.delete(transactionalId);
     });
     this.#live.set(transactionalId, producer);
@@ -40,14 +42,26 @@ export class TransactionalIds {
 class MemoryTransactionalProducer implements TransactionalProducer {
   readonly transactionalId: string;
   readonly #host: TransactionHost;
+  readonly #notes: Map<string, string>;
   readonly #closed: () => void;
   #open: MemoryTransaction | undefined;
   #state: 'live' | 'fenced' | 'closed' = 'live';
 
-  constructor(transactionalId: string, host: TransactionHost, closed: () => void) {
+  constructor(transactionalId: string, host: TransactionHost, notes: Map<string, string>, closed: () => void) {
     this.transactionalId = transactionalId;
     this.#host = host;
+    this.#notes = notes;
     this.#closed = closed;
+  }
+
+  async lastNote(): Promise<string | undefined> {
+    this.check('lastNote');
+    return this.#notes.get(this.transactionalId);
+  }
+
+  /** @internal A committing transaction's note becomes the id's last. */
+  noted(value: string): void {
+    this.#notes.set(this.transactionalId, value);
   }
 
   /** Another producer took the id: the open transaction is aborted, later calls throw. */
@@ -92,6 +106,7 @@ class MemoryTransaction implements TransportTransaction {
   readonly #ended: () => void;
   readonly #records: OutgoingRecord[] = [];
   readonly #offsets: { groupId: string; offset: ConsumedOffset }[] = [];
+  #note: string | undefined;
   #done = false;
 
   constructor(producer: MemoryTransactionalProducer, host: TransactionHost, ended: () => void) {
@@ -116,9 +131,15 @@ class MemoryTransaction implements TransportTransaction {
     for (const offset of offsets) this.#offsets.push({ groupId, offset });
   }
 
+  async note(value: string): Promise<void> {
+    this.#check('note');
+    this.#note = value;
+  }
+
   async commit(): Promise<void> {
     this.#check('commit');
     this.end();
+    if (this.#note !== undefined) this.#producer.noted(this.#note);
     if (this.#records.length > 0) this.#host.append(this.#records);
     for (const { groupId, offset } of this.#offsets)
       this.#host.commitOffset(offset.address, groupId, offset.partition, Number(offset.offset));

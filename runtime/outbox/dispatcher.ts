@@ -14,7 +14,10 @@
  * - `transactional` (Kafka): a batch goes out in one Kafka transaction, committed only while the
  *   dispatcher still holds its lease, and marked published after the commit. What a dispatcher
  *   killed mid-transaction sent is never read by `read_committed` readers: its successor (same
- *   transactional id) fences it and the broker aborts its transaction.
+ *   transactional id) fences it and the broker aborts its transaction. Each transaction carries a
+ *   note (`TransportTransaction.note`) of the row ids it publishes; before its first claim, and after
+ *   marking rows published failed, the dispatcher reads the last committed note and marks its rows
+ *   published: a dispatcher killed between the commit and the marking sends nothing twice.
  */
 import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
@@ -109,6 +112,8 @@ export class OutboxDispatcher implements HostedComponent {
   #lastError: string | undefined;
   #lostLease = false;
   #started = false;
+  /** The rows of the last committed transaction's note are to be marked published before the next claim. */
+  #recover = false;
   #prunedAt = Number.NEGATIVE_INFINITY;
 
   constructor(deps: OutboxDispatcherDeps, options: OutboxDispatcherOptions = {}) {
@@ -163,7 +168,10 @@ export class OutboxDispatcher implements HostedComponent {
     }
     await this.#refreshCounts(true);
     this.#producer = this.#transport.producer();
-    if (this.transactionalId !== undefined) this.#transactions = this.#transport.transactionalProducer!(this.transactionalId);
+    if (this.transactionalId !== undefined) {
+      this.#transactions = this.#transport.transactionalProducer!(this.transactionalId);
+      this.#recover = true;
+    }
     this.#renewTimer = setInterval(() => void this.#renew(), this.#options.renewIntervalMs);
     this.#renewTimer.unref();
     this.#loop = this.#run();
@@ -282,6 +290,7 @@ export class OutboxDispatcher implements HostedComponent {
           await this.#store.wait(this.#options.pollIntervalMs, signal);
           continue;
         }
+        if (this.#recover) await this.#recoverNoted();
         this.#claimLosses = this.#leaseLosses;
         const rows = await this.#store.claim(this.owner, this.#options.batchSize, this.#clock.now());
         failures = 0;
@@ -332,27 +341,69 @@ export class OutboxDispatcher implements HostedComponent {
     await Promise.all(rows.map((row) => this.#provisioned.get(row.address)));
   }
 
+  /**
+   * Marks published the pending rows of the last committed transaction's note: rows a dispatcher
+   * (this one, or its killed predecessor with the same transactional id) committed to the broker
+   * but did not mark. Rows already published, deleted or dead are left as they are.
+   */
+  async #recoverNoted(): Promise<void> {
+    const producer = this.#transactions;
+    if (producer?.lastNote === undefined) {
+      this.#recover = false;
+      return;
+    }
+    const note = await producer.lastNote();
+    const ids = note === undefined ? [] : noteIds(note);
+    const pending: string[] = [];
+    for (const id of ids) if ((await this.#store.get(id))?.state === 'pending') pending.push(id);
+    if (pending.length > 0) await this.#store.published(pending, this.#clock.now(), this.#options.retentionMs > 0);
+    this.#recover = false;
+    this.#published += pending.length;
+    if (pending.length > 0)
+      this.#logger.info('outbox dispatcher marked published the rows its last committed transaction sent', {
+        name: this.name,
+        transactionalId: this.transactionalId,
+        rows: pending.length,
+      });
+  }
+
+  /** Marks rows published after their send; when that fails, the next claim first recovers them from the note. */
+  async #markPublished(ids: readonly string[]): Promise<void> {
+    try {
+      await this.#store.published(ids, this.#clock.now(), this.#options.retentionMs > 0);
+    } catch (error) {
+      if (this.#transactions !== undefined) this.#recover = true;
+      throw error;
+    }
+    this.#published += ids.length;
+  }
+
   async #dispatch(rows: readonly OutboxRow[]): Promise<void> {
+    const ids = rows.map((r) => r.id);
     try {
       await this.#provision(rows);
-      await this.#send(rows.map((row) => this.#record(row)));
-      await this.#store.published(
-        rows.map((r) => r.id),
-        this.#clock.now(),
-        this.#options.retentionMs > 0,
+      await this.#send(
+        rows.map((row) => this.#record(row)),
+        ids,
       );
-      this.#published += rows.length;
-      this.#lastError = undefined;
-      this.#fenced = undefined;
-      return;
     } catch (batchError) {
+      if (batchError instanceof SettleFirst) throw batchError;
       if (this.#stop.signal.aborted || this.#notTheRows(batchError)) return;
       this.#logger.debug('outbox batch send failed; retrying row by row', {
         name: this.name,
         rows: rows.length,
         error: String(batchError),
       });
+      return this.#dispatchRows(rows);
     }
+    // Sent: a failure to mark the rows is the database's (the loop retries), never a reason to send them again.
+    await this.#markPublished(ids);
+    this.#lastError = undefined;
+    this.#fenced = undefined;
+  }
+
+  /** After a failed batch: each key's rows in order, keys concurrently; all settle before a failure is thrown. */
+  async #dispatchRows(rows: readonly OutboxRow[]): Promise<void> {
     // Find the rows the transport refuses: each key's rows in order, keys concurrently.
     const byKey = new Map<string, OutboxRow[]>();
     for (const row of rows) {
@@ -362,31 +413,35 @@ export class OutboxDispatcher implements HostedComponent {
       else byKey.set(group, [row]);
     }
     let halted = false;
-    await Promise.all(
+    let unknown: SettleFirst | undefined;
+    const settled = await Promise.allSettled(
       [...byKey.values()].map(async (keyRows) => {
         const done: string[] = [];
         for (const row of keyRows) {
           if (halted) break;
           try {
             await this.#provision([row]);
-            await this.#send([this.#record(row)]);
+            await this.#send([this.#record(row)], [row.id]);
             done.push(row.id);
           } catch (error) {
-            if (this.#notTheRows(error)) halted = true;
+            if (error instanceof SettleFirst) {
+              halted = true;
+              unknown ??= error;
+            } else if (this.#notTheRows(error)) halted = true;
             else await this.#fail(row, error);
             break;
           }
         }
-        if (done.length > 0) {
-          await this.#store.published(done, this.#clock.now(), this.#options.retentionMs > 0);
-          this.#published += done.length;
-        }
+        if (done.length > 0) await this.#markPublished(done);
       }),
     );
+    const failed = settled.find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
+    if (unknown) throw unknown;
   }
 
-  /** Sends `records` through the producer, or in one transaction of their own when transactional. */
-  async #send(records: readonly OutgoingRecord[]): Promise<void> {
+  /** Sends `records` through the producer, or in one transaction of their own, noting the rows' `ids`, when transactional. */
+  async #send(records: readonly OutgoingRecord[], ids: readonly string[]): Promise<void> {
     if (this.#transactions === undefined) return this.#producer!.send(records);
     const previous = this.#turn;
     let release!: () => void;
@@ -397,8 +452,10 @@ export class OutboxDispatcher implements HostedComponent {
     const producer = this.#transactions;
     let transaction: TransportTransaction | undefined;
     try {
+      if (this.#recover) throw new SettleFirst();
       transaction = await producer.begin();
       await transaction.send(records);
+      await transaction.note?.(JSON.stringify(ids));
       // A dispatcher whose lease ran out may see its rows claimed and sent by another: it must not commit.
       // A renewal that fails (the database unreachable) cannot tell: the transaction is aborted and the rows sent again later.
       const held = await this.#store.renew(this.owner).then(
@@ -406,7 +463,12 @@ export class OutboxDispatcher implements HostedComponent {
         () => false,
       );
       if (!held || this.#leaseLosses !== this.#claimLosses) throw new LeaseLost();
-      await transaction.commit();
+      await transaction.commit().catch((error: unknown) => {
+        // A failed commit may have committed (its answer lost): the note tells, before the next claim.
+        if (isFenced(error) || producer.lastNote === undefined) throw error;
+        this.#recover = true;
+        throw new CommitUnknown(error);
+      });
     } catch (error) {
       await transaction?.abort();
       if (isFenced(error) && this.#transactions === producer) {
@@ -481,7 +543,34 @@ export class OutboxDispatcher implements HostedComponent {
   }
 }
 
+/** The row ids of a note (a JSON array of ids); a note of another shape names none. */
+function noteIds(note: string): readonly string[] {
+  try {
+    const ids: unknown = JSON.parse(note);
+    return Array.isArray(ids) ? ids.filter((id): id is string => typeof id === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
 const isFenced = (error: unknown): boolean => (error as { code?: unknown } | undefined)?.code === 'producer_fenced';
+
+/**
+ * The rows of the last committed transaction may not be marked published: the loop marks them from
+ * its note before anything else. No transaction begins meanwhile, as its note would replace that one.
+ */
+class SettleFirst extends Error {
+  constructor(message = 'the rows of the last committed transaction are to be marked from its note first', cause?: unknown) {
+    super(message, cause === undefined ? {} : { cause });
+  }
+}
+
+/** A commit failed without saying whether it committed. */
+class CommitUnknown extends SettleFirst {
+  constructor(cause: unknown) {
+    super(`the transaction's commit failed, and may have committed: ${String(cause)}`, cause);
+  }
+}
 
 /** The dispatcher's lease was found lost before a transaction's commit. */
 class LeaseLost extends Error {

@@ -263,48 +263,8 @@ run(`transactional outbox dispatcher on a real broker${kafkaSkipReason ? ` (${ka
   });
 
   it('a dispatcher SIGKILLed mid-transaction leaves nothing read_committed; its restart (same id) publishes every row once', async () => {
-    const { transport, address } = await kafkaSetUp();
-    const dir = mkdtempSync(join(tmpdir(), 'keiyaku-outbox-tx-kill-'));
-    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-    const file = join(dir, 'service.db');
-    const db = new Database(file);
-    db.pragma('journal_mode = WAL');
-    const outbox = new SqliteOutbox(db);
-    outbox.migrate();
-    db.transaction(() => outbox.channel(outboxConformanceChannel(address)).writeMany(db, pings(1, 200)))();
-    const pending = (): number => (db.prepare("SELECT count(*) AS n FROM keiyaku_outbox WHERE state = 'pending'").get() as { n: number }).n;
-
-    const start = (hang: boolean): { child: ChildProcess; output: () => string } => {
-      let output = '';
-      const child = spawn(
-        process.execPath,
-        ['--import', 'tsx/esm', '--conditions=keiyaku-source', join(import.meta.dirname, 'outbox-transaction-child.ts')],
-        {
-          env: {
-            ...process.env,
-            KAFKA_BROKERS: kafkaBrokers,
-            OUTBOX_TX_NAMESPACE: transport.options.namespace!,
-            OUTBOX_TX_FILE: file,
-            OUTBOX_TX_ADDRESS: address,
-            OUTBOX_TX_ID: 'instance-0',
-            OUTBOX_TX_HANG: hang ? '1' : '0',
-          },
-          stdio: ['ignore', 'pipe', 'pipe'],
-        },
-      );
-      child.stdout!.on('data', (chunk: Buffer) => {
-        output += chunk.toString();
-      });
-      child.stderr!.on('data', (chunk: Buffer) => {
-        output += chunk.toString();
-      });
-      cleanups.push(() => {
-        if (child.exitCode === null) child.kill('SIGKILL');
-      });
-      return { child, output: () => output };
-    };
-
-    const doomed = start(true);
+    const { transport, address, pending, start, close } = await killSetUp();
+    const doomed = start({ OUTBOX_TX_HANG: '1' });
     await waitFor(
       () => doomed.output().includes('sent'),
       () => `the first dispatcher sent a batch (output: ${doomed.output()})`,
@@ -319,24 +279,108 @@ run(`transactional outbox dispatcher on a real broker${kafkaSkipReason ? ` (${ka
     await writeMarker(transport, address);
     expect((await seen(transport, address, 'read_uncommitted')).length).toBeGreaterThan(0);
 
-    const successor = start(false);
-    await waitFor(
-      () => pending() === 0,
-      () => `the restarted dispatcher published every row (output: ${successor.output()})`,
-      60_000,
-    );
-    const stopped = new Promise((resolve) => successor.child.once('exit', resolve));
-    successor.child.kill('SIGTERM');
-    await stopped;
-    db.close();
-
-    const producer = transport.producer();
-    await producer.send([record(address, 'end2')]);
-    await producer.close();
+    await restartAndDrain(start, pending, close);
     // What a read_committed reader reads: nothing of the killed transaction (aborted when the
     // successor fenced it), then the first marker, then every row once.
-    const committed = await readUntil(transport, address, 'end2');
+    const committed = await readUntil(transport, address, await endMarker(transport, address));
     expect(committed[0]).toBe('end');
     expect(committed.slice(1).map((v) => (JSON.parse(v) as { seq: number }).seq)).toEqual(range(1, 200));
   }, 120_000);
+
+  it('a dispatcher SIGKILLed after its commit and before marking the rows published: its restart marks them from the note, and sends each row once', async () => {
+    const { transport, address, pending, start, close } = await killSetUp();
+    const doomed = start({ OUTBOX_TX_STOP_AFTER_COMMIT: '1' });
+    await waitFor(
+      () => doomed.output().includes('committed'),
+      () => `the first dispatcher committed a batch (output: ${doomed.output()})`,
+      30_000,
+    );
+    const exited = new Promise((resolve) => doomed.child.once('exit', resolve));
+    doomed.child.kill('SIGKILL');
+    await exited;
+    // Committed to Kafka (the first batch of 50), none of it marked published.
+    expect(pending()).toBe(200);
+    await writeMarker(transport, address);
+    expect(await seen(transport, address)).toEqual(range(1, 50));
+
+    await restartAndDrain(start, pending, close);
+    const committed = await readUntil(transport, address, await endMarker(transport, address));
+    expect(committed.filter((v) => v !== 'end').map((v) => (JSON.parse(v) as { seq: number }).seq)).toEqual(range(1, 200));
+  }, 120_000);
 });
+
+/** An SQLite outbox file with 200 pings on a fresh one-partition topic, and a way to run dispatcher processes on it. */
+async function killSetUp() {
+  const { transport, address } = await kafkaSetUp();
+  const dir = mkdtempSync(join(tmpdir(), 'keiyaku-outbox-tx-kill-'));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'service.db');
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  const outbox = new SqliteOutbox(db);
+  outbox.migrate();
+  db.transaction(() => outbox.channel(outboxConformanceChannel(address)).writeMany(db, pings(1, 200)))();
+  const pending = (): number => (db.prepare("SELECT count(*) AS n FROM keiyaku_outbox WHERE state = 'pending'").get() as { n: number }).n;
+
+  const start = (env: Record<string, string>): Dispatcher => {
+    let output = '';
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx/esm', '--conditions=keiyaku-source', join(import.meta.dirname, 'outbox-transaction-child.ts')],
+      {
+        env: {
+          ...process.env,
+          KAFKA_BROKERS: kafkaBrokers,
+          OUTBOX_TX_NAMESPACE: transport.options.namespace!,
+          OUTBOX_TX_FILE: file,
+          OUTBOX_TX_ADDRESS: address,
+          OUTBOX_TX_ID: 'instance-0',
+          ...env,
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    child.stderr!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    cleanups.push(() => {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    });
+    return { child, output: () => output };
+  };
+  return { transport, address, pending, start, close: () => db.close() };
+}
+
+interface Dispatcher {
+  readonly child: ChildProcess;
+  readonly output: () => string;
+}
+
+/** Starts a dispatcher (same id), waits until no row is pending, stops it gracefully. */
+async function restartAndDrain(
+  start: (env: Record<string, string>) => Dispatcher,
+  pending: () => number,
+  close: () => void,
+): Promise<void> {
+  const successor = start({});
+  await waitFor(
+    () => pending() === 0,
+    () => `the restarted dispatcher published every row (output: ${successor.output()})`,
+    60_000,
+  );
+  const stopped = new Promise((resolve) => successor.child.once('exit', resolve));
+  successor.child.kill('SIGTERM');
+  await stopped;
+  close();
+}
+
+/** Writes a last marker (`end2`) and returns it, for a reader to read up to. */
+async function endMarker(transport: KafkaTransport, address: string): Promise<string> {
+  const producer = transport.producer();
+  await producer.send([record(address, 'end2')]);
+  await producer.close();
+  return 'end2';
+}

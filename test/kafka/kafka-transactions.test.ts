@@ -223,4 +223,60 @@ run(`Kafka transactions on a real broker${kafkaSkipReason ? ` (${kafkaSkipReason
       await transport.close();
     }
   });
+
+  it('a note committed with a transaction is the last note for a new producer with the same id; an aborted one is not', async () => {
+    const { transport, address } = await setUp();
+    const other = testTransport({ namespace: transport.options.namespace! });
+    try {
+      const producer = transport.transactionalProducer('noter');
+      expect(await producer.lastNote!()).toBeUndefined();
+      const first = await producer.begin();
+      await first.send([record(address, 'a')]);
+      await first.note!('["1","2"]');
+      await first.commit();
+      expect(await producer.lastNote!()).toBe('["1","2"]');
+      const second = await producer.begin();
+      await second.send([record(address, 'b')]);
+      await second.note!('["3"]');
+      await second.commit();
+      const aborted = await producer.begin();
+      await aborted.note!('["lost"]');
+      await aborted.abort();
+      // A transaction another id commits in between does not change this id's note.
+      const stranger = other.transactionalProducer('stranger');
+      const strange = await stranger.begin();
+      await strange.note!('["x"]');
+      await strange.commit();
+      await stranger.close();
+
+      // A new producer (another client) reads the note after taking the id over.
+      const successor = other.transactionalProducer('noter');
+      expect(await successor.lastNote!()).toBe('["3"]');
+      // It fenced the first producer: that one commits no more, and its note is not read.
+      const late = await producer.begin();
+      const failure = await late.note!('["late"]')
+        .then(() => late.commit())
+        .then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+      expect(failure).toBeInstanceOf(ProducerFencedError);
+      await producer.close();
+      expect(await successor.lastNote!()).toBe('["3"]');
+
+      // A transaction left open by a producer that then dies is aborted when the next one takes over.
+      const open = await successor.begin();
+      await open.note!('["open"]');
+      const third = transport.transactionalProducer('noter');
+      expect(await third.lastNote!()).toBe('["3"]');
+      await successor.close();
+      await third.close();
+      await admin!.connect();
+      const topics = await admin!.fetchTopicMetadata({ topics: [transport.topic('keiyaku.transaction-notes')] });
+      expect(topics.topics[0]!.partitions).toHaveLength(1);
+    } finally {
+      await other.close();
+      await transport.close();
+    }
+  }, 90_000);
 });

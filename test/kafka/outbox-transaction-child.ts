@@ -3,7 +3,9 @@
  * SQLite outbox at OUTBOX_TX_FILE to Kafka (KAFKA_BROKERS, topics under OUTBOX_TX_NAMESPACE) in
  * transactions under OUTBOX_TX_ID. Prints `started` once it dispatches. With OUTBOX_TX_HANG=1 every
  * transaction prints `sent` after its records went out and then never commits, so a SIGKILL on
- * `sent` kills the process mid-transaction. SIGTERM stops it gracefully.
+ * `sent` kills the process mid-transaction. With OUTBOX_TX_STOP_AFTER_COMMIT=1 the first transaction
+ * prints `committed` after its commit and the process then never marks its rows published, so a
+ * SIGKILL on `committed` kills it between the two. SIGTERM stops it gracefully.
  */
 import { KafkaTransport } from '@keiyaku/kafka';
 import type { Transport } from '@keiyaku/runtime';
@@ -16,6 +18,8 @@ const kafka = new KafkaTransport({
   retry: { retries: 3, initialRetryTime: 100, maxRetryTime: 1_000 },
 });
 const hang = process.env['OUTBOX_TX_HANG'] === '1';
+const stopAfterCommit = process.env['OUTBOX_TX_STOP_AFTER_COMMIT'] === '1';
+const never = (): Promise<never> => new Promise<never>(() => undefined);
 const transport: Transport = {
   name: kafka.name,
   capabilities: kafka.capabilities,
@@ -27,17 +31,25 @@ const transport: Transport = {
     return {
       transactionalId: producer.transactionalId,
       close: () => producer.close(),
+      lastNote: () => producer.lastNote!(),
       async begin() {
         const transaction = await producer.begin();
         return {
           sendOffsets: (group, offsets) => transaction.sendOffsets(group, offsets),
           abort: () => transaction.abort(),
-          commit: () => transaction.commit(),
+          note: (value) => transaction.note!(value),
+          async commit() {
+            await transaction.commit();
+            if (stopAfterCommit) {
+              process.stdout.write('committed\n');
+              await never();
+            }
+          },
           async send(records) {
             await transaction.send(records);
             if (hang) {
               process.stdout.write('sent\n');
-              await new Promise(() => undefined);
+              await never();
             }
           },
         };

@@ -98,4 +98,39 @@ describe('memory transport transactions', () => {
     const other = await transport.transactionalProducer('t-other').begin();
     await other.commit();
   });
+
+  it('keeps the note of the last committed transaction per id: an abort drops its note, a fenced producer commits none', async () => {
+    const transport = new InMemoryTransport({ defaultPartitions: 1 });
+    const producer = transport.transactionalProducer('t-note');
+    expect(await producer.lastNote!()).toBeUndefined();
+
+    const first = await producer.begin();
+    await first.send([record('out', 'a')]);
+    await first.note!('one');
+    expect(await producer.lastNote!()).toBeUndefined(); // not before the commit
+    await first.commit();
+    expect(await producer.lastNote!()).toBe('one');
+
+    const aborted = await producer.begin();
+    await aborted.note!('lost');
+    await aborted.abort();
+    expect(await producer.lastNote!()).toBe('one');
+
+    const second = await producer.begin();
+    await second.note!('two');
+    await second.note!('three'); // only the transaction's last note counts
+    await second.commit();
+    expect(await producer.lastNote!()).toBe('three');
+
+    // A new producer with the id reads the last note; the one it fenced commits no more.
+    const open = await producer.begin();
+    await open.note!('fenced');
+    const next = transport.transactionalProducer('t-note');
+    expect(await next.lastNote!()).toBe('three');
+    await expect(open.commit()).rejects.toBeInstanceOf(ProducerFencedError);
+    await expect(producer.lastNote!()).rejects.toBeInstanceOf(ProducerFencedError);
+    expect(await next.lastNote!()).toBe('three');
+    expect(await transport.transactionalProducer('t-other').lastNote!()).toBeUndefined();
+    await next.close();
+  });
 });
