@@ -262,17 +262,21 @@ run(`transactional outbox dispatcher on a real broker${kafkaSkipReason ? ` (${ka
     expect(dispatcher.health().ready).toBe(false);
   });
 
-  it('a dispatcher SIGKILLed mid-transaction leaves nothing read_committed; its restart (same id) publishes every row once', async () => {
-    const { transport, address, pending, start, close } = await killSetUp();
-    const doomed = start({ OUTBOX_TX_HANG: '1' });
+  /** SIGKILLs the dispatcher child once its output says `word` (a batch `sent`, or `committed`). */
+  async function killWhen(doomed: { child: import('node:child_process').ChildProcess; output(): string }, word: string): Promise<void> {
     await waitFor(
-      () => doomed.output().includes('sent'),
-      () => `the first dispatcher sent a batch (output: ${doomed.output()})`,
+      () => doomed.output().includes(word),
+      () => `the first dispatcher ${word} a batch (output: ${doomed.output()})`,
       30_000,
     );
     const exited = new Promise((resolve) => doomed.child.once('exit', resolve));
     doomed.child.kill('SIGKILL');
     await exited;
+  }
+
+  it('a dispatcher SIGKILLed mid-transaction leaves nothing read_committed; its restart (same id) publishes every row once', async () => {
+    const { transport, address, pending, start, close } = await killSetUp();
+    await killWhen(start({ OUTBOX_TX_HANG: '1' }), 'sent');
     expect(pending()).toBe(200);
 
     // The killed dispatcher's transaction is still open: a read_uncommitted reader sees its records.
@@ -289,15 +293,7 @@ run(`transactional outbox dispatcher on a real broker${kafkaSkipReason ? ` (${ka
 
   it('a dispatcher SIGKILLed after its commit and before marking the rows published: its restart marks them from the note, and sends each row once', async () => {
     const { transport, address, pending, start, close } = await killSetUp();
-    const doomed = start({ OUTBOX_TX_STOP_AFTER_COMMIT: '1' });
-    await waitFor(
-      () => doomed.output().includes('committed'),
-      () => `the first dispatcher committed a batch (output: ${doomed.output()})`,
-      30_000,
-    );
-    const exited = new Promise((resolve) => doomed.child.once('exit', resolve));
-    doomed.child.kill('SIGKILL');
-    await exited;
+    await killWhen(start({ OUTBOX_TX_STOP_AFTER_COMMIT: '1' }), 'committed');
     // Committed to Kafka (the first batch of 50), none of it marked published.
     expect(pending()).toBe(200);
     await writeMarker(transport, address);
