@@ -7,6 +7,8 @@
  * promise. That is the belt's fast path: a property of the chain, not a second copy of it.
  */
 
+import { isThenable } from '../core/thenable.js';
+
 /** What a step yields: its result now, or a promise of it. */
 export type Outcome<R> = R | Promise<R>;
 
@@ -18,7 +20,7 @@ export type Step<T, C, R> = (item: T, ctx: C, next: Next<T, C, R>) => Outcome<R>
 
 /** Whether `value` is a promise (a thenable) rather than a result. */
 export function isPromise<R>(value: Outcome<R> | undefined): value is Promise<R> {
-  return typeof (value as { then?: unknown } | undefined)?.then === 'function';
+  return isThenable(value);
 }
 
 /**

@@ -4,6 +4,7 @@
  * handled waits for the first to finish. Lost with the process, like the memory transport.
  */
 import { type Clock, systemClock } from '../core/clock.js';
+import { isThenable } from '../core/thenable.js';
 import { DEFAULT_INBOX_RETENTION_MS, type InboxOutcome, type InboxStore } from './inbox.js';
 
 /** The handle a memory inbox gives the handler: which message it runs for. */
@@ -41,7 +42,7 @@ export class InMemoryInboxStore implements InboxStore<MemoryInboxTransaction> {
       );
     if (this.#rows.has(key)) return 'duplicate';
     const result = work({ groupId, messageId });
-    if (typeof (result as { then?: unknown } | undefined)?.then !== 'function') {
+    if (!isThenable(result)) {
       this.#rows.set(key, this.#clock.now());
       return 'processed';
     }

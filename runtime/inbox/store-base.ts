@@ -22,7 +22,5 @@ export function assertInboxSchemaVersion(description: string, version: number | 
     );
 }
 
-/** True for a thenable: the handler (or a store) answered later. */
-export function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return typeof (value as { then?: unknown } | null | undefined)?.then === 'function';
-}
+// Telling a handler's later answer from a value now: the runtime's one check, for the stores too.
+export { isThenable } from '../core/thenable.js';

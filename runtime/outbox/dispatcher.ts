@@ -24,6 +24,7 @@ import { hostname } from 'node:os';
 import { type BackoffOptions, exponentialBackoff } from '../core/backoff.js';
 import { type Clock, systemClock } from '../core/clock.js';
 import type { AnyChannel, ChannelBindings } from '../core/contract.js';
+import { isProducerFenced } from '../core/errors.js';
 import type { HostedComponent, HostedComponentHealth } from '../core/hosted.js';
 import { type Logger, silentLogger } from '../core/logger.js';
 import type { OutgoingRecord, TransactionalProducer, Transport, TransportProducer, TransportTransaction } from '../core/transport.js';
@@ -465,13 +466,13 @@ export class OutboxDispatcher implements HostedComponent {
       if (!held || this.#leaseLosses !== this.#claimLosses) throw new LeaseLost();
       await transaction.commit().catch((error: unknown) => {
         // A failed commit may have committed (its answer lost): the note tells, before the next claim.
-        if (isFenced(error) || producer.lastNote === undefined) throw error;
+        if (isProducerFenced(error) || producer.lastNote === undefined) throw error;
         this.#recover = true;
         throw new CommitUnknown(error);
       });
     } catch (error) {
       await transaction?.abort();
-      if (isFenced(error) && this.#transactions === producer) {
+      if (isProducerFenced(error) && this.#transactions === producer) {
         // The next transaction starts a new producer, which fences the other one in turn.
         this.#transactions = this.#transport.transactionalProducer!(this.transactionalId!);
         void producer.close().catch(() => undefined);
@@ -502,7 +503,7 @@ export class OutboxDispatcher implements HostedComponent {
       );
       return true;
     }
-    if (isFenced(error)) {
+    if (isProducerFenced(error)) {
       this.#fenced = `fenced: another dispatcher uses the transactional id ${this.transactionalId}`;
       this.#lastError = String(error);
       return true;
@@ -552,8 +553,6 @@ function noteIds(note: string): readonly string[] {
     return [];
   }
 }
-
-const isFenced = (error: unknown): boolean => (error as { code?: unknown } | undefined)?.code === 'producer_fenced';
 
 /**
  * The rows of the last committed transaction may not be marked published: the loop marks them from
