@@ -3,6 +3,11 @@ import type { ContentMode, Logger } from '@keiyaku/runtime/adapter';
 import type { KafkaConfig, RetryOptions, SASLOptions } from 'kafkajs';
 
 export interface KafkaTransportOptions {
+  /**
+   * The Kafka client the transport runs on (`createKafkaTransport` reads it): `kafkajs` (default) or
+   * `platformatic` (`@platformatic/kafka`, an optional peer dependency installed by the service).
+   */
+  readonly driver?: 'kafkajs' | 'platformatic';
   /** Bootstrap servers, `host:port`. */
   readonly brokers: readonly string[];
   /** kafkajs client id (default `keiyaku`). */

@@ -72,6 +72,11 @@ export class KafkaTransport implements Transport, KafkaClients {
 
   constructor(options: KafkaTransportOptions) {
     if (options.brokers.length === 0) throw new KeiyakuError('brokers_required', 'KafkaTransport needs at least one broker');
+    if (options.driver !== undefined && options.driver !== 'kafkajs')
+      throw new KeiyakuError(
+        'kafka_driver_mismatch',
+        `KafkaTransport runs on kafkajs; for driver "${options.driver}" make the transport with createKafkaTransport(options)`,
+      );
     this.options = options;
     this.#logger = options.logger ?? stderrLogger;
   }
