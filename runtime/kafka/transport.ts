@@ -32,7 +32,6 @@ import {
   type Logger,
   stderrLogger,
   type TransactionalProducer,
-  type Transport,
   type TransportCapabilities,
   type TransportConsumer,
   type TransportHealth,
@@ -41,6 +40,7 @@ import {
 import { type Admin, Kafka, type LogEntry, logLevel, type RetryOptions } from 'kafkajs';
 import { type ClientFence, defaultSocketFactory, type KafkaClients } from './client.js';
 import { KafkaTransportConsumer } from './consumer.js';
+import type { KafkaDriverTransport } from './driver.js';
 import { isLeadershipPending, toTransportError } from './errors.js';
 import type { KafkaClientStatus, KafkaTransportOptions } from './options.js';
 import { KafkaTransportProducer } from './producer.js';
@@ -55,8 +55,9 @@ export { recordFromKafka } from './record.js';
 
 const DEFAULT_RETRY: RetryOptions = { retries: 5, initialRetryTime: 300, maxRetryTime: 30_000, factor: 0.2, multiplier: 2 };
 
-export class KafkaTransport implements Transport, KafkaClients {
+export class KafkaTransport implements KafkaDriverTransport, KafkaClients {
   readonly name = 'kafka';
+  readonly driver = 'kafkajs';
   readonly capabilities: TransportCapabilities = Object.freeze({ orderedPartitions: true, durable: true, pausablePartitions: true });
   readonly options: KafkaTransportOptions;
   /** Where the transport and its clients log: `options.logger`, else the host's (see {@link useLogger}), else `stderrLogger`. */

@@ -1,5 +1,5 @@
 // Reading a whole topic through the transport's consumer, for tests of what a reader sees.
-import type { KafkaTransport } from '@keiyaku/kafka';
+import type { KafkaDriverTransport as KafkaTransport } from '@keiyaku/kafka';
 import type { IncomingRecord, OutgoingRecord } from '@keiyaku/runtime';
 
 let groups = 0;

@@ -1,6 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
-import { KafkaTransport, type KafkaTransportOptions } from '@keiyaku/kafka';
+import {
+  createKafkaTransport,
+  KAFKA_DRIVERS,
+  type KafkaDriver,
+  type KafkaDriverTransport,
+  type KafkaTransportOptions,
+} from '@keiyaku/kafka';
 import { type Logger, silentLogger } from '@keiyaku/runtime';
 import { inject } from 'vitest';
 
@@ -26,9 +32,19 @@ export const testLogger: Logger =
         return { debug: line('debug'), info: line('info'), warn: line('warn'), error: line('error') };
       })();
 
-/** A transport tuned for tests: short waits and a unique namespace so runs never share topics or groups. */
-export function testTransport(options: Partial<KafkaTransportOptions> = {}): KafkaTransport {
-  return new KafkaTransport({
+/** The driver the Kafka suites run on: `KAFKA_DRIVER` (kafkajs or platformatic), default kafkajs. */
+export const kafkaDriver: KafkaDriver = (() => {
+  const named = process.env['KAFKA_DRIVER'];
+  if (named === undefined || named === '') return 'kafkajs';
+  if (!(KAFKA_DRIVERS as readonly string[]).includes(named))
+    throw new Error(`KAFKA_DRIVER=${named}: use one of ${KAFKA_DRIVERS.join(', ')}`);
+  return named as KafkaDriver;
+})();
+
+/** A transport tuned for tests, on {@link kafkaDriver}: short waits and a unique namespace so runs never share topics or groups. */
+export function testTransport(options: Partial<KafkaTransportOptions> = {}): KafkaDriverTransport {
+  return createKafkaTransport({
+    driver: kafkaDriver,
     brokers: kafkaBrokers.split(','),
     clientId: 'keiyaku-tests',
     namespace: `t${randomUUID().slice(0, 8)}`,

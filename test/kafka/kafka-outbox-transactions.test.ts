@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { KafkaTransport } from '@keiyaku/kafka';
+import type { KafkaDriverTransport as KafkaTransport } from '@keiyaku/kafka';
 import { PostgresOutbox } from '@keiyaku/postgres';
 import type { OutboxDispatcher, Transport, TransportTransaction } from '@keiyaku/runtime';
 import { OutboxPing, outboxConformanceChannel } from '@keiyaku/runtime/testing';
