@@ -1,5 +1,5 @@
-/** The options of the Kafka transport, and the status of one of its kafkajs clients. */
-import type { ContentMode, Logger } from '@keiyaku/runtime/adapter';
+/** The options of the Kafka transport, its drivers, and the status of one of its clients. */
+import type { ChannelBindings, ContentMode, Logger, TransactionalProducer, Transport, TransportHealth } from '@keiyaku/runtime/adapter';
 import type { KafkaConfig, RetryOptions, SASLOptions } from 'kafkajs';
 
 export interface KafkaTransportOptions {
@@ -7,7 +7,7 @@ export interface KafkaTransportOptions {
    * The Kafka client the transport runs on (`createKafkaTransport` reads it): `kafkajs` (default) or
    * `platformatic` (`@platformatic/kafka`, an optional peer dependency installed by the service).
    */
-  readonly driver?: 'kafkajs' | 'platformatic';
+  readonly driver?: KafkaDriver;
   /** Bootstrap servers, `host:port`. */
   readonly brokers: readonly string[];
   /** kafkajs client id (default `keiyaku`). */
@@ -93,4 +93,28 @@ export interface KafkaClientStatus {
   readonly rebuilds: number;
   /** A fault no rebuild can fix (a rejected credential). */
   readonly fault?: string;
+}
+
+/** The Kafka clients keiyaku can run on. */
+export const KAFKA_DRIVERS = ['kafkajs', 'platformatic'] as const;
+export type KafkaDriver = (typeof KAFKA_DRIVERS)[number];
+
+/** What a Kafka transport offers on either driver, beyond the `Transport` interface. */
+export interface KafkaDriverTransport extends Transport {
+  /** The client it runs on. */
+  readonly driver: KafkaDriver;
+  readonly options: KafkaTransportOptions;
+  readonly logger: Logger;
+  /** The topic of `address` (its channel binding's `topic` once provisioned, else the address), with the namespace. */
+  topic(address: string): string;
+  /** The consumer group of `groupId`, with the namespace. */
+  group(groupId: string): string;
+  /** How records for `address` are written. */
+  contentMode(address: string): ContentMode;
+  provision(address: string, bindings: ChannelBindings): Promise<void>;
+  destination(address: string, bindings: ChannelBindings): string;
+  destinationExists(address: string, bindings: ChannelBindings): Promise<boolean>;
+  transactionalProducer(transactionalId: string): TransactionalProducer;
+  health(): TransportHealth;
+  useLogger(logger: Logger): void;
 }

@@ -40,9 +40,8 @@ import {
 import { type Admin, Kafka, type LogEntry, logLevel, type RetryOptions } from 'kafkajs';
 import { type ClientFence, defaultSocketFactory, type KafkaClients } from './client.js';
 import { KafkaTransportConsumer } from './consumer.js';
-import type { KafkaDriverTransport } from './driver.js';
 import { isLeadershipPending, toTransportError } from './errors.js';
-import type { KafkaClientStatus, KafkaTransportOptions } from './options.js';
+import type { KafkaClientStatus, KafkaDriverTransport, KafkaTransportOptions } from './options.js';
 import { KafkaTransportProducer } from './producer.js';
 import { KafkaTransactionalProducer } from './transactions.js';
 
