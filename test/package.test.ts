@@ -2,7 +2,19 @@
 // tarballs in fresh projects outside this repository (npm, then pnpm's strict layout), run
 // `keiyaku generate` there, compile the output with the project's own strict tsc and run it; and
 // measure what a memory-transport service installs in production.
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  createReadStream,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, posix } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -22,7 +34,44 @@ const PACKAGES = [
 type PackageName = (typeof PACKAGES)[number]['name'];
 const tarballs = new Map<PackageName, string>();
 
+/** The better-sqlite3 this repository built (its version), which the consumer projects pin so the mirror below serves them. */
+const sqliteDriver = join(repoRoot, 'node_modules', 'better-sqlite3');
+const sqliteDriverVersion = (JSON.parse(readFileSync(join(sqliteDriver, 'package.json'), 'utf8')) as { version: string }).version;
+let mirror: Server | undefined;
+/** The environment of the installs: the mirror's address (only there: npm warns about the setting in every other command). */
+const installEnv: NodeJS.ProcessEnv = {};
+
+/**
+ * better-sqlite3's install script downloads a prebuilt binary from GitHub and, offline, compiles SQLite
+ * from source: a minute or more per install, and this file installs it four times. A loopback mirror
+ * (prebuild-install's `npm_config_better_sqlite3_binary_host`, the setting teams behind a proxy use)
+ * serves the binary this repository already built, for the same version and Node ABI only; any other
+ * request gets a 404 and falls through to the compile. The installs then measure keiyaku's packages.
+ */
+async function startSqliteMirror(): Promise<void> {
+  const binary = join(sqliteDriver, 'build', 'Release', 'better_sqlite3.node');
+  if (!existsSync(binary)) return;
+  const file = `better-sqlite3-v${sqliteDriverVersion}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`;
+  const tarball = join(work, file);
+  const packed = await run('tar', ['-czf', tarball, '-C', sqliteDriver, 'build/Release/better_sqlite3.node']);
+  if (packed.code !== 0) return;
+  mirror = createServer((request, response) => {
+    if (request.url !== `/v${sqliteDriverVersion}/${file}`) {
+      response.writeHead(404).end();
+      return;
+    }
+    response.writeHead(200, { 'content-type': 'application/gzip' });
+    createReadStream(tarball).pipe(response);
+  });
+  const server = mirror;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  if (address !== null && typeof address === 'object')
+    installEnv['npm_config_better_sqlite3_binary_host'] = `http://127.0.0.1:${address.port}`;
+}
+
 beforeAll(async () => {
+  await startSqliteMirror();
   const packed = await run('npm', ['pack', '--workspaces', '--silent', '--pack-destination', work], { cwd: repoRoot, timeout: 180_000 });
   expect(packed.code, packed.stderr).toBe(0);
   const files = readdirSync(work).filter((f) => f.endsWith('.tgz'));
@@ -34,6 +83,7 @@ beforeAll(async () => {
 }, 240_000);
 
 afterAll(() => {
+  mirror?.close();
   rmSync(work, { recursive: true, force: true });
 });
 
@@ -140,7 +190,11 @@ function consumerProject(name: string, dependencies: readonly PackageName[]): st
       name: `consumer-${name}`,
       private: true,
       type: 'module',
-      dependencies: Object.fromEntries(dependencies.map((d) => [d, tgz(d)])),
+      dependencies: {
+        ...Object.fromEntries(dependencies.map((d) => [d, tgz(d)])),
+        // The driver version this repository built and tested with (within @keiyaku/sqlite's range).
+        ...(dependencies.includes('@keiyaku/sqlite') ? { 'better-sqlite3': sqliteDriverVersion } : {}),
+      },
       // As runtime/postgres/README.md and runtime/sqlite/README.md say: the drivers' types are the project's own dev dependencies.
       devDependencies: {
         keiyaku: tgz('keiyaku'),
@@ -255,6 +309,7 @@ describe('the tarballs', () => {
       JSON.parse(readFileSync(join(repoRoot, dir, 'package.json'), 'utf8')) as {
         dependencies?: Record<string, string>;
         peerDependencies?: Record<string, string>;
+        peerDependenciesMeta?: Record<string, { optional?: boolean }>;
       };
     expect(manifest('runtime').dependencies ?? {}).toEqual({});
     for (const [dir, driver] of [
@@ -268,7 +323,10 @@ describe('the tarballs', () => {
       // undici-types) are the consumer's dev dependencies (runtime/postgres/README.md, runtime/sqlite/README.md),
       // neither dependencies nor peers (npm keeps an optional peer that a dev dependency satisfies in a production install).
       expect(Object.keys(m.dependencies ?? {})).toEqual([driver]);
-      expect(Object.keys(m.peerDependencies ?? {})).toEqual(['@keiyaku/runtime']);
+      // Beside the runtime, only a second driver a service chooses (and installs) itself: an optional peer.
+      const optional = Object.keys(m.peerDependenciesMeta ?? {}).filter((name) => m.peerDependenciesMeta?.[name]?.optional === true);
+      expect(Object.keys(m.peerDependencies ?? {}).filter((name) => !optional.includes(name))).toEqual(['@keiyaku/runtime']);
+      expect(optional).toEqual(dir === 'runtime/kafka' ? ['@platformatic/kafka'] : []);
     }
   });
 });
@@ -278,14 +336,22 @@ describe('keiyaku as a dependency of another project', () => {
 
   it('npm: install the tarballs, generate, compile under strict, run on every package', async () => {
     const dir = consumerProject('npm', everything);
-    const installed = await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline'], { cwd: dir, timeout: 300_000 });
+    const installed = await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline'], {
+      cwd: dir,
+      env: installEnv,
+      timeout: 300_000,
+    });
     expect(installed.code, installed.stderr).toBe(0);
     await exercise(dir, ['npx', '--no-install'], true);
   }, 600_000);
 
   it('a service on the memory transport installs @keiyaku/runtime alone in production: ≤ 2 MiB of node_modules, and runs', async () => {
     const dir = consumerProject('memory-only', ['@keiyaku/runtime']);
-    const installed = await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline'], { cwd: dir, timeout: 300_000 });
+    const installed = await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline'], {
+      cwd: dir,
+      env: installEnv,
+      timeout: 300_000,
+    });
     expect(installed.code, installed.stderr).toBe(0);
     await exercise(dir, ['npx', '--no-install'], false);
     // The production install: `npm ci --omit=dev` from the same lockfile in a fresh folder, and the compiled service runs on it.
@@ -295,6 +361,7 @@ describe('keiyaku as a dependency of another project', () => {
     cpSync(join(dir, 'dist'), join(production, 'dist'), { recursive: true });
     const installedProduction = await run('npm', ['ci', '--omit=dev', '--no-audit', '--no-fund', '--prefer-offline'], {
       cwd: production,
+      env: installEnv,
       timeout: 300_000,
     });
     expect(installedProduction.code, installedProduction.stderr).toBe(0);
@@ -317,7 +384,11 @@ describe('keiyaku as a dependency of another project', () => {
     'a service on %s installs %s and no type packages in production (@types/*, @types/node, undici-types)',
     async (store, driver, entry) => {
       const dir = consumerProject(`${store}-only`, ['@keiyaku/runtime', `@keiyaku/${store}`]);
-      const installed = await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline'], { cwd: dir, timeout: 300_000 });
+      const installed = await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline'], {
+        cwd: dir,
+        env: installEnv,
+        timeout: 300_000,
+      });
       expect(installed.code, installed.stderr).toBe(0);
       // The development install has the types the README asks for, so the project compiles.
       expect(readdirSync(join(dir, 'node_modules', '@types'))).toEqual(expect.arrayContaining(['node', driver]));
@@ -326,6 +397,7 @@ describe('keiyaku as a dependency of another project', () => {
       for (const file of ['package.json', 'package-lock.json']) cpSync(join(dir, file), join(production, file));
       const installedProduction = await run('npm', ['ci', '--omit=dev', '--no-audit', '--no-fund', '--prefer-offline'], {
         cwd: production,
+        env: installEnv,
         timeout: 300_000,
       });
       expect(installedProduction.code, installedProduction.stderr).toBe(0);
@@ -350,6 +422,7 @@ describe('keiyaku as a dependency of another project', () => {
     const pnpm = ['npx', '--yes', 'pnpm@9.15.9'];
     const installed = await run(pnpm[0]!, [...pnpm.slice(1), 'install', '--prefer-offline', '--config.confirmModulesPurge=false'], {
       cwd: dir,
+      env: installEnv,
       timeout: 300_000,
     });
     expect(installed.code, installed.stdout + installed.stderr).toBe(0);
