@@ -99,7 +99,16 @@ async function createTopic(topic: string): Promise<void> {
   const admin = new Kafka({ brokers: bootstrap, clientId: 'bench-admin', logLevel: logLevel.NOTHING, retry }).admin();
   await admin.connect();
   await admin.createTopics({ topics: [{ topic, numPartitions: 6, replicationFactor: 1 }], waitForLeaders: true });
-  await admin.fetchTopicOffsets(topic); // served by its leaders, not only named in the metadata
+  // Served by its leaders, not only named in the metadata (a KRaft broker names a leader before it serves).
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await admin.fetchTopicOffsets(topic);
+      break;
+    } catch (error) {
+      if (attempt >= 100) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
   await admin.disconnect();
 }
 
