@@ -22,8 +22,9 @@ const CONNECTIVITY_API_IDS = new Set(['NETWORK_EXCEPTION', 'BROKER_NOT_AVAILABLE
 const CONNECTIVITY_MESSAGE =
   /ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|EHOSTUNREACH|Connection (error|timeout|closed)|Connection ready timed out|socket hang up/i;
 
-/** The brokers are unreachable (as opposed to a request they refused). */
+/** The brokers are unreachable (as opposed to a request they refused, or a credential: the client reports that as a failed connection too). */
 export function isConnectivity(error: unknown): boolean {
+  if (isAuthentication(error)) return false;
   return some(
     error,
     (e) =>
