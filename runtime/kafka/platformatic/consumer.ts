@@ -35,8 +35,8 @@ import type { Consumer, MessagesStream } from '@platformatic/kafka';
 import { CutOff } from '../client.js';
 import type { KafkaClientStatus } from '../options.js';
 import type { PlatformaticClients } from './client.js';
-import { describe, hasProtocolError, isAuthentication, isConnectivity } from './consumer-errors.js';
-import { takeFetched } from './fetched.js';
+import { isAuthentication, isConnectivity, toTransportError } from './errors.js';
+import { isOffsetOutOfRange, takeFetched } from './fetched.js';
 
 /**
  * Fetch sizes: at most 1 MiB per response and per partition. The client's default of 10 MiB makes
@@ -48,6 +48,9 @@ const MAX_BYTES = 1_048_576;
 const MIN_BUFFERED = 10_000;
 /** How long a shutdown or a rebuild waits for the client to leave the group. */
 const CLOSE_BUDGET_MS = 10_000;
+
+/** What a client error says, its nested errors included (for logs and faults). */
+const describe = (error: unknown): string => toTransportError(error).message;
 
 type Client = Consumer<Buffer, Buffer, Buffer, Buffer>;
 type Stream = MessagesStream<Buffer, Buffer, Buffer, Buffer>;
@@ -284,7 +287,7 @@ export class PlatformaticTransportConsumer implements TransportConsumer {
           return;
         }
         if (isConnectivity(error)) this.#cutOff.mark(Date.now());
-        if (hasProtocolError(error, 'OFFSET_OUT_OF_RANGE')) for (const p of this.#assigned) this.#next.delete(p);
+        if (isOffsetOutOfRange(error)) for (const p of this.#assigned) this.#next.delete(p);
         this.#transport.logger.debug('kafka: fetch failed; retrying', { topic: this.#topic, error: describe(error) });
         client.clearMetadata();
         await waitForWake(this.#fetchers, { timeoutMs: Math.min(1_000, waitMs * 2) });

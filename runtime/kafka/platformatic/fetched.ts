@@ -90,3 +90,12 @@ function abortedBatches(partition: FetchResponsePartition): Set<RecordsBatch> {
   }
   return dropped;
 }
+
+/** The broker no longer has (or does not yet have) the offset a fetch asked for: the partition starts over from the group's start. */
+export function isOffsetOutOfRange(error: unknown, depth = 0): boolean {
+  if (error === null || typeof error !== 'object' || depth > 6) return false;
+  const e = error as { apiId?: unknown; errors?: unknown; cause?: unknown };
+  if (e.apiId === 'OFFSET_OUT_OF_RANGE') return true;
+  if (Array.isArray(e.errors) && e.errors.some((inner) => isOffsetOutOfRange(inner, depth + 1))) return true;
+  return isOffsetOutOfRange(e.cause, depth + 1);
+}
