@@ -7,8 +7,17 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { createKafkaTransport, type KafkaDriverTransport, PlatformaticKafkaTransport } from '@keiyaku/kafka';
 import type { OutgoingRecord } from '@keiyaku/runtime';
+import { AuthenticationError, MultipleErrors, NetworkError, ProtocolError } from '@platformatic/kafka';
 import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, describe, expect, it } from 'vitest';
+import {
+  isAuthentication,
+  isConnectivity,
+  isFenced,
+  isLeadershipPending,
+  isTopicExists,
+  toTransportError,
+} from '../../runtime/kafka/platformatic/errors.js';
 import { kafkaBrokers, kafkaSkipReason, testLogger } from './kafka-env.js';
 
 const opened: KafkaDriverTransport[] = [];
@@ -194,5 +203,41 @@ const saslBrokers = process.env['KAFKA_SASL_BROKERS'] ?? kafkaBrokers.replace(/:
     });
     const sent = t.producer().send([{ address: 'library.sasl', key: 'k', value: new Uint8Array([1]), headers: {} }]);
     await expect(sent).rejects.toMatchObject({ name: 'TransportError', retriable: false });
+  });
+});
+
+describe('what a @platformatic/kafka error means', () => {
+  // Errors as the client builds them: a retried operation's MultipleErrors holds each attempt's error,
+  // a failed connection holds its cause, a broker's answer is a ProtocolError with the error's name.
+  const attempts = (...errors: Error[]) => new MultipleErrors('produce failed 2 times.', errors);
+
+  it('tells an outage from a rejected credential, a fenced producer and a moving leader', () => {
+    const refused = attempts(
+      new NetworkError('Connection to 127.0.0.1:9 failed.', {
+        cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }),
+      }),
+    );
+    const rejected = attempts(
+      new NetworkError('Connection to 127.0.0.1:9 failed.', {
+        cause: new AuthenticationError('SASL authentication failed.', { cause: new ProtocolError('SASL_AUTHENTICATION_FAILED') }),
+      }),
+    );
+    const fenced = attempts(new ProtocolError('PRODUCER_FENCED'));
+    const moving = attempts(new ProtocolError('NOT_LEADER_OR_FOLLOWER'));
+    expect([refused, rejected, fenced, moving].map(isConnectivity)).toEqual([true, false, false, false]);
+    expect([refused, rejected, fenced, moving].map(isAuthentication)).toEqual([false, true, false, false]);
+    expect([refused, rejected, fenced, moving].map(isFenced)).toEqual([false, false, true, false]);
+    expect([refused, rejected, fenced, moving].map(isLeadershipPending)).toEqual([false, false, false, true]);
+    expect(isTopicExists(attempts(new ProtocolError('TOPIC_ALREADY_EXISTS')))).toBe(true);
+  });
+
+  it('becomes a TransportError naming the causes, not retriable for a rejected credential', () => {
+    const rejected = toTransportError(
+      attempts(new NetworkError('Connection to b:9092 failed.', { cause: new AuthenticationError('SASL authentication failed.') })),
+      'library.books',
+    );
+    expect(rejected).toMatchObject({ name: 'TransportError', retriable: false, address: 'library.books' });
+    expect(rejected.message).toBe('produce failed 2 times. (Connection to b:9092 failed: SASL authentication failed)');
+    expect(toTransportError(attempts(new NetworkError('Connection to b:9092 failed.')))).toMatchObject({ retriable: true });
   });
 });
