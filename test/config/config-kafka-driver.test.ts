@@ -4,6 +4,7 @@
 import { KafkaTransport, PlatformaticKafkaTransport } from '@keiyaku/kafka';
 import { ConfigurationError, createTransport, ENVIRONMENT_VARIABLES, resolveConfig } from '@keiyaku/runtime/config';
 import { describe, expect, it } from 'vitest';
+import { clientsOf } from '../../runtime/kafka/platformatic/client.js';
 
 function problemsOf(run: () => unknown): { key: string; message: string }[] {
   try {
@@ -40,7 +41,7 @@ describe('configuration: the Kafka driver', () => {
     expect(platformatic.driver).toBe('platformatic');
     expect(platformatic.topic('library.books')).toBe('staging.library.books');
     expect(platformatic.contentMode('library.books')).toBe('structured');
-    expect(platformatic.baseOptions()).toMatchObject({
+    expect(clientsOf(platformatic).baseOptions()).toMatchObject({
       clientId: 'keiyaku',
       bootstrapBrokers: ['a:9092', 'b:9092'],
       tls: {},

@@ -30,3 +30,16 @@ export interface PlatformaticClients {
    */
   baseOptions(): Platformatic.BaseOptions;
 }
+
+let read: ((transport: object) => PlatformaticClients) | undefined;
+
+/** @internal Set once by the transport's class: how to reach a transport's `PlatformaticClients` (its declarations never show them). */
+export function readClientsWith(reader: (transport: object) => PlatformaticClients): void {
+  read = reader;
+}
+
+/** @internal What a `PlatformaticKafkaTransport`'s producers and consumers read from it (for tests of the option mapping). */
+export function clientsOf(transport: object): PlatformaticClients {
+  if (read === undefined) throw new TypeError('no PlatformaticKafkaTransport was loaded');
+  return read(transport);
+}

@@ -31,7 +31,7 @@ import {
 import type { Admin, BaseOptions, SASLOptions } from '@platformatic/kafka';
 import { kafkaHealth } from '../health.js';
 import type { KafkaDriverTransport, KafkaTransportOptions } from '../options.js';
-import type { PlatformaticClients, PlatformaticModule } from './client.js';
+import { type PlatformaticClients, type PlatformaticModule, readClientsWith } from './client.js';
 import { PlatformaticTransportConsumer } from './consumer.js';
 import { isLeadershipPending, isTopicExists, toTransportError } from './errors.js';
 import { PlatformaticTransportProducer } from './producer.js';
@@ -42,7 +42,15 @@ const DEFAULT_RETRIES = 5;
 const DEFAULT_INITIAL_RETRY_MS = 300;
 const DEFAULT_MAX_RETRY_MS = 30_000;
 
-export class PlatformaticKafkaTransport implements KafkaDriverTransport, PlatformaticClients {
+/**
+ * The transport on `@platformatic/kafka`. Its declarations name no type of that package (an optional
+ * peer a TypeScript user on kafkajs does not install): what its clients share goes through `#clients`.
+ */
+export class PlatformaticKafkaTransport implements KafkaDriverTransport {
+  static {
+    readClientsWith((transport) => (transport as PlatformaticKafkaTransport).#clients);
+  }
+
   readonly name = 'kafka';
   readonly driver = 'platformatic';
   readonly capabilities: TransportCapabilities = Object.freeze({ orderedPartitions: true, durable: true, pausablePartitions: true });
@@ -59,6 +67,7 @@ export class PlatformaticKafkaTransport implements KafkaDriverTransport, Platfor
   readonly #topics = new Map<string, string>();
   #module: Promise<PlatformaticModule> | undefined;
   #admin: Promise<Admin> | undefined;
+  readonly #clients: PlatformaticClients;
 
   constructor(options: KafkaTransportOptions) {
     if (options.brokers.length === 0) throw new KeiyakuError('brokers_required', 'KafkaTransport needs at least one broker');
@@ -70,6 +79,16 @@ export class PlatformaticKafkaTransport implements KafkaDriverTransport, Platfor
     this.options = options;
     this.#logger = options.logger ?? stderrLogger;
     this.#sasl = saslFrom(options.sasl);
+    this.#clients = {
+      options,
+      logger: this.logger,
+      topic: (address) => this.topic(address),
+      group: (groupId) => this.group(groupId),
+      provision: (address, bindings) => this.provision(address, bindings),
+      contentMode: (address) => this.contentMode(address),
+      load: () => this.#load(),
+      baseOptions: () => this.#baseOptions(),
+    };
   }
 
   /** Speaks through the host's logger from now on, unless the options gave a logger of its own. */
@@ -94,7 +113,7 @@ export class PlatformaticKafkaTransport implements KafkaDriverTransport, Platfor
   }
 
   /** `@platformatic/kafka`, imported once; a `KeiyakuError` saying how to install it when it is missing. */
-  load(): Promise<PlatformaticModule> {
+  #load(): Promise<PlatformaticModule> {
     this.#module ??= import('@platformatic/kafka').catch((error: unknown) => {
       this.#module = undefined;
       throw loadError(error);
@@ -106,7 +125,7 @@ export class PlatformaticKafkaTransport implements KafkaDriverTransport, Platfor
    * The options every client of this transport shares: client id, bootstrap brokers, TLS, SASL, the
    * retries and back-off of `retry`, the timeouts of `client` and `ackTimeoutMs`, then `platformatic`.
    */
-  baseOptions(): BaseOptions {
+  #baseOptions(): BaseOptions {
     const retry = this.options.retry ?? {};
     const initial = retry.initialRetryTime ?? DEFAULT_INITIAL_RETRY_MS;
     const max = retry.maxRetryTime ?? DEFAULT_MAX_RETRY_MS;
@@ -134,7 +153,7 @@ export class PlatformaticKafkaTransport implements KafkaDriverTransport, Platfor
   /** The transport's admin client, made on first use and kept until `close()`. */
   #adminClient(): Promise<Admin> {
     if (this.#admin === undefined) {
-      const admin = this.load().then((kafka) => new kafka.Admin(this.baseOptions()));
+      const admin = this.#load().then((kafka) => new kafka.Admin(this.#baseOptions()));
       admin.catch(() => {
         if (this.#admin === admin) this.#admin = undefined;
       });
@@ -250,7 +269,7 @@ export class PlatformaticKafkaTransport implements KafkaDriverTransport, Platfor
   }
 
   producer(): TransportProducer {
-    const producer = new PlatformaticTransportProducer(this);
+    const producer = new PlatformaticTransportProducer(this.#clients);
     this.#producers.add(producer);
     return producer;
   }
@@ -260,13 +279,13 @@ export class PlatformaticKafkaTransport implements KafkaDriverTransport, Platfor
    * are). Its first `begin()` fences any earlier producer with the same id.
    */
   transactionalProducer(transactionalId: string): TransactionalProducer {
-    const producer = new PlatformaticTransactionalProducer(this, transactionalId, () => this.#transactional.delete(producer));
+    const producer = new PlatformaticTransactionalProducer(this.#clients, transactionalId, () => this.#transactional.delete(producer));
     this.#transactional.add(producer);
     return producer;
   }
 
   consumer(options: ConsumerOptions): TransportConsumer {
-    const consumer = new PlatformaticTransportConsumer(this, options, () => this.#consumers.delete(consumer));
+    const consumer = new PlatformaticTransportConsumer(this.#clients, options, () => this.#consumers.delete(consumer));
     this.#consumers.add(consumer);
     return consumer;
   }
