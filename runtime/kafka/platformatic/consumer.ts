@@ -49,6 +49,17 @@ const MIN_BUFFERED = 10_000;
 /** How long a shutdown or a rebuild waits for the client to leave the group. */
 const CLOSE_BUDGET_MS = 10_000;
 
+/**
+ * The assignment strategies a classic member offers, by name: kafkajs' round robin first, so a
+ * group shared with services on the kafkajs driver finds a strategy all members support (the
+ * client's own default, `roundrobin`, is the Java client's name; offered too). Whichever member
+ * leads assigns round robin; subscriptions and assignments are the standard consumer protocol's.
+ */
+const GROUP_PROTOCOLS = [
+  { name: 'RoundRobinAssigner', version: 0, metadata: Buffer.alloc(0) },
+  { name: 'roundrobin', version: 0, metadata: Buffer.alloc(0) },
+];
+
 /** What a client error says, its nested errors included (for logs and faults). */
 const describe = (error: unknown): string => toTransportError(error).message;
 
@@ -146,6 +157,7 @@ export class PlatformaticTransportConsumer implements TransportConsumer {
               sessionTimeout,
               heartbeatInterval: options.heartbeatIntervalMs ?? 3_000,
               rebalanceTimeout: Math.max(sessionTimeout, 60_000),
+              protocols: GROUP_PROTOCOLS,
             }
           : { groupProtocol: 'consumer' }),
       } as ConstructorParameters<typeof kafka.Consumer>[0]) as Client;
