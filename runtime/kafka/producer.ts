@@ -9,6 +9,7 @@ import { ClosedError, type OutgoingRecord, type TransportProducer, toStructured 
 import { type LogEntry, logLevel, type Producer } from 'kafkajs';
 import { bounded, CutOff, type KafkaClients } from './client.js';
 import { isConnectivity, toTransportError } from './errors.js';
+import { checkHeaderCount, maxHeaders } from './headers.js';
 import type { KafkaClientStatus } from './options.js';
 import { keyPartitioner } from './partitioner.js';
 import { publishDeadline } from './publish-timeout.js';
@@ -24,9 +25,13 @@ export function isRetriesWarning(entry: LogEntry): boolean {
 
 type KafkaMessage = { key: string | null; value: Buffer; headers: Record<string, string> };
 
-/** @internal Records as kafkajs topic messages: topics through `topic()`, binary or structured content mode by address. */
+/**
+ * @internal Records as kafkajs topic messages: topics through `topic()`, binary or structured content mode by address.
+ * Throws `TooManyHeadersError` when a record would carry more headers than `maxHeaders` (nothing of the batch is sent).
+ */
 export function topicMessages(transport: KafkaClients, records: readonly OutgoingRecord[]): { topic: string; messages: KafkaMessage[] }[] {
   const byTopic = new Map<string, KafkaMessage[]>();
+  const limit = maxHeaders(transport.options);
   for (const record of records) {
     const topic = transport.topic(record.address);
     let list = byTopic.get(topic);
@@ -36,8 +41,10 @@ export function topicMessages(transport: KafkaClients, records: readonly Outgoin
     }
     if (transport.contentMode(record.address) === 'structured') {
       const structured = toStructured(record.headers, record.value);
+      checkHeaderCount(structured.headers, limit, record.address);
       list.push({ key: record.key ?? null, value: structured.value, headers: structured.headers });
     } else {
+      checkHeaderCount(record.headers, limit, record.address);
       list.push({
         key: record.key ?? null,
         value: Buffer.from(record.value.buffer, record.value.byteOffset, record.value.byteLength),
@@ -96,6 +103,8 @@ export class KafkaTransportProducer implements TransportProducer {
 
   async send(records: readonly OutgoingRecord[]): Promise<void> {
     if (this.#closed) throw new ClosedError('the kafka producer');
+    // A record refused here (too many headers) leaves the producer as it is: nothing was sent.
+    const topicMessagesToSend = topicMessages(this.#transport, records);
     this.#maybeRebuild();
     const { producer, connected } = this.#ensure();
     this.#inFlight.set(producer, (this.#inFlight.get(producer) ?? 0) + 1);
@@ -105,7 +114,7 @@ export class KafkaTransportProducer implements TransportProducer {
       const { ackTimeoutMs } = this.#transport.options;
       await deadline.race(
         producer.sendBatch({
-          topicMessages: topicMessages(this.#transport, records),
+          topicMessages: topicMessagesToSend,
           acks: -1,
           ...(ackTimeoutMs === undefined ? {} : { timeout: ackTimeoutMs }),
         }),

@@ -41,6 +41,7 @@ import { type Admin, Kafka, type LogEntry, logLevel, type RetryOptions } from 'k
 import { type ClientFence, defaultSocketFactory, type KafkaClients } from './client.js';
 import { KafkaTransportConsumer } from './consumer.js';
 import { isLeadershipPending, toTransportError } from './errors.js';
+import { checkMaxHeadersOption } from './headers.js';
 import type { KafkaClientStatus, KafkaDriverTransport, KafkaTransportOptions } from './options.js';
 import { KafkaTransportProducer } from './producer.js';
 import { KafkaTransactionalProducer } from './transactions.js';
@@ -77,6 +78,7 @@ export class KafkaTransport implements KafkaDriverTransport, KafkaClients {
         'kafka_driver_mismatch',
         `KafkaTransport runs on kafkajs; for driver "${options.driver}" make the transport with createKafkaTransport(options)`,
       );
+    checkMaxHeadersOption(options);
     this.options = options;
     this.#logger = options.logger ?? stderrLogger;
   }
