@@ -49,8 +49,11 @@ afterAll(() => {
     const host = createMessaging({ transport, logger });
     // What the transport says of itself during the outage (its health, whatever the driver logs).
     let cutOffSeen = false;
+    let rebuilds = 0;
     const sampler = setInterval(() => {
-      if (!transport.health().ready) cutOffSeen = true;
+      const health = transport.health();
+      if (!health.ready) cutOffSeen = true;
+      rebuilds = Math.max(rebuilds, (health.details as { rebuilds: number }).rebuilds);
     }, 100);
     const received = new Map<string, number>();
     host.subscribe(BookIntegrationEvents, {
@@ -120,7 +123,6 @@ afterAll(() => {
     }
     await host.stop();
     clearInterval(sampler);
-    const rebuilds = (transport.health().details as { rebuilds: number }).rebuilds;
 
     const lost = Array.from({ length: TOTAL }, (_, i) => `C-${i}`).filter((id) => !received.has(id));
     const duplicates = [...received.values()].reduce((n, c) => n + c - 1, 0);
