@@ -5,11 +5,11 @@
  * A producer cut off for longer than `rebuildAfterMs` gets a new kafkajs producer in place.
  * Producers are idempotent unless the transport's `idempotent` option is `false`.
  */
-import { ClosedError, type OutgoingRecord, type TransportProducer, toStructured } from '@keiyaku/runtime/adapter';
+import { ClosedError, type OutgoingRecord, type TransportProducer } from '@keiyaku/runtime/adapter';
 import { type LogEntry, logLevel, type Producer } from 'kafkajs';
 import { bounded, CutOff, type KafkaClients } from './client.js';
 import { isConnectivity, toTransportError } from './errors.js';
-import { checkHeaderCount, maxHeaders } from './headers.js';
+import { wireMessage } from './messages.js';
 import type { KafkaClientStatus } from './options.js';
 import { keyPartitioner } from './partitioner.js';
 import { publishDeadline } from './publish-timeout.js';
@@ -31,7 +31,6 @@ type KafkaMessage = { key: string | null; value: Buffer; headers: Record<string,
  */
 export function topicMessages(transport: KafkaClients, records: readonly OutgoingRecord[]): { topic: string; messages: KafkaMessage[] }[] {
   const byTopic = new Map<string, KafkaMessage[]>();
-  const limit = maxHeaders(transport.options);
   for (const record of records) {
     const topic = transport.topic(record.address);
     let list = byTopic.get(topic);
@@ -39,18 +38,7 @@ export function topicMessages(transport: KafkaClients, records: readonly Outgoin
       list = [];
       byTopic.set(topic, list);
     }
-    if (transport.contentMode(record.address) === 'structured') {
-      const structured = toStructured(record.headers, record.value);
-      checkHeaderCount(structured.headers, limit, record.address);
-      list.push({ key: record.key ?? null, value: structured.value, headers: structured.headers });
-    } else {
-      checkHeaderCount(record.headers, limit, record.address);
-      list.push({
-        key: record.key ?? null,
-        value: Buffer.from(record.value.buffer, record.value.byteOffset, record.value.byteLength),
-        headers: record.headers as Record<string, string>, // kafkajs only reads them
-      });
-    }
+    list.push(wireMessage(transport, record) as KafkaMessage); // kafkajs only reads the headers
   }
   return [...byTopic].map(([topic, messages]) => ({ topic, messages }));
 }
