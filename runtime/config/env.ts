@@ -71,6 +71,11 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
     description: 'the Kafka client: kafkajs (default) or platformatic (@platformatic/kafka, installed by the service)',
   },
   {
+    name: 'KEIYAKU_KAFKA_MAX_HEADERS',
+    path: 'kafka.maxHeaders',
+    description: 'most headers a record may carry (default 1000): publishers refuse more, kafkajs consumers park it',
+  },
+  {
     name: 'KEIYAKU_KAFKA_PROPERTY_<KEY>',
     path: 'kafka.properties',
     description: 'one librdkafka property, dots as underscores: KEIYAKU_KAFKA_PROPERTY_SASL_PASSWORD is sasl.password',

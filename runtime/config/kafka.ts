@@ -41,6 +41,8 @@ export interface KafkaSection {
   readonly contentMode?: string;
   /** The Kafka client: `kafkajs` (default) or `platformatic` (`@platformatic/kafka`, which the service installs). */
   readonly driver?: string;
+  /** Most headers one record may carry (default 1 000): publishers refuse more, a kafkajs consumer parks such a record. */
+  readonly maxHeaders?: number | string;
 }
 
 export const KAFKA_SECTION_KEYS = [
@@ -57,6 +59,7 @@ export const KAFKA_SECTION_KEYS = [
   'replicationFactor',
   'contentMode',
   'driver',
+  'maxHeaders',
 ] as const;
 
 /** The Kafka drivers a configuration can choose (`@keiyaku/kafka`'s `KAFKA_DRIVERS`). */
@@ -88,6 +91,7 @@ export function kafkaOptionsFrom(raw: unknown, path: string, problems: Problems)
   const replicationFactor = section.integer('replicationFactor', { min: 1, max: 32_767 });
   const contentMode = section.oneOf('contentMode', ['binary', 'structured'] as const);
   const driver = section.oneOf('driver', KAFKA_DRIVER_NAMES);
+  const maxHeaders = section.integer('maxHeaders', { min: 1, max: 2_147_483_647 });
   const prop = (key: string): string => `${section.at('properties')}["${key}"]`;
 
   if (namespace !== undefined && !/^[A-Za-z0-9._-]+$/.test(namespace))
@@ -153,6 +157,7 @@ export function kafkaOptionsFrom(raw: unknown, path: string, problems: Problems)
     ...(defaultPartitions === undefined ? {} : { defaultPartitions }),
     ...(replicationFactor === undefined ? {} : { replicationFactor }),
     ...(contentMode === undefined ? {} : { contentMode }),
+    ...(maxHeaders === undefined ? {} : { maxHeaders }),
   };
 }
 

@@ -45,6 +45,8 @@ export interface KafkaSettings {
   readonly defaultPartitions?: number;
   readonly replicationFactor?: number;
   readonly contentMode?: 'binary' | 'structured';
+  /** Most headers one record may carry (default 1 000; see docs/kafka.md, "Header limits"). */
+  readonly maxHeaders?: number;
 }
 
 /** The Iggy transport's options a configuration can set. */

@@ -24,6 +24,7 @@ import {
 import { type Consumer, type EachBatchPayload, logLevel } from 'kafkajs';
 import { bounded, ClientFence, CutOff, type KafkaClients } from './client.js';
 import { isAuthentication, isConnectivity, toTransportError } from './errors.js';
+import { headerCount, maxHeaders } from './headers.js';
 import type { KafkaClientStatus } from './options.js';
 import { recordFromKafka } from './record.js';
 
@@ -203,7 +204,12 @@ export class KafkaTransportConsumer implements TransportConsumer {
     this.#cutOff.clear();
     const delivered = this.#delivered.get(partition) ?? -1;
     const fresh = batch.messages.filter((m) => Number(m.offset) > delivered);
-    for (const message of fresh) this.#buffer.push(recordFromKafka(message, this.#options.address, partition));
+    const limit = maxHeaders(this.#transport.options);
+    for (const message of fresh) {
+      const count = headerCount(message.headers);
+      if (count > limit) this.#overLimit(partition, message.offset, count, limit);
+      this.#buffer.push(recordFromKafka(message, this.#options.address, partition, count > limit));
+    }
     const last = Number(batch.messages[batch.messages.length - 1]!.offset);
     if (last > delivered) this.#delivered.set(partition, last);
     this.#batchEnd.set(partition, last);
@@ -232,6 +238,18 @@ export class KafkaTransportConsumer implements TransportConsumer {
         return;
       }
     }
+  }
+
+  /**
+   * A record over `maxHeaders` is handed over without its headers: it fails to decode (no `ce_type`) and takes the
+   * path of any undecodable record (parked at once under a dead-letter policy, else its partition stalls). kafkajs
+   * has already paid for decoding it; a stream of them is a denial of service only the other driver avoids.
+   */
+  #overLimit(partition: number, offset: string, count: number, limit: number): void {
+    this.#transport.logger.warn(
+      `kafka: record ${partition}/${offset} on ${this.#topic} has ${count} headers, over the limit of ${limit} (maxHeaders); it is delivered without headers, as undecodable`,
+      { topic: this.#topic, group: this.#options.groupId, partition, offset, headers: count, maxHeaders: limit },
+    );
   }
 
   async poll(signal: AbortSignal): Promise<readonly IncomingRecord[]> {

@@ -4,6 +4,7 @@
  * `createKafkaTransport` picks one from `options.driver`.
  */
 import { KeiyakuError } from '@keiyaku/runtime/adapter';
+import { checkMaxHeadersOption } from './headers.js';
 import { KAFKA_DRIVERS, type KafkaDriverTransport, type KafkaTransportOptions } from './options.js';
 import { PlatformaticKafkaTransport } from './platformatic/transport.js';
 import { KafkaTransport } from './transport.js';
@@ -13,6 +14,7 @@ export { KAFKA_DRIVERS, type KafkaDriver, type KafkaDriverTransport } from './op
 /** A Kafka transport on the driver `options.driver` names (default `kafkajs`). */
 export function createKafkaTransport(options: KafkaTransportOptions): KafkaDriverTransport {
   const driver = options.driver ?? 'kafkajs';
+  checkMaxHeadersOption(options);
   switch (driver) {
     case 'kafkajs':
       return new KafkaTransport(options);

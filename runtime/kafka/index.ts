@@ -3,6 +3,7 @@ export type { ContentMode } from '@keiyaku/runtime/adapter';
 // The fenced-producer error is the runtime's own (one class for every transport); it stays importable from here.
 export { ProducerFencedError } from '@keiyaku/runtime/adapter';
 export { createKafkaTransport, KAFKA_DRIVERS, type KafkaDriver, type KafkaDriverTransport } from './driver.js';
+export { DEFAULT_MAX_HEADERS, TooManyHeadersError } from './headers.js';
 export type { KafkaClientStatus, KafkaTransportOptions, PlatformaticClientOptions } from './options.js';
 export { PlatformaticKafkaTransport } from './platformatic/transport.js';
 export { DEFAULT_PUBLISH_TIMEOUT_MS, PublishTimeoutError } from './publish-timeout.js';

@@ -5,10 +5,13 @@
  * in how they hand that to their client.
  */
 import { type ContentMode, type OutgoingRecord, toStructured } from '@keiyaku/runtime/adapter';
+import { checkHeaderCount, maxHeaders } from './headers.js';
 
 /** @internal The part of a transport that decides how a record is written. */
 export interface MessageSource {
   contentMode(address: string): ContentMode;
+  /** `maxHeaders`: the most headers a record may carry. */
+  readonly options: { readonly maxHeaders?: number };
 }
 
 /** @internal One record as written to Kafka (before the driver encodes it). */
@@ -18,12 +21,18 @@ export interface WireMessage {
   readonly headers: Readonly<Record<string, string>>;
 }
 
-/** @internal A record in the content mode its address is written in. */
+/**
+ * @internal A record in the content mode its address is written in. Throws `TooManyHeadersError` when it would carry
+ * more headers than `maxHeaders` (a kafkajs reader pays for each in quadratic time; see headers.ts).
+ */
 export function wireMessage(source: MessageSource, record: OutgoingRecord): WireMessage {
+  const limit = maxHeaders(source.options);
   if (source.contentMode(record.address) === 'structured') {
     const structured = toStructured(record.headers, record.value);
+    checkHeaderCount(structured.headers, limit, record.address);
     return { key: record.key ?? null, value: structured.value, headers: structured.headers };
   }
+  checkHeaderCount(record.headers, limit, record.address);
   return {
     key: record.key ?? null,
     // A view of the same bytes, not a copy.

@@ -89,6 +89,14 @@ export interface KafkaTransportOptions {
    * encodes and decodes at a high cost each. Readers take both modes whatever this says.
    */
   readonly contentMode?: ContentMode;
+  /**
+   * Most headers one record may carry (default 1,000). A publisher refuses to write a record over it
+   * (`TooManyHeadersError`, not retriable); a kafkajs-driver consumer hands a record over it on as
+   * undecodable (parked at once under a dead-letter policy) and logs it. kafkajs decodes headers in
+   * quadratic time before keiyaku sees a record (2,000 headers cost seconds, 8,000 most of a minute):
+   * topics open to untrusted writers belong on the `platformatic` driver. See docs/kafka.md.
+   */
+  readonly maxHeaders?: number;
   /** The content mode of single channels, by channel address (before the namespace); wins over `contentMode`. */
   readonly contentModes?: Readonly<Record<string, ContentMode>>;
   readonly logger?: Logger;

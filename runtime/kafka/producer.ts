@@ -25,7 +25,10 @@ export function isRetriesWarning(entry: LogEntry): boolean {
 
 type KafkaMessage = { key: string | null; value: Buffer; headers: Record<string, string> };
 
-/** @internal Records as kafkajs topic messages: topics through `topic()`, binary or structured content mode by address. */
+/**
+ * @internal Records as kafkajs topic messages: topics through `topic()`, binary or structured content mode by address.
+ * Throws `TooManyHeadersError` when a record would carry more headers than `maxHeaders` (nothing of the batch is sent).
+ */
 export function topicMessages(transport: KafkaClients, records: readonly OutgoingRecord[]): { topic: string; messages: KafkaMessage[] }[] {
   const byTopic = new Map<string, KafkaMessage[]>();
   for (const record of records) {
@@ -88,6 +91,8 @@ export class KafkaTransportProducer implements TransportProducer {
 
   async send(records: readonly OutgoingRecord[]): Promise<void> {
     if (this.#closed) throw new ClosedError('the kafka producer');
+    // A record refused here (too many headers) leaves the producer as it is: nothing was sent.
+    const topicMessagesToSend = topicMessages(this.#transport, records);
     this.#maybeRebuild();
     const { producer, connected } = this.#ensure();
     this.#inFlight.set(producer, (this.#inFlight.get(producer) ?? 0) + 1);
@@ -97,7 +102,7 @@ export class KafkaTransportProducer implements TransportProducer {
       const { ackTimeoutMs } = this.#transport.options;
       await deadline.race(
         producer.sendBatch({
-          topicMessages: topicMessages(this.#transport, records),
+          topicMessages: topicMessagesToSend,
           acks: -1,
           ...(ackTimeoutMs === undefined ? {} : { timeout: ackTimeoutMs }),
         }),

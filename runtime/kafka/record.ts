@@ -13,10 +13,11 @@ export interface KafkaMessageIn {
 /**
  * @internal A fetched Kafka message as a transport record: headers decoded as UTF-8 (a
  * repeated header joined with commas), the value a view on kafkajs' buffer (no copy).
+ * `dropHeaders` (a record over the header limit) leaves the record without headers: undecodable.
  */
-export function recordFromKafka(message: KafkaMessageIn, address: string, partition: number): IncomingRecord {
+export function recordFromKafka(message: KafkaMessageIn, address: string, partition: number, dropHeaders = false): IncomingRecord {
   const headers: Record<string, string> = {};
-  const raw = message.headers;
+  const raw = dropHeaders ? undefined : message.headers;
   if (raw !== undefined) {
     for (const name in raw) {
       if (!Object.hasOwn(raw, name)) continue;

@@ -261,12 +261,14 @@ class KafkaTransaction implements TransportTransaction {
   async send(records: readonly OutgoingRecord[]): Promise<void> {
     if (records.length === 0) return;
     const address = records[0]?.address;
+    // A record refused here (too many headers) is refused before anything is sent: the transaction stays usable.
+    const messages = topicMessages(this.#transport, records);
     const deadline = publishDeadline(this.#transport.options.publishTimeoutMs, address);
     const { ackTimeoutMs } = this.#transport.options;
     try {
       await deadline.race(
         this.#transaction.sendBatch({
-          topicMessages: topicMessages(this.#transport, records),
+          topicMessages: messages,
           acks: -1,
           ...(ackTimeoutMs === undefined ? {} : { timeout: ackTimeoutMs }),
         }),

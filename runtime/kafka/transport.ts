@@ -41,6 +41,7 @@ import { type Admin, Kafka, type LogEntry, logLevel, type RetryOptions } from 'k
 import { type ClientFence, defaultSocketFactory, type KafkaClients } from './client.js';
 import { KafkaTransportConsumer } from './consumer.js';
 import { isLeadershipPending, toTransportError } from './errors.js';
+import { checkMaxHeadersOption } from './headers.js';
 import { kafkaHealth } from './health.js';
 import type { KafkaDriverTransport, KafkaTransportOptions } from './options.js';
 import { KafkaTransportProducer } from './producer.js';
@@ -78,6 +79,7 @@ export class KafkaTransport implements KafkaDriverTransport, KafkaClients {
         'kafka_driver_mismatch',
         `KafkaTransport runs on kafkajs; for driver "${options.driver}" make the transport with createKafkaTransport(options)`,
       );
+    checkMaxHeadersOption(options);
     if (options.groupProtocol === 'consumer')
       throw new KeiyakuError(
         'kafka_group_protocol_unsupported',
@@ -204,17 +206,25 @@ export class KafkaTransport implements KafkaDriverTransport, KafkaClients {
     const admin = this.client().admin();
     try {
       await admin.connect();
-      const created = await admin.createTopics({
-        topics: [
-          {
-            topic,
-            numPartitions: partitions,
-            replicationFactor: replicas ?? this.options.replicationFactor ?? 1,
-            ...(configs === undefined ? {} : { configEntries: Object.entries(configs).map(([name, value]) => ({ name, value })) }),
-          },
-        ],
-        waitForLeaders: true,
-      });
+      let created: boolean;
+      try {
+        created = await admin.createTopics({
+          topics: [
+            {
+              topic,
+              numPartitions: partitions,
+              replicationFactor: replicas ?? this.options.replicationFactor ?? 1,
+              ...(configs === undefined ? {} : { configEntries: Object.entries(configs).map(([name, value]) => ({ name, value })) }),
+            },
+          ],
+          waitForLeaders: true,
+        });
+      } catch (error) {
+        // kafkajs' wait for the leaders of a topic it created retries LEADER_NOT_AVAILABLE only; a loaded KRaft
+        // broker can still answer UNKNOWN_TOPIC_OR_PARTITION for it a moment after creating it. Waited for below.
+        if (!isLeadershipPending(error)) throw error;
+        created = true;
+      }
       if (created) {
         await this.#awaitServed(admin, topic);
         this.logger.info('kafka: created topic', { topic, partitions });

@@ -231,6 +231,7 @@ describe('validation at start-up: every problem at once, each naming its key', (
           KEIYAKU_KAFKA_PROPERTY_MESSAGE_TIMEOUT_MS: 'soon',
           KEIYAKU_KAFKA_PROPERTY_LINGER_MS: '5',
           KEIYAKU_KAFKA_CONTENT_MODE: 'json',
+          KEIYAKU_KAFKA_MAX_HEADERS: '0',
           KEIYAKU_DEAD_LETTERS: 'postgres',
           PATH: '/usr/bin',
         },
@@ -241,6 +242,7 @@ describe('validation at start-up: every problem at once, each naming its key', (
       { key: 'KEIYAKU_KAFKA_PROPERTY_LINGER_MS', message: expect.stringMatching(/^is not supported: batching is the publisher's/) },
       { key: 'KEIYAKU_KAFKA_PROPERTY_MESSAGE_TIMEOUT_MS', message: 'must be an integer, got "soon"' },
       { key: 'KEIYAKU_KAFKA_CONTENT_MODE', message: 'must be one of binary, structured, got "json"' },
+      { key: 'KEIYAKU_KAFKA_MAX_HEADERS', message: 'must be between 1 and 2147483647, got 0' },
       { key: 'KEIYAKU_KAFKA_NAMESPACE', message: expect.stringMatching(/^may only hold letters/) },
       { key: 'KEIYAKU_KAFKA_BOOTSTRAP_SERVERS', message: 'is required (or fullyQualifiedNamespace for Azure Event Hubs)' },
       {
@@ -343,6 +345,7 @@ describe('one call builds the transport and the store, from an object or the env
         KEIYAKU_KAFKA_PROPERTY_SASL_USERNAME: 'svc',
         KEIYAKU_KAFKA_PROPERTY_SASL_PASSWORD: 'pw',
         KEIYAKU_KAFKA_CONTENT_MODE: 'Structured',
+        KEIYAKU_KAFKA_MAX_HEADERS: '200',
       },
     });
     expect(transport).toBeInstanceOf(KafkaTransport);
@@ -353,6 +356,7 @@ describe('one call builds the transport and the store, from an object or the env
       sasl: { mechanism: 'scram-sha-256', username: 'svc', password: 'pw' },
       publishTimeoutMs: 30_000,
       contentMode: 'structured',
+      maxHeaders: 200,
     });
     expect((transport as KafkaTransport).contentMode('library.book-integration-events')).toBe('structured');
     expect((transport as KafkaTransport).topic('library.book-integration-events')).toBe('staging.library.book-integration-events');

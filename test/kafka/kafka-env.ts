@@ -1,14 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
-import {
-  createKafkaTransport,
-  KAFKA_DRIVERS,
-  type KafkaDriver,
-  type KafkaDriverTransport,
-  type KafkaTransportOptions,
-} from '@keiyaku/kafka';
+import { createKafkaTransport, type KafkaDriverTransport, type KafkaTransportOptions } from '@keiyaku/kafka';
 import { type Logger, silentLogger } from '@keiyaku/runtime';
 import { inject } from 'vitest';
+import { kafkaDriver } from './kafka-driver.js';
+
+export { kafkaDriver, onlyOnDriver } from './kafka-driver.js';
 
 /** Brokers from the global setup, or the reason Kafka tests are skipped. */
 export const kafkaBrokers = inject('kafkaBrokers');
@@ -31,15 +28,6 @@ export const testLogger: Logger =
             appendFileSync(logFile, `${Date.now() - started} ${level} ${message}${fields ? ` ${JSON.stringify(fields)}` : ''}\n`);
         return { debug: line('debug'), info: line('info'), warn: line('warn'), error: line('error') };
       })();
-
-/** The driver the Kafka suites run on: `KAFKA_DRIVER` (kafkajs or platformatic), default kafkajs. */
-export const kafkaDriver: KafkaDriver = (() => {
-  const named = process.env['KAFKA_DRIVER'];
-  if (named === undefined || named === '') return 'kafkajs';
-  if (!(KAFKA_DRIVERS as readonly string[]).includes(named))
-    throw new Error(`KAFKA_DRIVER=${named}: use one of ${KAFKA_DRIVERS.join(', ')}`);
-  return named as KafkaDriver;
-})();
 
 /** A transport tuned for tests, on {@link kafkaDriver}: short waits and a unique namespace so runs never share topics or groups. */
 export function testTransport(options: Partial<KafkaTransportOptions> = {}): KafkaDriverTransport {

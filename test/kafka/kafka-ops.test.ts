@@ -1,14 +1,14 @@
 // The operations server over a real Kafka broker: positions and counters in /metrics from the
 // broker's watermarks and the group's commits; and a transport that cannot reach its brokers is
 // cut off in health and on /readyz, with the rebuilds it makes counted.
-import { KafkaTransport } from '@keiyaku/kafka';
+import { createKafkaTransport } from '@keiyaku/kafka';
 import { createMessaging, silentLogger } from '@keiyaku/runtime';
 import { serveOperations } from '@keiyaku/runtime/ops';
 import { describe, expect, it } from 'vitest';
 import { BookIntegrationEvents } from '../../generated/index.js';
 import { borrowed } from '../books.js';
 import { waitFor } from '../helpers.js';
-import { kafkaBrokers, kafkaSkipReason, testTransport } from './kafka-env.js';
+import { kafkaBrokers, kafkaDriver, kafkaSkipReason, testTransport } from './kafka-env.js';
 
 (kafkaBrokers === '' ? describe.skip : describe)(`operations over Kafka${kafkaSkipReason ? ` (${kafkaSkipReason})` : ''}`, () => {
   it('reports lag, committed offsets and high watermarks from the broker, and the transport as connected', async () => {
@@ -45,7 +45,8 @@ import { kafkaBrokers, kafkaSkipReason, testTransport } from './kafka-env.js';
   }, 90_000);
 
   it('is cut off (not ready, with the reason) while no broker answers, and rebuilds its client in place', async () => {
-    const transport = new KafkaTransport({
+    const transport = createKafkaTransport({
+      driver: kafkaDriver,
       brokers: ['127.0.0.1:1'], // nothing listens there
       logger: silentLogger,
       namespace: 'cutoff',

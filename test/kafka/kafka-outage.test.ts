@@ -3,13 +3,13 @@
 // and resumes from committed offsets. Every message must arrive: zero lost.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { KafkaTransport } from '@keiyaku/kafka';
+import { createKafkaTransport } from '@keiyaku/kafka';
 import { createMessaging, type Logger } from '@keiyaku/runtime';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BookBorrowed, BookIntegrationEvents } from '../../generated/index.js';
 import { repoRoot, waitFor } from '../helpers.js';
 import { portFromEnv } from '../setup/ports.js';
-import { kafkaSkipReason } from './kafka-env.js';
+import { kafkaDriver, kafkaSkipReason } from './kafka-env.js';
 
 const canRunBroker =
   spawnSync('java', ['-version'], { stdio: 'ignore' }).status === 0 && spawnSync('mvn', ['-v'], { stdio: 'ignore' }).status === 0;
@@ -33,7 +33,8 @@ afterAll(() => {
       warn: (m) => void lines.push(`warn ${m}`),
       error: (m) => void lines.push(`error ${m}`),
     };
-    const transport = new KafkaTransport({
+    const transport = createKafkaTransport({
+      driver: kafkaDriver,
       brokers: [brokers],
       namespace: 'outage',
       sessionTimeoutMs: 6_000,
@@ -46,6 +47,14 @@ afterAll(() => {
       logger,
     });
     const host = createMessaging({ transport, logger });
+    // What the transport says of itself during the outage (its health, whatever the driver logs).
+    let cutOffSeen = false;
+    let rebuilds = 0;
+    const sampler = setInterval(() => {
+      const health = transport.health();
+      if (!health.ready) cutOffSeen = true;
+      rebuilds = Math.max(rebuilds, (health.details as { rebuilds: number }).rebuilds);
+    }, 100);
     const received = new Map<string, number>();
     host.subscribe(BookIntegrationEvents, {
       groupId: 'inventory.book-availability',
@@ -113,13 +122,15 @@ afterAll(() => {
       );
     }
     await host.stop();
+    clearInterval(sampler);
 
     const lost = Array.from({ length: TOTAL }, (_, i) => `C-${i}`).filter((id) => !received.has(id));
     const duplicates = [...received.values()].reduce((n, c) => n + c - 1, 0);
     expect(lost).toEqual([]);
-    expect(lines.some((l) => /kafka: .*(Connection|connect|ECONNREFUSED)/i.test(l))).toBe(true);
+    // The outage was seen: the transport reported itself cut off from the brokers while the broker was down.
+    expect(cutOffSeen).toBe(true);
     process.stdout.write(
-      `fault test: ${TOTAL} published; broker SIGKILLed and restarted mid-stream; ${TOTAL - lost.length} consumed at least once, ${lost.length} lost, ${duplicates} duplicates, ${callerRetries} chunk re-publishes by the caller, ${lines.filter((l) => l.includes('rebuilding')).length} client rebuilds\n`,
+      `fault test: ${TOTAL} published; broker SIGKILLed and restarted mid-stream; ${TOTAL - lost.length} consumed at least once, ${lost.length} lost, ${duplicates} duplicates, ${callerRetries} chunk re-publishes by the caller, ${rebuilds} client rebuilds (${kafkaDriver} driver)\n`,
     );
   }, 300_000);
 });

@@ -10,10 +10,13 @@ import { Kafka, logLevel } from 'kafkajs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BookBorrowed, BookIntegrationEvents } from '../../generated/index.js';
 import { waitFor } from '../helpers.js';
-import { kafkaBrokers, kafkaSkipReason, testLogger, testTransport } from './kafka-env.js';
+import { kafkaBrokers, kafkaSkipReason, onlyOnDriver, testLogger, testTransport } from './kafka-env.js';
 import { TcpProxy } from './tcp-proxy.js';
 
-const run = kafkaBrokers === '' ? describe.skip : describe;
+// The proxy reaches kafkajs through its socket factory; @platformatic/kafka has none, and connects to the broker's
+// advertised address. Its rebuild after an outage is shown by kafka-outage.test.ts (a broker of its own).
+const reason = kafkaSkipReason || onlyOnDriver('kafkajs', 'routing a client through the outage proxy needs a kafkajs socket factory');
+const run = reason ? describe.skip : describe;
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
@@ -29,7 +32,7 @@ const borrowed = (i: number) =>
     channel: 'desk',
   });
 
-run(`Kafka consumer rebuild${kafkaSkipReason ? ` (${kafkaSkipReason})` : ''}`, () => {
+run(`Kafka consumer rebuild${reason ? ` (${reason})` : ''}`, () => {
   it('leaves one member in the group after rebuilds during outages, and delivers what was published after them', async () => {
     const proxy = new TcpProxy(kafkaBrokers.split(',')[0]!);
     await proxy.listen();

@@ -8,7 +8,7 @@ import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { KafkaTransport } from '@keiyaku/kafka';
+import { createKafkaTransport } from '@keiyaku/kafka';
 import { createMessaging, type ParkRequest, silentLogger } from '@keiyaku/runtime';
 import { InMemoryTransport } from '@keiyaku/runtime/memory';
 import { serveOperations } from '@keiyaku/runtime/ops';
@@ -20,6 +20,7 @@ import { BookIntegrationEvents } from '../../generated/index.js';
 import { borrowed } from '../books.js';
 import { repoRoot, scratch } from '../helpers.js';
 import { freePort } from '../setup/ports.js';
+import { kafkaDriver } from './kafka-driver.js';
 
 const canRunBroker =
   spawnSync('java', ['-version'], { stdio: 'ignore' }).status === 0 && spawnSync('mvn', ['-v'], { stdio: 'ignore' }).status === 0;
@@ -150,7 +151,13 @@ function parkRequest(fields: Pick<ParkRequest, 'payload' | 'headers' | 'key'>, o
     const namespace = `ns${randomUUID().slice(0, 6)}`;
     const topic = `${namespace}.fleet.courier-location-pings.v1`;
     const wrong = `${namespace}.courier.location-pings`;
-    const vars = { KEIYAKU_TRANSPORT: 'kafka', KEIYAKU_KAFKA_BOOTSTRAP_SERVERS: brokers, KEIYAKU_KAFKA_NAMESPACE: namespace };
+    const vars = {
+      KEIYAKU_TRANSPORT: 'kafka',
+      KEIYAKU_KAFKA_BOOTSTRAP_SERVERS: brokers,
+      KEIYAKU_KAFKA_NAMESPACE: namespace,
+      // The CLI picks its driver from the configuration, as a service does.
+      ...(kafkaDriver === 'kafkajs' ? {} : { KEIYAKU_KAFKA_DRIVER: kafkaDriver }),
+    };
     try {
       const parked = await store.park(parkRequest(ping()), new Date());
       const dry = await cli(['redrive', parked.id, '--store', file, '--dry-run', '--json'], project, vars);
@@ -201,7 +208,8 @@ function parkRequest(fields: Pick<ParkRequest, 'payload' | 'headers' | 'key'>, o
     const store = new SqliteDeadLetterStore(db);
     const namespace = `ops${randomUUID().slice(0, 6)}`;
     const topic = `${namespace}.library.book-integration-events`;
-    const transport = new KafkaTransport({
+    const transport = createKafkaTransport({
+      driver: kafkaDriver,
       brokers: [brokers],
       namespace,
       logger: silentLogger,

@@ -1,12 +1,12 @@
 // The Kafka transport against the real broker, checked from the outside with a raw kafkajs admin.
 
-import { KafkaTransport } from '@keiyaku/kafka';
+import { createKafkaTransport } from '@keiyaku/kafka';
 import { createMessaging, type Logger, type Messaging, silentLogger } from '@keiyaku/runtime';
 import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { BookBorrowed, BookIntegrationEvents, BookReturned } from '../../generated/index.js';
 import { waitFor } from '../helpers.js';
-import { kafkaBrokers, kafkaSkipReason, testTransport } from './kafka-env.js';
+import { kafkaBrokers, kafkaDriver, kafkaSkipReason, testTransport } from './kafka-env.js';
 
 const run = kafkaBrokers === '' ? describe.skip : describe;
 const admin =
@@ -40,7 +40,7 @@ function recordingLogger(): Logger & { lines: string[] } {
 
 describe('Kafka transport options', () => {
   it('refuses an empty broker list with a typed error', () => {
-    expect(() => new KafkaTransport({ brokers: [] })).toThrow(
+    expect(() => createKafkaTransport({ driver: kafkaDriver, brokers: [] })).toThrow(
       expect.objectContaining({ name: 'KeiyakuError', code: 'brokers_required', message: expect.stringContaining('at least one broker') }),
     );
   });

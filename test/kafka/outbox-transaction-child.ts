@@ -7,12 +7,14 @@
  * prints `committed` after its commit and the process then never marks its rows published, so a
  * SIGKILL on `committed` kills it between the two. SIGTERM stops it gracefully.
  */
-import { KafkaTransport } from '@keiyaku/kafka';
+import { createKafkaTransport } from '@keiyaku/kafka';
 import type { Transport } from '@keiyaku/runtime';
 import { outboxConformanceChannel } from '@keiyaku/runtime/testing';
 import { SqliteOutbox } from '@keiyaku/sqlite';
+import { kafkaDriver } from './kafka-driver.js';
 
-const kafka = new KafkaTransport({
+const kafka = createKafkaTransport({
+  driver: kafkaDriver,
   brokers: process.env['KAFKA_BROKERS']!.split(','),
   namespace: process.env['OUTBOX_TX_NAMESPACE']!,
   retry: { retries: 3, initialRetryTime: 100, maxRetryTime: 1_000 },

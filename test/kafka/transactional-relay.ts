@@ -2,9 +2,10 @@
 // kafka-transactional.test.ts (so that it can be SIGKILLed mid-batch): it reads loans and
 // publishes one reminder per loan (the loan's copy id as the title), in Kafka transactions.
 // It prints `handled <copyId>` per handler call, then runs until it is killed.
-import { KafkaTransport } from '@keiyaku/kafka';
+import { createKafkaTransport } from '@keiyaku/kafka';
 import { createMessaging, silentLogger } from '@keiyaku/runtime';
 import { BookIntegrationEvents, DueDateReminder, MemberNotifications } from '../../generated/index.js';
+import { kafkaDriver } from './kafka-driver.js';
 
 const env = (name: string): string => {
   const value = process.env[name];
@@ -12,7 +13,8 @@ const env = (name: string): string => {
   return value;
 };
 
-const transport = new KafkaTransport({
+const transport = createKafkaTransport({
+  driver: kafkaDriver,
   brokers: env('KAFKA_BROKERS').split(','),
   clientId: 'keiyaku-tests-relay',
   namespace: env('RELAY_NAMESPACE'),
