@@ -1,13 +1,13 @@
 // The example behind `npm run demo`, run as users run it: every behaviour it promises shows in its output.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { repoRoot, run } from './helpers.js';
+import { repoRoot, run, withoutKafkajsTimeoutWarning } from './helpers.js';
 import { kafkaBrokers, kafkaSkipReason } from './kafka/kafka-env.js';
 import { freshDatabase, postgresSkipReason, postgresUrl } from './postgres/postgres-env.js';
 
 /** The demo keeps the default logger: its stderr is the runtime's own warnings, one JSON line each. */
 function expectRuntimeWarnings(stderr: string): void {
-  const records = stderr
+  const records = withoutKafkajsTimeoutWarning(stderr)
     .trimEnd()
     .split('\n')
     .map((line) => JSON.parse(line) as { level: string; logger: string; msg: string });

@@ -93,3 +93,15 @@ export function recordingLogger(): Logger & { readonly lines: LogLine[] } {
       lines.push({ level, message, fields });
   return { lines, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 }
+
+/**
+ * kafkajs (no release since 2023) arms its request queue's timer with `-1 - Date.now()` ms when
+ * nothing is throttled; Node 23 and later print a TimeoutNegativeWarning for it once per process
+ * (tulios/kafkajs#1751). That warning, and only that one, is left out of "nothing on stderr".
+ */
+export function withoutKafkajsTimeoutWarning(stderr: string): string {
+  return stderr.replace(
+    /^\(node:\d+\) TimeoutNegativeWarning: -\d+ is a negative number\.\nTimeout duration was set to 1\.\n(\(Use `node --trace-warnings \.\.\.` to show where the warning was created\)\n)?/m,
+    '',
+  );
+}

@@ -24,12 +24,14 @@ import {
   waitForWake,
 } from '@keiyaku/runtime/adapter';
 import Database from 'better-sqlite3';
+import { assertSqliteDriverRuns } from './driver.js';
 
 type EventRow = EventTableRow & { readonly position: number; readonly metadata: string; readonly recorded_at: number };
 
 /** Opens `path` (a file, created if missing) in WAL mode, or uses the given database. */
 export function openSqlite(database: string | Database.Database, options: { readonly fileMustExist?: boolean } = {}): Database.Database {
   if (typeof database !== 'string') return database;
+  assertSqliteDriverRuns();
   const db = new Database(database, options.fileMustExist === true ? { fileMustExist: true } : {});
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');

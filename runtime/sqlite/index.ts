@@ -5,6 +5,7 @@
  */
 
 export { DeadLetterRecordError, openDeadLetterStore, SqliteDeadLetterStore } from './dead-letters.js';
+export { SqliteDriverError } from './driver.js';
 export type { SqliteEventStoreOptions } from './event-store.js';
 export { openSqlite, SqliteCheckpointStore, SqliteEventStore } from './event-store.js';
 export type { SqliteInboxOptions } from './inbox.js';

@@ -39,6 +39,7 @@ import {
   waitForWake,
 } from '@keiyaku/runtime/adapter';
 import Database from 'better-sqlite3';
+import { assertSqliteDriverRuns } from './driver.js';
 import { migrateSqlite, SQLITE_OUTBOX_MIGRATION, sqliteMigrationSql, sqliteOutboxSchemaVersion } from './migrations.js';
 
 /**
@@ -102,6 +103,7 @@ export class SqliteOutbox extends OutboxStoreBase {
   constructor(database: Database.Database | string, options: SqliteOutboxOptions = {}) {
     super(options);
     if (typeof database === 'string') {
+      assertSqliteDriverRuns();
       this.db = new Database(database);
       this.db.pragma('journal_mode = WAL');
       this.db.pragma('busy_timeout = 10000');
