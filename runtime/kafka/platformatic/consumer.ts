@@ -154,9 +154,6 @@ export class PlatformaticTransportConsumer implements TransportConsumer {
         ...(classic
           ? {
               groupProtocol: 'classic',
-              // kafkajs' name for round robin: a group shared with kafkajs-driver members (a fleet moving between
-              // drivers) needs a protocol every member names; the client's own 'roundrobin' is refused by the broker.
-              protocols: [{ name: 'RoundRobinAssigner', version: 0 }],
               sessionTimeout,
               heartbeatInterval: options.heartbeatIntervalMs ?? 3_000,
               rebalanceTimeout: Math.max(sessionTimeout, 60_000),
