@@ -5,6 +5,7 @@
  */
 import { KeiyakuError } from '@keiyaku/runtime/adapter';
 import { KAFKA_DRIVERS, type KafkaDriverTransport, type KafkaTransportOptions } from './options.js';
+import { PlatformaticKafkaTransport } from './platformatic/transport.js';
 import { KafkaTransport } from './transport.js';
 
 export { KAFKA_DRIVERS, type KafkaDriver, type KafkaDriverTransport } from './options.js';
@@ -16,7 +17,7 @@ export function createKafkaTransport(options: KafkaTransportOptions): KafkaDrive
     case 'kafkajs':
       return new KafkaTransport(options);
     case 'platformatic':
-      throw new KeiyakuError('kafka_driver_unavailable', 'the platformatic Kafka driver is not built yet');
+      return new PlatformaticKafkaTransport(options);
     default:
       throw new KeiyakuError('kafka_driver_unknown', `unknown Kafka driver "${String(driver)}"; use one of ${KAFKA_DRIVERS.join(', ')}`);
   }

@@ -23,6 +23,11 @@ export interface KafkaTransportOptions {
   readonly sasl?: SASLOptions;
   /** Other kafkajs client options, passed through (connectionTimeout, requestTimeout, …). */
   readonly client?: Omit<Partial<KafkaConfig>, 'brokers' | 'clientId' | 'ssl' | 'sasl' | 'logCreator' | 'retry'>;
+  /**
+   * Other `@platformatic/kafka` client options (driver `platformatic` only), passed to every client
+   * it makes after the settings above (see {@link PlatformaticClientOptions}).
+   */
+  readonly platformatic?: PlatformaticClientOptions;
   /** kafkajs retry options, applied explicitly to client, producer and consumers (kafkajs changes its defaults under NODE_ENV=test). */
   readonly retry?: RetryOptions;
   /** Partitions of topics whose channel has no Kafka binding (default 3). */
@@ -80,6 +85,30 @@ export interface KafkaTransportOptions {
   /** The content mode of single channels, by channel address (before the namespace); wins over `contentMode`. */
   readonly contentModes?: Readonly<Record<string, ContentMode>>;
   readonly logger?: Logger;
+}
+
+/**
+ * `@platformatic/kafka` client options the platformatic driver passes through (its `BaseOptions` and
+ * connection options). The brokers, client id, TLS and SASL always come from the transport's own
+ * settings; the retries and timeouts below win over the ones mapped from `retry`, `client` and
+ * `ackTimeoutMs`.
+ */
+export interface PlatformaticClientOptions {
+  /** How long opening a connection may take (default: `client.connectionTimeout`, else 5 000 ms). */
+  readonly connectTimeout?: number;
+  /** How long a request may wait for its response (default: `client.requestTimeout`, else 30 000 ms). */
+  readonly requestTimeout?: number;
+  /** Retries of a failed request (default: `retry.retries`, else 5). */
+  readonly retries?: number;
+  /** The wait before a retry, in ms (default: the back-off of `retry`). */
+  readonly retryDelay?: number;
+  /** How long cached metadata is used (default 5 000 ms). */
+  readonly metadataMaxAge?: number;
+  /** Requests in flight per connection (an idempotent producer uses 1). */
+  readonly maxInflights?: number;
+  /** The TLS server name (SNI): `true` for the broker's host name. */
+  readonly tlsServerName?: string | boolean;
+  readonly [option: string]: unknown;
 }
 
 /** One kafkajs client's connection state, as `KafkaTransport.health()` reports it. */

@@ -5,10 +5,11 @@
  * A producer cut off for longer than `rebuildAfterMs` gets a new kafkajs producer in place.
  * Producers are idempotent unless the transport's `idempotent` option is `false`.
  */
-import { ClosedError, type OutgoingRecord, type TransportProducer, toStructured } from '@keiyaku/runtime/adapter';
+import { ClosedError, type OutgoingRecord, type TransportProducer } from '@keiyaku/runtime/adapter';
 import { type LogEntry, logLevel, type Producer } from 'kafkajs';
 import { bounded, CutOff, type KafkaClients } from './client.js';
 import { isConnectivity, toTransportError } from './errors.js';
+import { wireMessage } from './messages.js';
 import type { KafkaClientStatus } from './options.js';
 import { keyPartitioner } from './partitioner.js';
 import { publishDeadline } from './publish-timeout.js';
@@ -34,16 +35,7 @@ export function topicMessages(transport: KafkaClients, records: readonly Outgoin
       list = [];
       byTopic.set(topic, list);
     }
-    if (transport.contentMode(record.address) === 'structured') {
-      const structured = toStructured(record.headers, record.value);
-      list.push({ key: record.key ?? null, value: structured.value, headers: structured.headers });
-    } else {
-      list.push({
-        key: record.key ?? null,
-        value: Buffer.from(record.value.buffer, record.value.byteOffset, record.value.byteLength),
-        headers: record.headers as Record<string, string>, // kafkajs only reads them
-      });
-    }
+    list.push(wireMessage(transport, record) as KafkaMessage); // kafkajs only reads the headers
   }
   return [...byTopic].map(([topic, messages]) => ({ topic, messages }));
 }

@@ -41,7 +41,8 @@ import { type Admin, Kafka, type LogEntry, logLevel, type RetryOptions } from 'k
 import { type ClientFence, defaultSocketFactory, type KafkaClients } from './client.js';
 import { KafkaTransportConsumer } from './consumer.js';
 import { isLeadershipPending, toTransportError } from './errors.js';
-import type { KafkaClientStatus, KafkaDriverTransport, KafkaTransportOptions } from './options.js';
+import { kafkaHealth } from './health.js';
+import type { KafkaDriverTransport, KafkaTransportOptions } from './options.js';
 import { KafkaTransportProducer } from './producer.js';
 import { KafkaTransactionalProducer } from './transactions.js';
 
@@ -292,25 +293,12 @@ export class KafkaTransport implements KafkaDriverTransport, KafkaClients {
    * Not ready while any consumer or producer is cut off or a consumer faulted.
    */
   health(): TransportHealth {
-    const consumers = [...this.#consumers].map((c) => c.status());
-    const producers = [...this.#producers].map((p) => p.status());
-    const cut = [...consumers, ...producers].filter((c) => c.cutOffSince !== undefined || c.fault !== undefined);
-    const first = cut[0];
-    const describe = (c: KafkaClientStatus): string =>
-      c.fault !== undefined
-        ? `${c.role}${c.group ? ` of group ${c.group}` : ''} faulted: ${c.fault}`
-        : `${c.role}${c.group ? ` of group ${c.group}` : ''} cut off from the brokers since ${c.cutOffSince}`;
-    return {
-      name: this.name,
-      ready: first === undefined,
-      ...(first === undefined ? {} : { reason: cut.map(describe).join('; ') }),
-      details: {
-        brokers: [...this.options.brokers],
-        rebuilds: [...consumers, ...producers].reduce((n, c) => n + c.rebuilds, 0),
-        consumers,
-        producers,
-      },
-    };
+    return kafkaHealth(
+      this.name,
+      this.options.brokers,
+      [...this.#consumers].map((c) => c.status()),
+      [...this.#producers].map((p) => p.status()),
+    );
   }
 
   /** Closes every producer and consumer made by this transport; failures are logged. */

@@ -1,0 +1,343 @@
+/**
+ * The Kafka transport on `@platformatic/kafka` (driver `platformatic`), behind the same Transport
+ * interface, options and promises as the kafkajs transport (`../transport.ts`):
+ *
+ * - Topics are created from the channel's `bindings.kafka` when missing and never altered; a
+ *   partition-count mismatch is reported, not "fixed"; a new topic is used only once every
+ *   partition is served by its leader.
+ * - Producers are idempotent (unless `idempotent: false`), acks from all in-sync replicas, keys
+ *   partitioned by murmur2 as kafkajs and the Java client do; one publisher batch is one send.
+ * - Clients cut off from the brokers are rebuilt in place after `rebuildAfterMs`, backing off to
+ *   `maxRebuildIntervalMs`; health reports them as the kafkajs transport does.
+ *
+ * `@platformatic/kafka` is an optional peer dependency, imported on first use (`load()`): a
+ * service on the kafkajs driver never installs it, and importing it takes about two seconds.
+ * Nothing here imports a value from it statically.
+ */
+import {
+  type ChannelBindings,
+  type ConsumerOptions,
+  type ContentMode,
+  forwardingLogger,
+  KeiyakuError,
+  type Logger,
+  stderrLogger,
+  type TransactionalProducer,
+  type TransportCapabilities,
+  type TransportConsumer,
+  type TransportHealth,
+  type TransportProducer,
+} from '@keiyaku/runtime/adapter';
+import type { Admin, BaseOptions, SASLOptions } from '@platformatic/kafka';
+import { kafkaHealth } from '../health.js';
+import type { KafkaDriverTransport, KafkaTransportOptions } from '../options.js';
+import type { PlatformaticClients, PlatformaticModule } from './client.js';
+import { PlatformaticTransportConsumer } from './consumer.js';
+import { isLeadershipPending, isTopicExists, toTransportError } from './errors.js';
+import { PlatformaticTransportProducer } from './producer.js';
+import { PlatformaticTransactionalProducer } from './transactions.js';
+
+/** The kafkajs transport's retry defaults, so both drivers retry alike. */
+const DEFAULT_RETRIES = 5;
+const DEFAULT_INITIAL_RETRY_MS = 300;
+const DEFAULT_MAX_RETRY_MS = 30_000;
+
+export class PlatformaticKafkaTransport implements KafkaDriverTransport, PlatformaticClients {
+  readonly name = 'kafka';
+  readonly driver = 'platformatic';
+  readonly capabilities: TransportCapabilities = Object.freeze({ orderedPartitions: true, durable: true, pausablePartitions: true });
+  readonly options: KafkaTransportOptions;
+  /** Where the transport and its clients log: `options.logger`, else the host's (see {@link useLogger}), else `stderrLogger`. */
+  readonly logger: Logger = forwardingLogger(() => this.#logger);
+  #logger: Logger;
+  readonly #sasl: SASLOptions | undefined;
+  readonly #consumers = new Set<PlatformaticTransportConsumer>();
+  readonly #producers = new Set<PlatformaticTransportProducer>();
+  readonly #transactional = new Set<PlatformaticTransactionalProducer>();
+  readonly #provisioned = new Map<string, Promise<void>>();
+  /** Address → topic, from channel bindings with a `topic` (learnt when an address is provisioned). */
+  readonly #topics = new Map<string, string>();
+  #module: Promise<PlatformaticModule> | undefined;
+  #admin: Promise<Admin> | undefined;
+
+  constructor(options: KafkaTransportOptions) {
+    if (options.brokers.length === 0) throw new KeiyakuError('brokers_required', 'KafkaTransport needs at least one broker');
+    if (options.driver !== undefined && options.driver !== 'platformatic')
+      throw new KeiyakuError(
+        'kafka_driver_mismatch',
+        `PlatformaticKafkaTransport runs on @platformatic/kafka; for driver "${options.driver}" make the transport with createKafkaTransport(options)`,
+      );
+    this.options = options;
+    this.#logger = options.logger ?? stderrLogger;
+    this.#sasl = saslFrom(options.sasl);
+  }
+
+  /** Speaks through the host's logger from now on, unless the options gave a logger of its own. */
+  useLogger(logger: Logger): void {
+    if (this.options.logger === undefined) this.#logger = logger;
+  }
+
+  /** The topic of `address` (its channel binding's `topic` once provisioned, else the address), with the namespace. */
+  topic(address: string): string {
+    const topic = this.#topics.get(address) ?? address;
+    return this.options.namespace ? `${this.options.namespace}.${topic}` : topic;
+  }
+
+  /** How records for `address` are written: binary or structured CloudEvents content mode. */
+  contentMode(address: string): ContentMode {
+    return this.options.contentModes?.[address] ?? this.options.contentMode ?? 'binary';
+  }
+
+  /** The consumer group of `groupId`, with the namespace. */
+  group(groupId: string): string {
+    return this.options.namespace ? `${this.options.namespace}.${groupId}` : groupId;
+  }
+
+  /** `@platformatic/kafka`, imported once; a `KeiyakuError` saying how to install it when it is missing. */
+  load(): Promise<PlatformaticModule> {
+    this.#module ??= import('@platformatic/kafka').catch((error: unknown) => {
+      this.#module = undefined;
+      throw loadError(error);
+    });
+    return this.#module;
+  }
+
+  /**
+   * The options every client of this transport shares: client id, bootstrap brokers, TLS, SASL, the
+   * retries and back-off of `retry`, the timeouts of `client` and `ackTimeoutMs`, then `platformatic`.
+   */
+  baseOptions(): BaseOptions {
+    const retry = this.options.retry ?? {};
+    const initial = retry.initialRetryTime ?? DEFAULT_INITIAL_RETRY_MS;
+    const max = retry.maxRetryTime ?? DEFAULT_MAX_RETRY_MS;
+    const multiplier = retry.multiplier ?? 2;
+    const factor = retry.factor ?? 0.2;
+    const client = this.options.client;
+    const { clientId: _c, bootstrapBrokers: _b, sasl: _s, tls: _t, ssl: _l, ...passed } = this.options.platformatic ?? {};
+    return {
+      clientId: this.options.clientId ?? 'keiyaku',
+      bootstrapBrokers: [...this.options.brokers],
+      ...(this.options.ssl === undefined || this.options.ssl === false ? {} : { tls: this.options.ssl === true ? {} : this.options.ssl }),
+      ...(this.#sasl === undefined ? {} : { sasl: this.#sasl }),
+      ...(client?.connectionTimeout === undefined ? {} : { connectTimeout: client.connectionTimeout }),
+      ...(client?.requestTimeout === undefined ? {} : { requestTimeout: client.requestTimeout }),
+      // The broker's wait for acknowledgments of a produce (and the admin operations' timeout).
+      timeout: this.options.ackTimeoutMs ?? 30_000,
+      retries: retry.retries ?? DEFAULT_RETRIES,
+      // kafkajs' back-off: exponential from the initial wait, randomised by `factor`, capped.
+      retryDelay: (_client, _operation, attempt) =>
+        Math.min(max, initial * multiplier ** (attempt - 1) * (1 + factor * (2 * Math.random() - 1))),
+      ...passed,
+    };
+  }
+
+  /** The transport's admin client, made on first use and kept until `close()`. */
+  #adminClient(): Promise<Admin> {
+    this.#admin ??= this.load().then((kafka) => new kafka.Admin(this.baseOptions()));
+    this.#admin.catch(() => {
+      this.#admin = undefined;
+    });
+    return this.#admin;
+  }
+
+  /**
+   * Creates the topic of `address` when missing: the binding's `topic` (else the address), its
+   * partitions, replicas and topic configs. An existing topic is never altered.
+   */
+  async provision(address: string, bindings: ChannelBindings): Promise<void> {
+    const topic = this.destination(address, bindings);
+    let pending = this.#provisioned.get(topic);
+    if (pending === undefined) {
+      pending = this.#createTopic(
+        topic,
+        bindings.kafka?.partitions ?? this.options.defaultPartitions ?? 3,
+        bindings.kafka?.replicas,
+        bindings.kafka?.configs,
+      );
+      this.#provisioned.set(topic, pending);
+      pending.catch(() => this.#provisioned.delete(topic));
+    }
+    return pending;
+  }
+
+  /** The topic of `address` from its channel's bindings (the binding's `topic`, else the address; with the namespace), remembered for sends. Creates nothing. */
+  destination(address: string, bindings: ChannelBindings): string {
+    if (bindings.kafka?.topic !== undefined && bindings.kafka.topic !== '') this.#topics.set(address, bindings.kafka.topic);
+    return this.topic(address);
+  }
+
+  /**
+   * Whether the topic of `address` exists. Reads the list of all topics: a metadata request that
+   * names a missing topic would let a broker with `auto.create.topics.enable=true` create it.
+   */
+  async destinationExists(address: string, bindings: ChannelBindings): Promise<boolean> {
+    const topic = this.destination(address, bindings);
+    const admin = await this.#adminClient();
+    try {
+      return (await admin.listTopics()).includes(topic);
+    } catch (error) {
+      throw toTransportError(error, topic);
+    }
+  }
+
+  async #createTopic(
+    topic: string,
+    partitions: number,
+    replicas: number | undefined,
+    configs: Readonly<Record<string, string>> | undefined,
+  ): Promise<void> {
+    const admin = await this.#adminClient();
+    try {
+      try {
+        await admin.createTopics({
+          topics: [topic],
+          partitions,
+          replicas: replicas ?? this.options.replicationFactor ?? 1,
+          ...(configs === undefined ? {} : { configs: Object.entries(configs).map(([name, value]) => ({ name, value })) }),
+        });
+        await this.#awaitServed(admin, topic);
+        this.logger.info('kafka: created topic', { topic, partitions });
+        return;
+      } catch (error) {
+        if (!isTopicExists(error)) throw error;
+      }
+      const metadata = await admin.metadata({ topics: [topic], forceUpdate: true });
+      const actual = metadata.topics.get(topic)?.partitionsCount ?? 0;
+      if (actual !== partitions) {
+        this.logger.warn(
+          `kafka: topic ${topic} has ${actual} partitions but the contract says ${partitions}; keiyaku never alters an existing topic — change the binding or the topic (kafka-topics --alter) deliberately`,
+          { topic, actual, expected: partitions },
+        );
+      }
+      // Another client may have created it a moment ago (two services starting together).
+      await this.#awaitServed(admin, topic, 5_000);
+    } catch (error) {
+      throw toTransportError(error, topic);
+    }
+  }
+
+  /**
+   * Waits until every partition of a topic (just created, here or elsewhere) is served by its
+   * leader: a KRaft broker names a leader in its metadata before it serves the partition, and a
+   * send in between is refused. A partition answers ListOffsets only once its leader serves it.
+   * Bounded by `ackTimeoutMs` (30 s; `boundMs` when shorter): past it, sends find out (and retry) on their own.
+   */
+  async #awaitServed(admin: Admin, topic: string, boundMs?: number): Promise<void> {
+    const ackTimeoutMs = this.options.ackTimeoutMs ?? 30_000;
+    const deadline = Date.now() + Math.min(ackTimeoutMs, boundMs ?? ackTimeoutMs);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const metadata = await admin.metadata({ topics: [topic], forceUpdate: true });
+        const count = metadata.topics.get(topic)?.partitionsCount ?? 0;
+        const partitions = Array.from({ length: count }, (_, partitionIndex) => ({ partitionIndex, timestamp: -1n }));
+        await admin.listOffsets({ topics: [{ name: topic, partitions }] });
+        return;
+      } catch (error) {
+        if (!isLeadershipPending(error)) throw error;
+        if (Date.now() > deadline) {
+          this.logger.warn('kafka: the partitions of a topic are not all served by a leader yet; sends will retry', {
+            topic,
+            error: String(error),
+          });
+          return;
+        }
+        await new Promise((resolve) => setTimeout(resolve, Math.min(25 * attempt, 250)));
+      }
+    }
+  }
+
+  producer(): TransportProducer {
+    const producer = new PlatformaticTransportProducer(this);
+    this.#producers.add(producer);
+    return producer;
+  }
+
+  /**
+   * A producer writing in Kafka transactions under `transactionalId` (with the namespace, as groups
+   * are). Its first `begin()` fences any earlier producer with the same id.
+   */
+  transactionalProducer(transactionalId: string): TransactionalProducer {
+    const producer = new PlatformaticTransactionalProducer(this, transactionalId, () => this.#transactional.delete(producer));
+    this.#transactional.add(producer);
+    return producer;
+  }
+
+  consumer(options: ConsumerOptions): TransportConsumer {
+    const consumer = new PlatformaticTransportConsumer(this, options, () => this.#consumers.delete(consumer));
+    this.#consumers.add(consumer);
+    return consumer;
+  }
+
+  /**
+   * Which clients are cut off from the brokers (since when) and how often each was rebuilt.
+   * Not ready while any consumer or producer is cut off or a consumer faulted.
+   */
+  health(): TransportHealth {
+    return kafkaHealth(
+      this.name,
+      this.options.brokers,
+      [...this.#consumers].map((c) => c.status()),
+      [...this.#producers].map((p) => p.status()),
+    );
+  }
+
+  /** Closes every producer, consumer and admin client made by this transport; failures are logged. */
+  async close(): Promise<void> {
+    await Promise.allSettled([...this.#consumers].map((c) => c.close()));
+    await Promise.allSettled([...this.#producers].map((p) => p.close()));
+    await Promise.allSettled([...this.#transactional].map((p) => p.close()));
+    const admin = this.#admin;
+    this.#admin = undefined;
+    if (admin !== undefined) {
+      await admin
+        .then(
+          (a) => a.close(),
+          () => undefined,
+        )
+        .catch((error: unknown) => this.logger.warn('kafka: closing the admin client failed', { error: String(error) }));
+    }
+  }
+}
+
+/** The kafkajs-shaped `sasl` option as `@platformatic/kafka`'s; a mechanism it does not speak is refused at once. */
+function saslFrom(sasl: KafkaTransportOptions['sasl']): SASLOptions | undefined {
+  if (sasl === undefined) return undefined;
+  const mechanism = String(sasl.mechanism).toLowerCase();
+  switch (mechanism) {
+    case 'plain':
+    case 'scram-sha-256':
+    case 'scram-sha-512': {
+      const { username, password } = sasl as { username: string; password: string };
+      return { mechanism: mechanism.toUpperCase() as SASLOptions['mechanism'], username, password };
+    }
+    case 'oauthbearer': {
+      const provider = (sasl as { oauthBearerProvider?: () => Promise<{ value: string }> }).oauthBearerProvider;
+      if (typeof provider !== 'function')
+        throw new KeiyakuError(
+          'kafka_sasl_invalid',
+          'SASL OAUTHBEARER needs an oauthBearerProvider (a function resolving to { value: token })',
+        );
+      return { mechanism: 'OAUTHBEARER', token: async () => (await provider()).value };
+    }
+    default:
+      throw new KeiyakuError(
+        'kafka_sasl_unsupported',
+        `SASL mechanism "${String(sasl.mechanism)}" is not supported by the platformatic Kafka driver; use plain, scram-sha-256, scram-sha-512 or oauthbearer (or the kafkajs driver)`,
+      );
+  }
+}
+
+/** Why `@platformatic/kafka` could not be imported, as a `KeiyakuError` with a stable code. */
+function loadError(error: unknown): KeiyakuError {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  const message = error instanceof Error ? error.message : String(error);
+  if ((code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') && message.includes('@platformatic/kafka'))
+    return new KeiyakuError(
+      'kafka_driver_missing',
+      'the Kafka driver "platformatic" needs the package @platformatic/kafka: npm install @platformatic/kafka (or choose the kafkajs driver)',
+      { cause: error },
+    );
+  return new KeiyakuError('kafka_driver_load_failed', `the Kafka driver "platformatic" could not load @platformatic/kafka: ${message}`, {
+    cause: error,
+  });
+}
