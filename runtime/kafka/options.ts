@@ -68,6 +68,13 @@ export interface KafkaTransportOptions {
    */
   readonly isolation?: 'read_committed' | 'read_uncommitted';
   /**
+   * The consumer group protocol: `classic` (default; JoinGroup/SyncGroup with client-side
+   * assignment, every broker version) or `consumer` (KIP-848: the broker assigns partitions and
+   * rebalances incrementally; Kafka 4.0 and later). `consumer` needs the `platformatic` driver —
+   * the kafkajs driver refuses it. All members of one group use the same protocol.
+   */
+  readonly groupProtocol?: 'classic' | 'consumer';
+  /**
    * How long a transaction of a transactional producer may stay open before the broker aborts it
    * (default 60 000, kafkajs' and the Java client's; at most the broker's `transaction.max.timeout.ms`,
    * 15 min by default). It bounds how long `read_committed` readers of a partition wait behind a

@@ -78,6 +78,11 @@ export class KafkaTransport implements KafkaDriverTransport, KafkaClients {
         'kafka_driver_mismatch',
         `KafkaTransport runs on kafkajs; for driver "${options.driver}" make the transport with createKafkaTransport(options)`,
       );
+    if (options.groupProtocol === 'consumer')
+      throw new KeiyakuError(
+        'kafka_group_protocol_unsupported',
+        'kafkajs has no KIP-848 consumer group protocol: leave groupProtocol at "classic" or choose driver "platformatic"',
+      );
     this.options = options;
     this.#logger = options.logger ?? stderrLogger;
   }

@@ -53,6 +53,8 @@ export function testTransport(options: Partial<KafkaTransportOptions> = {}): Kaf
     maxWaitTimeInMs: 100,
     logger: testLogger,
     retry: { retries: 5, initialRetryTime: 100, maxRetryTime: 2_000 },
+    // KAFKA_GROUP_PROTOCOL=consumer: the KIP-848 group protocol (the platformatic driver on Kafka 4.x).
+    ...(process.env['KAFKA_GROUP_PROTOCOL'] === 'consumer' ? { groupProtocol: 'consumer' as const } : {}),
     ...options,
   });
 }
