@@ -3,7 +3,7 @@
  * own from scripts/kafka, a fresh PostgreSQL database, child processes started through tsx and
  * read line by line, and reading a topic to its end.
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -258,6 +258,8 @@ export async function ownBroker(
   /** Runs a scripts/kafka command (`kill`, `start`, `stop`, `kill-node N`, …) on this broker. */
   command(name: string, ...args: string[]): Promise<string>;
   stop(): Promise<void>;
+  /** Stops it at once, for a process about to exit on an uncaught exception. */
+  stopSync(): void;
 }> {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -273,7 +275,12 @@ export async function ownBroker(
     throw error;
   });
   const brokers = started.split('\n').pop()!;
-  return { brokers, command, stop: async () => void (await command('stop').catch(() => '')) };
+  return {
+    brokers,
+    command,
+    stop: async () => void (await command('stop').catch(() => '')),
+    stopSync: () => void spawnSync(join(root, 'scripts', 'kafka'), ['stop'], { env, stdio: 'ignore' }),
+  };
 }
 
 /** One record as a fault run reads it back. */

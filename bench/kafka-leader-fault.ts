@@ -19,14 +19,16 @@
  * LEADER_FAULT_STREAM_S how long the stream is paced over (default 40); LEADER_FAULT_DOWN_S how long
  * the killed broker stays down (default 15: past the controller's broker session timeout, 9 s, so new
  * leaders are elected while it is down); LEADER_FAULT_TIMEOUT_S (default 180 + count/200);
- * LEADER_FAULT_KAFKA_PORT (the first of 9 ports; default free ones); KAFKA_VERSION as scripts/kafka takes it.
+ * LEADER_FAULT_KILL busiest (default) | coordinator (kill the consumer group's coordinator instead,
+ * with the partitions it leads); LEADER_FAULT_KAFKA_PORT (the first of 9 ports; default free ones);
+ * KAFKA_VERSION as scripts/kafka takes it.
  */
 import { pathToFileURL } from 'node:url';
 import { Kafka, logLevel } from 'kafkajs';
 import { BookBorrowed, BookIntegrationEvents } from '../generated/index.js';
 import { createMessaging, type Logger } from '../runtime/index.js';
 import { createKafkaTransport, KAFKA_DRIVERS, type KafkaDriver, type KafkaDriverTransport } from '../runtime/kafka/index.js';
-import { ownBroker, sleep } from './fault-kit.js';
+import { ownBroker, readTopic, sleep } from './fault-kit.js';
 
 export interface LeaderFaultOptions {
   readonly driver: KafkaDriver;
@@ -35,6 +37,8 @@ export interface LeaderFaultOptions {
   readonly streamMs: number;
   /** How long the killed broker stays down. */
   readonly downMs: number;
+  /** Which broker is killed: the leader of the busiest partitions (default), or the group coordinator. */
+  readonly kill?: 'busiest' | 'coordinator';
   readonly timeoutMs: number;
   /** The first of the cluster's 9 ports; default free ones. */
   readonly kafkaPort?: string;
@@ -48,6 +52,8 @@ export interface LeaderFaultResult {
   readonly lost: number;
   /** Deliveries beyond the first of a record. */
   readonly duplicates: number;
+  /** Records on the topic at the end (more than `published` when a record was written twice). */
+  readonly written: number;
   /** Chunks the publishing caller sent again after `publishMany` finally failed. */
   readonly republished: number;
   /** Client rebuilds, from the transports' health (`details.rebuilds`), publisher's and consumer's. */
@@ -107,6 +113,12 @@ function busiestLeader(layout: Awaited<ReturnType<typeof partitions>>): { node: 
   return [...byLeader.values()].sort((a, b) => b.records - a.records)[0]!;
 }
 
+/** Node `node` with the partitions it leads. */
+function leaderOf(layout: Awaited<ReturnType<typeof partitions>>, node: number): { node: number; partitions: number[]; records: number } {
+  const led = layout.filter((p) => p.leader === node);
+  return { node, partitions: led.map((p) => p.partition), records: led.reduce((n, p) => n + p.records, 0) };
+}
+
 /** Rebuilds a transport's health reports (both drivers put the total in `details.rebuilds`). */
 const rebuildsOf = (transport: KafkaDriverTransport): number => Number(transport.health().details?.['rebuilds'] ?? 0);
 
@@ -121,6 +133,13 @@ export async function runLeaderFault(options: LeaderFaultOptions): Promise<Leade
   const began = Date.now();
   const deadline = began + options.timeoutMs;
   const cluster = await ownBroker(options.kafkaPort, 3);
+  // A client that throws from a network callback ends the process: say so, and leave no cluster behind.
+  const crashed = (error: Error): void => {
+    log(`uncaught exception (the run fails): ${error.stack ?? String(error)}`);
+    cluster.stopSync();
+    process.exit(1);
+  };
+  process.once('uncaughtException', crashed);
   log(`cluster ${cluster.brokers} (this run's own); driver ${options.driver}; ${options.count} records over ${options.streamMs / 1000} s`);
   const lines: string[] = [];
   const logger: Logger = {
@@ -163,6 +182,7 @@ export async function runLeaderFault(options: LeaderFaultOptions): Promise<Leade
   let republished = 0;
   let published = 0;
   let rebuilds = 0;
+  let written = 0;
   try {
     // Replication factor 3, whatever the contract's binding says (it is written for one broker).
     const bindings = { ...BookIntegrationEvents.bindings, kafka: { ...BookIntegrationEvents.bindings.kafka, replicas: 3 } };
@@ -192,12 +212,14 @@ export async function runLeaderFault(options: LeaderFaultOptions): Promise<Leade
         await sleep(50);
       }
       const layout = await partitions(cluster.brokers, topic);
-      const target = busiestLeader(layout);
+      // scripts/kafka gives __consumer_offsets one partition: its leader coordinates every group.
+      const coordinator = (await partitions(cluster.brokers, '__consumer_offsets').catch(() => []))[0]?.leader;
+      const target = options.kill === 'coordinator' && coordinator !== undefined ? leaderOf(layout, coordinator) : busiestLeader(layout);
       await cluster.command('kill-node', String(target.node));
       killAt = Date.now();
       killed = target;
       log(
-        `node ${target.node} SIGKILLed: leader of partitions ${target.partitions.join(', ')} (${target.records} of ${layout.reduce((n, p) => n + p.records, 0)} records); ${published} published, ${received.size} consumed; back in ${options.downMs / 1000} s`,
+        `node ${target.node} SIGKILLed: leader of partitions ${target.partitions.join(', ')} (${target.records} of ${layout.reduce((n, p) => n + p.records, 0)} records)${coordinator === target.node ? ' and the group coordinator' : `; the group coordinator is node ${coordinator}`}; ${published} published, ${received.size} consumed; back in ${options.downMs / 1000} s`,
       );
       // When the controller has moved every partition off the dead node (it fences it after its broker session timeout).
       for (;;) {
@@ -263,6 +285,14 @@ export async function runLeaderFault(options: LeaderFaultOptions): Promise<Leade
     if (received.size < options.count) boundHit ??= `not everything arrived in ${options.timeoutMs / 1000} s`;
     if (killAt === undefined) boundHit ??= 'the stream ended before the kill (raise LEADER_FAULT_COUNT or LEADER_FAULT_STREAM_S)';
     await sleep(500); // redeliveries still under way are counted too
+    // What the topic holds: copies written twice (a send retried without idempotence, a chunk the caller sent again).
+    const copies = new Map<string, number>();
+    for (const r of await readTopic(cluster.brokers, topic, 'read_uncommitted')) {
+      const value = JSON.parse(r.value) as { copyId?: string; data?: { copyId?: string } };
+      const id = value.copyId ?? value.data?.copyId ?? '';
+      copies.set(id, (copies.get(id) ?? 0) + 1);
+    }
+    written = [...copies.values()].reduce((n, c) => n + c, 0);
     rebuilds = rebuildsOf(publishing) + rebuildsOf(consuming);
     log(`client rebuilds: publisher's transport ${rebuildsOf(publishing)}, consumer's ${rebuildsOf(consuming)}`);
   } catch (error) {
@@ -271,6 +301,7 @@ export async function runLeaderFault(options: LeaderFaultOptions): Promise<Leade
     await restart;
     await Promise.allSettled([publisherHost.stop(), consumerHost.stop()]);
     await cluster.stop();
+    process.off('uncaughtException', crashed);
   }
   if (boundHit !== undefined || rebuilds > 2) log(`transport log tail:\n${lines.slice(-30).join('\n')}`);
   const lost = Array.from({ length: options.count }, (_, i) => `C-${i}`).filter((id) => !received.has(id)).length;
@@ -279,6 +310,7 @@ export async function runLeaderFault(options: LeaderFaultOptions): Promise<Leade
     consumed: received.size,
     lost,
     duplicates: [...received.values()].reduce((n, c) => n + c - 1, 0),
+    written,
     republished,
     rebuilds,
     clients: 2,
@@ -315,6 +347,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     count,
     streamMs: Number(process.env['LEADER_FAULT_STREAM_S'] ?? 40) * 1000,
     downMs: Number(process.env['LEADER_FAULT_DOWN_S'] ?? 15) * 1000,
+    kill: process.env['LEADER_FAULT_KILL'] === 'coordinator' ? 'coordinator' : 'busiest',
     timeoutMs: Number(process.env['LEADER_FAULT_TIMEOUT_S'] ?? 180 + count / 200) * 1000,
     ...(process.env['LEADER_FAULT_KAFKA_PORT'] ? { kafkaPort: process.env['LEADER_FAULT_KAFKA_PORT'] } : {}),
     log: (line) => process.stderr.write(`${line}\n`),
@@ -329,7 +362,8 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     : 'no broker killed';
   process.stdout.write(
     `kafka-leader-fault (${driver}, Kafka ${process.env['KAFKA_VERSION'] ?? '3.9.1'}): ${result.published} published, ${result.consumed} consumed, ` +
-      `${result.lost} lost, ${result.duplicates} duplicates, ${result.rebuilds} client rebuilds; ${killed}; ` +
+      `${result.lost} lost, ${result.duplicates} duplicates (${result.written - result.published} written twice, the rest delivered again), ` +
+      `${result.rebuilds} client rebuilds; ${killed}; ` +
       `new leaders in ${seconds(result.electedMs)}, publishing recovered in ${seconds(result.publishRecoveryMs)}, consuming in ${seconds(result.consumeRecoveryMs)}; ` +
       `${result.republished} chunks sent again by the caller; ${Math.round(result.durationMs / 1000)} s\n`,
   );

@@ -35,6 +35,7 @@ import type { PlatformaticClients, PlatformaticModule } from './client.js';
 import { PlatformaticTransportConsumer } from './consumer.js';
 import { isLeadershipPending, isTopicExists, toTransportError } from './errors.js';
 import { PlatformaticTransportProducer } from './producer.js';
+import { guardStaleBrokers } from './stale-broker.js';
 import { PlatformaticTransactionalProducer } from './transactions.js';
 
 /** The kafkajs transport's retry defaults, so both drivers retry alike. */
@@ -95,10 +96,16 @@ export class PlatformaticKafkaTransport implements KafkaDriverTransport, Platfor
 
   /** `@platformatic/kafka`, imported once; a `KeiyakuError` saying how to install it when it is missing. */
   load(): Promise<PlatformaticModule> {
-    this.#module ??= import('@platformatic/kafka').catch((error: unknown) => {
-      this.#module = undefined;
-      throw loadError(error);
-    });
+    this.#module ??= import('@platformatic/kafka').then(
+      (kafka) => {
+        guardStaleBrokers(kafka);
+        return kafka;
+      },
+      (error: unknown) => {
+        this.#module = undefined;
+        throw loadError(error);
+      },
+    );
     return this.#module;
   }
 
