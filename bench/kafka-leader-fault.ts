@@ -15,7 +15,8 @@
  * leaders; a client that stays cut off from the dead one past `rebuildAfterMs` may get one new
  * client, a second means it did not follow them), or when a bound was hit. Duplicates are counted,
  * not failed: delivery is at least once. Loopback only; bounded in count and time.
- * Environment: KAFKA_DRIVER kafkajs (default) | platformatic; LEADER_FAULT_COUNT (default 20 000);
+ * Environment: KAFKA_DRIVER kafkajs (default) | platformatic; KAFKA_GROUP_PROTOCOL=consumer for the
+ * KIP-848 group protocol (as the Kafka suites take it: Kafka 4.x, platformatic driver); LEADER_FAULT_COUNT (default 20 000);
  * LEADER_FAULT_STREAM_S how long the stream is paced over (default 40); LEADER_FAULT_DOWN_S how long
  * the killed broker stays down (default 15: past the controller's broker session timeout, 9 s, so new
  * leaders are elected while it is down); LEADER_FAULT_TIMEOUT_S (default 180 + count/200);
@@ -37,6 +38,8 @@ export interface LeaderFaultOptions {
   readonly streamMs: number;
   /** How long the killed broker stays down. */
   readonly downMs: number;
+  /** The consumer group protocol (`consumer`: KIP-848, Kafka 4.x and the platformatic driver only). */
+  readonly groupProtocol?: 'classic' | 'consumer';
   /** Which broker is killed: the leader of the busiest partitions (default), or the group coordinator. */
   readonly kill?: 'busiest' | 'coordinator';
   readonly timeoutMs: number;
@@ -154,6 +157,7 @@ export async function runLeaderFault(options: LeaderFaultOptions): Promise<Leade
   const transport = (): KafkaDriverTransport =>
     createKafkaTransport({
       driver: options.driver,
+      ...(options.groupProtocol === undefined ? {} : { groupProtocol: options.groupProtocol }),
       brokers: cluster.brokers.split(','),
       namespace,
       replicationFactor: 3,
@@ -348,6 +352,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     streamMs: Number(process.env['LEADER_FAULT_STREAM_S'] ?? 40) * 1000,
     downMs: Number(process.env['LEADER_FAULT_DOWN_S'] ?? 15) * 1000,
     kill: process.env['LEADER_FAULT_KILL'] === 'coordinator' ? 'coordinator' : 'busiest',
+    ...(process.env['KAFKA_GROUP_PROTOCOL'] === 'consumer' ? { groupProtocol: 'consumer' as const } : {}),
     timeoutMs: Number(process.env['LEADER_FAULT_TIMEOUT_S'] ?? 180 + count / 200) * 1000,
     ...(process.env['LEADER_FAULT_KAFKA_PORT'] ? { kafkaPort: process.env['LEADER_FAULT_KAFKA_PORT'] } : {}),
     log: (line) => process.stderr.write(`${line}\n`),
@@ -361,7 +366,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     ? `node ${result.killed.node} (leader of partitions ${result.killed.partitions.join(', ')}) SIGKILLed and restarted`
     : 'no broker killed';
   process.stdout.write(
-    `kafka-leader-fault (${driver}, Kafka ${process.env['KAFKA_VERSION'] ?? '3.9.1'}): ${result.published} published, ${result.consumed} consumed, ` +
+    `kafka-leader-fault (${driver}${options.groupProtocol === 'consumer' ? ', KIP-848 group protocol' : ''}, Kafka ${process.env['KAFKA_VERSION'] ?? '3.9.1'}): ${result.published} published, ${result.consumed} consumed, ` +
       `${result.lost} lost, ${result.duplicates} duplicates (${result.written - result.published} written twice, the rest delivered again), ` +
       `${result.rebuilds} client rebuilds; ${killed}; ` +
       `new leaders in ${seconds(result.electedMs)}, publishing recovered in ${seconds(result.publishRecoveryMs)}, consuming in ${seconds(result.consumeRecoveryMs)}; ` +
