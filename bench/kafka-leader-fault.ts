@@ -57,6 +57,8 @@ export interface LeaderFaultResult {
   readonly duplicates: number;
   /** Records on the topic at the end (more than `published` when a record was written twice). */
   readonly written: number;
+  /** Records past the group's committed offsets at the end (0: commits caught up; -1: not read). */
+  readonly uncommitted: number;
   /** Chunks the publishing caller sent again after `publishMany` finally failed. */
   readonly republished: number;
   /** Client rebuilds, from the transports' health (`details.rebuilds`), publisher's and consumer's. */
@@ -114,6 +116,24 @@ function busiestLeader(layout: Awaited<ReturnType<typeof partitions>>): { node: 
     byLeader.set(p.leader, entry);
   }
   return [...byLeader.values()].sort((a, b) => b.records - a.records)[0]!;
+}
+
+/** Records of `topic` past the offsets `group` has committed (its lag, were it restarted now). */
+async function uncommitted(brokers: string, group: string, topic: string): Promise<number> {
+  const admin = new Kafka({ brokers: brokers.split(','), clientId: 'leader-fault', logLevel: logLevel.NOTHING }).admin();
+  await admin.connect();
+  try {
+    const ends = new Map((await admin.fetchTopicOffsets(topic)).map((p) => [p.partition, Number(p.high)]));
+    const committed = (await admin.fetchOffsets({ groupId: group, topics: [topic] }))[0]?.partitions ?? [];
+    let lag = 0;
+    for (const [partition, high] of ends) {
+      const offset = Number(committed.find((p) => p.partition === partition)?.offset ?? -1);
+      lag += high - Math.max(0, offset);
+    }
+    return lag;
+  } finally {
+    await admin.disconnect();
+  }
 }
 
 /** Node `node` with the partitions it leads. */
@@ -187,6 +207,7 @@ export async function runLeaderFault(options: LeaderFaultOptions): Promise<Leade
   let published = 0;
   let rebuilds = 0;
   let written = 0;
+  let lag = -1;
   try {
     // Replication factor 3, whatever the contract's binding says (it is written for one broker).
     const bindings = { ...BookIntegrationEvents.bindings, kafka: { ...BookIntegrationEvents.bindings.kafka, replicas: 3 } };
@@ -289,6 +310,17 @@ export async function runLeaderFault(options: LeaderFaultOptions): Promise<Leade
     if (received.size < options.count) boundHit ??= `not everything arrived in ${options.timeoutMs / 1000} s`;
     if (killAt === undefined) boundHit ??= 'the stream ended before the kill (raise LEADER_FAULT_COUNT or LEADER_FAULT_STREAM_S)';
     await sleep(500); // redeliveries still under way are counted too
+    // Everything was handled: the group's commits must catch up (a consumer that lost its coordinator and never
+    // commits again would deliver all of it again after a restart). Commits follow acknowledgements within moments.
+    const group = consuming.group('inventory.book-availability');
+    const commitDeadline = Date.now() + 20_000;
+    for (;;) {
+      lag = await uncommitted(cluster.brokers, group, topic).catch(() => -1);
+      if (lag === 0 || Date.now() > commitDeadline) break;
+      await sleep(500);
+    }
+    if (lag !== 0)
+      boundHit ??= `the group's committed offsets are ${lag < 0 ? 'unreadable' : `${lag} records behind`} 20 s after everything was handled`;
     // What the topic holds: copies written twice (a send retried without idempotence, a chunk the caller sent again).
     const copies = new Map<string, number>();
     for (const r of await readTopic(cluster.brokers, topic, 'read_uncommitted')) {
@@ -315,6 +347,7 @@ export async function runLeaderFault(options: LeaderFaultOptions): Promise<Leade
     lost,
     duplicates: [...received.values()].reduce((n, c) => n + c - 1, 0),
     written,
+    uncommitted: lag,
     republished,
     rebuilds,
     clients: 2,
@@ -368,7 +401,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   process.stdout.write(
     `kafka-leader-fault (${driver}${options.groupProtocol === 'consumer' ? ', KIP-848 group protocol' : ''}, Kafka ${process.env['KAFKA_VERSION'] ?? '3.9.1'}): ${result.published} published, ${result.consumed} consumed, ` +
       `${result.lost} lost, ${result.duplicates} duplicates (${result.written - result.published} written twice, the rest delivered again), ` +
-      `${result.rebuilds} client rebuilds; ${killed}; ` +
+      `${result.rebuilds} client rebuilds, committed lag ${result.uncommitted}; ${killed}; ` +
       `new leaders in ${seconds(result.electedMs)}, publishing recovered in ${seconds(result.publishRecoveryMs)}, consuming in ${seconds(result.consumeRecoveryMs)}; ` +
       `${result.republished} chunks sent again by the caller; ${Math.round(result.durationMs / 1000)} s\n`,
   );
