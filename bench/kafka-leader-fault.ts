@@ -340,6 +340,10 @@ export async function runLeaderFault(options: LeaderFaultOptions): Promise<Leade
     process.off('uncaughtException', crashed);
   }
   if (boundHit !== undefined || rebuilds > 2) log(`transport log tail:\n${lines.slice(-30).join('\n')}`);
+  // What the clients and the belt said about the fault, by kind (the first words of each warning or error).
+  const kinds = new Map<string, number>();
+  for (const line of lines) if (!line.startsWith('info ')) kinds.set(line.slice(0, 90), (kinds.get(line.slice(0, 90)) ?? 0) + 1);
+  log(`warnings and errors: ${[...kinds].map(([k, n]) => `${n} × ${k}`).join('; ') || 'none'}`);
   const lost = Array.from({ length: options.count }, (_, i) => `C-${i}`).filter((id) => !received.has(id)).length;
   return {
     published,
