@@ -96,6 +96,8 @@ export class PlatformaticTransportConsumer implements TransportConsumer {
   #watchdog: NodeJS.Timeout | undefined;
   #rebuilding = false;
   #closed = false;
+  /** Since when every commit has failed (fetches may succeed meanwhile); cleared by one that succeeds. */
+  #commitsFailingSince: number | undefined;
 
   constructor(transport: PlatformaticClients, options: ConsumerOptions, onClose: () => void) {
     this.#transport = transport;
@@ -450,8 +452,15 @@ export class PlatformaticTransportConsumer implements TransportConsumer {
         offsets: offsets.map(([partition, next]) => ({ topic: this.#topic, partition, offset: BigInt(next), leaderEpoch: -1 })),
       });
       for (const [partition, next] of offsets) if (next > (this.#committed.get(partition) ?? -1)) this.#committed.set(partition, next);
+      this.#commitsFailingSince = undefined;
     } catch (error) {
       if (isConnectivity(error)) this.#cutOff.mark(Date.now());
+      // @platformatic/kafka 1.x never looks its group coordinator up again: once that broker died, every commit
+      // fails while fetches from the new leaders succeed (so the client never counts as cut off). A new client does.
+      this.#commitsFailingSince ??= Date.now();
+      const failingMs = Date.now() - this.#commitsFailingSince;
+      if (failingMs >= (this.#transport.options.rebuildAfterMs ?? 90_000))
+        void this.#rebuild(`its commits have failed for ${Math.round(failingMs / 1000)} s (${describe(error)})`);
       throw new TransportError('kafka', describe(error), {
         address: this.#options.address,
         retriable: !isAuthentication(error),
@@ -522,6 +531,7 @@ export class PlatformaticTransportConsumer implements TransportConsumer {
       this.#cutOff.rebuilds++;
       this.#cutOff.totalRebuilds++;
       this.#cutOff.lastRebuild = Date.now();
+      this.#commitsFailingSince = undefined;
       this.#transport.logger.warn(`kafka: rebuilding the consumer of ${this.#options.groupId}: ${reason}`, {
         topic: this.#topic,
         rebuilds: this.#cutOff.rebuilds,
