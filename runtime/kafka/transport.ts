@@ -213,10 +213,7 @@ export class KafkaTransport implements KafkaDriverTransport, KafkaClients {
             ...(configs === undefined ? {} : { configEntries: Object.entries(configs).map(([name, value]) => ({ name, value })) }),
           },
         ],
-        // Not kafkajs' wait: it asks the broker it sent the request to, and a broker of a cluster
-        // that has not yet seen the new topic's metadata answers "unknown topic", which kafkajs
-        // does not retry. #awaitServed waits for more and retries that.
-        waitForLeaders: false,
+        waitForLeaders: true,
       });
       if (created) {
         await this.#awaitServed(admin, topic);
