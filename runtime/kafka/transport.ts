@@ -204,17 +204,25 @@ export class KafkaTransport implements KafkaDriverTransport, KafkaClients {
     const admin = this.client().admin();
     try {
       await admin.connect();
-      const created = await admin.createTopics({
-        topics: [
-          {
-            topic,
-            numPartitions: partitions,
-            replicationFactor: replicas ?? this.options.replicationFactor ?? 1,
-            ...(configs === undefined ? {} : { configEntries: Object.entries(configs).map(([name, value]) => ({ name, value })) }),
-          },
-        ],
-        waitForLeaders: true,
-      });
+      let created: boolean;
+      try {
+        created = await admin.createTopics({
+          topics: [
+            {
+              topic,
+              numPartitions: partitions,
+              replicationFactor: replicas ?? this.options.replicationFactor ?? 1,
+              ...(configs === undefined ? {} : { configEntries: Object.entries(configs).map(([name, value]) => ({ name, value })) }),
+            },
+          ],
+          waitForLeaders: true,
+        });
+      } catch (error) {
+        // kafkajs' wait for the leaders of a topic it created retries LEADER_NOT_AVAILABLE only; a loaded KRaft
+        // broker can still answer UNKNOWN_TOPIC_OR_PARTITION for it a moment after creating it. Waited for below.
+        if (!isLeadershipPending(error)) throw error;
+        created = true;
+      }
       if (created) {
         await this.#awaitServed(admin, topic);
         this.logger.info('kafka: created topic', { topic, partitions });
