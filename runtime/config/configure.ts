@@ -164,8 +164,11 @@ async function buildTransport(resolved: ResolvedConfig, logger: Logger | undefin
     case 'memory':
       return new (await import('../memory/transport.js')).InMemoryTransport();
     case 'kafka': {
-      const { KafkaTransport } = await loadPackage('@keiyaku/kafka', transportKey(resolved));
-      return new KafkaTransport({ ...resolved.kafka!, ...own });
+      const { createKafkaTransport } = await loadPackage('@keiyaku/kafka', transportKey(resolved));
+      // The platformatic driver's client is the service's to install: missing, it is a problem of
+      // the setting that chose it, found before anything is built.
+      if (resolved.kafka!.driver === 'platformatic') await loadPackage('@platformatic/kafka', driverKey(resolved));
+      return createKafkaTransport({ ...resolved.kafka!, ...own });
     }
     case 'iggy': {
       const { IggyTransport } = await loadPackage('@keiyaku/iggy', transportKey(resolved));
@@ -183,6 +186,11 @@ function chosenOf(resolved: ResolvedConfig): ResolvedConfig['chosen'] {
       deadLetters: { kind: resolved.deadLetters.store, source },
     }
   );
+}
+
+/** The setting that chose the Kafka driver: the environment variable or the configuration key. */
+function driverKey(resolved: ResolvedConfig): string {
+  return resolved.source === 'environment' ? 'KEIYAKU_KAFKA_DRIVER' : 'kafka.driver';
 }
 
 function transportKey(resolved: ResolvedConfig): string {

@@ -66,6 +66,11 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
     description: 'CloudEvents content mode: binary (default; ce_ headers) or structured (the event in the value)',
   },
   {
+    name: 'KEIYAKU_KAFKA_DRIVER',
+    path: 'kafka.driver',
+    description: 'the Kafka client: kafkajs (default) or platformatic (@platformatic/kafka, installed by the service)',
+  },
+  {
     name: 'KEIYAKU_KAFKA_PROPERTY_<KEY>',
     path: 'kafka.properties',
     description: 'one librdkafka property, dots as underscores: KEIYAKU_KAFKA_PROPERTY_SASL_PASSWORD is sasl.password',

@@ -39,6 +39,8 @@ export interface KafkaSection {
   readonly replicationFactor?: number | string;
   /** CloudEvents content mode of every record written: `binary` (default; attributes in `ce_` headers) or `structured` (the whole event in the value). */
   readonly contentMode?: string;
+  /** The Kafka client: `kafkajs` (default) or `platformatic` (`@platformatic/kafka`, which the service installs). */
+  readonly driver?: string;
 }
 
 export const KAFKA_SECTION_KEYS = [
@@ -54,7 +56,11 @@ export const KAFKA_SECTION_KEYS = [
   'defaultPartitions',
   'replicationFactor',
   'contentMode',
+  'driver',
 ] as const;
+
+/** The Kafka drivers a configuration can choose (`@keiyaku/kafka`'s `KAFKA_DRIVERS`). */
+export const KAFKA_DRIVER_NAMES = ['kafkajs', 'platformatic'] as const;
 
 /** The Event Hubs Kafka endpoint's port and SASL user. */
 export const EVENT_HUBS_PORT = 9093;
@@ -81,6 +87,7 @@ export function kafkaOptionsFrom(raw: unknown, path: string, problems: Problems)
   const defaultPartitions = section.integer('defaultPartitions', { min: 1, max: 100_000 });
   const replicationFactor = section.integer('replicationFactor', { min: 1, max: 32_767 });
   const contentMode = section.oneOf('contentMode', ['binary', 'structured'] as const);
+  const driver = section.oneOf('driver', KAFKA_DRIVER_NAMES);
   const prop = (key: string): string => `${section.at('properties')}["${key}"]`;
 
   if (namespace !== undefined && !/^[A-Za-z0-9._-]+$/.test(namespace))
@@ -124,6 +131,7 @@ export function kafkaOptionsFrom(raw: unknown, path: string, problems: Problems)
   };
   const timeout = publishTimeoutMs ?? props.publishTimeoutMs;
   return {
+    ...(driver === undefined ? {} : { driver }),
     brokers: brokers ?? [],
     ...((clientId ?? props.clientId) ? { clientId: (clientId ?? props.clientId)! } : {}),
     ...(namespace === undefined ? {} : { namespace }),

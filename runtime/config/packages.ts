@@ -11,7 +11,9 @@ import type { IggySettings, KafkaSettings } from './settings.js';
 
 /** What the runtime uses of each package. */
 export interface OptionalPackages {
-  readonly '@keiyaku/kafka': { readonly KafkaTransport: new (options: KafkaSettings & { readonly logger?: Logger }) => Transport };
+  readonly '@keiyaku/kafka': { createKafkaTransport(options: KafkaSettings & { readonly logger?: Logger }): Transport };
+  /** The client of the Kafka driver `platformatic`: checked for when that driver is chosen. */
+  readonly '@platformatic/kafka': object;
   readonly '@keiyaku/iggy': { readonly IggyTransport: new (options: IggySettings & { readonly logger?: Logger }) => Transport };
   readonly '@keiyaku/sqlite': {
     openDeadLetterStore(options: { readonly path: string; readonly migrate: boolean }): DeadLetterStore;

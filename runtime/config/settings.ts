@@ -22,6 +22,8 @@ export interface KafkaSaslSettings {
 
 /** The Kafka transport's options a configuration can set. */
 export interface KafkaSettings {
+  /** The Kafka client the transport runs on: `kafkajs` (default) or `platformatic` (`@platformatic/kafka`, installed by the service). */
+  readonly driver?: 'kafkajs' | 'platformatic';
   readonly brokers: readonly string[];
   readonly clientId?: string;
   readonly namespace?: string;

@@ -22,8 +22,9 @@ const CONNECTIVITY_API_IDS = new Set(['NETWORK_EXCEPTION', 'BROKER_NOT_AVAILABLE
 const CONNECTIVITY_MESSAGE =
   /ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|EHOSTUNREACH|Connection (error|timeout|closed)|Connection ready timed out|socket hang up/i;
 
-/** The brokers are unreachable (as opposed to a request they refused). */
+/** The brokers are unreachable (as opposed to a request they refused, or a credential: the client reports that as a failed connection too). */
 export function isConnectivity(error: unknown): boolean {
+  if (isAuthentication(error)) return false;
   return some(
     error,
     (e) =>
@@ -65,7 +66,17 @@ export function isTopicExists(error: unknown): boolean {
   return some(error, (e) => e.apiId === 'TOPIC_ALREADY_EXISTS');
 }
 
-/** The messages of the innermost errors: "produce failed 6 times." says little by itself. */
+/** An error's message with those of its causes: "Connection to … failed: SASL authentication failed." */
+function withCauses(error: Inner): string {
+  const parts: string[] = [];
+  for (let e: unknown = error, depth = 0; e !== null && typeof e === 'object' && depth < 6; e = (e as Inner).cause, depth++) {
+    const message = (e as Inner).message;
+    if (typeof message === 'string' && message !== '' && !parts.includes(message)) parts.push(message.replace(/\.$/, ''));
+  }
+  return parts.join(': ');
+}
+
+/** The messages of the innermost errors too: "produce failed 6 times." says little by itself. */
 function describe(error: unknown): string {
   const outer = error instanceof Error ? error.message : String(error);
   const inner = new Set<string>();
@@ -73,10 +84,11 @@ function describe(error: unknown): string {
     if (e === null || typeof e !== 'object' || depth > 6) return;
     const errors = (e as Inner).errors;
     if (Array.isArray(errors) && errors.length > 0) for (const x of errors) collect(x, depth + 1);
-    else if (depth > 0 && typeof (e as Inner).message === 'string') inner.add((e as Inner).message as string);
+    else if (depth > 0 || (e as Inner).cause !== undefined) inner.add(withCauses(e as Inner));
   };
   collect(error, 0);
   inner.delete(outer);
+  inner.delete(outer.replace(/\.$/, ''));
   return inner.size === 0 ? outer : `${outer} (${[...inner].slice(0, 3).join('; ')})`;
 }
 

@@ -16,7 +16,7 @@ import type { KafkaClientStatus } from '../options.js';
 import { murmur2 } from '../partitioner.js';
 import { publishDeadline } from '../publish-timeout.js';
 import type { PlatformaticClients, PlatformaticModule } from './client.js';
-import { isConnectivity, toTransportError } from './errors.js';
+import { isAuthentication, isConnectivity, toTransportError } from './errors.js';
 
 /** @internal A record as `@platformatic/kafka` takes it: bytes throughout, so nothing is serialized again. */
 export type PlatformaticMessage = MessageToProduce<Buffer, Buffer, Buffer, Buffer>;
@@ -72,6 +72,11 @@ export function keyPartitioner(): Partitioner<Buffer, Buffer, Buffer, Buffer> {
   return (_message, key) => (key === undefined ? counter++ & 0x7fffffff : murmur2(key) & 0x7fffffff);
 }
 
+/** @internal The retries of an idempotent producer: at least two (see `#ensure`). */
+export function idempotentRetries(retries: number | boolean | undefined): number {
+  return typeof retries === 'number' ? Math.max(2, retries) : 5;
+}
+
 /** @internal A publisher's producer: one `@platformatic/kafka` producer, replaced after a failed send and rebuilt in place after a long cut-off. */
 export class PlatformaticTransportProducer implements TransportProducer {
   readonly #transport: PlatformaticClients;
@@ -111,8 +116,11 @@ export class PlatformaticTransportProducer implements TransportProducer {
 
   #ensure(kafka: PlatformaticModule): Producer<Buffer, Buffer, Buffer, Buffer> {
     if (this.#producer === undefined) {
+      const base = this.#transport.baseOptions();
       const producer = new kafka.Producer<Buffer, Buffer, Buffer, Buffer>({
-        ...this.#transport.baseOptions(),
+        ...base,
+        // An idempotent producer of @platformatic/kafka takes fewer than two retries as "retry forever".
+        ...(this.#idempotent ? { retries: idempotentRetries(base.retries) } : {}),
         idempotent: this.#idempotent,
         acks: kafka.ProduceAcks.ALL,
         autocreateTopics: false,
@@ -149,6 +157,8 @@ export class PlatformaticTransportProducer implements TransportProducer {
       this.#cutOff.clear();
     } catch (error) {
       if (isConnectivity(error)) this.#cutOff.mark(Date.now());
+      // A rejected credential fails its connections too: a fault, not an outage to rebuild for.
+      else if (isAuthentication(error)) this.#cutOff.clear();
       // The client may have written the failed batch after all: the next send under the same
       // producer id and sequence numbers would be dropped as a duplicate or refused as out of order.
       if (this.#idempotent && this.#producer === producer) this.#replace(producer);

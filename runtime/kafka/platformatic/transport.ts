@@ -140,10 +140,13 @@ export class PlatformaticKafkaTransport implements KafkaDriverTransport, Platfor
 
   /** The transport's admin client, made on first use and kept until `close()`. */
   #adminClient(): Promise<Admin> {
-    this.#admin ??= this.load().then((kafka) => new kafka.Admin(this.baseOptions()));
-    this.#admin.catch(() => {
-      this.#admin = undefined;
-    });
+    if (this.#admin === undefined) {
+      const admin = this.load().then((kafka) => new kafka.Admin(this.baseOptions()));
+      admin.catch(() => {
+        if (this.#admin === admin) this.#admin = undefined;
+      });
+      this.#admin = admin;
+    }
     return this.#admin;
   }
 
