@@ -226,3 +226,12 @@ async function waitAssigned(c: TransportConsumer): Promise<void> {
   // Where the partitions start is looked up right after the assignment; give it a moment.
   await new Promise((resolve) => setTimeout(resolve, 500));
 }
+
+describe('the group protocol option', () => {
+  it('the kafkajs driver refuses the KIP-848 consumer protocol, naming the fix', () => {
+    expect(() => createKafkaTransport({ driver: 'kafkajs', brokers: ['127.0.0.1:9'], groupProtocol: 'consumer' })).toThrow(
+      expect.objectContaining({ code: 'kafka_group_protocol_unsupported', message: expect.stringContaining('platformatic') }),
+    );
+    expect(createKafkaTransport({ driver: 'kafkajs', brokers: ['127.0.0.1:9'], groupProtocol: 'classic' }).driver).toBe('kafkajs');
+  });
+});
