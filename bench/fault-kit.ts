@@ -3,7 +3,7 @@
  * own from scripts/kafka, a fresh PostgreSQL database, child processes started through tsx and
  * read line by line, and reading a topic to its end.
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -247,19 +247,40 @@ export function watchLines(
 /**
  * A broker of the run's own, from scripts/kafka, on `port` (else on free ports: broker, controller,
  * SASL) with its data under .kafka/<port>: never the broker other tests share, so it may be killed.
+ * With `nodes` > 1 a cluster of that many (3 ports each, in a row); `brokers` is then the bootstrap
+ * list and `command('kill-node', '2')` / `command('start-node', '2')` act on one node.
  */
-export async function ownBroker(port?: string): Promise<{
+export async function ownBroker(
+  port?: string,
+  nodes = 1,
+): Promise<{
   brokers: string;
-  /** Runs a scripts/kafka command (`kill`, `start`, `stop`, …) on this broker. */
-  command(name: string): Promise<string>;
+  /** Runs a scripts/kafka command (`kill`, `start`, `stop`, `kill-node N`, …) on this broker. */
+  command(name: string, ...args: string[]): Promise<string>;
   stop(): Promise<void>;
+  /** Stops it at once, for a process about to exit on an uncaught exception. */
+  stopSync(): void;
 }> {
-  const env: NodeJS.ProcessEnv = { ...process.env, KAFKA_PORT: port ?? String(await freePort(3)) };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    KAFKA_PORT: port ?? String(await freePort(3 * nodes)),
+    KAFKA_BROKERS_COUNT: String(nodes),
+  };
   delete env['KAFKA_STATE_DIR'];
-  const command = async (name: string): Promise<string> =>
-    (await promisify(execFile)(join(root, 'scripts', 'kafka'), [name], { env, encoding: 'utf8' })).stdout.trim();
-  const brokers = (await command('start')).split('\n').pop()!;
-  return { brokers, command, stop: async () => void (await command('stop').catch(() => '')) };
+  const command = async (name: string, ...args: string[]): Promise<string> =>
+    (await promisify(execFile)(join(root, 'scripts', 'kafka'), [name, ...args], { env, encoding: 'utf8' })).stdout.trim();
+  // A start that failed half-way (one node of a cluster up) leaves nothing running behind.
+  const started = await command('start').catch(async (error: unknown) => {
+    await command('stop').catch(() => '');
+    throw error;
+  });
+  const brokers = started.split('\n').pop()!;
+  return {
+    brokers,
+    command,
+    stop: async () => void (await command('stop').catch(() => '')),
+    stopSync: () => void spawnSync(join(root, 'scripts', 'kafka'), ['stop'], { env, stdio: 'ignore' }),
+  };
 }
 
 /** One record as a fault run reads it back. */

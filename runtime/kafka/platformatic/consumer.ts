@@ -37,28 +37,12 @@ import type { KafkaClientStatus } from '../options.js';
 import type { PlatformaticClients } from './client.js';
 import { isAuthentication, isConnectivity, toTransportError } from './errors.js';
 import { isOffsetOutOfRange, takeFetched } from './fetched.js';
+import { MAX_BYTES, memberOptions } from './group.js';
 
-/**
- * Fetch sizes: at most 1 MiB per response and per partition. The client's default of 10 MiB makes
- * each response a long pause of decoding for the event loop and was measured slower (44.9k vs
- * 80.7k msg/s on the same topic).
- */
-const MAX_BYTES = 1_048_576;
 /** Records fetched and not yet polled beyond which fetching waits for the belt. */
 const MIN_BUFFERED = 10_000;
 /** How long a shutdown or a rebuild waits for the client to leave the group. */
 const CLOSE_BUDGET_MS = 10_000;
-
-/**
- * The assignment strategies a classic member offers, by name: kafkajs' round robin first, so a
- * group shared with services on the kafkajs driver finds a strategy all members support (the
- * client's own default, `roundrobin`, is the Java client's name; offered too). Whichever member
- * leads assigns round robin; subscriptions and assignments are the standard consumer protocol's.
- */
-const GROUP_PROTOCOLS = [
-  { name: 'RoundRobinAssigner', version: 0, metadata: Buffer.alloc(0) },
-  { name: 'roundrobin', version: 0, metadata: Buffer.alloc(0) },
-];
 
 /** What a client error says, its nested errors included (for logs and faults). */
 const describe = (error: unknown): string => toTransportError(error).message;
@@ -107,6 +91,8 @@ export class PlatformaticTransportConsumer implements TransportConsumer {
   #watchdog: NodeJS.Timeout | undefined;
   #rebuilding = false;
   #closed = false;
+  /** Since when every commit has failed (fetches may succeed meanwhile); cleared by one that succeeds. */
+  #commitsFailingSince: number | undefined;
 
   constructor(transport: PlatformaticClients, options: ConsumerOptions, onClose: () => void) {
     this.#transport = transport;
@@ -141,26 +127,7 @@ export class PlatformaticTransportConsumer implements TransportConsumer {
     try {
       const kafka = await this.#transport.load();
       if (this.#closed) return;
-      const classic = (options.groupProtocol ?? 'classic') === 'classic';
-      const sessionTimeout = options.sessionTimeoutMs ?? 30_000;
-      const client: Client = new kafka.Consumer({
-        ...this.#transport.baseOptions(),
-        groupId: this.#group,
-        autocommit: false,
-        maxWaitTime: options.maxWaitTimeInMs ?? 500,
-        maxBytes: MAX_BYTES,
-        maxBytesPerPartition: MAX_BYTES,
-        isolationLevel: this.#readCommitted ? 1 : 0,
-        ...(classic
-          ? {
-              groupProtocol: 'classic',
-              sessionTimeout,
-              heartbeatInterval: options.heartbeatIntervalMs ?? 3_000,
-              rebalanceTimeout: Math.max(sessionTimeout, 60_000),
-              protocols: GROUP_PROTOCOLS,
-            }
-          : { groupProtocol: 'consumer' }),
-      } as ConstructorParameters<typeof kafka.Consumer>[0]) as Client;
+      const client: Client = new kafka.Consumer(memberOptions(this.#transport, this.#group, this.#readCommitted));
       member = { client, stream: undefined, replaced: false };
       this.#member = member;
       this.#listen(member);
@@ -462,8 +429,15 @@ export class PlatformaticTransportConsumer implements TransportConsumer {
         offsets: offsets.map(([partition, next]) => ({ topic: this.#topic, partition, offset: BigInt(next), leaderEpoch: -1 })),
       });
       for (const [partition, next] of offsets) if (next > (this.#committed.get(partition) ?? -1)) this.#committed.set(partition, next);
+      this.#commitsFailingSince = undefined;
     } catch (error) {
       if (isConnectivity(error)) this.#cutOff.mark(Date.now());
+      // @platformatic/kafka 1.x never looks its group coordinator up again: once that broker died, every commit
+      // fails while fetches from the new leaders succeed (so the client never counts as cut off). A new client does.
+      this.#commitsFailingSince ??= Date.now();
+      const failingMs = Date.now() - this.#commitsFailingSince;
+      if (failingMs >= (this.#transport.options.rebuildAfterMs ?? 90_000))
+        void this.#rebuild(`its commits have failed for ${Math.round(failingMs / 1000)} s (${describe(error)})`);
       throw new TransportError('kafka', describe(error), {
         address: this.#options.address,
         retriable: !isAuthentication(error),
@@ -534,6 +508,7 @@ export class PlatformaticTransportConsumer implements TransportConsumer {
       this.#cutOff.rebuilds++;
       this.#cutOff.totalRebuilds++;
       this.#cutOff.lastRebuild = Date.now();
+      this.#commitsFailingSince = undefined;
       this.#transport.logger.warn(`kafka: rebuilding the consumer of ${this.#options.groupId}: ${reason}`, {
         topic: this.#topic,
         rebuilds: this.#cutOff.rebuilds,

@@ -35,6 +35,7 @@ import { type PlatformaticClients, type PlatformaticModule, readClientsWith } fr
 import { PlatformaticTransportConsumer } from './consumer.js';
 import { isLeadershipPending, isTopicExists, toTransportError } from './errors.js';
 import { PlatformaticTransportProducer } from './producer.js';
+import { guardStaleBrokers } from './stale-broker.js';
 import { PlatformaticTransactionalProducer } from './transactions.js';
 
 /** The kafkajs transport's retry defaults, so both drivers retry alike. */
@@ -114,10 +115,16 @@ export class PlatformaticKafkaTransport implements KafkaDriverTransport {
 
   /** `@platformatic/kafka`, imported once; a `KeiyakuError` saying how to install it when it is missing. */
   #load(): Promise<PlatformaticModule> {
-    this.#module ??= import('@platformatic/kafka').catch((error: unknown) => {
-      this.#module = undefined;
-      throw loadError(error);
-    });
+    this.#module ??= import('@platformatic/kafka').then(
+      (kafka) => {
+        guardStaleBrokers(kafka);
+        return kafka;
+      },
+      (error: unknown) => {
+        this.#module = undefined;
+        throw loadError(error);
+      },
+    );
     return this.#module;
   }
 
