@@ -26,22 +26,17 @@
 import {
   type ChannelBindings,
   type ConsumerOptions,
-  type ContentMode,
-  forwardingLogger,
   KeiyakuError,
-  type Logger,
-  stderrLogger,
   type TransactionalProducer,
-  type TransportCapabilities,
   type TransportConsumer,
   type TransportHealth,
   type TransportProducer,
 } from '@keiyaku/runtime/adapter';
 import { type Admin, Kafka, type LogEntry, logLevel, type RetryOptions } from 'kafkajs';
+import { KafkaTransportBase } from './base.js';
 import { type ClientFence, defaultSocketFactory, type KafkaClients } from './client.js';
 import { KafkaTransportConsumer } from './consumer.js';
 import { isLeadershipPending, toTransportError } from './errors.js';
-import { checkMaxHeadersOption } from './headers.js';
 import { kafkaHealth } from './health.js';
 import type { KafkaDriverTransport, KafkaTransportOptions } from './options.js';
 import { KafkaTransportProducer } from './producer.js';
@@ -56,58 +51,20 @@ export { recordFromKafka } from './record.js';
 
 const DEFAULT_RETRY: RetryOptions = { retries: 5, initialRetryTime: 300, maxRetryTime: 30_000, factor: 0.2, multiplier: 2 };
 
-export class KafkaTransport implements KafkaDriverTransport, KafkaClients {
-  readonly name = 'kafka';
+export class KafkaTransport extends KafkaTransportBase implements KafkaDriverTransport, KafkaClients {
   readonly driver = 'kafkajs';
-  readonly capabilities: TransportCapabilities = Object.freeze({ orderedPartitions: true, durable: true, pausablePartitions: true });
-  readonly options: KafkaTransportOptions;
-  /** Where the transport and its clients log: `options.logger`, else the host's (see {@link useLogger}), else `stderrLogger`. */
-  readonly logger: Logger = forwardingLogger(() => this.#logger);
-  #logger: Logger;
   readonly #consumers = new Set<KafkaTransportConsumer>();
   readonly #producers = new Set<KafkaTransportProducer>();
   readonly #transactional = new Set<KafkaTransactionalProducer>();
-  readonly #provisioned = new Map<string, Promise<void>>();
-  /** Address → topic, from channel bindings with a `topic` (learnt when an address is provisioned). */
-  readonly #topics = new Map<string, string>();
   #kafka: Kafka | undefined;
 
   constructor(options: KafkaTransportOptions) {
-    if (options.brokers.length === 0) throw new KeiyakuError('brokers_required', 'KafkaTransport needs at least one broker');
-    if (options.driver !== undefined && options.driver !== 'kafkajs')
-      throw new KeiyakuError(
-        'kafka_driver_mismatch',
-        `KafkaTransport runs on kafkajs; for driver "${options.driver}" make the transport with createKafkaTransport(options)`,
-      );
-    checkMaxHeadersOption(options);
+    super(options, 'kafkajs', 'KafkaTransport', 'kafkajs');
     if (options.groupProtocol === 'consumer')
       throw new KeiyakuError(
         'kafka_group_protocol_unsupported',
         'kafkajs has no KIP-848 consumer group protocol: leave groupProtocol at "classic" or choose driver "platformatic"',
       );
-    this.options = options;
-    this.#logger = options.logger ?? stderrLogger;
-  }
-
-  /** Speaks through the host's logger from now on, unless the options gave a logger of its own. */
-  useLogger(logger: Logger): void {
-    if (this.options.logger === undefined) this.#logger = logger;
-  }
-
-  /** The topic of `address` (its channel binding's `topic` once provisioned, else the address), with the namespace. */
-  topic(address: string): string {
-    const topic = this.#topics.get(address) ?? address;
-    return this.options.namespace ? `${this.options.namespace}.${topic}` : topic;
-  }
-
-  /** How records for `address` are written: binary or structured CloudEvents content mode. */
-  contentMode(address: string): ContentMode {
-    return this.options.contentModes?.[address] ?? this.options.contentMode ?? 'binary';
-  }
-
-  /** The consumer group of `groupId`, with the namespace. */
-  group(groupId: string): string {
-    return this.options.namespace ? `${this.options.namespace}.${groupId}` : groupId;
   }
 
   get retry(): RetryOptions {
@@ -155,32 +112,6 @@ export class KafkaTransport implements KafkaDriverTransport, KafkaClients {
   }
 
   /**
-   * Creates the topic of `address` when missing: the binding's `topic` (else the address), its
-   * partitions, replicas and topic configs. An existing topic is never altered.
-   */
-  async provision(address: string, bindings: ChannelBindings): Promise<void> {
-    const topic = this.destination(address, bindings);
-    let pending = this.#provisioned.get(topic);
-    if (pending === undefined) {
-      pending = this.#createTopic(
-        topic,
-        bindings.kafka?.partitions ?? this.options.defaultPartitions ?? 3,
-        bindings.kafka?.replicas,
-        bindings.kafka?.configs,
-      );
-      this.#provisioned.set(topic, pending);
-      pending.catch(() => this.#provisioned.delete(topic));
-    }
-    return pending;
-  }
-
-  /** The topic of `address` from its channel's bindings (the binding's `topic`, else the address; with the namespace), remembered for sends. Creates nothing. */
-  destination(address: string, bindings: ChannelBindings): string {
-    if (bindings.kafka?.topic !== undefined && bindings.kafka.topic !== '') this.#topics.set(address, bindings.kafka.topic);
-    return this.topic(address);
-  }
-
-  /**
    * Whether the topic of `address` exists. Reads the list of all topics: a metadata request that
    * names a missing topic would let a broker with `auto.create.topics.enable=true` create it.
    */
@@ -197,7 +128,7 @@ export class KafkaTransport implements KafkaDriverTransport, KafkaClients {
     }
   }
 
-  async #createTopic(
+  protected async createTopic(
     topic: string,
     partitions: number,
     replicas: number | undefined,

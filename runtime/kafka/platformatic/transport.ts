@@ -17,18 +17,14 @@
 import {
   type ChannelBindings,
   type ConsumerOptions,
-  type ContentMode,
-  forwardingLogger,
   KeiyakuError,
-  type Logger,
-  stderrLogger,
   type TransactionalProducer,
-  type TransportCapabilities,
   type TransportConsumer,
   type TransportHealth,
   type TransportProducer,
 } from '@keiyaku/runtime/adapter';
 import type { Admin, BaseOptions, SASLOptions } from '@platformatic/kafka';
+import { KafkaTransportBase } from '../base.js';
 import { kafkaHealth } from '../health.js';
 import type { KafkaDriverTransport, KafkaTransportOptions } from '../options.js';
 import { type PlatformaticClients, type PlatformaticModule, readClientsWith } from './client.js';
@@ -47,38 +43,22 @@ const DEFAULT_MAX_RETRY_MS = 30_000;
  * The transport on `@platformatic/kafka`. Its declarations name no type of that package (an optional
  * peer a TypeScript user on kafkajs does not install): what its clients share goes through `#clients`.
  */
-export class PlatformaticKafkaTransport implements KafkaDriverTransport {
+export class PlatformaticKafkaTransport extends KafkaTransportBase implements KafkaDriverTransport {
   static {
     readClientsWith((transport) => (transport as PlatformaticKafkaTransport).#clients);
   }
 
-  readonly name = 'kafka';
   readonly driver = 'platformatic';
-  readonly capabilities: TransportCapabilities = Object.freeze({ orderedPartitions: true, durable: true, pausablePartitions: true });
-  readonly options: KafkaTransportOptions;
-  /** Where the transport and its clients log: `options.logger`, else the host's (see {@link useLogger}), else `stderrLogger`. */
-  readonly logger: Logger = forwardingLogger(() => this.#logger);
-  #logger: Logger;
   readonly #sasl: SASLOptions | undefined;
   readonly #consumers = new Set<PlatformaticTransportConsumer>();
   readonly #producers = new Set<PlatformaticTransportProducer>();
   readonly #transactional = new Set<PlatformaticTransactionalProducer>();
-  readonly #provisioned = new Map<string, Promise<void>>();
-  /** Address → topic, from channel bindings with a `topic` (learnt when an address is provisioned). */
-  readonly #topics = new Map<string, string>();
   #module: Promise<PlatformaticModule> | undefined;
   #admin: Promise<Admin> | undefined;
   readonly #clients: PlatformaticClients;
 
   constructor(options: KafkaTransportOptions) {
-    if (options.brokers.length === 0) throw new KeiyakuError('brokers_required', 'KafkaTransport needs at least one broker');
-    if (options.driver !== undefined && options.driver !== 'platformatic')
-      throw new KeiyakuError(
-        'kafka_driver_mismatch',
-        `PlatformaticKafkaTransport runs on @platformatic/kafka; for driver "${options.driver}" make the transport with createKafkaTransport(options)`,
-      );
-    this.options = options;
-    this.#logger = options.logger ?? stderrLogger;
+    super(options, 'platformatic', 'PlatformaticKafkaTransport', '@platformatic/kafka');
     this.#sasl = saslFrom(options.sasl);
     this.#clients = {
       options,
@@ -90,27 +70,6 @@ export class PlatformaticKafkaTransport implements KafkaDriverTransport {
       load: () => this.#load(),
       baseOptions: () => this.#baseOptions(),
     };
-  }
-
-  /** Speaks through the host's logger from now on, unless the options gave a logger of its own. */
-  useLogger(logger: Logger): void {
-    if (this.options.logger === undefined) this.#logger = logger;
-  }
-
-  /** The topic of `address` (its channel binding's `topic` once provisioned, else the address), with the namespace. */
-  topic(address: string): string {
-    const topic = this.#topics.get(address) ?? address;
-    return this.options.namespace ? `${this.options.namespace}.${topic}` : topic;
-  }
-
-  /** How records for `address` are written: binary or structured CloudEvents content mode. */
-  contentMode(address: string): ContentMode {
-    return this.options.contentModes?.[address] ?? this.options.contentMode ?? 'binary';
-  }
-
-  /** The consumer group of `groupId`, with the namespace. */
-  group(groupId: string): string {
-    return this.options.namespace ? `${this.options.namespace}.${groupId}` : groupId;
   }
 
   /** `@platformatic/kafka`, imported once; a `KeiyakuError` saying how to install it when it is missing. */
@@ -170,32 +129,6 @@ export class PlatformaticKafkaTransport implements KafkaDriverTransport {
   }
 
   /**
-   * Creates the topic of `address` when missing: the binding's `topic` (else the address), its
-   * partitions, replicas and topic configs. An existing topic is never altered.
-   */
-  async provision(address: string, bindings: ChannelBindings): Promise<void> {
-    const topic = this.destination(address, bindings);
-    let pending = this.#provisioned.get(topic);
-    if (pending === undefined) {
-      pending = this.#createTopic(
-        topic,
-        bindings.kafka?.partitions ?? this.options.defaultPartitions ?? 3,
-        bindings.kafka?.replicas,
-        bindings.kafka?.configs,
-      );
-      this.#provisioned.set(topic, pending);
-      pending.catch(() => this.#provisioned.delete(topic));
-    }
-    return pending;
-  }
-
-  /** The topic of `address` from its channel's bindings (the binding's `topic`, else the address; with the namespace), remembered for sends. Creates nothing. */
-  destination(address: string, bindings: ChannelBindings): string {
-    if (bindings.kafka?.topic !== undefined && bindings.kafka.topic !== '') this.#topics.set(address, bindings.kafka.topic);
-    return this.topic(address);
-  }
-
-  /**
    * Whether the topic of `address` exists. Reads the list of all topics: a metadata request that
    * names a missing topic would let a broker with `auto.create.topics.enable=true` create it.
    */
@@ -209,7 +142,7 @@ export class PlatformaticKafkaTransport implements KafkaDriverTransport {
     }
   }
 
-  async #createTopic(
+  protected async createTopic(
     topic: string,
     partitions: number,
     replicas: number | undefined,

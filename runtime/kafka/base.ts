@@ -1,0 +1,97 @@
+/**
+ * What both Kafka transports share, whichever client they run on: their options and logger, how an
+ * address names its topic and a handler its consumer group (the namespace), content modes, and
+ * creating each topic at most once per transport (the driver says how, `createTopic`).
+ */
+import {
+  type ChannelBindings,
+  type ContentMode,
+  forwardingLogger,
+  KeiyakuError,
+  type Logger,
+  stderrLogger,
+  type TransportCapabilities,
+} from '@keiyaku/runtime/adapter';
+import { checkMaxHeadersOption } from './headers.js';
+import type { KafkaDriver, KafkaTransportOptions } from './options.js';
+
+/** The part of `KafkaTransport` and `PlatformaticKafkaTransport` that does not depend on their client. */
+export abstract class KafkaTransportBase {
+  readonly name = 'kafka';
+  readonly capabilities: TransportCapabilities = Object.freeze({ orderedPartitions: true, durable: true, pausablePartitions: true });
+  readonly options: KafkaTransportOptions;
+  /** Where the transport and its clients log: `options.logger`, else the host's (see {@link useLogger}), else `stderrLogger`. */
+  readonly logger: Logger = forwardingLogger(() => this.#logger);
+  #logger: Logger;
+  readonly #provisioned = new Map<string, Promise<void>>();
+  /** Address → topic, from channel bindings with a `topic` (learnt when an address is provisioned). */
+  readonly #topics = new Map<string, string>();
+
+  /** `what` names the class and `runsOn` its client, for the errors of options meant for the other driver. */
+  protected constructor(options: KafkaTransportOptions, driver: KafkaDriver, what: string, runsOn: string) {
+    if (options.brokers.length === 0) throw new KeiyakuError('brokers_required', `${what} needs at least one broker`);
+    if (options.driver !== undefined && options.driver !== driver)
+      throw new KeiyakuError(
+        'kafka_driver_mismatch',
+        `${what} runs on ${runsOn}; for driver "${options.driver}" make the transport with createKafkaTransport(options)`,
+      );
+    checkMaxHeadersOption(options);
+    this.options = options;
+    this.#logger = options.logger ?? stderrLogger;
+  }
+
+  /** Speaks through the host's logger from now on, unless the options gave a logger of its own. */
+  useLogger(logger: Logger): void {
+    if (this.options.logger === undefined) this.#logger = logger;
+  }
+
+  /** The topic of `address` (its channel binding's `topic` once provisioned, else the address), with the namespace. */
+  topic(address: string): string {
+    const topic = this.#topics.get(address) ?? address;
+    return this.options.namespace ? `${this.options.namespace}.${topic}` : topic;
+  }
+
+  /** How records for `address` are written: binary or structured CloudEvents content mode. */
+  contentMode(address: string): ContentMode {
+    return this.options.contentModes?.[address] ?? this.options.contentMode ?? 'binary';
+  }
+
+  /** The consumer group of `groupId`, with the namespace. */
+  group(groupId: string): string {
+    return this.options.namespace ? `${this.options.namespace}.${groupId}` : groupId;
+  }
+
+  /**
+   * Creates the topic of `address` when missing: the binding's `topic` (else the address), its
+   * partitions, replicas and topic configs. An existing topic is never altered.
+   */
+  async provision(address: string, bindings: ChannelBindings): Promise<void> {
+    const topic = this.destination(address, bindings);
+    let pending = this.#provisioned.get(topic);
+    if (pending === undefined) {
+      pending = this.createTopic(
+        topic,
+        bindings.kafka?.partitions ?? this.options.defaultPartitions ?? 3,
+        bindings.kafka?.replicas,
+        bindings.kafka?.configs,
+      );
+      this.#provisioned.set(topic, pending);
+      pending.catch(() => this.#provisioned.delete(topic));
+    }
+    return pending;
+  }
+
+  /** The topic of `address` from its channel's bindings (the binding's `topic`, else the address; with the namespace), remembered for sends. Creates nothing. */
+  destination(address: string, bindings: ChannelBindings): string {
+    if (bindings.kafka?.topic !== undefined && bindings.kafka.topic !== '') this.#topics.set(address, bindings.kafka.topic);
+    return this.topic(address);
+  }
+
+  /** Creates `topic` if it does not exist (replicas default to `replicationFactor`, else 1); warns when an existing one differs. */
+  protected abstract createTopic(
+    topic: string,
+    partitions: number,
+    replicas: number | undefined,
+    configs: Readonly<Record<string, string>> | undefined,
+  ): Promise<void>;
+}
