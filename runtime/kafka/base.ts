@@ -11,9 +11,19 @@ import {
   type Logger,
   stderrLogger,
   type TransportCapabilities,
+  type TransportHealth,
 } from '@keiyaku/runtime/adapter';
 import { checkMaxHeadersOption } from './headers.js';
-import type { KafkaDriver, KafkaTransportOptions } from './options.js';
+import { kafkaHealth } from './health.js';
+import type { KafkaClientStatus, KafkaDriver, KafkaTransportOptions } from './options.js';
+
+/** A producer or consumer of a transport, as its health and `close()` see it. */
+interface TrackedClient {
+  close(): Promise<void>;
+}
+interface ReportingClient extends TrackedClient {
+  status(): KafkaClientStatus;
+}
 
 /** The part of `KafkaTransport` and `PlatformaticKafkaTransport` that does not depend on their client. */
 export abstract class KafkaTransportBase {
@@ -26,6 +36,9 @@ export abstract class KafkaTransportBase {
   readonly #provisioned = new Map<string, Promise<void>>();
   /** Address → topic, from channel bindings with a `topic` (learnt when an address is provisioned). */
   readonly #topics = new Map<string, string>();
+  readonly #consumers = new Set<ReportingClient>();
+  readonly #producers = new Set<ReportingClient>();
+  readonly #transactional = new Set<TrackedClient>();
 
   /** `what` names the class and `runsOn` its client, for the errors of options meant for the other driver. */
   protected constructor(options: KafkaTransportOptions, driver: KafkaDriver, what: string, runsOn: string) {
@@ -94,4 +107,44 @@ export abstract class KafkaTransportBase {
     replicas: number | undefined,
     configs: Readonly<Record<string, string>> | undefined,
   ): Promise<void>;
+
+  /** Keeps `producer` for health and `close()`. */
+  protected trackProducer<P extends ReportingClient>(producer: P): P {
+    this.#producers.add(producer);
+    return producer;
+  }
+
+  /** Keeps the consumer `make` builds until it closes (`make`'s argument is its `onClose`). */
+  protected trackConsumer<C extends ReportingClient>(make: (onClose: () => void) => C): C {
+    const consumer = make(() => this.#consumers.delete(consumer));
+    this.#consumers.add(consumer);
+    return consumer;
+  }
+
+  /** Keeps the transactional producer `make` builds until it closes (`make`'s argument is its `onClose`). */
+  protected trackTransactional<T extends TrackedClient>(make: (onClose: () => void) => T): T {
+    const producer = make(() => this.#transactional.delete(producer));
+    this.#transactional.add(producer);
+    return producer;
+  }
+
+  /**
+   * Which clients are cut off from the brokers (since when) and how often each was rebuilt.
+   * Not ready while any consumer or producer is cut off or a consumer faulted.
+   */
+  health(): TransportHealth {
+    return kafkaHealth(
+      this.name,
+      this.options.brokers,
+      [...this.#consumers].map((c) => c.status()),
+      [...this.#producers].map((p) => p.status()),
+    );
+  }
+
+  /** Closes every producer and consumer made by this transport; failures are logged. */
+  async close(): Promise<void> {
+    await Promise.allSettled([...this.#consumers].map((c) => c.close()));
+    await Promise.allSettled([...this.#producers].map((p) => p.close()));
+    await Promise.allSettled([...this.#transactional].map((p) => p.close()));
+  }
 }

@@ -29,7 +29,6 @@ import {
   KeiyakuError,
   type TransactionalProducer,
   type TransportConsumer,
-  type TransportHealth,
   type TransportProducer,
 } from '@keiyaku/runtime/adapter';
 import { type Admin, Kafka, type LogEntry, logLevel, type RetryOptions } from 'kafkajs';
@@ -37,7 +36,6 @@ import { KafkaTransportBase } from './base.js';
 import { type ClientFence, defaultSocketFactory, type KafkaClients } from './client.js';
 import { KafkaTransportConsumer } from './consumer.js';
 import { isLeadershipPending, toTransportError } from './errors.js';
-import { kafkaHealth } from './health.js';
 import type { KafkaDriverTransport, KafkaTransportOptions } from './options.js';
 import { KafkaTransportProducer } from './producer.js';
 import { KafkaTransactionalProducer } from './transactions.js';
@@ -53,9 +51,6 @@ const DEFAULT_RETRY: RetryOptions = { retries: 5, initialRetryTime: 300, maxRetr
 
 export class KafkaTransport extends KafkaTransportBase implements KafkaDriverTransport, KafkaClients {
   readonly driver = 'kafkajs';
-  readonly #consumers = new Set<KafkaTransportConsumer>();
-  readonly #producers = new Set<KafkaTransportProducer>();
-  readonly #transactional = new Set<KafkaTransactionalProducer>();
   #kafka: Kafka | undefined;
 
   constructor(options: KafkaTransportOptions) {
@@ -209,9 +204,7 @@ export class KafkaTransport extends KafkaTransportBase implements KafkaDriverTra
   }
 
   producer(): TransportProducer {
-    const producer = new KafkaTransportProducer(this);
-    this.#producers.add(producer);
-    return producer;
+    return this.trackProducer(new KafkaTransportProducer(this));
   }
 
   /**
@@ -220,34 +213,10 @@ export class KafkaTransport extends KafkaTransportBase implements KafkaDriverTra
    * `transactionTimeoutMs`. Its first `begin()` fences any earlier producer with the same id.
    */
   transactionalProducer(transactionalId: string): TransactionalProducer {
-    const producer = new KafkaTransactionalProducer(this, transactionalId, () => this.#transactional.delete(producer));
-    this.#transactional.add(producer);
-    return producer;
+    return this.trackTransactional((onClose) => new KafkaTransactionalProducer(this, transactionalId, onClose));
   }
 
   consumer(options: ConsumerOptions): TransportConsumer {
-    const consumer = new KafkaTransportConsumer(this, options, () => this.#consumers.delete(consumer));
-    this.#consumers.add(consumer);
-    return consumer;
-  }
-
-  /**
-   * Which clients are cut off from the brokers (since when) and how often each was rebuilt.
-   * Not ready while any consumer or producer is cut off or a consumer faulted.
-   */
-  health(): TransportHealth {
-    return kafkaHealth(
-      this.name,
-      this.options.brokers,
-      [...this.#consumers].map((c) => c.status()),
-      [...this.#producers].map((p) => p.status()),
-    );
-  }
-
-  /** Closes every producer and consumer made by this transport; failures are logged. */
-  async close(): Promise<void> {
-    await Promise.allSettled([...this.#consumers].map((c) => c.close()));
-    await Promise.allSettled([...this.#producers].map((p) => p.close()));
-    await Promise.allSettled([...this.#transactional].map((p) => p.close()));
+    return this.trackConsumer((onClose) => new KafkaTransportConsumer(this, options, onClose));
   }
 }

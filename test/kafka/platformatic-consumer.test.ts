@@ -19,6 +19,11 @@ const saslBroker =
   (kafkaBrokers === '' || process.env['KAFKA_BROKERS']
     ? ''
     : kafkaBrokers.replace(/:(\d+)$/, (_m, port: string) => `:${Number(port) + 2}`));
+const saslSkip = saslBroker === '' ? 'an external broker without KAFKA_SASL_BROKERS' : '';
+if (saslSkip !== '' && kafkaBrokers !== '') {
+  if (process.env['CI']) throw new Error(`the SASL case of the platformatic consumer cannot run in CI: ${saslSkip}`);
+  process.stdout.write(`skipped: the platformatic consumer's rejected-credential case (${saslSkip})\n`);
+}
 const transports: KafkaDriverTransport[] = [];
 afterAll(async () => {
   await Promise.allSettled(transports.map((t) => t.close()));
@@ -213,14 +218,17 @@ run(`the platformatic consumer on a real broker (${groupProtocol} group protocol
     await c.close();
   });
 
-  it.skipIf(saslBroker === '')('a rejected credential faults the consumer (not ready) instead of retrying as an outage', async () => {
-    const { clients } = setUp({ brokers: [saslBroker], sasl: { mechanism: 'plain', username: 'keiyaku', password: 'wrong' } });
-    const c = consumer(clients, 'pc.auth', 'auth');
-    await expect.poll(() => c.status().fault, { timeout: 30_000 }).toMatch(/SASL|[Aa]uthentication/);
-    await expect(c.poll(AbortSignal.timeout(100))).rejects.toMatchObject({ name: 'TransportError', retriable: false });
-    expect(c.status().cutOffSince).toBeUndefined();
-    await c.close();
-  });
+  it.skipIf(saslSkip !== '')(
+    `a rejected credential faults the consumer (not ready) instead of retrying as an outage${saslSkip ? ` (${saslSkip})` : ''}`,
+    async () => {
+      const { clients } = setUp({ brokers: [saslBroker], sasl: { mechanism: 'plain', username: 'keiyaku', password: 'wrong' } });
+      const c = consumer(clients, 'pc.auth', 'auth');
+      await expect.poll(() => c.status().fault, { timeout: 30_000 }).toMatch(/SASL|[Aa]uthentication/);
+      await expect(c.poll(AbortSignal.timeout(100))).rejects.toMatchObject({ name: 'TransportError', retriable: false });
+      expect(c.status().cutOffSince).toBeUndefined();
+      await c.close();
+    },
+  );
 });
 
 async function waitAssigned(c: TransportConsumer): Promise<void> {

@@ -20,12 +20,10 @@ import {
   KeiyakuError,
   type TransactionalProducer,
   type TransportConsumer,
-  type TransportHealth,
   type TransportProducer,
 } from '@keiyaku/runtime/adapter';
 import type { Admin, BaseOptions, SASLOptions } from '@platformatic/kafka';
 import { KafkaTransportBase } from '../base.js';
-import { kafkaHealth } from '../health.js';
 import type { KafkaDriverTransport, KafkaTransportOptions } from '../options.js';
 import { type PlatformaticClients, type PlatformaticModule, readClientsWith } from './client.js';
 import { PlatformaticTransportConsumer } from './consumer.js';
@@ -50,9 +48,6 @@ export class PlatformaticKafkaTransport extends KafkaTransportBase implements Ka
 
   readonly driver = 'platformatic';
   readonly #sasl: SASLOptions | undefined;
-  readonly #consumers = new Set<PlatformaticTransportConsumer>();
-  readonly #producers = new Set<PlatformaticTransportProducer>();
-  readonly #transactional = new Set<PlatformaticTransactionalProducer>();
   #module: Promise<PlatformaticModule> | undefined;
   #admin: Promise<Admin> | undefined;
   readonly #clients: PlatformaticClients;
@@ -209,9 +204,7 @@ export class PlatformaticKafkaTransport extends KafkaTransportBase implements Ka
   }
 
   producer(): TransportProducer {
-    const producer = new PlatformaticTransportProducer(this.#clients);
-    this.#producers.add(producer);
-    return producer;
+    return this.trackProducer(new PlatformaticTransportProducer(this.#clients));
   }
 
   /**
@@ -219,35 +212,16 @@ export class PlatformaticKafkaTransport extends KafkaTransportBase implements Ka
    * are). Its first `begin()` fences any earlier producer with the same id.
    */
   transactionalProducer(transactionalId: string): TransactionalProducer {
-    const producer = new PlatformaticTransactionalProducer(this.#clients, transactionalId, () => this.#transactional.delete(producer));
-    this.#transactional.add(producer);
-    return producer;
+    return this.trackTransactional((onClose) => new PlatformaticTransactionalProducer(this.#clients, transactionalId, onClose));
   }
 
   consumer(options: ConsumerOptions): TransportConsumer {
-    const consumer = new PlatformaticTransportConsumer(this.#clients, options, () => this.#consumers.delete(consumer));
-    this.#consumers.add(consumer);
-    return consumer;
-  }
-
-  /**
-   * Which clients are cut off from the brokers (since when) and how often each was rebuilt.
-   * Not ready while any consumer or producer is cut off or a consumer faulted.
-   */
-  health(): TransportHealth {
-    return kafkaHealth(
-      this.name,
-      this.options.brokers,
-      [...this.#consumers].map((c) => c.status()),
-      [...this.#producers].map((p) => p.status()),
-    );
+    return this.trackConsumer((onClose) => new PlatformaticTransportConsumer(this.#clients, options, onClose));
   }
 
   /** Closes every producer, consumer and admin client made by this transport; failures are logged. */
-  async close(): Promise<void> {
-    await Promise.allSettled([...this.#consumers].map((c) => c.close()));
-    await Promise.allSettled([...this.#producers].map((p) => p.close()));
-    await Promise.allSettled([...this.#transactional].map((p) => p.close()));
+  override async close(): Promise<void> {
+    await super.close();
     const admin = this.#admin;
     this.#admin = undefined;
     if (admin !== undefined) {
