@@ -54,6 +54,46 @@ export interface ChannelBindings {
   readonly iggy?: IggyChannelBinding;
 }
 
+/**
+ * An Avro payload (`schemaFormat: application/vnd.apache.avro…`): the schema as JSON, every named
+ * type defined in place (references to other `.avsc` files resolved), plus where it came from.
+ */
+export interface AvroPayloadModel {
+  readonly kind: 'avro';
+  /** The Avro schema (JSON form), self-contained. */
+  readonly schema: unknown;
+  /** The full name of the root named type (`com.example.BookBorrowed`), or the primitive's name. */
+  readonly name: string;
+  /** The `schemaFormat` as written in the contract. */
+  readonly schemaFormat: string;
+  /** The `.avsc` file, relative like {@link ContractModel.source}, when the schema came from one. */
+  readonly file?: string;
+}
+
+/**
+ * A Protobuf payload (`schemaFormat: application/vnd.google.protobuf…`): one message of a `.proto`
+ * file, compiled to descriptors.
+ */
+export interface ProtobufPayloadModel {
+  readonly kind: 'protobuf';
+  /** The fully qualified name of the payload message (`library.v1.BookBorrowed`). */
+  readonly message: string;
+  /** The `.proto` source of the file that declares it, as written (the registry registers this text). */
+  readonly source: string;
+  /**
+   * The compiled `google.protobuf.FileDescriptorSet` of that file and its imports (base64 of its
+   * binary encoding, without source info), deterministic for the same input.
+   */
+  readonly descriptorSet: string;
+  /** The `schemaFormat` as written in the contract. */
+  readonly schemaFormat: string;
+  /** The `.proto` file, relative like {@link ContractModel.source}, when the schema came from one. */
+  readonly file?: string;
+}
+
+/** A payload whose schema is not JSON Schema. */
+export type PayloadFormatModel = AvroPayloadModel | ProtobufPayloadModel;
+
 export interface MessageModel {
   /** Contract message type: the message `name`, else its id. Sent as CloudEvents `ce_type`. */
   readonly type: string;
@@ -65,8 +105,14 @@ export interface MessageModel {
   readonly summary?: string;
   readonly description?: string;
   readonly contentType: string;
-  /** Key of the payload's named schema in {@link ContractModel.schemas}. */
+  /**
+   * Key of the payload's named schema in {@link ContractModel.schemas}. For an Avro or Protobuf
+   * payload ({@link format}) it is the name of the payload type in generated code, and no
+   * JSON Schema of that name exists.
+   */
   readonly payload: string;
+  /** The payload's Avro or Protobuf schema; absent when the payload is JSON Schema. */
+  readonly format?: PayloadFormatModel;
   /**
    * True when the payload can only be a JSON primitive (a string, a number, …). Contract
    * messages are tagged objects, so such a payload is carried as `{ value }` in memory;

@@ -31,7 +31,11 @@ export class ContractValidationError extends KeiyakuError {
 }
 
 /** Why bytes could not be turned into a contract message. */
-export type DecodeFailure = 'unknown_type' | 'not_utf8' | 'not_json' | 'schema' | 'headers';
+/**
+ * `malformed`: the bytes are not an encoding of the message's Avro or Protobuf schema; `frame`: a
+ * Schema Registry frame is missing, damaged or names a schema the registry does not know.
+ */
+export type DecodeFailure = 'unknown_type' | 'not_utf8' | 'not_json' | 'schema' | 'headers' | 'malformed' | 'frame';
 
 /** Returned (never thrown) by `decode` when bytes are not a valid message. Not retriable: the bytes will not change. */
 export class ContractDecodeError extends KeiyakuError {

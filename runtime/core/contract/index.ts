@@ -34,5 +34,6 @@ export type { HeadersCodec, HeadersDefinition } from './headers.js';
 export type { StandaloneValidator, StandaloneValidatorError } from './issues.js';
 export type { MessageDefinition, MessageDescriptor } from './message.js';
 export { defineMessage } from './message.js';
+export type { PayloadCodec, PayloadFormat, RegistrySchema } from './payload-codec.js';
 export { utf8Bytes } from './utf8.js';
 export { MAX_VALIDATION_ERRORS, validatorRuntime } from './validator-runtime.js';

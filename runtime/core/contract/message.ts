@@ -3,6 +3,7 @@ import { type AnyContractMessage, type Boxed, type ContractMessage, isTagged, me
 import { ContractValidationError, type DecodeResult, fail, type ValidationIssue } from './errors.js';
 import { defineHeaders, type HeadersCodec, type HeadersDefinition } from './headers.js';
 import { type StandaloneValidator, toIssues } from './issues.js';
+import type { PayloadCodec, PayloadFormat } from './payload-codec.js';
 import { utf8Bytes } from './utf8.js';
 
 /** What `generate` knows about one message type; the runtime reads it. */
@@ -13,6 +14,10 @@ export interface MessageDescriptor<T extends string = string, P = unknown, M ext
   readonly contentType: string;
   /** sha256 of the canonical payload schema, as in `generated/manifest.json`. */
   readonly schemaHash: string;
+  /** The payload's format: `json` (JSON Schema), `avro` or `protobuf`. */
+  readonly format: PayloadFormat;
+  /** The payload codec of an Avro or Protobuf message; undefined for JSON. */
+  readonly codec?: PayloadCodec;
   /** True when the payload is a JSON primitive, held as `{ value }` (see {@link Boxed}). */
   readonly boxed: boolean;
   /** Validates `payload` and returns it as a frozen contract message; throws {@link ContractValidationError}. */
@@ -25,7 +30,7 @@ export interface MessageDescriptor<T extends string = string, P = unknown, M ext
   readonly keyProperty?: string;
   /** The default partition key of `message`: its {@link keyProperty}, as a string. */
   key(message: M): string | undefined;
-  /** UTF-8 JSON bytes of the message. */
+  /** The payload bytes of the message: UTF-8 JSON, or its codec's encoding. */
   encode(message: M): Uint8Array;
   /** Bytes to a contract message, or an error naming the failing JSON path. Never throws. */
   decode(bytes: Uint8Array): DecodeResult<M>;
@@ -38,7 +43,10 @@ export interface MessageDefinition<T extends string> {
   readonly id: string;
   readonly contentType: string;
   readonly schemaHash: string;
-  readonly validate: StandaloneValidator;
+  /** The JSON Schema validator of the payload; ignored when {@link codec} is given. */
+  readonly validate?: StandaloneValidator;
+  /** The payload codec of an Avro or Protobuf message (from `@keiyaku/avro`, `@keiyaku/protobuf`). */
+  readonly codec?: PayloadCodec;
   /** The payload is a JSON primitive: hold it as `{ value }`. */
   readonly boxed?: boolean;
   /** The headers schema of the message, when the contract declares one. */
@@ -53,7 +61,10 @@ const utf8Decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 export function defineMessage<T extends string, P, M extends AnyContractMessage = ContractMessage<T, P>>(
   definition: MessageDefinition<T>,
 ): MessageDescriptor<T, P, M> {
-  const { type, validate } = definition;
+  if (definition.codec !== undefined) return defineCodecMessage(definition, definition.codec);
+  const { type } = definition;
+  const validate = definition.validate;
+  if (validate === undefined) throw new TypeError(`defineMessage(${type}): give a validate function or a codec`);
   const boxed = definition.boxed === true;
   const keyProperty = definition.keyProperty;
   const check = (value: unknown): readonly ValidationIssue[] => (validate(value) ? [] : toIssues(validate.errors));
@@ -62,6 +73,7 @@ export function defineMessage<T extends string, P, M extends AnyContractMessage 
     id: definition.id,
     contentType: definition.contentType,
     schemaHash: definition.schemaHash,
+    format: 'json',
     boxed,
     ...(definition.headers === undefined ? {} : { headers: defineHeaders(type, definition.headers) }),
     ...(keyProperty === undefined ? {} : { keyProperty }),
@@ -110,6 +122,52 @@ export function defineMessage<T extends string, P, M extends AnyContractMessage 
       // several times cheaper than defineProperty on this hot path; freezing makes it read-only.
       (data as Record<symbol, unknown>)[messageType] = type;
       return { ok: true, value: Object.freeze(data) as M };
+    },
+  });
+}
+
+/** {@link defineMessage} for a message whose payload has a codec (Avro, Protobuf): never boxed, validated and encoded by the codec. */
+function defineCodecMessage<T extends string, P, M extends AnyContractMessage>(
+  definition: MessageDefinition<T>,
+  codec: PayloadCodec,
+): MessageDescriptor<T, P, M> {
+  const { type } = definition;
+  const keyProperty = definition.keyProperty;
+  const seal = (value: object): M => {
+    (value as Record<symbol, unknown>)[messageType] = type;
+    return Object.freeze(value) as M;
+  };
+  return Object.freeze({
+    type,
+    id: definition.id,
+    contentType: definition.contentType,
+    schemaHash: definition.schemaHash,
+    format: codec.format,
+    codec,
+    boxed: false,
+    ...(definition.headers === undefined ? {} : { headers: defineHeaders(type, definition.headers) }),
+    ...(keyProperty === undefined ? {} : { keyProperty }),
+    key(message: M): string | undefined {
+      if (keyProperty === undefined) return undefined;
+      const value = (message as unknown as Record<string, unknown>)[keyProperty];
+      return value === undefined || value === null ? undefined : String(value);
+    },
+    create(payload: P): M {
+      const issues = codec.validate(payload);
+      if (issues.length > 0) throw new ContractValidationError(type, issues);
+      const value = codec.normalize === undefined ? { ...(payload as object) } : codec.normalize(payload);
+      return seal(value);
+    },
+    validate: (value: unknown) => codec.validate(value),
+    is(value: unknown): value is M {
+      return isTagged(value, type);
+    },
+    encode(message: M): Uint8Array {
+      return codec.encode(message);
+    },
+    decode(bytes: Uint8Array): DecodeResult<M> {
+      const decoded = codec.decode(bytes, type);
+      return decoded.ok ? { ok: true, value: seal(decoded.value) } : decoded;
     },
   });
 }

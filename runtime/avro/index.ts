@@ -1,0 +1,2 @@
+/** @keiyaku/avro: the payload codec of messages whose contract schema is Avro. */
+export {};

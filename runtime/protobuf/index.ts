@@ -1,0 +1,2 @@
+/** @keiyaku/protobuf: the payload codec of messages whose contract schema is Protobuf. */
+export {};
