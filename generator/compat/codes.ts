@@ -148,8 +148,17 @@ export const SCHEMA_CODES = [
   ...each(OTHER_KEYWORDS, ['added', 'removed', 'changed']),
 ] as const;
 
+/**
+ * Codes of Avro and Protobuf payloads (compat/avro/, compat/protobuf/): named after the edit, by
+ * each format's own rules (Avro schema resolution; Protobuf wire compatibility).
+ */
+export const AVRO_CODES = ['avro_schema_changed'] as const;
+export const PROTOBUF_CODES = ['protobuf_schema_changed'] as const;
+/** Codes of any payload format: the format itself changed (JSON Schema, Avro, Protobuf). */
+export const FORMAT_CODES = ['payload_format_changed', ...AVRO_CODES, ...PROTOBUF_CODES] as const;
+
 /** A code of a change inside a payload, headers or Kafka key schema. */
-export type SchemaFindingCode = (typeof SCHEMA_CODES)[number];
+export type SchemaFindingCode = (typeof SCHEMA_CODES)[number] | (typeof FORMAT_CODES)[number];
 
 const CONTRACT_CODES = [
   'channel_added',
@@ -182,7 +191,12 @@ export function keyCode(code: SchemaFindingCode): `key_${SchemaFindingCode}` {
 }
 
 /** Every {@link FindingCode}, contract codes first, then schema codes, then Kafka key codes. */
-export const FINDING_CODES: readonly FindingCode[] = Object.freeze([...CONTRACT_CODES, ...SCHEMA_CODES, ...SCHEMA_CODES.map(keyCode)]);
+export const FINDING_CODES: readonly FindingCode[] = Object.freeze([
+  ...CONTRACT_CODES,
+  ...SCHEMA_CODES,
+  ...FORMAT_CODES,
+  ...SCHEMA_CODES.map(keyCode),
+]);
 
 const known = new Set<string>(FINDING_CODES);
 

@@ -13,6 +13,7 @@ import { DEFAULT_POLICY, MODES, type Mode, POLICIES, type Policy } from '../mode
 import { acknowledge, type CheckResult, type Emitted, merge, unique } from './acknowledge.js';
 import { keyCode } from './codes.js';
 import { type Direction, type Finding, findingId, keepOrAcknowledge } from './findings.js';
+import { diffPayloadFormat } from './formats.js';
 import { diffNodes, diffSchemas } from './schema-diff.js';
 
 export { acknowledge, type CheckResult, DEFAULT_POLICY, MODES, type Mode, POLICIES, type Policy };
@@ -424,7 +425,8 @@ function compareMessage(
       continue;
     }
     for (const direction of wanted) {
-      const changes = diffSchemas(before, b, after, a, policy, direction);
+      const changes =
+        (part === 'payload' ? diffPayloadFormat(mb, ma, direction) : undefined) ?? diffSchemas(before, b, after, a, policy, direction);
       const schema = after.schemas[a]?.location;
       for (const change of changes) {
         const pointer = `/${part}${change.pointer}`;
