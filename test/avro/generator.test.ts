@@ -233,8 +233,8 @@ describe('generated Avro descriptors (test/fixtures/avro)', () => {
     expect(OrderPlaced.contentType).toBe('application/avro');
     expect(OrderPlaced.key(message)).toBe('o-1');
     const back = Orders.decode(Orders.encode(message), 'OrderPlaced');
-    expect(back.ok).toBe(true);
-    if (!back.ok) return;
+    expect(back.ok && OrderPlaced.is(back.value)).toBe(true);
+    if (!back.ok || !OrderPlaced.is(back.value)) return;
     expect(back.value.placedAt).toEqual(placed.placedAt);
     expect(back.value.channel).toBe('WEB'); // the default the encoder wrote
     expect(back.value.lines[0]?.unitPrice).toBe('19.99');
