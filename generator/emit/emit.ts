@@ -252,7 +252,7 @@ function messagesFile(ctx: Context, validatorExports: ReadonlyMap<string, string
     hashLiteral: stringLiteral(hashes.get(message.type)!),
     payloadType: message.payload,
     validator: message.format === undefined ? validatorExports.get(message.payload)! : '',
-    codec: message.format?.kind === 'avro' ? `avroCodec(${JSON.stringify(message.format.schema)})` : undefined,
+    codec: message.format?.kind === 'avro' ? avroCodecCall(message.format.schema, message.contentType) : undefined,
     boxed: message.boxed,
     ...(message.headers === undefined ? {} : headersOf(ctx.model, message.headers, validatorExports)),
     keyLiteral: message.kafkaKeyProperty === undefined || message.boxed ? undefined : stringLiteral(message.kafkaKeyProperty),
@@ -275,6 +275,12 @@ function messagesFile(ctx: Context, validatorExports: ReadonlyMap<string, string
   const anyBoxed = messages.some((m) => m.boxed);
   const anyAvro = messages.some((m) => m.codec !== undefined);
   return ctx.templates.render('messages.ts', { header: ctx.header, messages, typeImports, validatorImports, anyBoxed, anyAvro });
+}
+
+/** `avroCodec(<schema>)`, with the message's content type when it is not the codec's default. */
+function avroCodecCall(schema: unknown, contentType: string): string {
+  const options = contentType === 'application/avro' ? '' : `, { contentType: ${stringLiteral(contentType)} }`;
+  return `avroCodec(${JSON.stringify(schema)}${options})`;
 }
 
 function headersOf(
