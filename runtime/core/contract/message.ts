@@ -167,7 +167,9 @@ function defineCodecMessage<T extends string, P, M extends AnyContractMessage>(
     },
     decode(bytes: Uint8Array): DecodeResult<M> {
       const decoded = codec.decode(bytes, type);
-      return decoded.ok ? { ok: true, value: seal(decoded.value) } : decoded;
+      // The codec's own result, its value sealed in place: no second result object per message.
+      if (decoded.ok) seal(decoded.value);
+      return decoded as DecodeResult<M>;
     },
   });
 }
