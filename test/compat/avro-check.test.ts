@@ -3,6 +3,7 @@
 // payload format. (test/compat/avro-rule-table.test.ts judges the kinds of change.)
 import type { ContractModel } from 'keiyaku';
 import { describe, expect, it } from 'vitest';
+import { writtenPointer } from '../../generator/compat/avro/written.js';
 import { FORMATS, render } from '../../generator/compat/render.js';
 import { book } from './avro-rows.js';
 import { acknowledge, codesIn, compareContracts } from './known-codes.js';
@@ -124,6 +125,42 @@ describe('keiyaku check on Avro payloads', () => {
       ['payload_format_changed', 'breaking'],
       ['payload_format_changed', 'breaking'],
     ]);
+  });
+
+  it("locates each finding at its node as written under the payload's schema", () => {
+    const after = contract(v2);
+    const located: ContractModel = {
+      ...after,
+      messages: { BookAdded: { ...after.messages.BookAdded!, documentPointer: '/components/messages/BookAdded' } },
+    };
+    const locate = (pointer: string) => ({ file: 'asyncapi.yaml', line: pointer.split('/').length, column: 1, pointer });
+    const findings = compareContracts(contract(v1), located, { policy: 'lenient', mode: 'backward', locate });
+    expect(findings.map((f) => [f.pointer, f.location?.pointer])).toEqual([
+      ['/payload/fields/price/type', '/components/messages/BookAdded/payload/schema/fields/1/type'],
+      ['/payload/fields/note', '/components/messages/BookAdded/payload/schema/fields/2'],
+    ]);
+  });
+
+  it.each([
+    ['a field of a branch of a union', '/fields/x/type/library.Author/fields/born', '/fields/1/type/1/fields/1'],
+    ['a schema wrapped as { "type": { … } }', '/fields/y/type/items', '/fields/2/type/type/items'],
+    ['a field the new schema lacks: its record', '/fields/gone', ''],
+    ['a named type referenced by name: the reference', '/fields/z/type/fields/born', '/fields/3/type'],
+  ])('finds the written node of %s', (_what, pointer, written) => {
+    const author = {
+      type: 'record',
+      name: 'Author',
+      fields: [
+        { name: 'name', type: 'string' },
+        { name: 'born', type: 'int' },
+      ],
+    };
+    const schema = book([
+      { name: 'x', type: ['null', author] },
+      { name: 'y', type: { type: { type: 'array', items: 'int' } } },
+      { name: 'z', type: 'Author' },
+    ]);
+    expect(writtenPointer(schema, pointer)).toBe(written);
   });
 
   it('refuses a schema that names an undefined type, naming the payload', () => {

@@ -8,10 +8,11 @@ import type { Direction } from '../findings.js';
 import type { SchemaChange } from '../schema/context.js';
 import { compare, type Walk } from './diff.js';
 import { readAvro } from './schema.js';
+import { writtenPointer } from './written.js';
 
 export function diffAvro(before: AvroPayloadModel, after: AvroPayloadModel, direction: Direction): SchemaChange[] {
   if (JSON.stringify(before.schema) === JSON.stringify(after.schema)) return [];
   const walk: Walk = { forward: direction === 'forward', out: [], seen: new Map() };
   compare(walk, readAvro(before.schema, before.name), readAvro(after.schema, after.name), '');
-  return walk.out;
+  return walk.out.map((change) => ({ ...change, written: writtenPointer(after.schema, change.pointer) }));
 }

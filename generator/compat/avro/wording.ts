@@ -51,7 +51,9 @@ const WORDS: { readonly [C in AvroCode]: Words } = {
   avro_field_removed_without_default: {
     detail: (f) => `field ${f.name} removed (it had no default)`,
     why: () => 'consumers on the old contract cannot read new messages, which lack it',
-    forward: keep((f) => `keep field ${f.name} (an old consumer reads a message without a field only when its contract gives the field a default)`),
+    forward: keep(
+      (f) => `keep field ${f.name} (an old consumer reads a message without a field only when its contract gives the field a default)`,
+    ),
   },
   avro_field_renamed_with_alias: {
     detail: (f) => `field ${String(f.from)} renamed ${String(f.to)}, with ${String(f.from)} among its aliases`,
