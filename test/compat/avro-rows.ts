@@ -216,6 +216,31 @@ export const avroRows: AvroRow[] = [
   ),
 
   row(
+    'union',
+    'a record branch renamed, the old name an alias',
+    x(['null', author()]),
+    x(['null', { ...author(), name: 'Writer', aliases: ['Author'] }]),
+    'yes/no',
+    'avro_name_changed_with_alias',
+    `${X}/library.Writer`,
+  ),
+  row('union', 'branches reordered', x(['null', 'string']), x(['string', 'null']), 'yes/yes', '', ''),
+  row(
+    'field',
+    'fields reordered',
+    book([
+      { name: 'a', type: 'int' },
+      { name: 'b', type: 'string' },
+    ]),
+    book([
+      { name: 'b', type: 'string' },
+      { name: 'a', type: 'int' },
+    ]),
+    'yes/yes',
+    '',
+    '',
+  ),
+  row(
     'fixed',
     'size changed',
     x({ type: 'fixed', name: 'Hash', size: 16 }),
