@@ -182,18 +182,27 @@ function pairFields(
 ): { pairs: [AvroField, AvroField][]; added: AvroField[]; removed: AvroField[] } {
   const pairs: [AvroField, AvroField][] = [];
   const left = new Set(old);
+  const unpaired: AvroField[] = [];
   const added: AvroField[] = [];
-  const byName = (f: AvroField): AvroField | undefined => old.find((o) => o.name === f.name);
-  const byAlias = (f: AvroField): AvroField | undefined => [...left].find((o) => f.aliases.includes(o.name) || o.aliases.includes(f.name));
-  for (const pass of [byName, byAlias])
-    for (const f of neu) {
-      if (pairs.some(([, n]) => n === f) || (pass === byAlias && added.includes(f))) continue;
-      const o = pass(f);
-      if (o !== undefined && left.has(o)) {
-        pairs.push([o, f]);
-        left.delete(o);
-      } else if (pass === byAlias) added.push(f);
+  const pair = (o: AvroField | undefined, n: AvroField, otherwise: AvroField[]): void => {
+    if (o === undefined) otherwise.push(n);
+    else {
+      pairs.push([o, n]);
+      left.delete(o);
     }
+  };
+  for (const n of neu)
+    pair(
+      old.find((o) => o.name === n.name),
+      n,
+      unpaired,
+    );
+  for (const n of unpaired)
+    pair(
+      [...left].find((o) => n.aliases.includes(o.name) || o.aliases.includes(n.name)),
+      n,
+      added,
+    );
   return { pairs, added, removed: [...left] };
 }
 
