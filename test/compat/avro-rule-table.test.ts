@@ -1,7 +1,9 @@
 // The rule table of `keiyaku check` for Avro payloads: for each kind of change, the backward and
 // forward verdicts and the finding's code and pointer; each verdict cross-checked against avsc's
 // resolver (`reader.createResolver(writer)` succeeds exactly when the reader reads every datum of
-// the writer), except where a row says why keiyaku decides otherwise.
+// the writer), except where a row says why keiyaku decides otherwise — and against keiyaku's own
+// Avro decoder (@keiyaku/avro, avsc with keiyaku's logical types), which consumers resolve with.
+import { avroType } from '@keiyaku/avro';
 import avro from 'avsc';
 import { describe, expect, it } from 'vitest';
 import { diffAvro } from '../../generator/compat/avro/index.js';
@@ -56,6 +58,30 @@ describe('Avro rule table', () => {
     expect(avsc(row.after, row.before), 'backward: the new schema reads the old').toBe(expected.backward);
     expect(avsc(row.before, row.after), 'forward: the old schema reads the new').toBe(expected.forward);
     if (row.avsc) expect([row.backward, row.forward]).not.toEqual([row.avsc.backward, row.avsc.forward]);
+  });
+
+  it.each(table)("keiyaku's Avro decoder agrees: %s: %s", (_kind, _change, row) => {
+    const reads = (reader: unknown, writer: unknown): Verdict => {
+      try {
+        avroType(reader as never).createResolver(avroType(writer as never));
+        return 'yes';
+      } catch {
+        return 'no';
+      }
+    };
+    const expected = row.decoder ?? row;
+    expect(reads(row.after, row.before), 'backward').toBe(expected.backward);
+    expect(reads(row.before, row.after), 'forward').toBe(expected.forward);
+  });
+
+  it("rejects, in keiyaku's decoder, old strings that are not uuids once uuid is added", () => {
+    const row = avroRows.find((r) => r.change === 'uuid added to a string')!;
+    const old = avro.Type.forSchema(row.before as avro.Schema);
+    const reader = avroType(row.after as never);
+    const resolver = reader.createResolver(avroType(row.before as never));
+    const uuid = '5f0c1a52-8d4e-4b59-9a3e-2f1c7a9b0d61';
+    expect(reader.fromBuffer(old.toBuffer({ id: 'b-1', x: uuid }), resolver)).toMatchObject({ x: uuid });
+    expect(() => reader.fromBuffer(old.toBuffer({ id: 'b-1', x: 'not-a-uuid' }), resolver)).toThrow('not a uuid');
   });
 
   it('covers every Avro code', async () => {
