@@ -31,14 +31,14 @@ export const book = (fields: readonly object[], extra: Record<string, unknown> =
   ...extra,
 });
 /** `library.Book` with a field `x` of `type`. */
-const x = (type: unknown, extra: Record<string, unknown> = {}): object => book([{ name: 'x', type, ...extra }]);
+export const x = (type: unknown, extra: Record<string, unknown> = {}): object => book([{ name: 'x', type, ...extra }]);
 const X = '/fields/x/type';
 const author = (fields: readonly object[] = []): object => ({
   type: 'record',
   name: 'Author',
   fields: [{ name: 'name', type: 'string' }, ...fields],
 });
-const status = (symbols: string[], extra: Record<string, unknown> = {}): object => ({
+export const status = (symbols: string[], extra: Record<string, unknown> = {}): object => ({
   type: 'enum',
   name: 'Status',
   symbols,

@@ -8,7 +8,7 @@ import avro from 'avsc';
 import { describe, expect, it } from 'vitest';
 import { diffAvro } from '../../generator/compat/avro/index.js';
 import type { AvroPayloadModel } from '../../generator/model/contract-model.js';
-import { avroRows, type Verdict } from './avro-rows.js';
+import { avroRows, book, status, type Verdict, x } from './avro-rows.js';
 import { known } from './known-codes.js';
 
 const payload = (schema: unknown): AvroPayloadModel => ({
@@ -82,6 +82,23 @@ describe('Avro rule table', () => {
     const uuid = '5f0c1a52-8d4e-4b59-9a3e-2f1c7a9b0d61';
     expect(reader.fromBuffer(old.toBuffer({ id: 'b-1', x: uuid }), resolver)).toMatchObject({ x: uuid });
     expect(() => reader.fromBuffer(old.toBuffer({ id: 'b-1', x: 'not-a-uuid' }), resolver)).toThrow('not a uuid');
+  });
+
+  it.each([
+    ['a field added without a default', book([]), x('string'), x('string', { default: '' })],
+    [
+      'a field renamed',
+      book([{ name: 'title', type: 'string', aliases: ['name'] }]),
+      book([{ name: 'name', type: 'string' }]),
+      book([{ name: 'name', type: 'string', aliases: ['title'] }]),
+    ],
+    ['a record renamed', book([]), { ...book([]), name: 'Volume' }, { ...book([]), name: 'Volume', aliases: ['library.Book'] }],
+    ['an enum symbol removed', x(status(['A', 'B'])), x(status(['A'])), x(status(['A'], { default: 'A' }))],
+  ])('advises a step that passes backward: %s', (_what, before, after, fixed) => {
+    const breaking = diff(before, after, 'backward').filter((c) => c.severity === 'breaking');
+    expect(breaking).toHaveLength(1);
+    expect(breaking[0]!.hint).not.toContain('only when acknowledged');
+    expect(diff(before, fixed, 'backward').filter((c) => c.severity === 'breaking')).toEqual([]);
   });
 
   it('covers every Avro code', async () => {
