@@ -159,6 +159,7 @@ export const AVRO_CODES = [
   'avro_field_removed_without_default',
   'avro_field_renamed',
   'avro_field_renamed_with_alias',
+  'avro_field_alias_ambiguous',
   'avro_field_default_added',
   'avro_field_default_removed',
   'avro_field_default_changed',

@@ -111,6 +111,21 @@ export const avroRows: AvroRow[] = [
     'avro_field_removed_without_default',
     '/fields/title',
   ),
+  row(
+    'field',
+    'an alias that names another field of the writer',
+    book([
+      { name: 'a', type: 'int' },
+      { name: 'b', type: 'int' },
+    ]),
+    book([
+      { name: 'a', type: 'int' },
+      { name: 'b', type: 'int', aliases: ['a'] },
+    ]),
+    'no/yes',
+    'avro_field_alias_ambiguous',
+    '/fields/b',
+  ),
   row('field', 'default changed', x('int', { default: 1 }), x('int', { default: 2 }), 'yes/yes', 'avro_field_default_changed', '/fields/x'),
   row('field', 'default added', x('int'), x('int', { default: 0 }), 'yes/yes', 'avro_field_default_added', '/fields/x'),
   row('field', 'alias added', x('int'), x('int', { aliases: ['y'] }), 'yes/yes', 'avro_aliases_changed', '/fields/x'),
@@ -207,6 +222,7 @@ export const avroRows: AvroRow[] = [
   row('union', 'branch int → long', x(['null', 'int']), x(['null', 'long']), 'yes/no', 'avro_type_promoted', `${X}/long`),
   row('union', 'a type became a union with it', x('string'), x(['null', 'string']), 'yes/no', 'avro_type_became_union', X),
   row('union', 'a type became a union without it', x('string'), x(['null', 'int']), 'no/no', 'avro_type_became_union', X),
+  row('union', 'long became [int, double]: double reads it', x('long'), x(['int', 'double']), 'yes/no', 'avro_type_became_union', X),
   row('union', 'a union became one of its branches', x(['null', 'string']), x('string'), 'no/yes', 'avro_union_became_type', X),
   row(
     'union',

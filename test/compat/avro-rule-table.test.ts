@@ -42,7 +42,9 @@ describe('Avro rule table', () => {
   it.each(table)('%s: %s', (_kind, _change, row) => {
     expect(verdict(row.before, row.after, 'backward'), 'backward').toBe(row.backward);
     expect(verdict(row.before, row.after, 'forward'), 'forward').toBe(row.forward);
-    for (const direction of ['backward', 'forward'] as const) {
+    // The same edit has the same code in both directions, except a state only one reader meets (an ambiguous alias).
+    const directions = row.code === 'avro_field_alias_ambiguous' ? (['backward'] as const) : (['backward', 'forward'] as const);
+    for (const direction of directions) {
       const changes = diff(row.before, row.after, direction);
       if (row.code === '') expect(changes, direction).toEqual([]);
       else

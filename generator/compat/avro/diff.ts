@@ -206,30 +206,52 @@ function pairFields(
   return { pairs, added, removed: [...left] };
 }
 
+/**
+ * Records: each reader field is read from the writer field its name or one of its aliases names
+ * (two such fields: no reader resolves it), else filled with its default, else the record is not
+ * read. Fields are paired for naming through the aliases of either side; a pair the reader of the
+ * direction does not read through is judged by how the reader fills its field instead.
+ */
 function records(w: Walk, o: Of<'record'>, n: Of<'record'>, pointer: string): void {
   const { pairs, added, removed } = pairFields(o.fields, n.fields);
+  const { writer: writing } = sides(w, o, n);
+  const source = (r: AvroField): AvroField | 'ambiguous' | undefined => {
+    const found = fieldFor(r, writing.fields);
+    return found.length > 1 ? 'ambiguous' : found[0];
+  };
+  /** Whether the reader's field `r` gets a value for every writer datum. */
+  const filled = (r: AvroField): boolean => {
+    const from = source(r);
+    if (from === 'ambiguous') return false;
+    return from === undefined ? r.default !== undefined : readable(r.type, from.type);
+  };
+  for (const r of w.forward ? o.fields : n.fields) {
+    const found = fieldFor(r, writing.fields);
+    if (found.length > 1)
+      emit(w, 'avro_field_alias_ambiguous', `${pointer}/fields/${r.name}`, false, { name: r.name, values: found.map((f) => f.name) });
+  }
   for (const [of, nf] of pairs) {
     const at = `${pointer}/fields/${nf.name}`;
+    const { reader, writer } = sides(w, of, nf);
+    const direct = source(reader) === writer;
     if (of.name !== nf.name) {
-      const { reader, writer } = sides(w, of, nf);
       const code = nf.aliases.includes(of.name) ? 'avro_field_renamed_with_alias' : 'avro_field_renamed';
-      const reads = fieldFor(reader, [writer]).length > 0 || reader.default !== undefined;
-      emit(w, code, at, reads, { from: of.name, to: nf.name }, { before: of.name, after: nf.name });
+      emit(w, code, at, direct || filled(reader), { from: of.name, to: nf.name }, { before: of.name, after: nf.name });
     } else if (of.aliases.join() !== nf.aliases.join()) {
       emit(w, 'avro_aliases_changed', at, 'info', { from: of.aliases, to: nf.aliases });
     }
     if (of.doc !== nf.doc) emit(w, 'avro_doc_changed', at, 'info', {});
     defaults(w, of, nf, at);
-    compare(w, of.type, nf.type, `${at}/type`);
+    if (direct) compare(w, of.type, nf.type, `${at}/type`);
   }
-  // A reader field the writer lacks is filled with its default: without one the record is not read.
+  // A field on the reader's side only is filled from another writer field it names, or its default.
   for (const f of added) {
     const code = f.default === undefined ? 'avro_field_added_without_default' : 'avro_field_added_with_default';
-    emit(w, code, `${pointer}/fields/${f.name}`, w.forward || f.default !== undefined, { name: f.name, to: f.default?.value });
+    emit(w, code, `${pointer}/fields/${f.name}`, w.forward || filled(f), { name: f.name, to: f.default?.value });
   }
   for (const f of removed) {
     const code = f.default === undefined ? 'avro_field_removed_without_default' : 'avro_field_removed_with_default';
-    emit(w, code, `${pointer}/fields/${f.name}`, !w.forward || f.default !== undefined, { name: f.name, from: f.default?.value });
+    emit(w, code, `${pointer}/fields/${f.name}`, !w.forward || filled(f), { name: f.name, from: f.default?.value });
   }
 }
 
@@ -295,10 +317,7 @@ function unions(w: Walk, o: Of<'union'>, n: Of<'union'>, pointer: string): void 
   const { pairs, added, removed } = pairBranches(o.branches, n.branches);
   for (const [ob, nb] of pairs) {
     const at = `${pointer}/${branchKey(nb)}`;
-    // A promoted branch is read by whichever reader branch reads it, not only its counterpart.
-    if (ob.kind === 'primitive' && nb.kind === 'primitive' && ob.type !== nb.type)
-      primitives(w, ob, nb, at, readable(reader, w.forward ? nb : ob));
-    else compare(w, ob, nb, at);
+    within(w, ob, nb, at, readable(reader, w.forward ? nb : ob));
   }
   for (const b of added)
     emit(w, 'avro_union_branch_added', `${pointer}/${branchKey(b)}`, !w.forward || readable(reader, b), { values: [typeWords(b)] });
@@ -316,7 +335,7 @@ function unionEdge(w: Walk, o: AvroNode, n: AvroNode, pointer: string): void {
     // Forward, the old type reads every branch the new code may write; backward, one branch reads the old type.
     const reads = w.forward ? others.every((b) => readable(o, b)) : pair !== undefined || n.branches.some((b) => readable(b, o));
     emit(w, 'avro_type_became_union', pointer, reads, facts, values);
-    if (pair !== undefined) compare(w, o, pair[1], `${pointer}/${branchKey(pair[1])}`);
+    if (pair !== undefined) within(w, o, pair[1], `${pointer}/${branchKey(pair[1])}`, w.forward ? readable(o, pair[1]) : readable(n, o));
     return;
   }
   const union = o as Of<'union'>;
@@ -324,5 +343,15 @@ function unionEdge(w: Walk, o: AvroNode, n: AvroNode, pointer: string): void {
   const others = union.branches.filter((b) => b !== pair?.[0]);
   const reads = w.forward ? pair !== undefined || union.branches.some((b) => readable(b, n)) : others.every((b) => readable(n, b));
   emit(w, 'avro_union_became_type', pointer, reads, facts, values);
-  if (pair !== undefined) compare(w, pair[0], n, pointer);
+  if (pair !== undefined) within(w, pair[0], n, pointer, w.forward ? readable(o, n) : readable(n, pair[0]));
+}
+
+/**
+ * Compares a union branch with its counterpart. A promoted or demoted primitive is judged by
+ * whether the reader reads the writer's values at all (`accepted`): another branch of a reading
+ * union may read them (a double reads a long).
+ */
+function within(w: Walk, o: AvroNode, n: AvroNode, pointer: string, accepted: boolean): void {
+  if (o.kind === 'primitive' && n.kind === 'primitive' && o.type !== n.type) primitives(w, o, n, pointer, accepted);
+  else compare(w, o, n, pointer);
 }

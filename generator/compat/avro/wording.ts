@@ -65,6 +65,12 @@ const WORDS: { readonly [C in AvroCode]: Words } = {
     why: (f) => `consumers on the new contract find no field ${String(f.to)} in messages written under the old one`,
     backward: [(f) => `add ${json(String(f.from))} to the aliases of field ${String(f.to)}`, 'step'],
   },
+  avro_field_alias_ambiguous: {
+    detail: (f) => `field ${f.name} names more than one field of the other side (${list(f.values)}) by its name and aliases`,
+    why: () => 'no Avro reader resolves a field that two writer fields match',
+    backward: [(f) => `remove the alias of field ${f.name} that names another field`, 'step'],
+    forward: keep((f) => `keep field ${f.name}'s aliases from naming another field`),
+  },
   avro_field_default_added: { detail: (f) => `field ${f.name} default ${json(f.to)} added` },
   avro_field_default_removed: { detail: (f) => `field ${f.name} default ${json(f.from)} removed` },
   avro_field_default_changed: { detail: (f) => `field ${f.name} default ${json(f.from)} → ${json(f.to)}` },
