@@ -22,12 +22,32 @@ function typeOf(path: string, depth: number): fc.Arbitrary<unknown> {
     fc.uniqueArray(primitive, { minLength: 1, maxLength: 3 }),
     primitive.map((items) => ({ type: 'array', items })),
     primitive.map((values) => ({ type: 'map', values })),
-    fc
-      .record({ symbols: fc.subarray(SYMBOLS, { minLength: 1 }), withDefault: fc.boolean() })
-      .map(({ symbols, withDefault }) => ({ type: 'enum', name: `E${path}`, symbols, ...(withDefault ? { default: symbols[0] } : {}) })),
+    enumOf(path),
+    fc.tuple(fc.constantFrom(...PRIMITIVES), enumOf(path)).map(([p, e]) => [p, e]),
   ];
-  if (depth < 1) options.push(recordOf(`R${path}`, depth + 1));
+  if (depth < 1) {
+    options.push(recordOf(`R${path}`, depth + 1));
+    options.push(recordOf(`R${path}`, depth + 1).map((r) => ['null', r]));
+  }
   return fc.oneof(...options);
+}
+
+/** An enum named after `path`, or renamed (with or without the other name as an alias). */
+function enumOf(path: string): fc.Arbitrary<unknown> {
+  return fc
+    .record({
+      symbols: fc.subarray(SYMBOLS, { minLength: 1 }),
+      withDefault: fc.boolean(),
+      renamed: fc.boolean(),
+      alias: fc.boolean(),
+    })
+    .map(({ symbols, withDefault, renamed, alias }) => ({
+      type: 'enum',
+      name: renamed ? `F${path}` : `E${path}`,
+      symbols,
+      ...(withDefault ? { default: symbols[0] } : {}),
+      ...(alias ? { aliases: [renamed ? `E${path}` : `F${path}`] } : {}),
+    }));
 }
 
 /** The default of a field of `type` that avsc accepts, when there is a simple one. */
