@@ -5,6 +5,7 @@
  */
 import avro from 'avsc';
 import type { Diagnostic, SourceLocation } from '../../diagnostics.js';
+import { exportSchema } from './export.js';
 import { type FallbackNote, markerLogicalTypes } from './logical.js';
 import { type SchemaSites, schemaSites } from './walk.js';
 
@@ -120,7 +121,7 @@ export function buildAvroSchemas(
         wrapUnions: 'auto',
       });
       registries.set(i, registry);
-      built.set(i, { type, schema: type.schema({ exportAttrs: true }) });
+      built.set(i, { type, schema: exportSchema(type) });
       return true;
     } catch (cause) {
       const message = cause instanceof Error ? cause.message : String(cause);
