@@ -118,6 +118,11 @@ export class SourceLocator {
     return shown;
   }
 
+  /** The absolute path of `file` as {@link displayPath} (or any path relative to the working directory) names it. */
+  resolvePath(file: string): string {
+    return resolve(this.#cwd, file);
+  }
+
   /** A path for messages: relative to the working directory when inside it. */
   displayPath(file: string): string {
     const rel = relative(this.#cwd, resolve(this.#cwd, file));

@@ -22,6 +22,8 @@ export interface ProtobufPayloadInput {
   readonly location: SourceLocation;
   /** The contract file as locations name it: `$ref`'d `.proto` files import from its folder. */
   readonly contract?: string;
+  /** The absolute path of a file as locations name it (relative to the load's working directory). */
+  readonly resolveFile?: (file: string) => string;
 }
 
 /** The Protobuf model of a payload, or the diagnostics that say why there is none. */
@@ -41,21 +43,28 @@ export function protobufPayload(input: ProtobufPayloadInput): { model?: Protobuf
     };
   }
   const fromFile = /\.proto$/i.test(location.file);
+  const absolute = input.resolveFile ?? ((file: string) => resolve(file));
   try {
     if (fromFile) {
-      const file = resolve(location.file);
-      const contractDir = dirname(resolve(input.contract ?? location.file));
+      const file = absolute(location.file);
+      const contractDir = dirname(absolute(input.contract ?? location.file));
       const inside = !relative(contractDir, file).startsWith('..') && !isAbsolute(relative(contractDir, file));
       const root = inside ? contractDir : dirname(file);
       return compileProtobufPayload({
         schemaFormat: input.schemaFormat,
         source: input.schema,
         file: { root, path: relative(root, file), display: location.file },
-        locate: (name, line, column) => ({ file: display(join(root, name)), line, column, pointer: '' }),
+        // buf names files relative to the root; diagnostics name them as the contract's locations do.
+        locate: (name, line, column) => ({
+          file: join(dirname(location.file), relative(dirname(file), join(root, name))),
+          line,
+          column,
+          pointer: '',
+        }),
         at: location,
       });
     }
-    const block = blockScalarStart(resolve(location.file), location.line, location.column);
+    const block = blockScalarStart(absolute(location.file), location.line, location.column);
     return compileProtobufPayload({
       schemaFormat: input.schemaFormat,
       source: input.schema,
@@ -70,10 +79,4 @@ export function protobufPayload(input: ProtobufPayloadInput): { model?: Protobuf
     if (!(error instanceof ProtobufCompilerError)) throw error;
     return { diagnostics: [{ severity: 'error', code: error.code, message: `message "${type}": ${error.message}`, location }] };
   }
-}
-
-/** A path as diagnostics show it: relative to the working directory when inside it. */
-function display(file: string): string {
-  const shown = relative(process.cwd(), file);
-  return shown.startsWith('..') || isAbsolute(shown) ? file : shown;
 }
