@@ -23,7 +23,8 @@ export function protobufTypes(model: ContractModel, taken: ReadonlySet<string>):
   const messages = protobufMessages(model);
   if (messages.length === 0) return { declarations: [], values: false };
   const roots = messages.map((m) => ({ descriptorSet: m.format.descriptorSet, message: m.format.message, name: m.payload }));
-  const written = protobufDeclarations(roots, taken);
+  const given = new Map(messages.flatMap((m) => Object.entries(m.format.typeNames ?? {})));
+  const written = protobufDeclarations(roots, taken, given);
   const declarations = [written.values, written.types].filter((text) => text !== '');
   return { declarations: declarations.flatMap((text) => text.split('\n\n')), values: written.values !== '' };
 }
