@@ -288,7 +288,15 @@ function messagesFile(ctx: Context, validatorExports: ReadonlyMap<string, string
   const anyBoxed = messages.some((m) => m.boxed);
   const anyAvro = Object.values(ctx.model.messages).some((m) => m.format?.kind === 'avro');
   const anyProtobuf = Object.values(ctx.model.messages).some((m) => m.format?.kind === 'protobuf');
-  return ctx.templates.render('messages.ts', { header: ctx.header, messages, typeImports, validatorImports, anyBoxed, anyAvro, anyProtobuf });
+  return ctx.templates.render('messages.ts', {
+    header: ctx.header,
+    messages,
+    typeImports,
+    validatorImports,
+    anyBoxed,
+    anyAvro,
+    anyProtobuf,
+  });
 }
 
 function headersOf(

@@ -19,7 +19,10 @@ function protobufMessages(model: ContractModel): ProtobufMessage[] {
  * (the const objects of enums): types.ts is then a module with values, and index.ts re-exports
  * it whole.
  */
-export function protobufTypes(model: ContractModel, taken: ReadonlySet<string>): { readonly declarations: string[]; readonly values: boolean } {
+export function protobufTypes(
+  model: ContractModel,
+  taken: ReadonlySet<string>,
+): { readonly declarations: string[]; readonly values: boolean } {
   const messages = protobufMessages(model);
   if (messages.length === 0) return { declarations: [], values: false };
   const roots = messages.map((m) => ({ descriptorSet: m.format.descriptorSet, message: m.format.message, name: m.payload }));

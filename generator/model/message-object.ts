@@ -13,8 +13,8 @@ import { allocateIdentifier, anonymous, type ModelContext, optional, type Part, 
 import type { MessageModel, PayloadFormatModel } from './contract-model.js';
 import { ownCompatibility } from './extensions.js';
 import { pascalCase, safeIdentifier } from './identifiers.js';
-import { protobufPayloadNames } from './protobuf-names.js';
 import { avroPayloadModel, keyView, type PayloadPlan } from './payload-format.js';
+import { protobufPayloadNames } from './protobuf-names.js';
 
 /** A message of the contract with its type (unique over the contract) and its pointer. */
 export interface MessageEntry {

@@ -13,7 +13,11 @@ import { allocateFamily, safeIdentifier } from './identifiers.js';
 const namesByContext = new WeakMap<object, Map<string, string>>();
 
 /** The payload's name and the model with the names of every type it reaches. */
-export function protobufPayloadNames(model: ProtobufPayloadModel, identifier: string, context: ModelContext): Part<{ model: ProtobufPayloadModel; payload: string }> {
+export function protobufPayloadNames(
+  model: ProtobufPayloadModel,
+  identifier: string,
+  context: ModelContext,
+): Part<{ model: ProtobufPayloadModel; payload: string }> {
   const diagnostics: Diagnostic[] = [];
   let shared = namesByContext.get(context);
   if (shared === undefined) {
@@ -25,9 +29,13 @@ export function protobufPayloadNames(model: ProtobufPayloadModel, identifier: st
     let name = shared.get(reached.typeName);
     if (name === undefined) {
       const local = safeIdentifier(reached.local, 'Protobuf');
-      const wanted = i === 0 && (context.allocator.isTaken(local) || context.allocator.isTaken(`${local}Init`)) ? `${identifier}Payload` : local;
+      const wanted =
+        i === 0 && (context.allocator.isTaken(local) || context.allocator.isTaken(`${local}Init`)) ? `${identifier}Payload` : local;
       const owner = `the Protobuf ${reached.kind} ${reached.typeName}`;
-      name = reached.kind === 'message' ? allocateFamily(context.allocator, wanted, ['', 'Init'], [], owner) : context.allocator.allocate(wanted, owner);
+      name =
+        reached.kind === 'message'
+          ? allocateFamily(context.allocator, wanted, ['', 'Init'], [], owner)
+          : context.allocator.allocate(wanted, owner);
       if (name !== wanted) {
         diagnostics.push({
           severity: 'warning',
