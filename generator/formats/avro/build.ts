@@ -54,7 +54,7 @@ function errorTokens(message: string, sites: SchemaSites, root: Tokens): Tokens 
     const node = sites.nodes.find((n) => JSON.stringify(n.node['type']) === unknown);
     return node === undefined ? root : [...node.tokens, 'type'];
   }
-  const invalidValue = /^invalid .*: (.*)$/.exec(message)?.[1];
+  const invalidValue = /^incompatible field default (.*) \(/.exec(message)?.[1] ?? /^invalid .*: (.*)$/.exec(message)?.[1];
   if (invalidValue !== undefined) {
     const field = sites.nodes.find((n) => 'default' in n.node && JSON.stringify(n.node['default']) === invalidValue);
     if (field !== undefined) return [...field.tokens, 'default'];
