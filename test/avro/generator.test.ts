@@ -241,6 +241,8 @@ describe('generated Avro descriptors (test/fixtures/avro)', () => {
     expect(back.value.lines[0]?.unitPrice).toBe('19.99');
     expect(() => OrderPlaced.create({ ...placed, customer: 'not-a-uuid' })).toThrow(/at \$\.customer/);
     expect(OrderCancelled.contentType).toBe('application/vnd.apache.avro+binary');
+    expect(OrderCancelled.codec?.contentType).toBe('application/vnd.apache.avro+binary');
+    expect(OrderPlaced.codec?.schema).toMatchObject({ schemaType: 'AVRO', recordName: 'shop.OrderPlaced' });
   });
 
   it('round-trips every type over the memory transport', async () => {
