@@ -74,7 +74,18 @@ export function planPayloads(entries: readonly Entry[], document: ContractDocume
         location: formatAt,
       });
     } else if (classified.kind === 'protobuf') {
-      const built = protobufPayload({ type, schema: source.schema, schemaFormat, location: context.locate(pointer, source.tokens) });
+      // `x-keiyaku.protobufMessage` of the message names the payload message of its .proto.
+      const keiyaku = (message.json() as Record<string, unknown>)['x-keiyaku'];
+      const named = isObject(keiyaku) ? keiyaku['protobufMessage'] : undefined;
+      const built = protobufPayload({
+        type,
+        schema: source.schema,
+        ...(named === undefined ? {} : { message: named, messageAt: context.locate(pointer, ['x-keiyaku', 'protobufMessage']) }),
+        schemaFormat,
+        location: context.locate(pointer, source.tokens),
+        contract: context.locate('').file,
+        resolveFile: context.resolveFile,
+      });
       diagnostics.push(...built.diagnostics);
       if (built.model !== undefined) protobuf.set(type, built.model);
     } else {
