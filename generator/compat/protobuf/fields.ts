@@ -77,7 +77,7 @@ function compareCardinality(ctx: Ctx, o: FieldShape, n: FieldShape, pointer: str
   const keep = `keep it ${from} (a new field, under a new number, may be ${to})`;
   if ((o.cardinality === 'map') !== (n.cardinality === 'map')) {
     // A map is a list of entry messages on the wire, but not in JSON; keiyaku does not match entries to messages.
-    edit(ctx, typeChange(ctx, { name, from, to, via: ctx.json ? 'json' : 'encoding' }, BOTH, keep), pointer);
+    edit(ctx, typeChange({ name, from, to, via: ctx.json ? 'json' : 'encoding' }, BOTH, keep), pointer);
     return;
   }
   if (o.cardinality !== n.cardinality) {
@@ -99,7 +99,7 @@ function compareCardinality(ctx: Ctx, o: FieldShape, n: FieldShape, pointer: str
   }
   if (o.mapKey !== undefined && n.mapKey !== undefined && o.mapKey !== n.mapKey) {
     const k = scalarChange(ctx, o.mapKey, n.mapKey);
-    edit(ctx, typeChange(ctx, { name, from, to, via: k.via }, k.breaks, keep, k.code), pointer);
+    edit(ctx, typeChange({ name, from, to, via: k.via }, k.breaks, keep, k.code), pointer);
   }
   compareValue(ctx, o.value, n.value, pointer, { name, from, to }, keep);
 }
@@ -107,7 +107,6 @@ function compareCardinality(ctx: Ctx, o: FieldShape, n: FieldShape, pointer: str
 type TypeCode = 'protobuf_field_type_changed' | 'protobuf_field_type_widened' | 'protobuf_field_type_narrowed';
 
 function typeChange(
-  _ctx: Ctx,
   facts: Facts,
   breaks: readonly Direction[],
   fix: string,
@@ -135,16 +134,16 @@ function compareValue(ctx: Ctx, o: ValueType, n: ValueType, pointer: string, fac
   if (o.kind === 'scalar' && n.kind === 'scalar') {
     if (o.scalar === n.scalar) return;
     const s = scalarChange(ctx, o.scalar, n.scalar);
-    edit(ctx, typeChange(ctx, { ...facts, via: s.via }, s.breaks, keep, s.code), pointer);
+    edit(ctx, typeChange({ ...facts, via: s.via }, s.breaks, keep, s.code), pointer);
     return;
   }
   const bytes = (v: ValueType): boolean => v.kind === 'scalar' && v.scalar === ScalarType.BYTES;
   const plainMessage = (v: ValueType): boolean => v.kind === 'message' && !v.delimited;
   if ((bytes(o) && plainMessage(n)) || (plainMessage(o) && bytes(n))) {
     // bytes hold any encoded message; a message reader fails on bytes that are not one.
-    if (ctx.json) edit(ctx, typeChange(ctx, { ...facts, via: 'json' }, BOTH, keep), pointer);
-    else if (bytes(n)) edit(ctx, typeChange(ctx, { ...facts, via: 'values' }, ['forward'], keep, 'protobuf_field_type_widened'), pointer);
-    else edit(ctx, typeChange(ctx, { ...facts, via: 'values' }, ['backward'], keep, 'protobuf_field_type_narrowed'), pointer);
+    if (ctx.json) edit(ctx, typeChange({ ...facts, via: 'json' }, BOTH, keep), pointer);
+    else if (bytes(n)) edit(ctx, typeChange({ ...facts, via: 'values' }, ['forward'], keep, 'protobuf_field_type_widened'), pointer);
+    else edit(ctx, typeChange({ ...facts, via: 'values' }, ['backward'], keep, 'protobuf_field_type_narrowed'), pointer);
     return;
   }
   if (o.kind === 'enum' && n.kind === 'enum') {
@@ -154,12 +153,12 @@ function compareValue(ctx: Ctx, o: ValueType, n: ValueType, pointer: string, fac
   }
   if (o.kind === 'message' && n.kind === 'message') {
     if (o.delimited !== n.delimited) {
-      edit(ctx, typeChange(ctx, { ...facts, via: 'encoding' }, BOTH, keep), pointer);
+      edit(ctx, typeChange({ ...facts, via: 'encoding' }, BOTH, keep), pointer);
       return;
     }
     if (o.message.typeName !== n.message.typeName) {
       if (ctx.json && (hasOwnJson(o.message) || hasOwnJson(n.message))) {
-        edit(ctx, typeChange(ctx, { ...facts, via: 'json' }, BOTH, keep), pointer);
+        edit(ctx, typeChange({ ...facts, via: 'json' }, BOTH, keep), pointer);
         return;
       }
       renamed(ctx, facts, o.message.typeName, n.message.typeName, pointer);
@@ -169,7 +168,7 @@ function compareValue(ctx: Ctx, o: ValueType, n: ValueType, pointer: string, fac
   }
   // Enum numbers and integers share an encoding but not a meaning (nor a JSON form); other pairs share neither.
   const varint = (v: ValueType): boolean => v.kind === 'enum' || (v.kind === 'scalar' && SCALARS[v.scalar].wire === 'varint');
-  edit(ctx, typeChange(ctx, { ...facts, via: varint(o) && varint(n) ? 'values' : 'encoding' }, BOTH, keep), pointer);
+  edit(ctx, typeChange({ ...facts, via: varint(o) && varint(n) ? 'values' : 'encoding' }, BOTH, keep), pointer);
 }
 
 /** A field's message or enum type under another name: compared by structure, noted as info. */
