@@ -336,6 +336,61 @@ const rows: Row[] = [
     after: 'enum E { option allow_alias = true; E_U = 0; E_A = 1; E_B = 1; } message M { E e = 1; }',
     json: ['reads', 'reads'],
   },
+  {
+    change: 'enum type renamed, a value renamed in it',
+    before: 'enum E { E_U = 0; E_A = 1; } message M { E e = 1; }',
+    after: 'enum F { F_U = 0; F_A = 1; } message M { F e = 1; }',
+    json: ['breaks', 'breaks', 'protobuf_type_renamed', 'protobuf_enum_value_renamed', 'protobuf_enum_value_renamed'],
+    wire: ['reads', 'reads', 'protobuf_type_renamed', 'protobuf_enum_value_renamed', 'protobuf_enum_value_renamed'],
+    buf: { WIRE: 'Buf compares enum types by name; the binary form carries numbers only' },
+  },
+  {
+    change: 'map key int32 → int64',
+    before: 'message M { map<int32, string> a = 1; }',
+    after: 'message M { map<int64, string> a = 1; }',
+    json: ['breaks', 'breaks', 'protobuf_field_type_changed'],
+    wire: ['reads', 'breaks', 'protobuf_field_type_widened'],
+    buf: { WIRE: TRUNCATES },
+  },
+  {
+    change: 'field added to an existing oneof',
+    before: 'message M { oneof o { int32 a = 1; } }',
+    after: 'message M { oneof o { int32 a = 1; string b = 2; } }',
+    json: ['reads', 'reads', 'protobuf_field_added'],
+  },
+  // Editions features, as protobuf-es resolves them.
+  {
+    change: 'editions: explicit → implicit presence',
+    syntax: 'editions',
+    before: 'message M { int32 a = 1; }',
+    after: 'message M { int32 a = 1 [features.field_presence = IMPLICIT]; }',
+    json: ['reads', 'reads', 'protobuf_field_presence_changed'],
+  },
+  {
+    change: 'editions: value added to a closed enum',
+    syntax: 'editions',
+    before: 'enum E { option features.enum_type = CLOSED; E_U = 0; } message M { E e = 1; }',
+    after: 'enum E { option features.enum_type = CLOSED; E_U = 0; E_A = 1; } message M { E e = 1; }',
+    json: ['reads', 'breaks', 'protobuf_enum_value_added'],
+    buf: {
+      WIRE: 'Buf does not flag added values; a reader of a closed enum drops a value it does not know',
+      WIRE_JSON: 'Buf does not flag added values; a reader of a closed enum drops a value it does not know',
+    },
+  },
+  {
+    change: 'editions: message field delimited (group encoding)',
+    syntax: 'editions',
+    before: 'message M { N n = 1; } message N { int32 x = 1; }',
+    after: 'message M { N n = 1 [features.message_encoding = DELIMITED]; } message N { int32 x = 1; }',
+    json: ['breaks', 'breaks', 'protobuf_field_type_changed'],
+  },
+  {
+    change: 'editions: repeated scalar expanded',
+    syntax: 'editions',
+    before: 'message M { repeated int32 a = 1; }',
+    after: 'message M { repeated int32 a = 1 [features.repeated_field_encoding = EXPANDED]; }',
+    json: ['reads', 'reads', 'protobuf_field_packing_changed'],
+  },
   // Reservations.
   {
     change: 'reserved number dropped',
