@@ -182,7 +182,7 @@ function compareReserved(ctx: Ctx, o: DescMessage | DescEnum, n: DescMessage | D
       ctx,
       {
         code: 'protobuf_reserved_removed',
-        facts: { owner: n.typeName, name: label },
+        facts: { owner: n.typeName, name: written },
         breaks: BOTH,
         before,
         fix: `keep the reservation: \`reserved ${written};\``,

@@ -21,9 +21,11 @@ const unreserved = (f: Facts): string => {
   return what.length === 2 ? 'its number and name' : `its ${what[0] ?? 'number'}`;
 };
 const field = (f: Facts): string => `field ${f.name}`;
-const why = (f: Facts): string =>
+/** `an int32`, `a uint32`. */
+const a = (type: string | undefined): string => `${/^[aeio]/.test(type ?? '') ? 'an' : 'a'} ${type}`;
+const why = (f: Facts, at: At): string =>
   f.via === 'json'
-    ? 'its JSON form differs'
+    ? `its JSON form differs, which ${reader(at)} do not read`
     : f.via === 'values'
       ? 'the bytes parse, but values read as other values'
       : 'the encodings differ';
@@ -51,11 +53,11 @@ const WORDS: Readonly<Record<ProtobufCode, Words>> = {
     `${field(f)} JSON name ${f.from} → ${f.to}${at.breaking ? `: ${reader(at)} do not find it in the JSON form` : ''}`,
   protobuf_field_number_changed: (f, at) =>
     `${field(f)} number ${f.from} → ${f.to}${at.breaking ? `: ${reader(at)} do not find it under the number they know` : ''}`,
-  protobuf_field_type_changed: (f, at) => `${field(f)} ${f.from} → ${f.to}${at.breaking ? `: ${why(f)}` : ''}`,
+  protobuf_field_type_changed: (f, at) => `${field(f)} ${f.from} → ${f.to}${at.breaking ? `: ${why(f, at)}` : ''}`,
   protobuf_field_type_widened: (f, at) =>
-    `${field(f)} ${f.from} → ${f.to}${at.breaking ? `: ${reader(at)} misread values a ${f.from} cannot hold` : ''}`,
+    `${field(f)} ${f.from} → ${f.to}${at.breaking ? `: ${reader(at)} misread values ${a(f.from)} cannot hold` : ''}`,
   protobuf_field_type_narrowed: (f, at) =>
-    `${field(f)} ${f.from} → ${f.to}${at.breaking ? `: ${reader(at)} misread old values a ${f.to} cannot hold` : ''}`,
+    `${field(f)} ${f.from} → ${f.to}${at.breaking ? `: ${reader(at)} misread old values ${a(f.to)} cannot hold` : ''}`,
   protobuf_field_made_repeated: (f, at) =>
     `${field(f)} ${f.from} → ${f.to}${at.breaking ? (f.via === 'json' ? ': its JSON form becomes a list' : `: ${reader(at)} keep one value of each list`) : ''}`,
   protobuf_field_made_singular: (f, at) =>
