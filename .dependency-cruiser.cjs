@@ -113,6 +113,14 @@ module.exports = {
       to: { path: '^generator/(model|emit|compat|cli|scaffold)/' },
     },
     {
+      name: 'generator-formats-below-model',
+      severity: 'error',
+      comment:
+        'formats reads the schema formats of payloads (Avro, Protobuf): load and model (its types only) sit below it; it knows nothing of emit, compat or the CLI, and no model module but the contract model types.',
+      from: { path: '^generator/formats/' },
+      to: { path: ['^generator/(emit|compat|cli|scaffold)/', '^generator/model/(?!contract-model[.]ts$)'] },
+    },
+    {
       name: 'generator-model-below-emit-compat-cli',
       severity: 'error',
       from: { path: '^generator/model/' },
@@ -141,8 +149,9 @@ module.exports = {
     {
       name: 'only-cli-does-io',
       severity: 'error',
-      comment: 'Files, processes and git belong to the CLI; the generator below it is pure (templates are bundled at build).',
-      from: { path: '^generator/', pathNot: '^generator/(cli|bin|deprecated|load|scaffold)/' },
+      comment:
+        'Files, processes and git belong to the CLI; the generator below it is pure (templates are bundled at build). Compiling .proto files runs the buf CLI, a process: that one module may.',
+      from: { path: '^generator/', pathNot: ['^generator/(cli|bin|deprecated|load|scaffold)/', '^generator/formats/protobuf/compile[.]ts$'] },
       to: { dependencyTypes: ['core'], path: '^(fs|node:fs|fs/promises|node:fs/promises|child_process|node:child_process)$' },
     },
   ],
