@@ -121,12 +121,14 @@ function scalarChange(
   from: ScalarType,
   to: ScalarType,
 ): { code: TypeCode; breaks: readonly Direction[]; via: NonNullable<Facts['via']> } {
-  if (ctx.json && SCALARS[from].json !== SCALARS[to].json) return { code: 'protobuf_field_type_changed', breaks: BOTH, via: 'json' };
+  const changed = (via: NonNullable<Facts['via']>) => ({ code: 'protobuf_field_type_changed', breaks: BOTH, via }) as const;
+  if (SCALARS[from].wire !== SCALARS[to].wire) return changed('encoding');
+  if (ctx.json && SCALARS[from].json !== SCALARS[to].json) return changed('json');
   const backward = scalarReads(from, to);
   const forward = scalarReads(to, from);
   if (backward && !forward) return { code: 'protobuf_field_type_widened', breaks: ['forward'], via: 'values' };
   if (forward && !backward) return { code: 'protobuf_field_type_narrowed', breaks: ['backward'], via: 'values' };
-  return { code: 'protobuf_field_type_changed', breaks: BOTH, via: SCALARS[from].wire === SCALARS[to].wire ? 'values' : 'encoding' };
+  return changed('values');
 }
 
 /** The type of one value: scalars by their encodings, enums and messages by their contents. */
