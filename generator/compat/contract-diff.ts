@@ -437,7 +437,7 @@ function compareMessage(
           channel,
           message: ma.type,
           pointer,
-          ...at(pointer, schema),
+          ...(change.location === undefined ? at(pointer, schema) : {}),
         });
       }
     }

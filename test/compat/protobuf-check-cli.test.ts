@@ -64,6 +64,15 @@ describe('keiyaku check on Protobuf payloads', () => {
     expect(fixed.code).toBe(0);
   });
 
+  it('locates a changed field in its .proto file', async () => {
+    reset();
+    edit('protos/library.proto', 'string sku = 1;', 'bytes sku = 1;');
+    const result = await keiyaku(['check', '--against', 'v1.0.0'], { cwd: dir });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain('BREAKING protobuf_field_type_changed (forward): field sku string → bytes: its JSON form differs');
+    expect(result.stdout).toContain('at /payload/fields/items/fields/sku — protos/library.proto:40:11\n');
+  });
+
   it('judges a renamed field by the JSON mapping by default, by the binary encoding under x-keiyaku.protobuf: wire', async () => {
     reset();
     edit('asyncapi.yaml', 'string shelf_id = 1;', 'string shelf = 1;');

@@ -44,6 +44,8 @@ export interface ProtoEdit {
   readonly step?: boolean;
   /** The message or enum of the new side the edit is in, and the pointer inside it. */
   readonly schema: { readonly name: string; readonly pointer: string };
+  /** The `.proto` file (as compiled) that declares that message or enum. */
+  readonly file: string;
 }
 
 export interface Ctx {
@@ -53,8 +55,8 @@ export interface Ctx {
   /** Pairs of types already compared (`old|new`), so shared and recursive types are compared once. */
   readonly seen: Set<string>;
   readonly out: ProtoEdit[];
-  /** The message or enum being compared, and where it starts. */
-  readonly anchor: { readonly name: string; readonly base: string };
+  /** The message or enum being compared (and its file), and where it starts. */
+  readonly anchor: { readonly name: string; readonly base: string; readonly file: string };
   /** Compares two messages or two enums at `pointer` (messages.ts, reached through the context). */
   readonly message: (ctx: Ctx, old: DescMessage, neu: DescMessage, pointer: string) => void;
   readonly enum: (ctx: Ctx, old: DescEnum, neu: DescEnum, pointer: string) => void;
@@ -64,8 +66,9 @@ export const BOTH: readonly Direction[] = ['backward', 'forward'];
 export const NONE: readonly Direction[] = [];
 
 /** Records an edit found at `pointer` of the current anchor. */
-export function edit(ctx: Ctx, found: Omit<ProtoEdit, 'schema' | 'pointer'>, pointer: string): void {
-  ctx.out.push({ ...found, pointer, schema: { name: ctx.anchor.name, pointer: pointer.slice(ctx.anchor.base.length) } });
+export function edit(ctx: Ctx, found: Omit<ProtoEdit, 'schema' | 'pointer' | 'file'>, pointer: string): void {
+  const { name, base, file } = ctx.anchor;
+  ctx.out.push({ ...found, pointer, schema: { name, pointer: pointer.slice(base.length) }, file });
 }
 
 /** A pointer segment: `/` and `~` escaped as in a JSON pointer. */

@@ -6,6 +6,7 @@
  * only one reader fails on, the other reading passes. docs/check.md (Protobuf payloads) lists
  * the rules and where they differ from Buf's.
  */
+import type { SourceLocation } from '../../diagnostics.js';
 import type { ProtobufPayloadModel } from '../../model/contract-model.js';
 import { DEFAULT_PROTOBUF_RULES, type ProtobufRules } from '../../model/vocabulary.js';
 import { type Direction, keepOrAcknowledge } from '../findings.js';
@@ -23,7 +24,29 @@ export function diffProtobuf(
   rules: ProtobufRules = DEFAULT_PROTOBUF_RULES,
 ): SchemaChange[] {
   if (before.message === after.message && before.descriptorSet === after.descriptorSet) return [];
-  return protobufEdits(before, after, rules).map((e) => change(e, direction));
+  const locate = locator(after);
+  return protobufEdits(before, after, rules).map((e) => change(e, direction, locate(e)));
+}
+
+/**
+ * Where a field or enum value of the new side is declared in the payload's `.proto` file: the one
+ * line that declares its name with a number. Descriptors carry no source info (the model keeps
+ * them deterministic), so a name declared twice in the file, an imported file or an inline schema
+ * is left to the contract's location of the payload.
+ */
+function locator(model: ProtobufPayloadModel): (e: ProtoEdit) => SourceLocation | undefined {
+  const lines = model.source.split('\n');
+  const file = payloadMessage(model).file.proto.name;
+  return (e) => {
+    const match = /\/(?:fields|values)\/([A-Za-z_][A-Za-z0-9_]*)$/.exec(e.pointer);
+    if (model.file === undefined || match === null || e.file !== file) return undefined;
+    const declaration = new RegExp(`\\b${match[1]}\\s*=\\s*-?\\d`);
+    const found = lines.flatMap((line, i) => {
+      const at = line.search(declaration);
+      return at < 0 || /^\s*(\/\/|reserved\b)/.test(line) ? [] : [{ line: i + 1, column: at + 1 }];
+    });
+    return found.length === 1 ? { file: model.file, ...found[0]!, pointer: '' } : undefined;
+  };
 }
 
 /** Every edit between the two payload messages, with the directions it breaks. */
@@ -35,7 +58,7 @@ export function protobufEdits(before: ProtobufPayloadModel, after: ProtobufPaylo
     json: rules === 'wire-json',
     seen: new Set(),
     out: [],
-    anchor: { name: n.typeName, base: '' },
+    anchor: { name: n.typeName, base: '', file: n.file.proto.name ?? '' },
     message: compareMessage,
     enum: compareEnum,
   };
@@ -57,7 +80,7 @@ export function protobufEdits(before: ProtobufPayloadModel, after: ProtobufPaylo
 }
 
 /** The finding of an edit in `direction`: breaking when that reader breaks, with its words and fix. */
-function change(e: ProtoEdit, direction: Direction): SchemaChange {
+function change(e: ProtoEdit, direction: Direction, location: SourceLocation | undefined): SchemaChange {
   const breaking = e.breaks.includes(direction);
   return {
     code: e.code,
@@ -68,5 +91,6 @@ function change(e: ProtoEdit, direction: Direction): SchemaChange {
     detail: protobufDetail(e.code, e.facts, { forward: direction === 'forward', breaking }),
     hint: breaking ? (e.step ? e.fix : keepOrAcknowledge(e.fix, ACKNOWLEDGE_WHEN[direction])) : '',
     schema: e.schema,
+    ...(location === undefined ? {} : { location }),
   };
 }

@@ -13,7 +13,7 @@ export function compareMessage(outer: Ctx, o: DescMessage, n: DescMessage, point
   const key = `message|${o.typeName}|${n.typeName}`;
   if (outer.seen.has(key)) return;
   outer.seen.add(key);
-  const ctx: Ctx = { ...outer, anchor: { name: n.typeName, base: pointer } };
+  const ctx: Ctx = { ...outer, anchor: { name: n.typeName, base: pointer, file: n.file.proto.name ?? '' } };
   const oldNumbers = new Set(o.fields.map((f) => f.number));
   const newByNumber = new Map(n.fields.map((f) => [f.number, f]));
   const renumbered = new Set<number>();
@@ -99,7 +99,7 @@ export function compareEnum(outer: Ctx, o: DescEnum, n: DescEnum, pointer: strin
   const key = `enum|${o.typeName}|${n.typeName}`;
   if (outer.seen.has(key)) return;
   outer.seen.add(key);
-  const ctx: Ctx = { ...outer, anchor: { name: n.typeName, base: pointer } };
+  const ctx: Ctx = { ...outer, anchor: { name: n.typeName, base: pointer, file: n.file.proto.name ?? '' } };
   const names = (e: DescEnum, number: number): string[] => e.values.filter((v) => v.number === number).map((v) => v.name);
   const owner = n.typeName;
   const oldNumbers = [...new Set(o.values.map((v) => v.number))];

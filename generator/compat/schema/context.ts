@@ -4,6 +4,7 @@
  * to the walk in walk.ts), so no comparer module imports the walk that imports it.
  */
 
+import type { SourceLocation } from '../../diagnostics.js';
 import type { ContractModel, SchemaNode } from '../../model/contract-model.js';
 import type { Policy } from '../../model/vocabulary.js';
 import type { SchemaFindingCode } from '../codes.js';
@@ -28,6 +29,8 @@ export interface SchemaChange {
   readonly reverseCode?: SchemaFindingCode;
   /** The innermost named schema of the new contract the change is in, and the pointer inside it. */
   readonly schema?: { readonly name: string; readonly pointer: string };
+  /** Where the changed node is written, when the comparer knows better than the contract's pointer (a `.proto` file). */
+  readonly location?: SourceLocation;
 }
 
 export type Schema = { readonly [keyword: string]: unknown };
