@@ -116,12 +116,20 @@ export async function loadBaseline(
       mkdirSync(dirname(target), { recursive: true });
       writeFileSync(target, text);
       for (const file of referencedFiles(text)) fetch(posix.normalize(posix.join(posix.dirname(path), file)), false);
+      // A .proto file's imports resolve from the contract's folder (docs/protobuf.md); well-known ones are not in the repository.
+      if (path.endsWith('.proto'))
+        for (const file of protoImports(text)) fetch(posix.normalize(posix.join(posix.dirname(specInRepo), file)), false);
     };
     fetch(specInRepo, true);
     return { label: `${against}:${specInRepo}`, model: await compileOrThrow(join(temp, ...specInRepo.split('/')), temp, against, options) };
   } finally {
     rmSync(temp, { recursive: true, force: true });
   }
+}
+
+/** The files a `.proto` file imports (`import "protos/common.proto";`, `import public …`, `import weak …`). */
+function protoImports(text: string): string[] {
+  return [...text.matchAll(/^\s*import\s+(?:public\s+|weak\s+)?"([^"]+)"\s*;/gm)].map((m) => m[1]!);
 }
 
 export interface HistoryEntry {

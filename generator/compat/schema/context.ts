@@ -4,6 +4,7 @@
  * to the walk in walk.ts), so no comparer module imports the walk that imports it.
  */
 
+import type { SourceLocation } from '../../diagnostics.js';
 import type { ContractModel, SchemaNode } from '../../model/contract-model.js';
 import type { Policy } from '../../model/vocabulary.js';
 import type { SchemaFindingCode } from '../codes.js';
@@ -33,6 +34,8 @@ export interface SchemaChange {
    * payload's `schema`, to locate it (`pointer` names fields and branches, not their indexes).
    */
   readonly written?: string;
+  /** Where the changed node is written, when the comparer knows better than the contract's pointer (a `.proto` file). */
+  readonly location?: SourceLocation;
 }
 
 export type Schema = { readonly [keyword: string]: unknown };
