@@ -10,6 +10,7 @@ export type { Stall, SubscriptionHealth, SubscriptionMetrics, SubscriptionOption
 export { Subscription, TransactionalSubscriptionError } from './belt/subscription.js';
 export type { AddressChoice, ParameterRule, ParametersOfAddress } from './core/address.js';
 export { ChannelAddressError } from './core/address.js';
+export { StructuredBinaryPayloadError } from './core/structured.js';
 export type { Backoff, BackoffOptions, DeadLetterPolicy } from './core/backoff.js';
 export { DEFAULT_DEAD_LETTER_SCHEDULE, exponentialBackoff, scheduleBackoff } from './core/backoff.js';
 export type { Clock } from './core/clock.js';

@@ -114,6 +114,8 @@ export class Subscription<M extends AnyContractMessage> {
       random: deps.random ?? Math.random,
     };
     this.address = resolveAddress(channel, options, this.#deps.logger);
+    // A transport that cannot carry the channel as configured says so now, not at the first record.
+    deps.transport.checkChannel?.(channel, this.address);
     this.#batchSize = options.batchSize ?? 100;
     const { clock, logger, transport } = this.#deps;
     const logIntervalMs = options.stallLogIntervalMs ?? 30_000;
