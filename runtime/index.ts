@@ -10,7 +10,6 @@ export type { Stall, SubscriptionHealth, SubscriptionMetrics, SubscriptionOption
 export { Subscription, TransactionalSubscriptionError } from './belt/subscription.js';
 export type { AddressChoice, ParameterRule, ParametersOfAddress } from './core/address.js';
 export { ChannelAddressError } from './core/address.js';
-export { StructuredBinaryPayloadError } from './core/structured.js';
 export type { Backoff, BackoffOptions, DeadLetterPolicy } from './core/backoff.js';
 export { DEFAULT_DEAD_LETTER_SCHEDULE, exponentialBackoff, scheduleBackoff } from './core/backoff.js';
 export type { Clock } from './core/clock.js';
@@ -32,6 +31,7 @@ export {
 export type { HostedComponent, HostedComponentHealth } from './core/hosted.js';
 export type { Logger, LogLevel, StreamLoggerOptions } from './core/logger.js';
 export { createStreamLogger, silentLogger, stderrLogger } from './core/logger.js';
+export { StructuredBinaryPayloadError } from './core/structured.js';
 export {
   ATTR as MESSAGING_ATTRIBUTES,
   formatTraceparent,
@@ -90,8 +90,11 @@ export type {
   ParkedMessage,
   ParkedSummary,
   ParkRequest,
+  PayloadView,
+  PayloadViewKind,
+  PayloadViewOptions,
 } from './stores/dead-letter/store.js';
-export { InMemoryDeadLetterStore, payloadText } from './stores/dead-letter/store.js';
+export { InMemoryDeadLetterStore, payloadText, payloadView } from './stores/dead-letter/store.js';
 export type {
   EventMapper,
   EventMapperContext,

@@ -1,0 +1,78 @@
+// A parked Avro message in a real SQLite dead-letter store: the store keeps its bytes exactly, and
+// `keiyaku dead-letters show` never prints them as text — base64, labelled with the content type
+// and how to decode them — while a textual payload still prints as it is.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ParkRequest } from '@keiyaku/runtime';
+import { migrateSqlite, SqliteDeadLetterStore } from '@keiyaku/sqlite';
+import Database from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runDeadLetters } from '../../generator/cli/dead-letters.js';
+import { ReadingMessage, reading } from './binary-contract.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'keiyaku-binary-show-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function show(args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const code = await runDeadLetters(['show', ...args], {
+    cwd: dir,
+    stdout: (text) => {
+      stdout += text;
+    },
+    stderr: (text) => {
+      stderr += text;
+    },
+  });
+  return { code, stdout, stderr };
+}
+
+function parkRequest(payload: Uint8Array, contentType: string): ParkRequest {
+  return {
+    channel: 'readings',
+    address: 'test.readings',
+    groupId: 'readers',
+    type: 'Reading',
+    payload,
+    headers: { ce_type: 'Reading', ce_id: 'r-1', 'content-type': contentType },
+    key: 's-1',
+    error: { name: 'Error', message: 'downstream refused it' },
+    attempts: 1,
+    firstFailureAt: new Date(0),
+    lastFailureAt: new Date(1),
+  };
+}
+
+describe('keiyaku dead-letters show of a binary payload', () => {
+  const file = join(dir, 'service.db');
+  const db = new Database(file);
+  migrateSqlite(db);
+  const store = new SqliteDeadLetterStore(db);
+  afterAll(() => db.close());
+
+  it('keeps the bytes exactly and shows them as labelled base64 when no contract decodes them', async () => {
+    const bytes = ReadingMessage.encode(reading(4));
+    const parked = await store.park(parkRequest(bytes, 'application/avro'), new Date());
+    expect((await store.get(parked.id))?.payload).toEqual(bytes);
+    const text = await show([parked.id, '--store', file]);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain(
+      `payload (base64, application/avro bytes; their channel is not known here, so they are not decoded; pass the contract with --spec to decode them): ${Buffer.from(bytes).toString('base64')}`,
+    );
+    const json = JSON.parse((await show([parked.id, '--store', file, '--json'])).stdout) as { item: Record<string, unknown> };
+    expect(json.item['payloadBase64']).toBe(Buffer.from(bytes).toString('base64'));
+    expect(json.item['payload']).toBeUndefined();
+    expect(json.item['payloadNote']).toMatch(/^application\/avro bytes/);
+  });
+
+  it('shows Avro bytes that happen to be valid UTF-8 as base64 too, and a JSON payload as it is', async () => {
+    const ascii = ReadingMessage.encode(ReadingMessage.create({ sensor: 's', seq: 1, blob: new TextEncoder().encode('abc') }));
+    const avro = await store.park(parkRequest(ascii, 'application/avro'), new Date());
+    const shown = await show([avro.id, '--store', file, '--json']);
+    expect(JSON.parse(shown.stdout).item).toMatchObject({ payloadBase64: Buffer.from(ascii).toString('base64') });
+    const json = await store.park(parkRequest(new TextEncoder().encode('{"a":1}'), 'application/json'), new Date());
+    expect((await show([json.id, '--store', file])).stdout).toContain('payload: {"a":1}');
+  });
+});
