@@ -1,16 +1,12 @@
-// A contract channel whose payloads are binary (Avro), built the way generated code builds one:
-// `defineMessage({ …, codec })` and `defineChannel`. The codec is a PayloadCodec over avsc, as
-// `@keiyaku/avro` provides it; the payloads carry bytes that are not UTF-8 (0x00, 0xff, a broken
-// two-byte sequence), so any path that reads them as text shows itself.
-import {
-  ContractDecodeError,
-  type ContractMessage,
-  defineChannel,
-  defineMessage,
-  type PayloadCodec,
-  type ValidationIssue,
-} from '@keiyaku/runtime/codegen-v1';
-import avro from 'avsc';
+// A contract channel whose payloads are binary — an Avro record and a Protobuf message — built the
+// way generated code builds one: `defineMessage({ …, codec: avroCodec(…) | protobufCodec(…) })`
+// and `defineChannel`. The payloads carry bytes that are not UTF-8 (0x00, 0xff, a broken two-byte
+// sequence), so any path that reads them as text shows itself.
+import { fileURLToPath } from 'node:url';
+import { avroCodec } from '@keiyaku/avro';
+import { protobufCodec } from '@keiyaku/protobuf';
+import { type ContractMessage, defineChannel, defineMessage } from '@keiyaku/runtime/codegen-v1';
+import { compileProtoFile } from '../../generator/formats/protobuf/compile.js';
 
 export const READING_SCHEMA = {
   type: 'record',
@@ -32,57 +28,12 @@ export interface Reading {
 /** Bytes no UTF-8 decoder accepts: NUL, 0xff, 0xfe and a lead byte followed by a non-continuation. */
 export const HOSTILE_BYTES = Uint8Array.from([0x00, 0xff, 0xfe, 0xc3, 0x28, 0x00, 0x80]);
 
-/** An Avro PayloadCodec of {@link READING_SCHEMA} (avsc), with the contract's JSON view of its bytes field (hex). */
-export function readingCodec(): PayloadCodec {
-  const type = avro.Type.forSchema(READING_SCHEMA as unknown as avro.Schema);
-  const issues = (value: unknown): ValidationIssue[] => {
-    const found: ValidationIssue[] = [];
-    type.isValid(value, {
-      errorHook: (path: string[]) =>
-        found.push({
-          pointer: path.map((p) => `/${p}`).join(''),
-          path: `$${path.map((p) => `.${p}`).join('')}`,
-          keyword: 'type',
-          message: 'does not match the Avro schema',
-        }),
-    });
-    return found;
-  };
-  return {
-    format: 'avro',
-    contentType: 'application/avro',
-    schema: { schemaType: 'AVRO', schema: JSON.stringify(type.schema()), recordName: 'keiyaku.test.Reading' },
-    validate: (value) => issues(toAvsc(value)),
-    normalize: (value) => {
-      const v = value as Reading;
-      return { sensor: v.sensor, seq: v.seq, blob: Uint8Array.from(v.blob) };
-    },
-    encode: (value) => new Uint8Array(type.toBuffer(toAvsc(value))),
-    decode(bytes, name) {
-      let decoded: { sensor: string; seq: number; blob: Buffer };
-      try {
-        decoded = type.fromBuffer(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)) as typeof decoded;
-      } catch (cause) {
-        const reason = cause instanceof Error ? cause.message : String(cause);
-        return {
-          ok: false,
-          error: new ContractDecodeError('malformed', name, `${name}: payload is not Avro of its schema (${reason})`, [], cause),
-        };
-      }
-      return { ok: true, value: { sensor: decoded.sensor, seq: decoded.seq, blob: new Uint8Array(decoded.blob) } };
-    },
-    toJson: (value) => {
-      const v = value as Reading;
-      return { sensor: v.sensor, seq: v.seq, blob: Buffer.from(v.blob).toString('hex') };
-    },
-  };
-}
-
-/** avsc takes `bytes` as a Buffer. */
-function toAvsc(value: unknown): unknown {
-  if (typeof value !== 'object' || value === null) return value;
-  const v = value as Record<string, unknown>;
-  return v['blob'] instanceof Uint8Array ? { ...v, blob: Buffer.from(v['blob']) } : v;
+/** test/binary/fixtures/scans.proto compiled with buf, as generated code embeds it (base64 FileDescriptorSet). */
+function scansDescriptorSet(): string {
+  const dir = fileURLToPath(new URL('./fixtures/', import.meta.url));
+  const result = compileProtoFile(dir, 'scans.proto');
+  if (!result.ok) throw new Error(`scans.proto does not compile: ${result.errors.map((e) => e.message).join('; ')}`);
+  return Buffer.from(result.descriptorSet).toString('base64');
 }
 
 export type ReadingMessage = ContractMessage<'Reading', Reading>;
@@ -92,19 +43,30 @@ export const ReadingMessage = defineMessage<'Reading', Reading, ReadingMessage>(
   id: 'Reading',
   contentType: 'application/avro',
   schemaHash: 'test',
-  codec: readingCodec(),
+  codec: avroCodec(READING_SCHEMA),
   keyProperty: 'sensor',
 });
 
-/** The channel of readings, on `address`. */
+export type ScanMessage = ContractMessage<'Scan', Reading>;
+
+export const ScanMessage = defineMessage<'Scan', Reading, ScanMessage>({
+  type: 'Scan',
+  id: 'Scan',
+  contentType: 'application/x-protobuf',
+  schemaHash: 'test',
+  codec: protobufCodec(scansDescriptorSet(), 'keiyaku.test.v1.Scan'),
+  keyProperty: 'sensor',
+});
+
+/** The channel of readings (Avro) and scans (Protobuf), on `address`. */
 export function readingChannel(address = 'test.readings') {
-  return defineChannel<ReadingMessage>({
+  return defineChannel<ReadingMessage | ScanMessage>({
     id: 'readings',
     address,
     addressTemplate: address,
     parameters: [],
     parameterRules: {},
-    messages: [ReadingMessage],
+    messages: [ReadingMessage, ScanMessage],
     bindings: { kafka: { partitions: 3 } },
   });
 }
@@ -112,4 +74,32 @@ export function readingChannel(address = 'test.readings') {
 /** Reading number `i` of sensor `i % sensors`, its blob the hostile bytes and `i`. */
 export function reading(i: number, sensors = 3): ReadingMessage {
   return ReadingMessage.create({ sensor: `s-${i % sensors}`, seq: i, blob: Uint8Array.from([...HOSTILE_BYTES, i & 0xff]) });
+}
+
+/** Scan number `i` of sensor `i % sensors` (Protobuf), its blob the hostile bytes and `i`. */
+export function scan(i: number, sensors = 3): ScanMessage {
+  return ScanMessage.create({ sensor: `s-${i % sensors}`, seq: i, blob: Uint8Array.from([...HOSTILE_BYTES, i & 0xff]) });
+}
+
+/** Reading `i` when `i` is even, else scan `i`: both formats interleaved on one channel and key. */
+export function sample(i: number, sensors = 3): ReadingMessage | ScanMessage {
+  return i % 2 === 0 ? reading(i, sensors) : scan(i, sensors);
+}
+
+/** `bytes` as hex, to compare payloads whatever their class (Buffer, Uint8Array) and backing store. */
+export function hex(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');
+}
+
+/** Records of `garbage` claiming to be a Reading (Avro, `ce_id` bad-avro) and a Scan (Protobuf, bad-protobuf), key s-0. */
+export function garbageRecords(address: string, garbage: Uint8Array) {
+  return [
+    { type: 'Reading', id: 'bad-avro', contentType: 'application/avro' },
+    { type: 'Scan', id: 'bad-protobuf', contentType: 'application/x-protobuf' },
+  ].map(({ type, id, contentType }) => ({
+    address,
+    key: 's-0',
+    value: garbage,
+    headers: { ce_specversion: '1.0', ce_id: id, ce_type: type, 'content-type': contentType },
+  }));
 }

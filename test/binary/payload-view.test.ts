@@ -3,24 +3,40 @@
 // labelled, even when they happen to be valid UTF-8 (never mojibake); textual payloads as before.
 import { payloadView } from '@keiyaku/runtime';
 import { describe, expect, it } from 'vitest';
-import { ReadingMessage, reading, readingChannel } from './binary-contract.js';
+import { ReadingMessage, reading, readingChannel, ScanMessage, scan } from './binary-contract.js';
 
 const avroHeaders = { ce_type: 'Reading', 'content-type': 'application/avro' };
 
 describe('payloadView', () => {
-  it('decodes an Avro payload with the codec of its channel and shows its JSON view', () => {
-    const payload = ReadingMessage.encode(reading(4));
-    const view = payloadView({ payload, type: 'Reading', headers: avroHeaders }, { channel: readingChannel() });
-    expect(view.kind).toBe('decoded');
-    expect(view.format).toBe('avro');
-    expect(JSON.parse(view.text)).toEqual({ sensor: 's-1', seq: 4, blob: '00fffec3280080' + '04' });
+  it('decodes an Avro or Protobuf payload with the codec of its channel and shows its JSON view', () => {
+    const avro = payloadView(
+      { payload: ReadingMessage.encode(reading(4)), type: 'Reading', headers: avroHeaders },
+      { channel: readingChannel() },
+    );
+    expect(avro.kind).toBe('decoded');
+    expect(avro.format).toBe('avro');
+    expect(JSON.parse(avro.text)).toEqual({
+      sensor: 's-1',
+      seq: 4,
+      blob: { $bytes: Buffer.from([0, 0xff, 0xfe, 0xc3, 0x28, 0, 0x80, 4]).toString('base64') },
+    });
+    const protobuf = payloadView(
+      { payload: ScanMessage.encode(scan(5)), type: 'Scan', headers: { 'content-type': 'application/x-protobuf' } },
+      { channel: readingChannel() },
+    );
+    expect(protobuf).toMatchObject({ kind: 'decoded', format: 'protobuf' });
+    expect(JSON.parse(protobuf.text)).toEqual({
+      sensor: 's-2',
+      seq: 5,
+      blob: Buffer.from([0, 0xff, 0xfe, 0xc3, 0x28, 0, 0x80, 5]).toString('base64'),
+    });
   });
 
   it('shows bytes the codec cannot decode as hex, saying why', () => {
     const payload = Uint8Array.from([0x02, 0xff, 0x00]);
     const view = payloadView({ payload, type: 'Reading', headers: avroHeaders }, { channel: readingChannel() });
     expect(view).toMatchObject({ kind: 'hex', text: '02 ff 00' });
-    expect(view.note).toMatch(/^avro bytes that do not decode: Reading: payload is not Avro/);
+    expect(view.note).toMatch(/^avro bytes that do not decode: Reading: payload is not an Avro keiyaku.test.Reading/);
   });
 
   it('never shows the bytes of a binary content type as text, even when they are valid UTF-8', () => {

@@ -1,12 +1,12 @@
-// Binary (Avro) payloads over the Iggy transport, against the in-repo protocol double: readings
+// Binary payloads (Avro and Protobuf) over the Iggy transport, against the in-repo protocol double: they
 // arrive byte-exact (0x00, invalid UTF-8), per-key order and headers kept, the codec's content
 // type on the wire; a message whose bytes are not Avro of its schema fails to decode as
 // `malformed` and is parked with its bytes; a redrive republishes the parked bytes unchanged.
 import { IggyTransport } from '@keiyaku/iggy';
-import { createMessaging, InMemoryDeadLetterStore, type Messaging, redrive, silentLogger } from '@keiyaku/runtime';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { HOSTILE_BYTES, type ReadingMessage, reading, readingChannel } from '../binary/binary-contract.js';
-import { waitFor } from '../helpers.js';
+import { createMessaging, InMemoryDeadLetterStore, type Messaging, silentLogger } from '@keiyaku/runtime';
+import { afterAll, afterEach, beforeAll, describe, it } from 'vitest';
+import { readingChannel } from '../binary/binary-contract.js';
+import { parkAndRedrive, roundTrip } from '../binary/scenarios.js';
 import { IggyProtocolDouble } from './protocol-double.js';
 
 const server = new IggyProtocolDouble();
@@ -38,82 +38,13 @@ function rig() {
 }
 
 describe('binary payloads over Iggy (protocol double)', () => {
-  it('arrive byte-exact, in per-key order, with their headers and content type', async () => {
+  it('arrive byte-exact (Avro and Protobuf), in per-key order, with their headers and content types', async () => {
     const { host, channel } = rig();
-    const got: { message: ReadingMessage; correlationId: string | undefined; contentType: string | undefined; note: string | undefined }[] =
-      [];
-    host.subscribe(channel, {
-      groupId: 'readers',
-      handle(message, context) {
-        got.push({
-          message,
-          correlationId: context.correlationId,
-          contentType: context.headers['content-type'],
-          note: context.headers['note'],
-        });
-      },
-    });
-    await host.start();
-    const publisher = host.publisher(channel);
-    await Promise.all(
-      Array.from({ length: 30 }, (_, i) => publisher.publish(reading(i), { correlationId: `c-${i}`, headers: { note: `n-${i}` } })),
-    );
-    await waitFor(() => got.length === 30, 'all 30 readings arrived', 15_000);
-    for (const { message, correlationId, contentType, note } of got) {
-      expect(message.blob).toEqual(Uint8Array.from([...HOSTILE_BYTES, message.seq]));
-      expect(correlationId).toBe(`c-${message.seq}`);
-      expect(note).toBe(`n-${message.seq}`);
-      expect(contentType).toBe('application/avro');
-    }
-    for (let s = 0; s < 3; s++) {
-      const order = got.filter((g) => g.message.sensor === `s-${s}`).map((g) => g.message.seq);
-      expect(order).toEqual(Array.from({ length: 10 }, (_, k) => s + 3 * k));
-    }
+    await roundTrip(host, channel);
   });
 
   it('park undecodable bytes as malformed, kept exactly; a redrive sends the parked bytes again', async () => {
     const { transport, deadLetters, host, channel } = rig();
-    let failing = true;
-    const handled: ReadingMessage[] = [];
-    host.subscribe(
-      channel,
-      {
-        groupId: 'readers',
-        handle(message) {
-          if (failing && message.seq === 7) throw new Error('downstream refused reading 7');
-          handled.push(message);
-        },
-      },
-      { deadLetter: { maxRetries: 0 }, retry: { initialMs: 1, maxMs: 1, jitter: 0 } },
-    );
-    await host.start();
-    const garbage = Uint8Array.from([0x02, 0xff, 0x00, 0xc3, 0x28, 0xfe]);
-    const producer = transport.producer();
-    await producer.send([
-      {
-        address: channel.address,
-        key: 's-0',
-        value: garbage,
-        headers: { ce_specversion: '1.0', ce_id: 'bad-1', ce_type: 'Reading', 'content-type': 'application/avro' },
-      },
-    ]);
-    await producer.close();
-    const publisher = host.publisher(channel);
-    await publisher.publish(reading(7));
-    await publisher.publish(reading(8));
-    await waitFor(async () => (await deadLetters.count()) === 2 && handled.length === 1, 'both parked, 8 handled', 15_000);
-    const parked = await deadLetters.list();
-    const bad = parked.find((p) => p.headers['ce_id'] === 'bad-1')!;
-    expect(bad.error).toMatchObject({ name: 'ContractDecodeError' });
-    expect(bad.error.message).toContain('payload is not Avro');
-    expect(bad.payload).toEqual(garbage);
-    const seven = parked.find((p) => p.headers['ce_id'] !== 'bad-1')!;
-    expect(seven.payload).toEqual(channel.message('Reading')!.encode(reading(7)));
-
-    failing = false;
-    const result = await redrive(seven.id, { transport, deadLetters, channel: () => channel });
-    expect(result.removed).toBe(true);
-    await waitFor(() => handled.length === 2, 'the redriven reading is handled', 15_000);
-    expect(handled[1]!.blob).toEqual(reading(7).blob);
+    await parkAndRedrive(host, transport, deadLetters, channel);
   });
 });

@@ -1,4 +1,4 @@
-// Binary (Avro) payloads through the outbox, on real SQLite and real PostgreSQL: the row holds the
+// Binary payloads (Avro and Protobuf) through the outbox, on real SQLite and real PostgreSQL: the row holds the
 // codec's bytes exactly (0x00, invalid UTF-8), the dispatcher publishes them byte-exact in per-key
 // order to the memory transport, and a row that went dead and is reset (the outbox's redrive)
 // is published again with the same bytes.
@@ -12,7 +12,7 @@ import { InMemoryTransport } from '@keiyaku/runtime/memory';
 import { SqliteOutbox } from '@keiyaku/sqlite';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { HOSTILE_BYTES, type ReadingMessage, reading, readingChannel } from '../binary/binary-contract.js';
+import { HOSTILE_BYTES, hex, type ReadingMessage, readingChannel, type ScanMessage, sample } from '../binary/binary-contract.js';
 import { waitFor } from '../helpers.js';
 import { type FreshDatabase, freshDatabase, postgresSkipNote, postgresUrl } from '../postgres/postgres-env.js';
 
@@ -34,11 +34,13 @@ class RefusingTransport extends InMemoryTransport {
 
 interface Engine {
   readonly outbox: SqliteOutbox | PostgresOutbox;
-  write(items: readonly ReadingMessage[]): Promise<void>;
+  write(items: readonly Sample[]): Promise<void>;
 }
 
-/** Each reading with its sensor as the partition key. */
-const keyed = (items: readonly ReadingMessage[]) => items.map((m) => [m, { key: m.sensor }] as const);
+type Sample = ReadingMessage | ScanMessage;
+
+/** Each sample with its sensor as the partition key. */
+const keyed = (items: readonly Sample[]) => items.map((m) => [m, { key: m.sensor }] as const);
 
 const cleanups: (() => Promise<void>)[] = [];
 const hosts: Messaging[] = [];
@@ -109,20 +111,20 @@ for (const [name, make, runs] of engines) {
       const transport = new RefusingTransport({ defaultPartitions: 3, idleWaitMs: 5 });
       const host = createMessaging({ logger: silentLogger, transport });
       hosts.push(host);
-      const got: ReadingMessage[] = [];
+      const got: Sample[] = [];
       host.subscribe(channel, { groupId: 'readers', handle: (message) => void got.push(message) });
-      const items = Array.from({ length: 15 }, (_, i) => reading(i));
-      const encoded = new Map(items.map((m) => [m.seq, channel.message('Reading')!.encode(m)]));
+      const items = Array.from({ length: 15 }, (_, i) => sample(i));
+      const encoded = new Map(items.map((m) => [m.seq, hex(channel.message(m.seq % 2 === 0 ? 'Reading' : 'Scan')!.encode(m))]));
       await engine.write(items.slice(0, 12));
       const pending = await engine.outbox.list({ state: 'pending' });
-      expect(pending.map((row) => row.payload)).toEqual(items.slice(0, 12).map((m) => encoded.get(m.seq)));
+      expect(pending.map((row) => hex(row.payload))).toEqual(items.slice(0, 12).map((m) => encoded.get(m.seq)));
 
       host.host(
         engine.outbox.dispatcher({ transport }, { pollIntervalMs: 20, maxAttempts: 1, retry: { initialMs: 10, maxMs: 10, jitter: 0 } }),
       );
       await host.start();
       await waitFor(() => got.length === 12, 'the 12 rows are published', 15_000);
-      for (const message of got) expect(message.blob).toEqual(Uint8Array.from([...HOSTILE_BYTES, message.seq]));
+      for (const message of got) expect(hex(message.blob)).toBe(hex(Uint8Array.from([...HOSTILE_BYTES, message.seq])));
       for (const sensor of ['s-0', 's-1', 's-2']) {
         const order = got.filter((m) => m.sensor === sensor).map((m) => m.seq);
         expect(order).toEqual([...order].sort((a, b) => a - b));
@@ -134,7 +136,7 @@ for (const [name, make, runs] of engines) {
       await engine.write(items.slice(12));
       await waitFor(async () => (await engine.outbox.counts()).dead === 3, 'the 3 refused rows are dead', 15_000);
       const dead = await engine.outbox.list({ state: 'dead' });
-      expect(dead.map((row) => row.payload)).toEqual([12, 13, 14].map((seq) => encoded.get(seq)));
+      expect(dead.map((row) => hex(row.payload))).toEqual([12, 13, 14].map((seq) => encoded.get(seq)));
       transport.refused.clear();
       for (const row of dead) expect(await engine.outbox.reset(row.id)).toBe(true);
       await waitFor(() => got.length === 15, 'the reset rows are published', 15_000);
@@ -145,9 +147,10 @@ for (const [name, make, runs] of engines) {
           .sort((a, b) => a - b),
       ).toEqual([12, 13, 14]);
       const sent = transport.published(channel).slice(12);
-      expect(sent.map((p) => p.record.value).sort((a, b) => a[a.length - 1]! - b[b.length - 1]!)).toEqual(
-        [12, 13, 14].map((seq) => encoded.get(seq)),
-      );
+      // The last byte of each blob is its seq (and the last byte of the encoding in both formats).
+      expect(
+        sent.map((p) => hex(p.record.value)).sort((a, b) => Number.parseInt(a.slice(-2), 16) - Number.parseInt(b.slice(-2), 16)),
+      ).toEqual([12, 13, 14].map((seq) => encoded.get(seq)));
     });
   });
 }
