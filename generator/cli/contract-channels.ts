@@ -72,7 +72,8 @@ function channelOf(
       defineMessage({
         type: m.type,
         id: m.id,
-        contentType: m.contentType,
+        // An Avro or Protobuf message writes its codec's content type, as generated code does.
+        contentType: m.format === undefined ? m.contentType : codecOf(m)!.contentType,
         schemaHash: '',
         boxed: m.boxed,
         ...(m.format === undefined ? { validate: validator(m.payload) } : { codec: codecOf(m)! }),

@@ -10,10 +10,16 @@ import type { ContractModel, MessageModel } from '../model/contract-model.js';
 import type { CodecOf } from './contract-channels.js';
 
 interface AvroModule {
-  readonly avroCodec?: (schema: unknown) => PayloadCodec;
+  readonly avroCodec?: (schema: object, options?: { contentType?: string }) => PayloadCodec;
 }
 interface ProtobufModule {
-  readonly protobufCodec?: (descriptorSet: string, message: string, source: string) => PayloadCodec;
+  readonly protobufCodec?: (descriptorSet: string, message: string, options?: { source?: string; contentType?: string }) => PayloadCodec;
+}
+
+/** The contract's content type of `m`, when it names a binary one (not the JSON default); the codec's own otherwise. */
+function contentTypeOf(m: MessageModel): { contentType?: string } {
+  const type = m.contentType.toLowerCase();
+  return type === '' || type.startsWith('application/json') || type.includes('+json') ? {} : { contentType: m.contentType };
 }
 
 export interface ContractCodecs {
@@ -42,8 +48,9 @@ export async function contractCodecs(model: ContractModel): Promise<ContractCode
     missing.push('the contract has Protobuf messages: install @keiyaku/protobuf (npm install @keiyaku/protobuf) to decode them');
   const codecOf = (m: MessageModel): PayloadCodec | undefined => {
     const format = m.format;
-    if (format?.kind === 'avro') return avro?.avroCodec?.(format.schema);
-    if (format?.kind === 'protobuf') return protobuf?.protobufCodec?.(format.descriptorSet, format.message, format.source);
+    if (format?.kind === 'avro') return avro?.avroCodec?.(format.schema as object, contentTypeOf(m));
+    if (format?.kind === 'protobuf')
+      return protobuf?.protobufCodec?.(format.descriptorSet, format.message, { source: format.source, ...contentTypeOf(m) });
     return undefined;
   };
   return { codecOf, missing };
