@@ -1,7 +1,7 @@
 // A parked Avro message in a real SQLite dead-letter store: the store keeps its bytes exactly, and
 // `keiyaku dead-letters show` never prints them as text — base64, labelled with the content type
 // and how to decode them — while a textual payload still prints as it is.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ParkRequest } from '@keiyaku/runtime';
@@ -9,7 +9,7 @@ import { migrateSqlite, SqliteDeadLetterStore } from '@keiyaku/sqlite';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runDeadLetters } from '../../generator/cli/dead-letters.js';
-import { hex, ReadingMessage, reading } from './binary-contract.js';
+import { hex, ReadingMessage, reading, ScanMessage, scan } from './binary-contract.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'keiyaku-binary-show-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -29,14 +29,62 @@ async function show(args: readonly string[]): Promise<{ code: number; stdout: st
   return { code, stdout, stderr };
 }
 
-function parkRequest(payload: Uint8Array, contentType: string): ParkRequest {
+/** The contract of the readings channel: an Avro message and a Protobuf one, inline. */
+const CONTRACT = `asyncapi: 3.0.0
+info:
+  title: Readings
+  version: 1.0.0
+channels:
+  readings:
+    address: test.readings
+    messages:
+      Reading:
+        $ref: "#/components/messages/Reading"
+      Scan:
+        $ref: "#/components/messages/Scan"
+operations:
+  sendReadings:
+    action: send
+    channel:
+      $ref: "#/channels/readings"
+components:
+  messages:
+    Reading:
+      name: Reading
+      contentType: application/avro
+      payload:
+        schemaFormat: application/vnd.apache.avro;version=1.9.0
+        schema:
+          type: record
+          name: Reading
+          namespace: keiyaku.test
+          fields:
+            - { name: sensor, type: string }
+            - { name: seq, type: int }
+            - { name: blob, type: bytes }
+    Scan:
+      name: Scan
+      contentType: application/x-protobuf
+      payload:
+        schemaFormat: application/vnd.google.protobuf;version=3
+        schema: |
+          syntax = "proto3";
+          package keiyaku.test.v1;
+          message Scan {
+            string sensor = 1;
+            int32 seq = 2;
+            bytes blob = 3;
+          }
+`;
+
+function parkRequest(payload: Uint8Array, contentType: string, type = 'Reading'): ParkRequest {
   return {
     channel: 'readings',
     address: 'test.readings',
     groupId: 'readers',
-    type: 'Reading',
+    type,
     payload,
-    headers: { ce_type: 'Reading', ce_id: 'r-1', 'content-type': contentType },
+    headers: { ce_type: type, ce_id: 'r-1', 'content-type': contentType },
     key: 's-1',
     error: { name: 'Error', message: 'downstream refused it' },
     attempts: 1,
@@ -74,5 +122,27 @@ describe('keiyaku dead-letters show of a binary payload', () => {
     expect(JSON.parse(shown.stdout).item).toMatchObject({ payloadBase64: Buffer.from(ascii).toString('base64') });
     const json = await store.park(parkRequest(new TextEncoder().encode('{"a":1}'), 'application/json'), new Date());
     expect((await show([json.id, '--store', file])).stdout).toContain('payload: {"a":1}');
+  });
+
+  it('decodes Avro and Protobuf payloads with the codecs of the contract given with --spec', async () => {
+    writeFileSync(join(dir, 'readings.yaml'), CONTRACT);
+    const avro = await store.park(parkRequest(ReadingMessage.encode(reading(4)), 'application/avro'), new Date());
+    const protobuf = await store.park(parkRequest(ScanMessage.encode(scan(5)), 'application/x-protobuf', 'Scan'), new Date());
+    const text = await show([avro.id, '--store', file, '--spec', 'readings.yaml']);
+    expect(text.stderr).toBe('');
+    expect(text.stdout).toContain('payload (avro, decoded):\n{\n  "sensor": "s-1",\n  "seq": 4,');
+    const json = JSON.parse((await show([protobuf.id, '--store', file, '--spec', 'readings.yaml', '--json'])).stdout) as {
+      item: Record<string, unknown>;
+    };
+    expect(json.item).toMatchObject({
+      payloadFormat: 'protobuf',
+      payloadDecoded: { sensor: 's-2', seq: 5, blob: Buffer.from(scan(5).blob).toString('base64') },
+      payloadBase64: Buffer.from(ScanMessage.encode(scan(5))).toString('base64'),
+    });
+    // Bytes that are not a Reading: labelled base64 with the reason, not text.
+    const bad = await store.park(parkRequest(Uint8Array.from([0x02, 0xff]), 'application/avro'), new Date());
+    expect((await show([bad.id, '--store', file, '--spec', 'readings.yaml'])).stdout).toMatch(
+      /payload \(base64, avro bytes that do not decode: Reading: payload is not an Avro keiyaku.test.Reading.*\): Av8=/,
+    );
   });
 });
