@@ -5,11 +5,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ParkRequest } from '@keiyaku/runtime';
-import { migrateSqlite, SqliteDeadLetterStore } from '@keiyaku/sqlite';
+import { migrateSqlite, SqliteDeadLetterStore, SqliteOutbox } from '@keiyaku/sqlite';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runDeadLetters } from '../../generator/cli/dead-letters.js';
-import { hex, ReadingMessage, reading, ScanMessage, scan } from './binary-contract.js';
+import { hex, ReadingMessage, reading, readingChannel, ScanMessage, scan } from './binary-contract.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'keiyaku-binary-show-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -144,5 +144,20 @@ describe('keiyaku dead-letters show of a binary payload', () => {
     expect((await show([bad.id, '--store', file, '--spec', 'readings.yaml'])).stdout).toMatch(
       /payload \(base64, avro bytes that do not decode: Reading: payload is not an Avro keiyaku.test.Reading.*\): Av8=/,
     );
+  });
+
+  it('shows a dead outbox row of a binary message decoded the same way', async () => {
+    writeFileSync(join(dir, 'readings.yaml'), CONTRACT);
+    const outbox = new SqliteOutbox(db);
+    outbox.migrate();
+    const writer = outbox.channel(readingChannel());
+    db.transaction(() => writer.write(db, scan(8), { key: 's-2' }))();
+    const [row] = await outbox.list({ state: 'pending' });
+    expect(hex(row!.payload)).toBe(hex(ScanMessage.encode(scan(8))));
+    await outbox.failed(row!.id, { attempts: 1, error: 'broker refused it', next: 'dead', now: Date.now() });
+    const json = JSON.parse((await show([`outbox:${row!.id}`, '--store', file, '--spec', 'readings.yaml', '--json'])).stdout) as {
+      item: Record<string, unknown>;
+    };
+    expect(json.item).toMatchObject({ kind: 'outbox', payloadFormat: 'protobuf', payloadDecoded: { sensor: 's-2', seq: 8 } });
   });
 });

@@ -8,7 +8,8 @@ import { OutboxDispatcher } from '@keiyaku/runtime/adapter';
 import { InMemoryTransport } from '@keiyaku/runtime/memory';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BookIntegrationEvents } from '../../generated/index.js';
-import { readingChannel } from './binary-contract.js';
+import { waitFor } from '../helpers.js';
+import { garbageRecords, readingChannel } from './binary-contract.js';
 import { parkAndRedrive, roundTrip } from './scenarios.js';
 
 const hosts: Messaging[] = [];
@@ -33,6 +34,23 @@ describe('binary payloads over the memory transport', () => {
   it('park undecodable bytes as malformed, kept exactly; a redrive of a parked message sends the same bytes', async () => {
     const { transport, deadLetters, host, channel } = rig();
     await parkAndRedrive(host, transport, deadLetters, channel);
+  });
+
+  it('without a dead-letter policy, undecodable bytes block their lane as any undecodable record does', async () => {
+    const { transport, host, channel } = rig();
+    const subscription = host.subscribe(
+      channel,
+      { groupId: 'readers', handle: () => {} },
+      { retry: { initialMs: 5, maxMs: 5, jitter: 0 } },
+    );
+    await host.start();
+    const producer = transport.producer();
+    await producer.send(garbageRecords(channel.address, Uint8Array.from([0x02, 0xff, 0x00])).slice(0, 1));
+    await producer.close();
+    await waitFor(() => (subscription.health().stalls[0]?.attempts ?? 0) >= 3, 'the lane is stalled and retried');
+    const stall = subscription.health().stalls[0]!;
+    expect(stall.reason).toContain('Reading: payload is not an Avro keiyaku.test.Reading');
+    expect(subscription.health()).toMatchObject({ state: 'stalled', parked: 0 });
   });
 });
 
