@@ -77,6 +77,17 @@ export abstract class KafkaTransportBase {
    */
   checkChannel(channel: AnyChannel, address: string): void {
     refuseStructuredBinary(channel, address, this.contentMode(address));
+    // An address template (parameters given per publish): the content modes of the concrete addresses it covers.
+    if (!address.includes('{')) return;
+    const literal = (part: string) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const covers = new RegExp(
+      `^${address
+        .split(/\{[^}]*\}/)
+        .map(literal)
+        .join('.+')}$`,
+    );
+    for (const [concrete, mode] of Object.entries(this.options.contentModes ?? {}))
+      if (covers.test(concrete)) refuseStructuredBinary(channel, concrete, mode);
   }
 
   /** The consumer group of `groupId`, with the namespace. */

@@ -5,11 +5,12 @@
 import { createKafkaTransport, type KafkaDriver } from '@keiyaku/kafka';
 import { createMessaging, InMemoryDeadLetterStore, type Messaging, StructuredBinaryPayloadError, silentLogger } from '@keiyaku/runtime';
 import { OutboxDispatcher } from '@keiyaku/runtime/adapter';
+import { defineChannel } from '@keiyaku/runtime/codegen-v1';
 import { InMemoryTransport } from '@keiyaku/runtime/memory';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BookIntegrationEvents } from '../../generated/index.js';
 import { waitFor } from '../helpers.js';
-import { garbageRecords, readingChannel } from './binary-contract.js';
+import { garbageRecords, ReadingMessage, readingChannel } from './binary-contract.js';
 import { parkAndRedrive, roundTrip } from './scenarios.js';
 
 const hosts: Messaging[] = [];
@@ -93,5 +94,22 @@ describe.each(['kafkajs', 'platformatic'] as const)('structured content mode wit
     expect(() => perAddress.publisher(readingChannel())).not.toThrow();
     expect(() => perAddress.subscribe(readingChannel(), { groupId: 'g', handle: () => {} })).not.toThrow();
     expect(() => perAddress.publisher(readingChannel('other.readings'))).toThrow(StructuredBinaryPayloadError);
+  });
+
+  it('is refused for a channel with parameters when a concrete address it covers is written structured', () => {
+    const regional = defineChannel<ReadingMessage, (params: { region: string }) => string>({
+      id: 'regionalReadings',
+      address: (params: { region: string }) => `readings.${params.region}.v1`,
+      addressTemplate: 'readings.{region}.v1',
+      parameters: ['region'],
+      parameterRules: {},
+      messages: [ReadingMessage],
+      bindings: {},
+    });
+    const structuredEu = createMessaging({ logger: silentLogger, transport: kafka({ contentModes: { 'readings.eu.v1': 'structured' } }) });
+    const binary = createMessaging({ logger: silentLogger, transport: kafka({ contentModes: { 'other.eu.v1': 'structured' } }) });
+    hosts.push(structuredEu, binary);
+    expect(() => structuredEu.publisher(regional)).toThrow(/channel regionalReadings \(readings\.eu\.v1\) carries Reading/);
+    expect(() => binary.publisher(regional)).not.toThrow();
   });
 });
