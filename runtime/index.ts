@@ -31,6 +31,7 @@ export {
 export type { HostedComponent, HostedComponentHealth } from './core/hosted.js';
 export type { Logger, LogLevel, StreamLoggerOptions } from './core/logger.js';
 export { createStreamLogger, silentLogger, stderrLogger } from './core/logger.js';
+export { StructuredBinaryPayloadError } from './core/structured.js';
 export {
   ATTR as MESSAGING_ATTRIBUTES,
   formatTraceparent,
@@ -89,8 +90,11 @@ export type {
   ParkedMessage,
   ParkedSummary,
   ParkRequest,
+  PayloadView,
+  PayloadViewKind,
+  PayloadViewOptions,
 } from './stores/dead-letter/store.js';
-export { InMemoryDeadLetterStore, payloadText } from './stores/dead-letter/store.js';
+export { InMemoryDeadLetterStore, payloadText, payloadView } from './stores/dead-letter/store.js';
 export type {
   EventMapper,
   EventMapperContext,

@@ -13,11 +13,15 @@ import {
   defineChannel,
   defineMessage,
   type ParameterRule,
+  type PayloadCodec,
   type StandaloneValidator,
 } from '@keiyaku/runtime/codegen-v1';
 import { headerShape } from '../emit/emit.js';
 import { toAjvSchema } from '../emit/validators.js';
-import type { ChannelModel, ContractModel } from '../model/contract-model.js';
+import type { ChannelModel, ContractModel, MessageModel } from '../model/contract-model.js';
+
+/** The payload codec of an Avro or Protobuf message of the model; undefined when none can be built here. */
+export type CodecOf = (message: MessageModel) => PayloadCodec | undefined;
 
 const require = createRequire(import.meta.url);
 
@@ -52,18 +56,27 @@ function compiler(model: ContractModel): (name: string) => StandaloneValidator {
   };
 }
 
-function channelOf(model: ContractModel, channel: ChannelModel, validator: (name: string) => StandaloneValidator): AnyChannel {
+function channelOf(
+  model: ContractModel,
+  channel: ChannelModel,
+  validator: (name: string) => StandaloneValidator,
+  codecOf: CodecOf,
+): AnyChannel {
   const messages = channel.messages
     .map((type) => model.messages[type])
     .filter((m) => m !== undefined)
+    // An Avro or Protobuf message whose codec cannot be built here is left out: the channel then
+    // refuses its records as of an unknown type, and never reads them as JSON.
+    .filter((m) => m.format === undefined || codecOf(m) !== undefined)
     .map((m) =>
       defineMessage({
         type: m.type,
         id: m.id,
-        contentType: m.contentType,
+        // An Avro or Protobuf message writes its codec's content type, as generated code does.
+        contentType: m.format === undefined ? m.contentType : codecOf(m)!.contentType,
         schemaHash: '',
         boxed: m.boxed,
-        validate: validator(m.payload),
+        ...(m.format === undefined ? { validate: validator(m.payload) } : { codec: codecOf(m)! }),
         ...(m.headers === undefined ? {} : { headers: { ...headerShape(model, m.headers), validate: validator(m.headers) } }),
         ...(m.kafkaKeyProperty === undefined || m.boxed ? {} : { keyProperty: m.kafkaKeyProperty }),
       }),
@@ -90,8 +103,16 @@ function channelOf(model: ContractModel, channel: ChannelModel, validator: (name
   });
 }
 
-/** Every channel of `model` as a runtime descriptor, by channel id. */
-export function contractChannels(model: ContractModel): ReadonlyMap<string, AnyChannel> {
+/**
+ * Every channel of `model` as a runtime descriptor, by channel id. `codecOf` builds the codecs of
+ * its Avro and Protobuf messages (see payload-codecs.ts); without it they are left out.
+ */
+export function contractChannels(model: ContractModel, codecOf: CodecOf = () => undefined): ReadonlyMap<string, AnyChannel> {
   const validator = compiler(model);
-  return new Map(model.channels.map((c) => [c.id, channelOf(model, c, validator)]));
+  const codecs = new Map<string, PayloadCodec | undefined>();
+  const cached: CodecOf = (m) => {
+    if (!codecs.has(m.type)) codecs.set(m.type, codecOf(m));
+    return codecs.get(m.type);
+  };
+  return new Map(model.channels.map((c) => [c.id, channelOf(model, c, validator, cached)]));
 }

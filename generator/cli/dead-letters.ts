@@ -8,10 +8,10 @@
  * both. Nothing is changed unless the action succeeds: redrive validates before it sends and
  * removes the parked record only after the broker acknowledged the republish.
  */
-import { payloadText } from '@keiyaku/runtime';
 import { isKeiyakuError } from '../errors.js';
 import { confirm, DEAD_LETTERS_USAGE, DeadLettersError, type DeadLettersIo, type Options, parse, reason } from './dead-letters/options.js';
 import { describeItem, oneLine, table, toJson } from './dead-letters/output.js';
+import { payloadLines, showPayload } from './dead-letters/payload.js';
 import { redriveParked } from './dead-letters/redrive.js';
 import {
   type DeadFilter,
@@ -46,7 +46,7 @@ export async function runDeadLetters(argv: readonly string[], io: DeadLettersIo)
     opened = await openStore(o.store, io.cwd);
     if (o.action === 'list') return await list(o, io, opened);
     const { item, source } = await find(opened, o.id!);
-    if (o.action === 'show') return show(o, io, item);
+    if (o.action === 'show') return await show(o, io, item);
     if (o.action === 'remove') return await remove(o, io, item, source);
     if (source instanceof OutboxSource) return await resetOutboxRow(o, io, item, source);
     return await redriveParked(o, io, (source as ParkedSource).store, item);
@@ -101,19 +101,24 @@ async function list(o: Options, io: DeadLettersIo, opened: OpenedStore): Promise
   return 0;
 }
 
-/** `show`: one item in full: its fields, headers, payload (base64 when not UTF-8) and stack. */
-function show(o: Options, io: DeadLettersIo, item: DeadItem): number {
+/**
+ * `show`: one item in full: its fields, headers, payload (decoded with its channel's codec when it
+ * is Avro or Protobuf and the contract is at hand, else base64 when it is not text) and stack.
+ */
+async function show(o: Options, io: DeadLettersIo, item: DeadItem): Promise<number> {
+  const view = await showPayload(o, io.cwd, item);
+  const json = toJson(item, true);
   if (o.json) {
-    io.stdout(`${JSON.stringify({ ok: true, item: toJson(item, true) }, null, 2)}\n`);
+    const decoded = view.kind === 'decoded' ? { payloadDecoded: JSON.parse(view.text) as unknown, payloadFormat: view.format } : {};
+    const note = view.note === undefined ? {} : { payloadNote: view.note };
+    io.stdout(`${JSON.stringify({ ok: true, item: { ...json, ...decoded, ...note } }, null, 2)}\n`);
     return 0;
   }
-  const json = toJson(item, true);
   const lines = Object.entries(json)
     .filter(([k]) => k !== 'headers' && k !== 'payload' && k !== 'payloadBase64' && k !== 'stack')
     .map(([k, v]) => `${k}: ${String(v)}`);
   lines.push('headers:', ...Object.entries(item.headers).map(([k, v]) => `  ${k}: ${v}`));
-  const text = payloadText(item);
-  lines.push(text === undefined ? `payload (base64, not UTF-8): ${Buffer.from(item.payload).toString('base64')}` : `payload: ${text}`);
+  lines.push(...payloadLines(view, item));
   if (typeof json['stack'] === 'string') lines.push('stack:', json['stack']);
   io.stdout(`${lines.join('\n')}\n`);
   return 0;

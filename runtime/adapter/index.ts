@@ -23,7 +23,7 @@ export { selectMigrations } from '../core/migration.js';
 export type { RetryOptions } from '../core/retry.js';
 export { isRetriable, retry } from '../core/retry.js';
 export type { ContentMode } from '../core/structured.js';
-export { toStructured } from '../core/structured.js';
+export { refuseStructuredBinary, StructuredBinaryPayloadError, toStructured } from '../core/structured.js';
 export type {
   ConsumedOffset,
   ConsumerOptions,

@@ -13,9 +13,8 @@
  *   parked in the {@link DeadLetterStore} and the lane moves on. A store that fails to park
  *   keeps the lane blocked at the record (the reason in health and the log) and is asked again
  *   on the blocking retry's backoff: the record is parked once, and the process never ends for it.
- * - Bytes that cannot be decoded (payload or contract headers) fail the same way every time:
- *   under a dead-letter policy they are parked at once, without the retry schedule; without one
- *   they block the lane like a failing handler (nothing is skipped by default).
+ * - Bytes that cannot be decoded (payload or contract headers) fail the same way every time: under a dead-letter
+ *   policy they are parked at once, without the retry schedule; without one they block the lane like a failing handler.
  * - A record whose type is outside the handler's declared types (or the channel's: a newer
  *   producer, logged once per type) is skipped and acked, decided from its `ce_type` header
  *   before decoding; one without a type header is decoded, and fails.
@@ -114,6 +113,7 @@ export class Subscription<M extends AnyContractMessage> {
       random: deps.random ?? Math.random,
     };
     this.address = resolveAddress(channel, options, this.#deps.logger);
+    deps.transport.checkChannel?.(channel, this.address); // a channel the transport cannot carry is refused now, not at the first record
     this.#batchSize = options.batchSize ?? 100;
     const { clock, logger, transport } = this.#deps;
     const logIntervalMs = options.stallLogIntervalMs ?? 30_000;

@@ -14,6 +14,8 @@
  * @see https://github.com/cloudevents/spec/blob/v1.0.2/cloudevents/formats/json-format.md
  */
 import { Buffer, isUtf8 } from 'node:buffer';
+import type { AnyChannel } from './contract.js';
+import { KeiyakuError } from './errors.js';
 
 /** How a transport writes the CloudEvents attributes of a record. */
 export type ContentMode = 'binary' | 'structured';
@@ -24,6 +26,44 @@ export type ContentMode = 'binary' | 'structured';
  * 512 bytes a second, larger buffer).
  */
 export const STRUCTURED_CONTENT_TYPE = 'application/cloudevents+json';
+
+/**
+ * A channel whose messages are Avro or Protobuf bytes, configured for structured content mode: the
+ * structured event of keiyaku is the JSON event format, whose `data` is JSON (a binary payload
+ * would travel as `data_base64`, which no Avro or Protobuf consumer of the topic reads). Thrown
+ * when the publisher or subscription is made, not at the first send.
+ */
+export class StructuredBinaryPayloadError extends KeiyakuError {
+  override readonly name = 'StructuredBinaryPayloadError';
+  readonly channel: string;
+  /** The message type whose payload is binary. */
+  readonly messageType: string;
+  readonly format: string;
+
+  constructor(channel: string, address: string, messageType: string, format: string) {
+    super(
+      'structured_binary_payload',
+      `channel ${channel} (${address}) carries ${messageType}, a ${format} payload, but is written in CloudEvents structured content mode, ` +
+        `whose JSON event holds JSON payloads only: set contentMode "binary" for it (KafkaTransportOptions.contentModes["${address}"] = "binary", ` +
+        'or contentMode "binary" for the transport)',
+    );
+    this.channel = channel;
+    this.messageType = messageType;
+    this.format = format;
+  }
+}
+
+/**
+ * Throws {@link StructuredBinaryPayloadError} when `channel`, written in `mode` at `address`, is
+ * structured and carries a message whose payload is not JSON (Avro, Protobuf).
+ */
+export function refuseStructuredBinary(channel: AnyChannel, address: string, mode: ContentMode): void {
+  if (mode !== 'structured') return;
+  for (const type of channel.messageTypes) {
+    const format = channel.message(type)?.format ?? 'json';
+    if (format !== 'json') throw new StructuredBinaryPayloadError(channel.id, address, type, format);
+  }
+}
 
 const CE_PREFIX = 'ce_';
 /** The binding's `content-type` header (`CE_HEADERS.contentType`). */

@@ -1,4 +1,4 @@
-import type { ChannelBindings } from './contract.js';
+import type { AnyChannel, ChannelBindings } from './contract.js';
 import type { Logger } from './logger.js';
 
 /**
@@ -167,6 +167,12 @@ export interface Transport {
    * Redrive reads it; a transport without it is taken to send to the address itself.
    */
   destination?(address: string, bindings: ChannelBindings): string;
+  /**
+   * Throws a KeiyakuError naming the fix when the transport cannot carry `channel`'s messages at
+   * `address` as configured (a Kafka channel in structured content mode whose payloads are Avro or
+   * Protobuf). Publishers and subscriptions call it when they are made.
+   */
+  checkChannel?(channel: AnyChannel, address: string): void;
   /** Whether {@link destination} exists on the broker now. Never creates it (a redrive must not auto-create a topic). */
   destinationExists?(address: string, bindings: ChannelBindings): Promise<boolean>;
   /** The state of the transport's connections, when it tracks them. */

@@ -4,11 +4,13 @@
  * creating each topic at most once per transport (the driver says how, `createTopic`).
  */
 import {
+  type AnyChannel,
   type ChannelBindings,
   type ContentMode,
   forwardingLogger,
   KeiyakuError,
   type Logger,
+  refuseStructuredBinary,
   stderrLogger,
   type TransportCapabilities,
   type TransportHealth,
@@ -67,6 +69,25 @@ export abstract class KafkaTransportBase {
   /** How records for `address` are written: binary or structured CloudEvents content mode. */
   contentMode(address: string): ContentMode {
     return this.options.contentModes?.[address] ?? this.options.contentMode ?? 'binary';
+  }
+
+  /**
+   * Refuses a channel written in structured content mode that carries Avro or Protobuf payloads
+   * (`StructuredBinaryPayloadError`): structured mode is the JSON event format, for JSON payloads.
+   */
+  checkChannel(channel: AnyChannel, address: string): void {
+    refuseStructuredBinary(channel, address, this.contentMode(address));
+    // An address template (parameters given per publish): the content modes of the concrete addresses it covers.
+    if (!address.includes('{')) return;
+    const literal = (part: string) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const covers = new RegExp(
+      `^${address
+        .split(/\{[^}]*\}/)
+        .map(literal)
+        .join('.+')}$`,
+    );
+    for (const [concrete, mode] of Object.entries(this.options.contentModes ?? {}))
+      if (covers.test(concrete)) refuseStructuredBinary(channel, concrete, mode);
   }
 
   /** The consumer group of `groupId`, with the namespace. */

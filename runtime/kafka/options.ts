@@ -1,5 +1,13 @@
 /** The options of the Kafka transport, its drivers, and the status of one of its clients. */
-import type { ChannelBindings, ContentMode, Logger, TransactionalProducer, Transport, TransportHealth } from '@keiyaku/runtime/adapter';
+import type {
+  AnyChannel,
+  ChannelBindings,
+  ContentMode,
+  Logger,
+  TransactionalProducer,
+  Transport,
+  TransportHealth,
+} from '@keiyaku/runtime/adapter';
 import type { KafkaConfig, RetryOptions, SASLOptions } from 'kafkajs';
 
 export interface KafkaTransportOptions {
@@ -155,6 +163,8 @@ export interface KafkaDriverTransport extends Transport {
   group(groupId: string): string;
   /** How records for `address` are written. */
   contentMode(address: string): ContentMode;
+  /** Refuses a channel in structured content mode whose payloads are Avro or Protobuf (`StructuredBinaryPayloadError`). */
+  checkChannel(channel: AnyChannel, address: string): void;
   provision(address: string, bindings: ChannelBindings): Promise<void>;
   destination(address: string, bindings: ChannelBindings): string;
   destinationExists(address: string, bindings: ChannelBindings): Promise<boolean>;

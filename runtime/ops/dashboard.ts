@@ -6,13 +6,14 @@
 
 import type { SubscriptionHealth, SubscriptionMetrics } from '../belt/subscription.js';
 import type { ConfigChoice } from '../config/choice.js';
+import type { AnyChannel } from '../core/contract.js';
 import type { HostedComponentHealth } from '../core/hosted.js';
 import { backlogOf } from '../core/metrics.js';
 import type { MessagingConfiguration } from '../host/health.js';
 import type { MessagingHealth } from '../host/messaging.js';
 import type { PublisherStats } from '../publish/publisher.js';
-import type { ParkedMessage, ParkedSummary } from '../stores/dead-letter/store.js';
-import { payloadText } from '../stores/dead-letter/store.js';
+import type { ParkedMessage, ParkedSummary, PayloadView } from '../stores/dead-letter/store.js';
+import { payloadView } from '../stores/dead-letter/store.js';
 import { html, SafeHtml } from './html.js';
 import type { Readiness } from './state.js';
 
@@ -187,23 +188,12 @@ function truncate(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
-/** The payload as pretty JSON, as text, or as hex when it is not UTF-8. */
-export function payloadView(parked: Pick<ParkedMessage, 'payload'>): { kind: 'json' | 'text' | 'hex'; text: string } {
-  const text = payloadText(parked);
-  if (text === undefined) {
-    const bytes = parked.payload.subarray(0, 4096);
-    const hex = [...bytes].map((b) => b.toString(16).padStart(2, '0')).join(' ');
-    return { kind: 'hex', text: parked.payload.length > bytes.length ? `${hex} …` : hex };
-  }
-  try {
-    return { kind: 'json', text: JSON.stringify(JSON.parse(text), null, 2) };
-  } catch {
-    return { kind: 'text', text };
-  }
-}
-
-export function renderDeadLetter(ctx: PageContext, parked: ParkedMessage, csrf: (action: string) => string): string {
-  const payload = payloadView(parked);
+/**
+ * The page of one parked message. `channel` is its channel when this host knows it: an Avro or
+ * Protobuf payload is then shown decoded by the channel's codec (else as hex, labelled).
+ */
+export function renderDeadLetter(ctx: PageContext, parked: ParkedMessage, csrf: (action: string) => string, channel?: AnyChannel): string {
+  const payload = payloadView(parked, { channel });
   const disabled = !ctx.actionsEnabled;
   const action = (name: 'redrive' | 'remove', label: string, danger: boolean) =>
     html`<form method="post" action="${ctx.base}/dead-letters/${encodeURIComponent(parked.id)}/${name}" class="inline" data-action="${name}">
@@ -225,12 +215,17 @@ export function renderDeadLetter(ctx: PageContext, parked: ParkedMessage, csrf: 
 <section aria-label="error"><h2>Error</h2><pre data-error>${parked.error.name}: ${parked.error.message}${parked.error.stack ? `\n\n${parked.error.stack}` : ''}</pre></section>
 <section aria-label="headers"><h2>Headers <small>${Object.keys(parked.headers).length}</small></h2>
 <table class="kv">${Object.entries(parked.headers).map(([name, value]) => html`<tr><th><code>${name}</code></th><td><code data-header="${name}">${value}</code></td></tr>`)}</table></section>
-<section aria-label="payload"><h2>Payload <small>${payload.kind}, ${parked.payload.length} bytes</small></h2><pre data-payload>${payload.text}</pre></section>
+<section aria-label="payload"><h2>Payload <small data-payload-kind="${payload.kind}">${payloadLabel(payload)}, ${parked.payload.length} bytes</small></h2>${payload.note === undefined ? '' : html`<p class="muted" data-payload-note>${payload.note}</p>`}<pre data-payload>${payload.text}</pre></section>
 <section aria-label="actions"><h2>Actions</h2>
 <p class="muted">Redrive republishes the message to its channel (decoded again by the channel's codec; every group of the channel receives it) and removes it from the store. Remove deletes it.</p>
 <div class="actions">${action('redrive', 'Redrive', false)}${action('remove', 'Remove', true)}</div>
 ${disabled ? html`<p class="muted" data-actions-disabled>Redrive and remove are disabled: the operations server was started without a token.</p>` : ''}</section>`;
   return page(ctx, `Dead letter ${parked.type || parked.id}`, body);
+}
+
+/** `avro, decoded`, `json`, `hex` … */
+function payloadLabel(view: PayloadView): string {
+  return view.kind === 'decoded' ? `${view.format ?? 'binary'}, decoded` : view.kind;
 }
 
 export function renderMessage(ctx: PageContext, title: string, text: string): string {

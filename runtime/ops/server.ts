@@ -275,7 +275,14 @@ export class Operations {
     if (parked === undefined) return htmlResponse(404, renderMessage(this.#context(), 'Not found', `No parked message with id ${id}.`));
     return htmlResponse(
       200,
-      renderDeadLetter(this.#context(), parked, (action) => this.csrfToken(action)),
+      renderDeadLetter(
+        this.#context(),
+        parked,
+        (action) => this.csrfToken(action),
+        // The channel as this host knows it (a subscription or a publisher of it), so its codec decodes an Avro or Protobuf payload.
+        this.messaging.subscriptions.find((s) => s.channel.id === parked.channel)?.channel ??
+          this.messaging.publishers.find((p) => p.channel.id === parked.channel)?.channel,
+      ),
     );
   }
 

@@ -140,6 +140,8 @@ export class OutboxDispatcher implements HostedComponent {
         : ((typeof transactional === 'object' ? transactional.transactionalId : undefined) ??
           `keiyaku-outbox.${this.name}.${createHash('sha256').update(deps.store.description).digest('hex').slice(0, 8)}`);
     for (const channel of options.channels ?? []) {
+      // What a publisher of the channel would be refused (structured mode for Avro/Protobuf) is refused here too.
+      this.#transport.checkChannel?.(channel, typeof channel.address === 'string' ? channel.address : channel.addressTemplate);
       if (typeof channel.address === 'string') this.#bindings.set(channel.address, channel.bindings);
       this.#bindings.set(`channel:${channel.id}`, channel.bindings);
     }

@@ -119,8 +119,11 @@ function settlement(): Settlement {
 
 export interface PublisherDeps {
   readonly producer: TransportProducer;
-  /** When given, the address is provisioned (from the channel's bindings) before the first send. */
-  readonly transport?: Pick<Transport, 'provision'>;
+  /**
+   * When given, the address is provisioned (from the channel's bindings) before the first send, and
+   * the transport may refuse the channel at once (`checkChannel`).
+   */
+  readonly transport?: Pick<Transport, 'provision' | 'checkChannel'>;
   readonly clock?: Clock;
   readonly logger?: Logger;
   /** `messaging.system` of the publisher's spans (the transport's name; default `keiyaku`). */
@@ -153,7 +156,10 @@ export class Publisher<M extends AnyContractMessage, P = never> implements Async
   #sentBytes = 0;
   #failed = 0;
 
-  /** @throws ChannelAddressError when the parameters or the address do not fit the channel. */
+  /**
+   * @throws ChannelAddressError when the parameters or the address do not fit the channel;
+   * StructuredBinaryPayloadError when the transport writes the channel in structured content mode and its payloads are Avro or Protobuf.
+   */
   constructor(
     channel: AnyChannel<M> & { readonly address: string | ((params: P) => string) },
     deps: PublisherDeps,
@@ -166,6 +172,7 @@ export class Publisher<M extends AnyContractMessage, P = never> implements Async
     this.#logger = deps.logger ?? stderrLogger;
     this.#fixedAddress = chooseAddress(channel, options, this.#logger);
     this.address = this.#fixedAddress ?? channel.addressTemplate;
+    deps.transport?.checkChannel?.(channel, this.address);
     this.#tracer = tracer();
     this.#system = deps.system ?? 'keiyaku';
     this.#options = { maxBatchCount: 100, maxBatchBytes: 1024 * 1024, lingerMs: 5, maxAttempts: 5, source: 'keiyaku', ...options };

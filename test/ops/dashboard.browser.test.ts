@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BookAvailability, type InventoryStore } from '../../examples/inventory/book-availability.js';
 import { LateFeeNotices } from '../../examples/notifications/late-fees.js';
 import { BookBorrowed, BookIntegrationEvents, type BookIntegrationEventsMessage, BookReturned } from '../../generated/index.js';
+import { HOSTILE_BYTES, ReadingMessage, readingChannel, sample } from '../binary/binary-contract.js';
 import { repoRoot, waitFor } from '../helpers.js';
 
 const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
@@ -290,6 +291,59 @@ if (reason && process.env['CI'])
       }
       await shows('[data-payload]', (t) => JSON.parse(t).copyId === HOSTILE, 'the payload shows the hostile text as text');
       await shows('[data-header="x-note"]', HOSTILE, 'the header shows the hostile text as text');
+      expect(dialogs).toEqual([]);
+    });
+
+    it("shows a parked Avro or Protobuf payload decoded by its channel's codec, and one of an unknown channel as labelled hex", async () => {
+      const channel = readingChannel('ops.readings');
+      host.subscribe(
+        channel,
+        {
+          groupId: 'ops.readers',
+          handle: () => {
+            throw new Error('the archive refused it');
+          },
+        },
+        { deadLetter: { maxRetries: 0 } },
+      );
+      await host.publisher(channel, { lingerMs: 0 }).publishMany([sample(4), sample(5)]);
+      const parkedOf = async (type: string) => (await host.deadLetters.list({ channel: channel.id })).find((p) => p.type === type);
+      await waitFor(async () => (await host.deadLetters.count({ channel: channel.id })) === 2, 'both binary messages are parked', WAIT_MS);
+      for (const [type, format, blob] of [
+        ['Reading', 'avro', { $bytes: Buffer.from([...HOSTILE_BYTES, 4]).toString('base64') }],
+        ['Scan', 'protobuf', Buffer.from([...HOSTILE_BYTES, 5]).toString('base64')],
+      ] as const) {
+        const parked = (await parkedOf(type))!;
+        await page.goto(`${server.url}/dead-letters/${parked.id}`);
+        await shows('[data-payload-kind]', (t) => t.startsWith(`${format}, decoded,`), `the ${format} payload is shown decoded`);
+        const shown = JSON.parse(await shows('[data-payload]', (t) => t.startsWith('{'), `the ${format} payload is shown as JSON`));
+        expect(shown).toMatchObject({ sensor: `s-${parked.type === 'Reading' ? 1 : 2}`, blob });
+      }
+      // A parked Avro message of a channel this host does not know: its bytes as hex, labelled, never as text.
+      const bytes = ReadingMessage.encode(ReadingMessage.create({ sensor: 's', seq: 1, blob: new TextEncoder().encode('abc') }));
+      const elsewhere = await host.deadLetters.park(
+        {
+          channel: 'elsewhere',
+          address: 'elsewhere.readings',
+          groupId: 'other.readers',
+          type: 'Reading',
+          payload: bytes,
+          headers: { ce_type: 'Reading', ce_id: 'r-9', 'content-type': 'application/avro' },
+          error: { name: 'Error', message: 'refused' },
+          attempts: 1,
+          firstFailureAt: new Date(),
+          lastFailureAt: new Date(),
+        },
+        new Date(),
+      );
+      await page.goto(`${server.url}/dead-letters/${elsewhere.id}`);
+      await shows('[data-payload-kind]', (t) => t.startsWith('hex,'), 'the unknown binary payload is labelled hex');
+      await shows('[data-payload]', '02 73 02 06 61 62 63', 'the bytes are shown as hex');
+      await shows(
+        '[data-payload-note]',
+        /^application\/avro bytes; their channel is not known here/,
+        'the page says why it is not decoded',
+      );
       expect(dialogs).toEqual([]);
     });
   },

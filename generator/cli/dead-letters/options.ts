@@ -34,7 +34,8 @@ Options:
   --json            print a machine-readable result on stdout
   --yes             do not ask for confirmation (redrive, remove)
   --dry-run         redrive: check it and print where it would go; send and change nothing
-  --spec <file>     redrive: the contract (default asyncapi.yaml, or "spec" in keiyaku.config.json)
+  --spec <file>     redrive, show: the contract (default asyncapi.yaml, or "spec" in keiyaku.config.json);
+                    show decodes an Avro or Protobuf payload with its channel's codec from it
   --config <file>   read defaults from this file (default: keiyaku.config.json if present)
 
 The broker comes from the service's configuration, as configure() reads it: the "runtime" object of
@@ -92,8 +93,10 @@ export function parse(argv: readonly string[], cwd: string): Options | 'help' {
   if (args.store === undefined)
     throw new DeadLettersError('keiyaku dead-letters needs --store <sqlite file | postgres://user:password@host:port/database>');
   if (action !== 'redrive')
-    for (const flag of ['spec', 'brokers', 'namespace', 'dry-run'])
+    for (const flag of ['brokers', 'namespace', 'dry-run'])
       if (args.given.includes(flag)) throw new DeadLettersError(`option --${flag} applies to redrive only`);
+  if (action !== 'redrive' && action !== 'show' && args.given.includes('spec'))
+    throw new DeadLettersError('option --spec applies to redrive and show only');
   return {
     action: action as Action,
     ...(id === undefined ? {} : { id }),

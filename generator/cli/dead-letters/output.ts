@@ -1,14 +1,16 @@
 // How set-aside items are shown: one line, a table row, JSON.
-import { payloadText } from '@keiyaku/runtime';
+import { payloadView } from '@keiyaku/runtime';
 import type { DeadItem } from './sources.js';
 
 export function describeItem(item: DeadItem): string {
   return `${item.kind === 'parked' ? 'parked message' : 'dead outbox row'} ${item.id} (${item.type || 'no type'} on ${item.channel}${item.groupId ? `, group ${item.groupId}` : ''})`;
 }
 
+/** The payload as text when it is textual; else its bytes as base64 (all of them), whatever they would read as. */
 function payloadForJson(item: DeadItem): { payload?: string; payloadBase64?: string } {
-  const text = payloadText(item);
-  return text === undefined ? { payloadBase64: Buffer.from(item.payload).toString('base64') } : { payload: text };
+  const view = payloadView(item, { bytes: 'base64', maxBytes: Number.POSITIVE_INFINITY });
+  if (view.kind === 'text' || view.kind === 'json') return { payload: new TextDecoder().decode(item.payload) };
+  return { payloadBase64: Buffer.from(item.payload).toString('base64') };
 }
 
 export function toJson(item: DeadItem, full: boolean): Record<string, unknown> {

@@ -98,7 +98,10 @@ export async function redriveParked(o: Options, io: DeadLettersIo, store: DeadLe
   }
   const model = compiled.model;
   const { contractChannels } = await import('../contract-channels.js');
-  const channels = contractChannels(model);
+  const { contractCodecs } = await import('../payload-codecs.js');
+  const codecs = await contractCodecs(model);
+  for (const line of codecs.missing) io.stderr(`keiyaku: warning: ${line}\n`);
+  const channels = contractChannels(model, codecs.codecOf);
   const { transport, where } = await redriveTransport(o, io);
   try {
     const options: RedriveOptions = {

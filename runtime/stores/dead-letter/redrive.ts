@@ -200,6 +200,13 @@ async function prepare(parked: ParkedMessage, options: RedriveOptions): Promise<
   }
   if (address === undefined) throw new RedriveError('redrive_invalid', id, `parked message ${id} has no address; it stays parked`);
   const transport = options.transport;
+  try {
+    // What a publisher of the channel would be refused (structured mode for Avro/Protobuf payloads).
+    transport.checkChannel?.(channel, address);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new RedriveError('redrive_invalid', id, `parked message ${id}: ${reason}; it stays parked`, { cause: error });
+  }
   // The code `provision` resolves a topic with (bindings, namespace); it creates nothing.
   const destination = transport.destination?.(address, channel.bindings) ?? address;
   if (parked.topic !== undefined && parked.topic !== destination)

@@ -8,6 +8,8 @@ import { checkLease, pageLimit, parkedFromRequest, summaryOf } from './records.j
 
 import type { DeadLetterFilter, DeadLetterPage, DeadLetterStore, ParkedError, ParkedMessage, ParkedSummary, ParkRequest } from './types.js';
 
+export type { PayloadView, PayloadViewKind, PayloadViewOptions } from './payload-view.js';
+export { payloadText, payloadView } from './payload-view.js';
 export type {
   DeadLetterFilter,
   DeadLetterPage,
@@ -17,15 +19,6 @@ export type {
   ParkedSummary,
   ParkRequest,
 } from './types.js';
-
-/** The payload as text, or undefined when it is not valid UTF-8. */
-export function payloadText(parked: Pick<ParkedMessage, 'payload'>): string | undefined {
-  try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(parked.payload);
-  } catch {
-    return undefined;
-  }
-}
 
 export function errorForParking(error: unknown): ParkedError {
   if (error instanceof Error)
