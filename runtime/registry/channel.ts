@@ -32,6 +32,8 @@ export interface SchemaRegistryChannelOptions {
    */
   readonly topic?: (address: string) => string;
   readonly transport?: Pick<Transport, 'destination'>;
+  /** The subject name strategy of single message types, where it differs from {@link subjectNameStrategy}. */
+  readonly strategies?: Readonly<Record<string, SubjectNameStrategy>>;
   /** The message types to frame (default: every type of the channel with an Avro or Protobuf codec). */
   readonly types?: readonly string[];
 }
@@ -99,7 +101,7 @@ export function withSchemaRegistry<C extends AnyChannel>(
     if (heads.has(key)) return undefined;
     let loading = headsLoading.get(key);
     if (loading === undefined) {
-      const subject = subjectName(strategy, topicOf(address), framedType.codec.schema.recordName);
+      const subject = subjectName(options.strategies?.[type] ?? strategy, topicOf(address), framedType.codec.schema.recordName);
       loading = client.id(subject, framedType.schema, { autoRegister }).then(
         (id) => {
           headsLoading.delete(key);

@@ -3,6 +3,7 @@
  * API (Confluent's, which Apicurio Registry serves too), subject name strategies, the frame, and
  * {@link withSchemaRegistry}, which frames a channel's Avro and Protobuf payloads.
  */
+export { frameByContract, framedByContract, type SchemaRegistrySetup } from './binding.js';
 export { type SchemaRegistryChannelOptions, schemaRegistryOf, withSchemaRegistry } from './channel.js';
 export {
   type RegisteredSchema,
