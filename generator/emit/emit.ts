@@ -281,7 +281,7 @@ function messagesFile(ctx: Context, validatorExports: ReadonlyMap<string, string
     // What the factory takes: the payload type, or for Protobuf its Init type (every field optional).
     inputType: protobufInitType(message) ?? message.payload,
     validator: message.format === undefined ? validatorExports.get(message.payload)! : '',
-    codec: message.format?.kind === 'avro' ? `avroCodec(${JSON.stringify(message.format.schema)})` : protobufCodecExpression(message),
+    codec: message.format?.kind === 'avro' ? avroCodecCall(message.format.schema, message.contentType) : protobufCodecExpression(message),
     boxed: message.boxed,
     ...(message.headers === undefined ? {} : headersOf(ctx.model, message.headers, validatorExports)),
     keyLiteral: message.kafkaKeyProperty === undefined || message.boxed ? undefined : stringLiteral(message.kafkaKeyProperty),
@@ -314,6 +314,12 @@ function messagesFile(ctx: Context, validatorExports: ReadonlyMap<string, string
     anyAvro,
     anyProtobuf,
   });
+}
+
+/** `avroCodec(<schema>)`, with the message's content type when it is not the codec's default. */
+function avroCodecCall(schema: unknown, contentType: string): string {
+  const options = contentType === 'application/avro' ? '' : `, { contentType: ${stringLiteral(contentType)} }`;
+  return `avroCodec(${JSON.stringify(schema)}${options})`;
 }
 
 function headersOf(

@@ -74,9 +74,13 @@ export function planPayloads(entries: readonly Entry[], document: ContractDocume
         location: formatAt,
       });
     } else if (classified.kind === 'protobuf') {
+      // `x-keiyaku.protobufMessage` of the message names the payload message of its .proto.
+      const keiyaku = (message.json() as Record<string, unknown>)['x-keiyaku'];
+      const named = isObject(keiyaku) ? keiyaku['protobufMessage'] : undefined;
       const built = protobufPayload({
         type,
         schema: source.schema,
+        ...(named === undefined ? {} : { message: named, messageAt: context.locate(pointer, ['x-keiyaku', 'protobufMessage']) }),
         schemaFormat,
         location: context.locate(pointer, source.tokens),
         contract: context.locate('').file,

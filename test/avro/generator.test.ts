@@ -91,7 +91,8 @@ describe('schemaFormat dispatch', () => {
         ['          schemaFormat: application/vnd.google.protobuf;version=3', '          schema: "syntax = \\"proto3\\";"'].join('\n'),
       ),
     });
-    expect(errorsOf(result).map((d) => d.message)).toEqual([expect.stringMatching(/Protobuf payloads/)]);
+    // The Protobuf path compiles the .proto: this one declares no message to be the payload.
+    expect(errorsOf(result).map((d) => d.code)).toEqual(['protobuf_payload_message']);
   });
 
   it('reads AsyncAPI 2.x message.schemaFormat with an Avro payload', async () => {
@@ -240,6 +241,8 @@ describe('generated Avro descriptors (test/fixtures/avro)', () => {
     expect(back.value.lines[0]?.unitPrice).toBe('19.99');
     expect(() => OrderPlaced.create({ ...placed, customer: 'not-a-uuid' })).toThrow(/at \$\.customer/);
     expect(OrderCancelled.contentType).toBe('application/vnd.apache.avro+binary');
+    expect(OrderCancelled.codec?.contentType).toBe('application/vnd.apache.avro+binary');
+    expect(OrderPlaced.codec?.schema).toMatchObject({ schemaType: 'AVRO', recordName: 'shop.OrderPlaced' });
   });
 
   it('round-trips every type over the memory transport', async () => {

@@ -63,7 +63,7 @@ describe('Protobuf payloads at generate time', () => {
     expect(unknown.diagnostics[0]?.message).toMatch(
       /declares no message BookBorowed \(did you mean library.v1.BookBorrowed\?\); it declares library.v1.Scalars, /,
     );
-    expect(unknown.diagnostics[0]?.hint).toContain('protos/library.proto#Name');
+    expect(unknown.diagnostics[0]?.hint).toContain('x-keiyaku.protobufMessage');
   });
 
   it('without a name: the one message no other uses, else the one marked @RootNode, else an error naming them', () => {

@@ -24,6 +24,10 @@ export interface ProtobufPayloadInput {
   readonly contract?: string;
   /** The absolute path of a file as locations name it (relative to the load's working directory). */
   readonly resolveFile?: (file: string) => string;
+  /** The message's `x-keiyaku.protobufMessage`, when written: the payload message, by name. */
+  readonly message?: unknown;
+  /** Where {@link message} is written. */
+  readonly messageAt?: SourceLocation;
 }
 
 /** The Protobuf model of a payload, or the diagnostics that say why there is none. */
@@ -42,6 +46,20 @@ export function protobufPayload(input: ProtobufPayloadInput): { model?: Protobuf
       ],
     };
   }
+  if (input.message !== undefined && (typeof input.message !== 'string' || input.message === '')) {
+    return {
+      diagnostics: [
+        {
+          severity: 'error',
+          code: 'keiyaku_extension_invalid',
+          message: `x-keiyaku.protobufMessage of message "${type}" must be the name of a Protobuf message`,
+          hint: 'write `x-keiyaku: { protobufMessage: library.v1.BookBorrowed }` (or the name without its package)',
+          location: input.messageAt ?? location,
+        },
+      ],
+    };
+  }
+  const named = input.message === undefined ? {} : { message: input.message };
   const fromFile = /\.proto$/i.test(location.file);
   const absolute = input.resolveFile ?? ((file: string) => resolve(file));
   try {
@@ -54,6 +72,7 @@ export function protobufPayload(input: ProtobufPayloadInput): { model?: Protobuf
         schemaFormat: input.schemaFormat,
         source: input.schema,
         file: { root, path: relative(root, file), display: location.file },
+        ...named,
         // buf names files relative to the root; diagnostics name them as the contract's locations do.
         locate: (name, line, column) => ({
           file: join(dirname(location.file), relative(dirname(file), join(root, name))),
@@ -69,6 +88,7 @@ export function protobufPayload(input: ProtobufPayloadInput): { model?: Protobuf
       schemaFormat: input.schemaFormat,
       source: input.schema,
       inlineName: 'payload.proto',
+      ...named,
       locate: (name, line, column) =>
         block === undefined || name !== 'payload.proto'
           ? location

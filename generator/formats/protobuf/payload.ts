@@ -4,7 +4,7 @@
  * input gives the same bytes).
  *
  * Which message is the payload: the AsyncAPI specification leaves it open. keiyaku takes the
- * message named by the contract (a `#Name` fragment of the `$ref`), else follows the AsyncAPI
+ * message named by the contract (`x-keiyaku.protobufMessage` of the message), else follows the AsyncAPI
  * Protobuf schema parser (`@asyncapi/protobuf-schema-parser`): the one message of the file that
  * no other message of the file uses, or among several such, the one whose comment says
  * `@RootNode`. Anything else is an error naming the candidates.
@@ -88,9 +88,9 @@ function error(message: string, hint: string, location: SourceLocation): Diagnos
 }
 
 function hintFor(input: CompileProtobufInput): string {
-  return input.file === undefined
-    ? 'mark the payload message with a `// @RootNode` comment'
-    : `name the payload message in the $ref (\`${input.file.display}#Name\`) or mark it with a \`// @RootNode\` comment`;
+  return input.message === undefined
+    ? 'name the payload message with `x-keiyaku: { protobufMessage: <name> }` on the message, or mark it with a `// @RootNode` comment'
+    : 'name one of the messages the .proto declares in x-keiyaku.protobufMessage';
 }
 
 function allMessages(messages: readonly DescMessage[]): DescMessage[] {
