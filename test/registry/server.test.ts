@@ -146,6 +146,20 @@ run(`Schema Registry server (Confluent-compatible API)${registrySkipNote}`, () =
     );
   });
 
+  it('registers new schemas sent at once, each with an id of its own (the server takes requests one at a time)', async () => {
+    const subjects = [testSubject('burst-a-value'), testSubject('burst-b-value')];
+    const schemas = Array.from({ length: 12 }, (_, i) => avro([{ name: `f${i}_${subjects[0]!.slice(-8)}`, type: 'string' }]));
+    const answers = await Promise.all(
+      schemas.map((schema, i) => registryCall('POST', `/subjects/${subjects[i % 2]}/versions`, { schema })),
+    );
+    expect(answers.map((a) => a.status)).toEqual(schemas.map(() => 200));
+    const ids = answers.map((a) => (a.body as { id: number }).id);
+    expect(new Set(ids).size).toBe(schemas.length);
+    for (const [i, id] of ids.entries()) {
+      expect(await registryCall('GET', `/schemas/ids/${id}`)).toMatchObject({ status: 200, body: { schema: schemas[i] } });
+    }
+  });
+
   it('reads the global compatibility level (NONE on Apicurio, BACKWARD on Confluent) and the schema types', async () => {
     expect(await registryCall('GET', '/config')).toMatchObject({ status: 200, body: { compatibilityLevel: expect.any(String) } });
     expect((await registryCall('GET', '/schemas/types')).body).toEqual(expect.arrayContaining(['AVRO', 'PROTOBUF']));
