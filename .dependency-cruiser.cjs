@@ -4,7 +4,7 @@
 /** Folders of the transport and store packages under runtime/. */
 const ADAPTERS = '(kafka|iggy|sqlite|postgres|avro|protobuf)';
 /** Files a package's users may import: @keiyaku/runtime's entries (the root and one folder per subpath) and each adapter package's. */
-const RUNTIME_ENTRIES = '^runtime/(index|(codegen-v1|memory|testing|ops|config|adapter)/index)[.]ts$';
+const RUNTIME_ENTRIES = '^runtime/(index|(codegen-v1|memory|testing|ops|config|adapter|registry)/index)[.]ts$';
 const ADAPTER_ENTRIES = `^runtime/${ADAPTERS}/(index|codegen-v1)[.]ts$`;
 
 module.exports = {
@@ -47,6 +47,14 @@ module.exports = {
       comment: 'core → publish: the publisher builds on the core alone and knows no belt, host, store or transport.',
       from: { path: '^runtime/publish/' },
       to: { path: '^runtime/', pathNot: '^runtime/(core|publish)/' },
+    },
+    {
+      name: 'registry-imports-only-core',
+      comment:
+        'The Schema Registry wire format (runtime/registry/) sits beside the publisher and the belt: it builds on the core alone, and reaches them only through the channel hooks of the core.',
+      severity: 'error',
+      from: { path: '^runtime/registry/' },
+      to: { path: '^runtime/', pathNot: '^runtime/(core|registry)/' },
     },
     {
       name: 'memory-transport-imports-only-core',
@@ -151,7 +159,10 @@ module.exports = {
       severity: 'error',
       comment:
         'Files, processes and git belong to the CLI; the generator below it is pure (templates are bundled at build). Compiling .proto files runs the buf CLI, a process: that one module may.',
-      from: { path: '^generator/', pathNot: ['^generator/(cli|bin|deprecated|load|scaffold)/', '^generator/formats/protobuf/compile[.]ts$'] },
+      from: {
+        path: '^generator/',
+        pathNot: ['^generator/(cli|bin|deprecated|load|scaffold)/', '^generator/formats/protobuf/compile[.]ts$'],
+      },
       to: { dependencyTypes: ['core'], path: '^(fs|node:fs|fs/promises|node:fs/promises|child_process|node:child_process)$' },
     },
   ],

@@ -139,7 +139,7 @@ export class Subscription<M extends AnyContractMessage> {
     const belt = this.#belt(stallLog);
     // One instance of each step serves both chains (routing remembers the unknown types it logged).
     const route = routeStep(belt, wanted, declared);
-    const decode = decodeStep(belt);
+    const decode = decodeStep(belt, blocking);
     // Under a dead-letter policy a record the retry policy gives up on is parked.
     const park = policy === undefined ? undefined : parkStep(belt, blocking);
     const retry = retryStep(belt, {

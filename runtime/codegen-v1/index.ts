@@ -26,6 +26,7 @@ export type {
   MessageHandler,
   MessageHeadersTag,
   MessageOfType,
+  MessageRegistryBinding,
   MessageTypeOf,
   MessageTypeTag,
   messageHeaders,

@@ -17,6 +17,8 @@
  */
 import type { Logger } from '../core/logger.js';
 import type { Transport } from '../core/transport.js';
+import type { SchemaRegistrySetup } from '../registry/binding.js';
+import { SchemaRegistryClient } from '../registry/client.js';
 import type { DeadLetterStore } from '../stores/dead-letter/store.js';
 import { type ConfigChoice, describeChoice, markChoice } from './choice.js';
 import { ENVIRONMENT_VARIABLES, type EnvironmentConfig, readEnvironment } from './env.js';
@@ -24,6 +26,7 @@ import { iggyOptionsFrom } from './iggy.js';
 import { kafkaOptionsFrom } from './kafka.js';
 import { loadPackage } from './packages.js';
 import { ConfigurationError, Problems } from './problems.js';
+import { type SchemaRegistrySettings, schemaRegistryFrom } from './registry.js';
 import { SectionReader } from './section.js';
 import type { IggySettings, KafkaSettings } from './settings.js';
 import {
@@ -41,6 +44,8 @@ export interface ResolvedConfig {
   readonly kafka?: KafkaSettings;
   readonly iggy?: IggySettings;
   readonly deadLetters: DeadLetterChoice;
+  /** The Schema Registry of channels framed by their contract, when configured. */
+  readonly schemaRegistry?: SchemaRegistrySettings;
   /** Where it came from: an object (or a file; see {@link ConfigureOptions.file}) or, with none, the environment. */
   readonly source: 'object' | 'environment';
   /** Which transport and dead-letter store were chosen, and from where (default, file, object, environment). */
@@ -67,7 +72,7 @@ export interface ConfigureOptions {
   readonly stores?: Partial<Record<DeadLetterStoreKind, DeadLetterStoreFactory>>;
 }
 
-const TOP_KEYS = ['transport', 'kafka', 'iggy', 'deadLetters'] as const;
+const TOP_KEYS = ['transport', 'kafka', 'iggy', 'deadLetters', 'schemaRegistry'] as const;
 
 /** How a config path is named to the user when the configuration came from the environment. */
 function environmentNamer(origins: ReadonlyMap<string, string>): (path: string) => string {
@@ -104,6 +109,7 @@ export function resolveConfig(config?: unknown, options: Pick<ConfigureOptions, 
   const kafka = top.has('kafka') ? kafkaOptionsFrom(top.raw('kafka'), 'kafka', problems) : undefined;
   const iggy = top.has('iggy') ? iggyOptionsFrom(top.raw('iggy'), 'iggy', problems) : undefined;
   const deadLetters = deadLetterChoiceFrom(top.raw('deadLetters'), 'deadLetters', problems);
+  const schemaRegistry = top.has('schemaRegistry') ? schemaRegistryFrom(top.raw('schemaRegistry'), 'schemaRegistry', problems) : undefined;
   if (transport === 'kafka' && !top.has('kafka'))
     problems.add('kafka.bootstrapServers', 'is required with transport kafka (or fullyQualifiedNamespace for Azure Event Hubs)');
   if (transport === 'iggy' && !top.has('iggy')) problems.add('iggy.address', 'is required with transport iggy (host:port)');
@@ -119,6 +125,7 @@ export function resolveConfig(config?: unknown, options: Pick<ConfigureOptions, 
     ...(kafka === undefined ? {} : { kafka }),
     ...(iggy === undefined ? {} : { iggy }),
     deadLetters: deadLetters!,
+    ...(schemaRegistry === undefined ? {} : { schemaRegistry }),
     source,
     chosen: {
       transport: choice(transport!, 'transport', top.has('transport')),
@@ -224,11 +231,28 @@ export async function createDeadLetterStore(
 export async function configure(
   config?: KeiyakuConfig,
   options: ConfigureOptions = {},
-): Promise<{ transport: Transport; deadLetters: DeadLetterStore }> {
+): Promise<{ transport: Transport; deadLetters: DeadLetterStore; schemaRegistry?: SchemaRegistrySetup }> {
   const resolved = resolveConfig(config, options);
   const transport = await createTransport(resolved, options);
   const deadLetters = await createDeadLetterStore(resolved, options);
-  return { transport, deadLetters };
+  const schemaRegistry = createSchemaRegistry(resolved);
+  return schemaRegistry === undefined ? { transport, deadLetters } : { transport, deadLetters, schemaRegistry };
+}
+
+/** The Schema Registry the configuration names (client and defaults), for `createMessaging({ schemaRegistry })`; undefined when it names none. */
+export function createSchemaRegistry(
+  config?: KeiyakuConfig | ResolvedConfig,
+  options: ConfigureOptions = {},
+): SchemaRegistrySetup | undefined {
+  const resolved = isResolved(config) ? config : resolveConfig(config, options);
+  const settings = resolved.schemaRegistry;
+  if (settings === undefined) return undefined;
+  const client = new SchemaRegistryClient({
+    url: settings.url,
+    ...(settings.auth === undefined ? {} : { auth: settings.auth }),
+    ...(settings.timeoutMs === undefined ? {} : { timeoutMs: settings.timeoutMs }),
+  });
+  return { client, autoRegister: settings.autoRegister, subjectNameStrategy: settings.subjectNameStrategy };
 }
 
 const SECRET = '(secret)';
@@ -270,5 +294,21 @@ export function describeConfig(config: ResolvedConfig): Record<string, unknown> 
       : {}),
     ...(config.iggy ? { iggy: { ...config.iggy, ...(config.iggy.password === undefined ? {} : { password: SECRET }) } } : {}),
     deadLetters: config.deadLetters.store === 'postgres' ? { ...config.deadLetters, connectionString: SECRET } : config.deadLetters,
+    ...(config.schemaRegistry === undefined
+      ? {}
+      : {
+          schemaRegistry: {
+            ...config.schemaRegistry,
+            url: config.schemaRegistry.url.replace(/\/\/[^/@]*@/, '//(secret)@'),
+            ...(config.schemaRegistry.auth === undefined
+              ? {}
+              : {
+                  auth:
+                    'token' in config.schemaRegistry.auth
+                      ? { token: SECRET }
+                      : { username: config.schemaRegistry.auth.username, password: SECRET },
+                }),
+          },
+        }),
   };
 }

@@ -99,6 +99,29 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
     path: 'iggy.heartbeatMs',
     description: 'ping an idle connection this often (default 5000; 0 = off)',
   },
+  {
+    name: 'KEIYAKU_SCHEMA_REGISTRY_URL',
+    path: 'schemaRegistry.url',
+    description: 'the Schema Registry of channels framed by their contract (Apicurio: …/apis/ccompat/v7)',
+  },
+  { name: 'KEIYAKU_SCHEMA_REGISTRY_USERNAME', path: 'schemaRegistry.username', description: 'basic auth user of the registry' },
+  { name: 'KEIYAKU_SCHEMA_REGISTRY_PASSWORD', path: 'schemaRegistry.password', description: 'basic auth password', secret: true },
+  { name: 'KEIYAKU_SCHEMA_REGISTRY_TOKEN', path: 'schemaRegistry.token', description: 'bearer token of the registry', secret: true },
+  {
+    name: 'KEIYAKU_SCHEMA_REGISTRY_AUTO_REGISTER',
+    path: 'schemaRegistry.autoRegister',
+    description: 'true: register a writer schema the subject lacks on first publish (default false: look up only)',
+  },
+  {
+    name: 'KEIYAKU_SCHEMA_REGISTRY_SUBJECT_NAME_STRATEGY',
+    path: 'schemaRegistry.subjectNameStrategy',
+    description: 'topic (default, <topic>-value), record or topic-record, where the binding names none',
+  },
+  {
+    name: 'KEIYAKU_SCHEMA_REGISTRY_TIMEOUT_MS',
+    path: 'schemaRegistry.timeoutMs',
+    description: 'most time one request may take (default 10000)',
+  },
   { name: 'KEIYAKU_DEAD_LETTERS', path: 'deadLetters.store', description: 'memory (default), sqlite or postgres' },
   { name: 'KEIYAKU_DEAD_LETTERS_PATH', path: 'deadLetters.path', description: 'sqlite: the database file' },
   {

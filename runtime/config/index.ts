@@ -8,6 +8,7 @@ export {
   type ConfigureOptions,
   configure,
   createDeadLetterStore,
+  createSchemaRegistry,
   createTransport,
   describeConfig,
   type ResolvedConfig,
@@ -18,6 +19,7 @@ export type { IggySection } from './iggy.js';
 export { EVENT_HUBS_PORT, EVENT_HUBS_USERNAME, type KafkaSection } from './kafka.js';
 export { KAFKA_PROPERTIES, UNSUPPORTED_KAFKA_PROPERTIES } from './kafka-properties.js';
 export { type ConfigProblem, ConfigurationError } from './problems.js';
+export type { SchemaRegistrySection, SchemaRegistrySettings } from './registry.js';
 export type { IggySettings, KafkaRetrySettings, KafkaSaslSettings, KafkaSettings } from './settings.js';
 export type { DeadLetterChoice, DeadLetterSection, DeadLetterStoreFactory, DeadLetterStoreKind } from './stores.js';
 export type { KeiyakuConfig, TransportKind } from './types.js';

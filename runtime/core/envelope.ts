@@ -109,7 +109,13 @@ export function envelopeRecord<M extends AnyContractMessage>(
     headers[CE_HEADERS.traceparent] = options.traceparent;
     if (options.tracestate !== undefined) headers[CE_HEADERS.tracestate] = options.tracestate;
   }
-  const value = descriptor === undefined ? channel.encode(message) : descriptor.encode(message);
+  // A channel whose bytes depend on the address (a Schema Registry subject named after the topic) encodes for it.
+  const value =
+    channel.encodeFor !== undefined
+      ? channel.encodeFor(message, address)
+      : descriptor === undefined
+        ? channel.encode(message)
+        : descriptor.encode(message);
   return key === undefined ? { address, value, headers } : { address, key, value, headers };
 }
 

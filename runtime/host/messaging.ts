@@ -21,6 +21,7 @@ import { type Logger, silentLogger, stderrLogger } from '../core/logger.js';
 import type { Transport, TransportProducer } from '../core/transport.js';
 import { InboxPurger } from '../inbox/purger.js';
 import { Publisher, type PublisherOptions } from '../publish/publisher.js';
+import { frameByContract, type SchemaRegistrySetup } from '../registry/binding.js';
 import {
   planRedrive,
   type RedriveOptions,
@@ -45,6 +46,12 @@ export interface MessagingOptions {
   /** CloudEvents `ce_source` of published messages (default `keiyaku`). */
   readonly source?: string;
   readonly random?: () => number;
+  /**
+   * The Schema Registry of channels whose contract frames their payloads (a Kafka message binding
+   * with `schemaIdLocation: payload`): `configure()` builds it from `schemaRegistry` in the
+   * configuration. A publisher or subscription of such a channel without it is refused, naming the channel.
+   */
+  readonly schemaRegistry?: SchemaRegistrySetup;
 }
 
 export class Messaging implements AsyncDisposable {
@@ -57,6 +64,8 @@ export class Messaging implements AsyncDisposable {
   readonly #publishers: Publisher<AnyContractMessage, unknown>[] = [];
   readonly #components: HostedComponent[] = [];
   #producer: TransportProducer | undefined;
+  /** Each channel as this host uses it (framed for the registry where the contract says so), one per channel: their caches are shared. */
+  readonly #channels = new WeakMap<AnyChannel, AnyChannel>();
   #started = false;
   #startFinished = false;
   #stopping: Promise<void> | undefined;
@@ -79,6 +88,7 @@ export class Messaging implements AsyncDisposable {
     channel: ChannelDescriptor<M, A>,
     options: PublisherOptions<M, ParametersOfAddress<A>> = {},
   ): Publisher<M, ParametersOfAddress<A>> {
+    channel = this.#channel(channel);
     this.#producer ??= this.transport.producer();
     const publisher = new Publisher<M, ParametersOfAddress<A>>(
       channel as AnyChannel<M> & { readonly address: string | ((params: ParametersOfAddress<A>) => string) },
@@ -87,6 +97,16 @@ export class Messaging implements AsyncDisposable {
     );
     this.#publishers.push(publisher as unknown as Publisher<AnyContractMessage, unknown>);
     return publisher;
+  }
+
+  /** `channel` framed for the Schema Registry when its contract says so (once per channel), else itself. */
+  #channel<C extends AnyChannel>(channel: C): C {
+    let used = this.#channels.get(channel);
+    if (used === undefined) {
+      used = frameByContract(channel, this.#options.schemaRegistry, this.transport);
+      this.#channels.set(channel, used);
+    }
+    return used as C;
   }
 
   /** Every subscription, in the order they were made. */
@@ -105,6 +125,7 @@ export class Messaging implements AsyncDisposable {
     handler: MessageHandler<M>,
     options: SubscriptionOptions<M, ParametersOfAddress<A>> = {},
   ): Subscription<M> {
+    channel = this.#channel(channel);
     const address = resolveAddress(channel, options, silentLogger);
     const duplicate = this.#subscriptions.find(
       (s) => s.channel.id === channel.id && s.groupId === handler.groupId && s.address === address,

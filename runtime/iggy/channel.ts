@@ -37,6 +37,14 @@ export interface ChannelSerde<M extends AnyContractMessage> {
   ): { readonly payload: Uint8Array; readonly headers: Uint8Array; readonly id: bigint };
   /** Decodes a received message by its envelope (its `ce_type`, and its contract headers where the type declares them). Never throws. */
   deserialize(payload: Uint8Array, headers: Uint8Array): DecodeResult<M>;
+  /**
+   * What a channel framed for a Schema Registry reads before `serialize` (the schema ids of the
+   * messages' types); undefined when nothing is pending. Rejects with a retriable error while the
+   * registry is unavailable.
+   */
+  prepare?(messages: readonly M[]): Promise<void> | undefined;
+  /** What such a channel reads before `deserialize` (the writer's schema, by id); undefined when nothing is pending. */
+  prepareReceived?(payload: Uint8Array, headers: Uint8Array): Promise<void> | undefined;
 }
 
 /** `ce_source` of the messages a generated Iggy channel writes (the runtime publisher's default too). */
@@ -51,6 +59,20 @@ export function channelSerde<M extends AnyContractMessage>(channel: AnyChannel<M
         headers: encodeHeaders(record.headers, record.key, address) ?? new Uint8Array(0),
         id: messageIdOf(record.headers[CE_HEADERS.id]),
       };
+    },
+    prepare(messages) {
+      if (channel.prepare === undefined) return undefined;
+      const pending: Promise<void>[] = [];
+      for (const type of new Set(messages.map((m) => channel.typeOf(m)))) {
+        const prepared = channel.prepare(address, type);
+        if (prepared !== undefined) pending.push(prepared);
+      }
+      return pending.length === 0 ? undefined : Promise.all(pending).then(() => undefined);
+    },
+    prepareReceived(payload, headers) {
+      if (channel.prepareRecord === undefined) return undefined;
+      const record = recordFromIggy({ offset: 0n, timestamp: 0n, payload, headers }, address, 0);
+      return channel.prepareRecord(payload, record.headers[CE_HEADERS.type] ?? '');
     },
     deserialize(payload, headers) {
       const record = recordFromIggy({ offset: 0n, timestamp: 0n, payload, headers }, address, 0);
@@ -97,6 +119,18 @@ export class IggyChannelPublisher<M extends AnyContractMessage> {
    */
   send<T extends M>(messages: T | readonly T[], options?: EnvelopeOptions<HeadersOf<T>>): Promise<void> {
     const list = (Array.isArray(messages) ? messages : [messages]) as readonly T[];
+    let prepared: Promise<void> | undefined;
+    try {
+      prepared = this.#serde.prepare?.(list);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    // A channel framed for a Schema Registry reads its schema ids first (once per type).
+    if (prepared !== undefined) return prepared.then(() => this.#send(list, options));
+    return this.#send(list, options);
+  }
+
+  #send<T extends M>(list: readonly T[], options: EnvelopeOptions<HeadersOf<T>> | undefined): Promise<void> {
     let serialized: ReturnType<ChannelSerde<M>['serialize']>[];
     try {
       serialized = list.map((m) => this.#serde.serialize(m, options));
@@ -128,7 +162,12 @@ export function iggyChannel<M extends AnyContractMessage>(channel: AnyChannel<M>
       return configure(IggyConsumerBuilder.create(client, placement.stream, placement.topic, consumer)).build();
     },
     async *receive(consumer, signal) {
-      for await (const message of consumer.receive(signal)) yield { result: serde.deserialize(message.payload, message.headers), message };
+      for await (const message of consumer.receive(signal)) {
+        // A channel framed for a Schema Registry reads the writer's schema by id first.
+        const prepared = serde.prepareReceived?.(message.payload, message.headers);
+        if (prepared !== undefined) await prepared;
+        yield { result: serde.deserialize(message.payload, message.headers), message };
+      }
     },
   };
 }

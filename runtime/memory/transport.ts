@@ -12,7 +12,7 @@
 import { resolveAddress } from '../core/address.js';
 import { systemClock } from '../core/clock.js';
 import type { AnyChannel, AnyContractMessage, ChannelBindings } from '../core/contract.js';
-import { openEnvelope } from '../core/envelope.js';
+import { CE_HEADERS, openEnvelope } from '../core/envelope.js';
 import { ClosedError, KeiyakuError } from '../core/errors.js';
 import type {
   ConsumedOffset,
@@ -67,6 +67,17 @@ export interface PublishedMessage<M> {
   readonly message: M;
   readonly type: string;
   readonly record: IncomingRecord;
+}
+
+/** Reads what `channel` needs before it can decode `records` (a Schema Registry's writer schemas), when it needs anything. */
+async function prepareRecords(channel: AnyChannel, records: readonly IncomingRecord[]): Promise<void> {
+  if (channel.prepareRecord === undefined) return;
+  const pending: Promise<void>[] = [];
+  for (const record of records) {
+    const prepared = channel.prepareRecord(record.value, record.headers[CE_HEADERS.type] ?? '');
+    if (prepared !== undefined) pending.push(prepared);
+  }
+  await Promise.all(pending);
 }
 
 /** Fewest committed records `trim` drops at once (unless they are half the partition). */
@@ -260,7 +271,10 @@ export class InMemoryTransport implements Transport {
 
   // ---- test helpers -------------------------------------------------------------
 
-  /** Every record published to `channel` (a descriptor, or an address), decoded, in publish order per partition. */
+  /**
+   * Every record published to `channel` (a descriptor, or an address), decoded, in publish order per partition.
+   * A channel framed for a Schema Registry decodes only what its schemas were read for: use {@link drain}, which reads them.
+   */
   published<M extends AnyContractMessage>(channel: AnyChannel<M>, address?: string): PublishedMessage<M>[];
   published(address: string): IncomingRecord[];
   published<M extends AnyContractMessage>(channel: AnyChannel<M> | string, address?: string): PublishedMessage<M>[] | IncomingRecord[] {
@@ -285,6 +299,7 @@ export class InMemoryTransport implements Transport {
   ): Promise<PublishedMessage<M>[]> {
     const deadline = Date.now() + timeoutMs;
     while (true) {
+      await prepareRecords(channel, this.#records(resolveAddress(channel, address)));
       const messages = this.published(channel, address);
       if (messages.length >= expected) return messages;
       if (Date.now() >= deadline) {

@@ -211,6 +211,14 @@ export class OutboxEncoder<M extends AnyContractMessage> {
     const issues = descriptor.validate(descriptor.boxed ? (message as unknown as { value: unknown }).value : message);
     if (issues.length > 0) throw new ContractValidationError(type, issues);
     const address = resolveAddress(this.channel, options.address ?? this.#address);
+    const pending = this.channel.prepare?.(address, type);
+    if (pending !== undefined) {
+      pending.catch(() => undefined); // asked again by prepare(); not an unhandled rejection meanwhile
+      throw new OutboxError(
+        'outbox_not_prepared',
+        `channel ${this.channel.id} must read the schema id of ${type} on ${address} from its Schema Registry before a message is written in a synchronous transaction: await the outbox channel's prepare() first`,
+      );
+    }
     const key = options.key ?? this.#options.key?.(message);
     const now = this.#clock.now();
     const id = options.id ?? randomUUID();
@@ -232,6 +240,35 @@ export class OutboxEncoder<M extends AnyContractMessage> {
       headers: record.headers,
       createdAt: now,
     };
+  }
+
+  /**
+   * Readies the encoding of `types` (default every type of the channel) on `address` (default the
+   * encoder's), for a channel that must look something up first (a Schema Registry's schema id);
+   * undefined when there is nothing to wait for. A synchronous transaction (SQLite) cannot wait
+   * inside it: await this before it. Rejects with a retriable error while the registry is unavailable.
+   */
+  prepare(address?: string, types: readonly string[] = this.channel.messageTypes): Promise<void> | undefined {
+    if (this.channel.prepare === undefined) return undefined;
+    const at = resolveAddress(this.channel, address ?? this.#address);
+    const pending: Promise<void>[] = [];
+    for (const type of types) {
+      const prepared = this.channel.prepare(at, type);
+      if (prepared !== undefined) pending.push(prepared);
+    }
+    return pending.length === 0 ? undefined : Promise.all(pending).then(() => undefined);
+  }
+
+  /** {@link prepare} for the messages of `items` (each a message or `[message, options]`) at their addresses. */
+  prepareItems(items: readonly (M | readonly [M, OutboxWriteOptions<HeadersOf<M>>])[]): Promise<void> | undefined {
+    if (this.channel.prepare === undefined) return undefined;
+    const pending: Promise<void>[] = [];
+    for (const item of items) {
+      const [message, options] = Array.isArray(item) ? (item as readonly [M, OutboxWriteOptions<HeadersOf<M>>]) : [item as M, undefined];
+      const prepared = this.prepare(options?.address, [this.channel.typeOf(message)]);
+      if (prepared !== undefined) pending.push(prepared);
+    }
+    return pending.length === 0 ? undefined : Promise.all(pending).then(() => undefined);
   }
 
   /** Records of `messages` (each a message or `[message, options]`), in order. */

@@ -378,17 +378,30 @@ export class PostgresOutboxChannel<M extends AnyContractMessage> {
 
   /** Writes `message` with `tx` (a client inside `BEGIN … COMMIT`); rejects with the codec's error for an invalid message, before any query. */
   async write<T extends M>(tx: PgQueryable, message: T, options?: OutboxWriteOptions<HeadersOf<T>>): Promise<void> {
+    // A channel framed for a Schema Registry reads its schema id first (once per address and type).
+    const prepared = this.encoder.prepareItems([options === undefined ? message : [message, options as OutboxWriteOptions<HeadersOf<M>>]]);
+    if (prepared !== undefined) await prepared;
     await this.insert(tx, [this.encoder.encode(message, options)]);
   }
 
   /** Writes each message (or `[message, options]`) in order, in one statement; resolves to how many. */
   async writeMany(tx: PgQueryable, items: Iterable<M | readonly [M, OutboxWriteOptions<HeadersOf<M>>]>): Promise<number> {
-    return this.insert(tx, this.encoder.encodeMany(items));
+    const list = [...items];
+    const prepared = this.encoder.prepareItems(list);
+    if (prepared !== undefined) await prepared;
+    return this.insert(tx, this.encoder.encodeMany(list));
   }
 
   /** Maps domain events through `mapper` (null keeps one internal) and writes the resulting messages; resolves to how many. */
   async writeEvents<D>(tx: PgQueryable, mapper: EventMapper<D, M>, events: readonly D[], options: OutboxEventsOptions): Promise<number> {
+    const prepared = this.encoder.prepare(options.address);
+    if (prepared !== undefined) await prepared;
     return this.insert(tx, this.encoder.encodeEvents(mapper, events, options));
+  }
+
+  /** Readies a channel framed for a Schema Registry (its schema ids on `address`); `write` does it itself. */
+  async prepare(address?: string): Promise<void> {
+    await this.encoder.prepare(address);
   }
 
   /** Inserts already encoded records. */

@@ -147,6 +147,8 @@ export class Publisher<M extends AnyContractMessage, P = never> implements Async
   readonly #errorListeners = new Set<(error: PublishError) => void>();
   readonly #inFlight = new Set<Promise<void>>();
   #timer: NodeJS.Timeout | undefined;
+  /** Settles when the last publish that waited for its channel's preparation has gone on; undefined when none waits. */
+  #waiting: Promise<void> | undefined;
   readonly #provisioned = new Map<string, Promise<void>>();
   readonly #transport: Pick<Transport, 'provision'> | undefined;
   #closed = false;
@@ -193,6 +195,79 @@ export class Publisher<M extends AnyContractMessage, P = never> implements Async
   /** {@link publish}, told whether a tracer records (asked once per call of publishMany, not per message). */
   #publish<T extends M>(message: T, options: PublishOptions<HeadersOf<T>, P>, tracing: boolean): Promise<void> {
     if (this.#closed) return Promise.reject(new ClosedError(`the publisher of ${this.channel.id}`));
+    // A channel that must look something up before it can encode (a Schema Registry's id): wait
+    // for it, and keep every later message behind it so the order of publishes holds.
+    if (this.channel.prepare !== undefined) {
+      let pending: Promise<void> | undefined;
+      let address: string;
+      const type = this.channel.typeOf(message);
+      try {
+        address = options.parameters === undefined ? this.#addressFor(undefined) : this.#addressFor(options.parameters);
+        pending = this.channel.prepare(address, type);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      if (pending !== undefined || this.#waiting !== undefined)
+        return this.#afterPrepared(pending === undefined ? undefined : this.#prepared(pending, address, type), () =>
+          this.#enqueue(message, options, tracing),
+        );
+    }
+    return this.#enqueue(message, options, tracing);
+  }
+
+  /** Runs `run` once `ready` resolved and every publish that waited before it has gone on; rejects as `ready` does. */
+  #afterPrepared(ready: Promise<void> | undefined, run: () => Promise<void>): Promise<void> {
+    ready?.catch(() => undefined); // rejects through `turn`, later: not an unhandled rejection meanwhile
+    const turn = (this.#waiting ?? Promise.resolve()).then(() => ready);
+    const result = turn.then(run);
+    const settled = turn.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#waiting = settled;
+    void settled.then(() => {
+      if (this.#waiting === settled) this.#waiting = undefined;
+    });
+    return result;
+  }
+
+  /**
+   * `first` (the channel's preparation for `type` on `address`), retried like a send: a
+   * transient failure (the registry unavailable) is asked again on the backoff; the last failure
+   * rejects with a PublishError, as a send that finally fails does, and nothing is sent unframed.
+   */
+  async #prepared(first: Promise<void>, address: string, type: string): Promise<void> {
+    let attempts = 0;
+    try {
+      await retry(
+        async (n) => {
+          attempts = n;
+          await (n === 1 ? first : this.channel.prepare?.(address, type));
+        },
+        {
+          maxAttempts: Math.max(1, this.#options.maxAttempts),
+          backoff: exponentialBackoff(this.#options.retry),
+          clock: this.#clock,
+          onRetry: (cause, n, delayMs) =>
+            this.#logger.warn('publish could not prepare its encoding; retrying', {
+              channel: this.channel.id,
+              type,
+              attempt: n,
+              delayMs,
+              error: String(cause),
+            }),
+        },
+      );
+    } catch (cause) {
+      this.#failed++;
+      const error = new PublishError(this.channel.id, type, attempts, cause);
+      this.#announce(error);
+      throw error;
+    }
+  }
+
+  /** Encodes `message` and puts it in the batch that is filling (or in the capture of a transactional attempt). */
+  #enqueue<T extends M>(message: T, options: PublishOptions<HeadersOf<T>, P>, tracing: boolean): Promise<void> {
     const type = this.channel.typeOf(message);
     let record: OutgoingRecord;
     let span: Span | undefined;
@@ -346,6 +421,7 @@ export class Publisher<M extends AnyContractMessage, P = never> implements Async
 
   /** Sends everything queued now and waits until all of it is acknowledged or failed. */
   async flush(): Promise<void> {
+    while (this.#waiting !== undefined) await this.#waiting;
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = undefined;
     while (this.#queue.length > 0) this.#sendBatch();

@@ -283,6 +283,15 @@ export class SqliteOutboxChannel<M extends AnyContractMessage> {
     this.#wake = wake;
   }
 
+  /**
+   * Readies a channel framed for a Schema Registry: reads the schema ids of its message types on
+   * `address` (default the channel's) before a synchronous transaction writes them. Until then a
+   * write of such a channel throws an OutboxError that says to await this.
+   */
+  async prepare(address?: string): Promise<void> {
+    await this.encoder.prepare(address);
+  }
+
   /** Writes `message` in the open transaction of `tx` (inside `db.transaction(...)`); throws the codec's error for an invalid message. */
   write<T extends M>(tx: Database.Database, message: T, options?: OutboxWriteOptions<HeadersOf<T>>): void {
     this.insert(tx, [this.encoder.encode(message, options)]);

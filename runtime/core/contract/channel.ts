@@ -39,6 +39,26 @@ export interface ChannelDescriptor<M extends AnyContractMessage, A extends strin
   encode(message: M): Uint8Array;
   /** Bytes + message type to a message of this channel; an unknown type is a decode error. Never throws. */
   decode(bytes: Uint8Array, type: string): DecodeResult<M>;
+  /**
+   * Optional, for channels whose encoding needs what a synchronous `encode` cannot wait for (a
+   * Schema Registry's schema id): makes `encodeFor(message, address)` ready for messages of
+   * `type` on `address`. Returns undefined when nothing is pending (the usual case, which costs
+   * the publisher nothing), else a promise the publisher and the outbox await; it rejects with a
+   * retriable error when the cause is transient (the registry is unavailable).
+   */
+  prepare?(address: string, type: string): Promise<void> | undefined;
+  /**
+   * Optional, the decoding side of {@link prepare}: makes `decode(bytes, type)` ready for these
+   * bytes (reads the writer's schema by the id in their frame). Returns undefined when nothing is
+   * pending. Bytes that cannot be decoded are not its failure (decode reports them); it rejects
+   * only with a retriable error (the registry is unavailable), which the belt retries.
+   */
+  prepareRecord?(bytes: Uint8Array, type: string): Promise<void> | undefined;
+  /**
+   * Optional: the payload bytes of `message` on `address`, for channels whose bytes depend on the
+   * address (a registry subject named after the topic). Writers use it instead of `encode` when present.
+   */
+  encodeFor?(message: M, address: string): Uint8Array;
 }
 
 /** Any channel carrying `M`, whatever its address shape. */

@@ -32,7 +32,7 @@ export type { DecodeFailure, DecodeResult, ValidationIssue } from './errors.js';
 export { ContractDecodeError, ContractValidationError } from './errors.js';
 export type { HeadersCodec, HeadersDefinition } from './headers.js';
 export type { StandaloneValidator, StandaloneValidatorError } from './issues.js';
-export type { MessageDefinition, MessageDescriptor } from './message.js';
+export type { MessageDefinition, MessageDescriptor, MessageRegistryBinding } from './message.js';
 export { defineMessage } from './message.js';
 export type { PayloadCodec, PayloadFormat, RegistrySchema } from './payload-codec.js';
 export { utf8Bytes } from './utf8.js';

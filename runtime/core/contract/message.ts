@@ -36,6 +36,21 @@ export interface MessageDescriptor<T extends string = string, P = unknown, M ext
   decode(bytes: Uint8Array): DecodeResult<M>;
   /** The codec of the headers the contract declares for this message; undefined when it declares none. */
   readonly headers?: HeadersCodec;
+  /** Where the contract's Kafka message binding says the payload's Schema Registry id goes; undefined when it says nothing. */
+  readonly registry?: MessageRegistryBinding;
+}
+
+/**
+ * The Schema Registry fields of a message's Kafka binding (bindings 0.4.0/0.5.0). A message with
+ * `schemaIdLocation: payload` travels in the registry wire format once the host is given a registry.
+ */
+export interface MessageRegistryBinding {
+  /** Where the schema id is: `payload` (the Confluent wire format) or `header`. */
+  readonly schemaIdLocation: 'payload' | 'header';
+  /** How the id is encoded in the payload (`confluent`, `apicurio-new`, a number of bytes, …); the vendor's default when absent. */
+  readonly schemaIdPayloadEncoding?: string;
+  /** The subject naming strategy (`TopicNameStrategy`, `RecordNameStrategy`, …); the vendor's default when absent. */
+  readonly schemaLookupStrategy?: string;
 }
 
 export interface MessageDefinition<T extends string> {
@@ -53,6 +68,8 @@ export interface MessageDefinition<T extends string> {
   readonly headers?: HeadersDefinition;
   /** The payload property that is the default partition key. */
   readonly keyProperty?: string;
+  /** The Schema Registry fields of the message's Kafka binding. */
+  readonly registry?: MessageRegistryBinding;
 }
 
 const utf8Decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
@@ -77,6 +94,7 @@ export function defineMessage<T extends string, P, M extends AnyContractMessage 
     boxed,
     ...(definition.headers === undefined ? {} : { headers: defineHeaders(type, definition.headers) }),
     ...(keyProperty === undefined ? {} : { keyProperty }),
+    ...(definition.registry === undefined ? {} : { registry: definition.registry }),
     key(message: M): string | undefined {
       if (keyProperty === undefined) return undefined;
       const value = (message as unknown as Record<string, unknown>)[keyProperty];
@@ -147,6 +165,7 @@ function defineCodecMessage<T extends string, P, M extends AnyContractMessage>(
     boxed: false,
     ...(definition.headers === undefined ? {} : { headers: defineHeaders(type, definition.headers) }),
     ...(keyProperty === undefined ? {} : { keyProperty }),
+    ...(definition.registry === undefined ? {} : { registry: definition.registry }),
     key(message: M): string | undefined {
       if (keyProperty === undefined) return undefined;
       const value = (message as unknown as Record<string, unknown>)[keyProperty];

@@ -180,6 +180,8 @@ async function prepare(parked: ParkedMessage, options: RedriveOptions): Promise<
       id,
       `parked message ${id} belongs to channel ${parked.channel}, ${options.unknownChannel?.(parked.channel) ?? 'which is not known here'}`,
     );
+  // A channel framed for a Schema Registry reads the writer's schema by id first.
+  await channel.prepareRecord?.(parked.payload, parked.type);
   const decoded = channel.decode(parked.payload, parked.type);
   if (!decoded.ok)
     throw new RedriveError('redrive_invalid', id, `parked message ${id} still does not decode: ${decoded.error.message}; it stays parked`, {
