@@ -82,11 +82,11 @@ export function compileProtoFile(root: string, file: string, options: { sourceIn
 }
 
 /** Compiles `.proto` source text written inline in a contract, as the file `name` in a temporary directory. */
-export function compileProtoSource(source: string, name = 'inline.proto'): ProtoCompileResult {
+export function compileProtoSource(source: string, name = 'inline.proto', options: { sourceInfo?: boolean } = {}): ProtoCompileResult {
   const dir = mkdtempSync(join(tmpdir(), 'keiyaku-proto-'));
   try {
     writeFileSync(join(dir, name), source);
-    return compileProtoFile(dir, name);
+    return compileProtoFile(dir, name, options);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
