@@ -152,7 +152,41 @@ export const SCHEMA_CODES = [
  * Codes of Avro and Protobuf payloads (compat/avro/, compat/protobuf/): named after the edit, by
  * each format's own rules (Avro schema resolution; Protobuf wire compatibility).
  */
-export const AVRO_CODES = ['avro_schema_changed'] as const;
+export const AVRO_CODES = [
+  'avro_field_added_with_default',
+  'avro_field_added_without_default',
+  'avro_field_removed_with_default',
+  'avro_field_removed_without_default',
+  'avro_field_renamed',
+  'avro_field_renamed_with_alias',
+  'avro_field_default_added',
+  'avro_field_default_removed',
+  'avro_field_default_changed',
+  'avro_type_promoted',
+  'avro_type_demoted',
+  'avro_type_changed',
+  'avro_name_changed',
+  'avro_name_changed_with_alias',
+  'avro_aliases_changed',
+  'avro_doc_changed',
+  'avro_enum_symbol_added',
+  'avro_enum_symbol_removed',
+  'avro_enum_default_added',
+  'avro_enum_default_removed',
+  'avro_enum_default_changed',
+  'avro_union_branch_added',
+  'avro_union_branch_removed',
+  'avro_type_became_union',
+  'avro_union_became_type',
+  'avro_fixed_size_changed',
+  'avro_logical_type_added',
+  'avro_logical_type_removed',
+  'avro_logical_type_changed',
+  'avro_decimal_scale_changed',
+  'avro_decimal_precision_widened',
+  'avro_decimal_precision_narrowed',
+] as const;
+export type AvroCode = (typeof AVRO_CODES)[number];
 export const PROTOBUF_CODES = ['protobuf_schema_changed'] as const;
 /** Codes of any payload format: the format itself changed (JSON Schema, Avro, Protobuf). */
 export const FORMAT_CODES = ['payload_format_changed', ...AVRO_CODES, ...PROTOBUF_CODES] as const;

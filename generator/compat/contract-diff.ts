@@ -427,8 +427,8 @@ function compareMessage(
     for (const direction of wanted) {
       const changes =
         (part === 'payload' ? diffPayloadFormat(mb, ma, direction) : undefined) ?? diffSchemas(before, b, after, a, policy, direction);
-      const schema = after.schemas[a]?.location;
-      for (const change of changes) {
+      const schema = after.schemas[a]?.location ?? (ma.format === undefined ? undefined : where);
+      for (const { written, ...change } of changes) {
         const pointer = `/${part}${change.pointer}`;
         emit({
           ...change,
@@ -436,7 +436,7 @@ function compareMessage(
           channel,
           message: ma.type,
           pointer,
-          ...at(pointer, schema),
+          ...at(written === undefined ? pointer : `/${part}/schema${written}`, schema),
         });
       }
     }

@@ -28,6 +28,11 @@ export interface SchemaChange {
   readonly reverseCode?: SchemaFindingCode;
   /** The innermost named schema of the new contract the change is in, and the pointer inside it. */
   readonly schema?: { readonly name: string; readonly pointer: string };
+  /**
+   * An Avro or Protobuf payload's finding: the JSON pointer of its node as written under the
+   * payload's `schema`, to locate it (`pointer` names fields and branches, not their indexes).
+   */
+  readonly written?: string;
 }
 
 export type Schema = { readonly [keyword: string]: unknown };
