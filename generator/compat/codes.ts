@@ -187,7 +187,36 @@ export const AVRO_CODES = [
   'avro_decimal_precision_narrowed',
 ] as const;
 export type AvroCode = (typeof AVRO_CODES)[number];
-export const PROTOBUF_CODES = ['protobuf_schema_changed'] as const;
+export const PROTOBUF_CODES = [
+  'protobuf_message_renamed',
+  'protobuf_type_renamed',
+  'protobuf_field_added',
+  'protobuf_required_field_added',
+  'protobuf_field_removed',
+  'protobuf_field_removed_and_reserved',
+  'protobuf_field_renamed',
+  'protobuf_field_json_name_changed',
+  'protobuf_field_number_changed',
+  'protobuf_field_type_changed',
+  'protobuf_field_type_widened',
+  'protobuf_field_type_narrowed',
+  'protobuf_field_made_repeated',
+  'protobuf_field_made_singular',
+  'protobuf_field_made_required',
+  'protobuf_field_made_optional',
+  'protobuf_field_presence_changed',
+  'protobuf_field_moved_into_oneof',
+  'protobuf_field_moved_out_of_oneof',
+  'protobuf_field_oneof_changed',
+  'protobuf_field_default_changed',
+  'protobuf_field_packing_changed',
+  'protobuf_enum_value_added',
+  'protobuf_enum_value_removed',
+  'protobuf_enum_value_removed_and_reserved',
+  'protobuf_enum_value_renamed',
+  'protobuf_reserved_removed',
+] as const;
+export type ProtobufCode = (typeof PROTOBUF_CODES)[number];
 /** Codes of any payload format: the format itself changed (JSON Schema, Avro, Protobuf). */
 export const FORMAT_CODES = ['payload_format_changed', ...AVRO_CODES, ...PROTOBUF_CODES] as const;
 

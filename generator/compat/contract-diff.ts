@@ -426,7 +426,8 @@ function compareMessage(
     }
     for (const direction of wanted) {
       const changes =
-        (part === 'payload' ? diffPayloadFormat(mb, ma, direction) : undefined) ?? diffSchemas(before, b, after, a, policy, direction);
+        (part === 'payload' ? diffPayloadFormat(mb, ma, direction, { protobuf: after.compatibility?.protobuf }) : undefined) ??
+        diffSchemas(before, b, after, a, policy, direction);
       const schema = after.schemas[a]?.location ?? (ma.format === undefined ? undefined : where);
       for (const { written, ...change } of changes) {
         const pointer = `/${part}${change.pointer}`;

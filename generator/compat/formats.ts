@@ -4,6 +4,7 @@
  * compatibility rules (compat/protobuf/).
  */
 import type { MessageModel } from '../model/contract-model.js';
+import type { ProtobufRules } from '../model/vocabulary.js';
 import { diffAvro } from './avro/index.js';
 import type { Direction } from './findings.js';
 import { diffProtobuf } from './protobuf/index.js';
@@ -11,8 +12,17 @@ import type { SchemaChange } from './schema/context.js';
 
 const formatName = (message: MessageModel): string => message.format?.kind ?? 'json-schema';
 
-/** The changes of the payload of `before` → `after` when either is Avro or Protobuf; undefined when both are JSON Schema. */
-export function diffPayloadFormat(before: MessageModel, after: MessageModel, direction: Direction): SchemaChange[] | undefined {
+/**
+ * The changes of the payload of `before` → `after` when either is Avro or Protobuf; undefined when
+ * both are JSON Schema. `protobuf`: the rules Protobuf payloads are compared by (the new contract's
+ * `x-keiyaku.protobuf`; default `wire-json`).
+ */
+export function diffPayloadFormat(
+  before: MessageModel,
+  after: MessageModel,
+  direction: Direction,
+  options: { readonly protobuf?: ProtobufRules | undefined } = {},
+): SchemaChange[] | undefined {
   const b = before.format;
   const a = after.format;
   if (b === undefined && a === undefined) return undefined;
@@ -30,6 +40,6 @@ export function diffPayloadFormat(before: MessageModel, after: MessageModel, dir
     ];
   }
   if (b.kind === 'avro' && a.kind === 'avro') return diffAvro(b, a, direction);
-  if (b.kind === 'protobuf' && a.kind === 'protobuf') return diffProtobuf(b, a, direction);
+  if (b.kind === 'protobuf' && a.kind === 'protobuf') return diffProtobuf(b, a, direction, options.protobuf);
   return [];
 }

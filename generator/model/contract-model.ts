@@ -6,7 +6,7 @@
  */
 
 import type { SourceLocation } from '../diagnostics.js';
-import type { Mode, Policy } from './vocabulary.js';
+import type { Mode, Policy, ProtobufRules } from './vocabulary.js';
 
 /**
  * A JSON Schema node after normalization: plain acyclic JSON where every reference to a
@@ -178,6 +178,8 @@ export interface OperationModel {
 export interface CompatibilitySettings {
   readonly mode?: Mode;
   readonly policy?: Policy;
+  /** The rules Protobuf payloads are compared by (`x-keiyaku.protobuf`: `wire-json`, the default, or `wire`). */
+  readonly protobuf?: ProtobufRules;
   /** Intentional breaks, reviewed in the pull request that makes them. */
   readonly acknowledge?: readonly { readonly id: string; readonly reason: string; readonly version: string }[];
 }

@@ -1,6 +1,6 @@
 /**
  * keiyaku's own specification extension, `x-keiyaku`: on the document root the contract-wide
- * compatibility mode, schema policy and acknowledged breaks; on a channel or a message its own
+ * compatibility mode, schema policy, Protobuf rules and acknowledged breaks; on a channel or a message its own
  * compatibility mode. Values outside the vocabulary (generator/model/vocabulary.ts) are located
  * errors.
  *
@@ -9,7 +9,7 @@
 import type { Diagnostic, SourceLocation } from '../diagnostics.js';
 import { optional, type Part } from './context.js';
 import type { CompatibilitySettings } from './contract-model.js';
-import { MODES, type Mode, POLICIES } from './vocabulary.js';
+import { MODES, type Mode, POLICIES, PROTOBUF_RULES } from './vocabulary.js';
 
 /** Where a key of an `x-keiyaku` extension was written (no path: the extension itself). */
 export type ExtensionLocator = (...path: string[]) => SourceLocation;
@@ -109,11 +109,12 @@ export function rootCompatibility(value: unknown, at: ExtensionLocator): Part<Co
     });
     return { part: undefined, diagnostics };
   }
-  const raw = value as { compatibility?: unknown; policy?: unknown; acknowledge?: unknown };
+  const raw = value as { compatibility?: unknown; policy?: unknown; protobuf?: unknown; acknowledge?: unknown };
   const acknowledge = acknowledgments(raw.acknowledge, diagnostics, location);
   const part: CompatibilitySettings = {
     ...optional('mode', choice(raw.compatibility, MODES, 'x-keiyaku.compatibility', diagnostics, at('compatibility'))),
     ...optional('policy', choice(raw.policy, POLICIES, 'x-keiyaku.policy', diagnostics, at('policy'))),
+    ...optional('protobuf', choice(raw.protobuf, PROTOBUF_RULES, 'x-keiyaku.protobuf', diagnostics, at('protobuf'))),
     ...(acknowledge.length > 0 ? { acknowledge } : {}),
   };
   return { part, diagnostics };

@@ -26,3 +26,20 @@ export const POLICIES = ['strict', 'lenient'] as const satisfies readonly Policy
  * those decoders reject undeclared fields.
  */
 export const DEFAULT_POLICY: Policy = 'lenient';
+
+/**
+ * The rules Protobuf payloads are compared by, after Buf's breaking-change categories:
+ * `wire-json` (WIRE_JSON: what breaks the binary encoding or the canonical JSON mapping) or
+ * `wire` (WIRE: the binary encoding only).
+ */
+export const PROTOBUF_RULES = ['wire-json', 'wire'] as const;
+export type ProtobufRules = (typeof PROTOBUF_RULES)[number];
+
+/**
+ * The default rules: `wire-json`. The payload on the wire is binary, but keiyaku shows Protobuf
+ * payloads as their JSON mapping (dead-letter pages, `dead-letters show`, logs) and teams feed
+ * those views to tools; a field or enum value renamed under the same number reads fine in binary
+ * and breaks every reader of that JSON. A renamed field is also the change a reviewer most needs
+ * to see. Estates that never read the JSON form set `x-keiyaku.protobuf: wire`.
+ */
+export const DEFAULT_PROTOBUF_RULES: ProtobufRules = 'wire-json';
