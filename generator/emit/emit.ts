@@ -4,7 +4,14 @@
  */
 import { posix } from 'node:path';
 import type { Diagnostic, SourceLocation } from '../diagnostics.js';
-import { type ChannelModel, type ContractModel, type MessageModel, SCHEMA_REF_PREFIX, type SchemaNode } from '../model/contract-model.js';
+import {
+  type ChannelModel,
+  type ContractModel,
+  type KafkaRegistryBinding,
+  type MessageModel,
+  SCHEMA_REF_PREFIX,
+  type SchemaNode,
+} from '../model/contract-model.js';
 import { kebabCase, NameAllocator } from '../model/identifiers.js';
 import { commentText, inlineLiteral, jsDoc, jsonLiteral, propertyKey, stringLiteral } from './escape.js';
 import { finishSource, startFormatRun } from './format.js';
@@ -228,6 +235,15 @@ export function headerShape(model: ContractModel, headers: string): { names: str
   return { names, json };
 }
 
+/** The `registry` of a message descriptor: its Kafka binding's Schema Registry fields, on one line. */
+function registryLiteral(binding: KafkaRegistryBinding): string {
+  const fields = [`schemaIdLocation: ${stringLiteral(binding.schemaIdLocation)}`];
+  if (binding.schemaIdPayloadEncoding !== undefined)
+    fields.push(`schemaIdPayloadEncoding: ${stringLiteral(binding.schemaIdPayloadEncoding)}`);
+  if (binding.schemaLookupStrategy !== undefined) fields.push(`schemaLookupStrategy: ${stringLiteral(binding.schemaLookupStrategy)}`);
+  return `{ ${fields.join(', ')} }`;
+}
+
 function messagesFile(ctx: Context, validatorExports: ReadonlyMap<string, string>, hashes: ReadonlyMap<string, string>): string {
   const messages = Object.values(ctx.model.messages).map((message) => ({
     identifier: message.identifier,
@@ -241,6 +257,7 @@ function messagesFile(ctx: Context, validatorExports: ReadonlyMap<string, string
     boxed: message.boxed,
     ...(message.headers === undefined ? {} : headersOf(ctx.model, message.headers, validatorExports)),
     keyLiteral: message.kafkaKeyProperty === undefined || message.boxed ? undefined : stringLiteral(message.kafkaKeyProperty),
+    registryLiteral: message.kafkaRegistry === undefined ? undefined : registryLiteral(message.kafkaRegistry),
   }));
   const typeImports = [
     ...new Set(messages.flatMap((m) => (m.headersType === undefined ? [m.payloadType] : [m.payloadType, m.headersType]))),

@@ -35,6 +35,13 @@ export interface ChannelParameter {
   readonly location?: string;
 }
 
+/** Where a Kafka message binding says the Schema Registry id of the payload goes, and how subjects are named. */
+export interface KafkaRegistryBinding {
+  readonly schemaIdLocation: 'payload' | 'header';
+  readonly schemaIdPayloadEncoding?: string;
+  readonly schemaLookupStrategy?: string;
+}
+
 export interface KafkaChannelBinding {
   readonly topic?: string;
   readonly partitions?: number;
@@ -128,6 +135,8 @@ export interface MessageModel {
   readonly kafkaKey?: SchemaNode;
   /** The payload property the Kafka key schema stands for: the default partition key of the message. */
   readonly kafkaKeyProperty?: string;
+  /** The Schema Registry fields of the Kafka message binding (0.4.0/0.5.0), when it has `schemaIdLocation`. */
+  readonly kafkaRegistry?: KafkaRegistryBinding;
   readonly deprecated: boolean;
   /** `x-keiyaku.compatibility` of the message: its own compatibility mode. */
   readonly compatibility?: Mode;

@@ -8,7 +8,7 @@
 import type { Diagnostic } from '../../diagnostics.js';
 import type { ContractChannel, ContractMessage, ContractOperation } from '../../load/document.js';
 import { type ModelContext, optional, type Part, pointerOf, positiveInt } from '../context.js';
-import type { KafkaChannelBinding, SchemaNode } from '../contract-model.js';
+import type { KafkaChannelBinding, KafkaRegistryBinding, SchemaNode } from '../contract-model.js';
 
 function bindingOf(node: { bindings(): { get(name: string): { value(): unknown } | undefined } }): unknown {
   return node.bindings().get('kafka')?.value();
@@ -82,10 +82,28 @@ export function keyProperty(key: unknown, payload: unknown): string | undefined 
   return matches.length === 1 ? matches[0]![0] : undefined;
 }
 
-/** What a message's Kafka binding gives its model: the key schema and the payload property it stands for. */
+/** What a message's Kafka binding gives its model: the key schema and the payload property it stands for, and its Schema Registry fields. */
 export interface KafkaMessageKey {
   readonly kafkaKey?: SchemaNode;
   readonly kafkaKeyProperty?: string;
+  readonly kafkaRegistry?: KafkaRegistryBinding;
+}
+
+/**
+ * The Schema Registry fields of a Kafka message binding (0.4.0/0.5.0): `schemaIdLocation`
+ * (`payload` or `header`), `schemaIdPayloadEncoding`, `schemaLookupStrategy`. Without
+ * `schemaIdLocation` (or with `none`, which some documents write) the message is not framed.
+ */
+export function kafkaRegistryBinding(kafka: Record<string, unknown> | undefined): KafkaRegistryBinding | undefined {
+  const location = kafka?.['schemaIdLocation'];
+  if (location !== 'payload' && location !== 'header') return undefined;
+  const encoding = kafka?.['schemaIdPayloadEncoding'];
+  const strategy = kafka?.['schemaLookupStrategy'];
+  return {
+    schemaIdLocation: location,
+    ...optional('schemaIdPayloadEncoding', typeof encoding === 'string' || typeof encoding === 'number' ? String(encoding) : undefined),
+    ...optional('schemaLookupStrategy', typeof strategy === 'string' ? strategy : undefined),
+  };
 }
 
 /**
@@ -98,7 +116,8 @@ export function kafkaMessageBinding(
   at: { readonly type: string; readonly pointer: string; readonly payload: unknown },
   context: ModelContext,
 ): Part<KafkaMessageKey> {
-  const kafkaKey = (bindingOf(message) as { key?: unknown } | undefined)?.key;
+  const binding = bindingOf(message) as Record<string, unknown> | undefined;
+  const kafkaKey = binding?.['key'];
   const kafkaKeyProperty = kafkaKey === undefined ? undefined : keyProperty(kafkaKey, at.payload);
   const diagnostics: Diagnostic[] = [];
   if (kafkaKey !== undefined && kafkaKeyProperty === undefined) {
@@ -113,6 +132,7 @@ export function kafkaMessageBinding(
   const part = {
     ...optional('kafkaKey', kafkaKey === undefined ? undefined : (stripParserKeys(kafkaKey) as SchemaNode)),
     ...optional('kafkaKeyProperty', kafkaKeyProperty),
+    ...optional('kafkaRegistry', kafkaRegistryBinding(binding)),
   };
   return { part, diagnostics };
 }

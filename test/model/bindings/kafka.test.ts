@@ -126,6 +126,39 @@ describe('kafkaMessageBinding', () => {
   });
 });
 
+describe('the Schema Registry fields of a Kafka message binding', () => {
+  const cases: { name: string; kafka: Record<string, unknown>; want: unknown }[] = [
+    { name: 'none', kafka: { bindingVersion: '0.5.0' }, want: undefined },
+    { name: 'schemaIdLocation none (no registry)', kafka: { schemaIdLocation: 'none' }, want: undefined },
+    { name: 'the id in the payload', kafka: { schemaIdLocation: 'payload' }, want: { schemaIdLocation: 'payload' } },
+    {
+      name: 'with its encoding and lookup strategy',
+      kafka: {
+        schemaIdLocation: 'payload',
+        schemaIdPayloadEncoding: 'confluent',
+        schemaLookupStrategy: 'RecordNameStrategy',
+        bindingVersion: '0.5.0',
+      },
+      want: { schemaIdLocation: 'payload', schemaIdPayloadEncoding: 'confluent', schemaLookupStrategy: 'RecordNameStrategy' },
+    },
+    {
+      name: 'a number of bytes as the encoding',
+      kafka: { schemaIdLocation: 'payload', schemaIdPayloadEncoding: 4 },
+      want: { schemaIdLocation: 'payload', schemaIdPayloadEncoding: '4' },
+    },
+    { name: 'the id in a header', kafka: { schemaIdLocation: 'header' }, want: { schemaIdLocation: 'header' } },
+  ];
+  it.each(cases)('$name', ({ kafka, want }) => {
+    const message = messageNode({ name: 'BookBorrowed', payload, bindings: { kafka } });
+    const { part } = kafkaMessageBinding(
+      message,
+      { type: 'BookBorrowed', pointer: '/components/messages/BookBorrowed', payload },
+      testContext(),
+    );
+    expect((part as { kafkaRegistry?: unknown }).kafkaRegistry).toEqual(want);
+  });
+});
+
 describe('kafkaOperationBinding', () => {
   const cases: { name: string; id?: string; kafka: unknown; message?: string; hint?: RegExp }[] = [
     { name: 'no binding', kafka: undefined },
