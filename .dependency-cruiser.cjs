@@ -121,6 +121,14 @@ module.exports = {
       to: { path: '^generator/(model|emit|compat|cli|scaffold)/' },
     },
     {
+      name: 'generator-formats-below-model',
+      severity: 'error',
+      comment:
+        'formats reads the schema formats of payloads (Avro, Protobuf): load and model (its types only) sit below it; it knows nothing of emit, compat or the CLI, and no model module but the contract model types.',
+      from: { path: '^generator/formats/' },
+      to: { path: ['^generator/(emit|compat|cli|scaffold)/', '^generator/model/(?!contract-model[.]ts$)'] },
+    },
+    {
       name: 'generator-model-below-emit-compat-cli',
       severity: 'error',
       from: { path: '^generator/model/' },

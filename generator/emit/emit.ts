@@ -13,9 +13,10 @@ import {
   type SchemaNode,
 } from '../model/contract-model.js';
 import { kebabCase, NameAllocator } from '../model/identifiers.js';
+import { avroDeclarations } from './avro-types.js';
 import { commentText, inlineLiteral, jsDoc, jsonLiteral, propertyKey, stringLiteral } from './escape.js';
 import { finishSource, startFormatRun } from './format.js';
-import { buildManifest, schemaHash } from './manifest.js';
+import { buildManifest, formatSchemaHash, schemaHash } from './manifest.js';
 import { SchemaTypeWriter } from './schema-type.js';
 import { loadTemplates, type Templates } from './templates.js';
 import { buildValidators } from './validators.js';
@@ -82,9 +83,12 @@ export async function generate(model: ContractModel, options: GenerateOptions): 
   const originFiles = new Map<string, string>();
   const make = (file: string): Context => ({ model, source, header: fileHeader(model, source, file), templates, files: originFiles });
   // Payload schema hash per message type: messages.ts and manifest.json carry the same value.
-  const hashes = new Map(Object.values(model.messages).map((m) => [m.type, schemaHash(model, m.payload)]));
+  const hashes = new Map(
+    Object.values(model.messages).map((m) => [m.type, m.format ? formatSchemaHash(m.format) : schemaHash(model, m.payload)]),
+  );
 
-  const roots = Object.values(model.messages).flatMap((m) => (m.headers ? [m.payload, m.headers] : [m.payload]));
+  // An Avro or Protobuf payload has its codec, not a validator; contract headers are JSON Schema still.
+  const roots = Object.values(model.messages).flatMap((m) => [...(m.format ? [] : [m.payload]), ...(m.headers ? [m.headers] : [])]);
   const validators = buildValidators(model, roots);
   diagnostics.push(...validators.diagnostics);
   if (validators.diagnostics.some((d) => d.severity === 'error')) return { files: [], diagnostics };
@@ -93,7 +97,8 @@ export async function generate(model: ContractModel, options: GenerateOptions): 
   files.push({ path: 'types.ts', content: typesFile(make('types.ts'), new SchemaTypeWriter()) });
   files.push({
     path: 'validators.ts',
-    content: validators.code,
+    // A contract whose payloads all have codecs (Avro, Protobuf) and no headers has no validator.
+    content: roots.length === 0 ? 'export {};\n' : validators.code,
   });
   files.push({ path: 'messages.ts', content: messagesFile(make('messages.ts'), validators.exports, hashes) });
   const fileNames = new NameAllocator(['index', 'types', 'messages', 'validators', 'manifest', 'iggy']);
@@ -190,6 +195,15 @@ function typesFile(ctx: Context, types: SchemaTypeWriter): string {
       )
       .trimEnd(),
   );
+  const avroPayloads = Object.values(ctx.model.messages).flatMap((m) => (m.format?.kind === 'avro' ? [m.format] : []));
+  declarations.push(
+    ...avroDeclarations(avroPayloads, (fullname) => {
+      const owner = avroPayloads.find((p) => p.typeNames?.[fullname] !== undefined)?.typeNames?.[fullname];
+      const notes = owner === undefined ? [] : (referencedBy.get(owner) ?? []);
+      const file = avroPayloads.find((p) => p.name === fullname)?.file;
+      return file === undefined ? notes : [...notes, `@generated from ${file}`];
+    }),
+  );
   return ctx.templates.render('types.ts', { header: ctx.header, declarations });
 }
 
@@ -253,7 +267,8 @@ function messagesFile(ctx: Context, validatorExports: ReadonlyMap<string, string
     contentTypeLiteral: stringLiteral(message.contentType),
     hashLiteral: stringLiteral(hashes.get(message.type)!),
     payloadType: message.payload,
-    validator: validatorExports.get(message.payload)!,
+    validator: message.format === undefined ? validatorExports.get(message.payload)! : '',
+    codec: message.format?.kind === 'avro' ? `avroCodec(${JSON.stringify(message.format.schema)})` : undefined,
     boxed: message.boxed,
     ...(message.headers === undefined ? {} : headersOf(ctx.model, message.headers, validatorExports)),
     keyLiteral: message.kafkaKeyProperty === undefined || message.boxed ? undefined : stringLiteral(message.kafkaKeyProperty),
@@ -265,12 +280,18 @@ function messagesFile(ctx: Context, validatorExports: ReadonlyMap<string, string
     .sort()
     .join(', ');
   const validatorImports = [
-    ...new Set(messages.flatMap((m) => (m.headersValidator === undefined ? [m.validator] : [m.validator, m.headersValidator]))),
+    ...new Set(
+      messages.flatMap((m) => [
+        ...(m.codec === undefined ? [m.validator] : []),
+        ...(m.headersValidator === undefined ? [] : [m.headersValidator]),
+      ]),
+    ),
   ]
     .sort()
     .join(', ');
   const anyBoxed = messages.some((m) => m.boxed);
-  return ctx.templates.render('messages.ts', { header: ctx.header, messages, typeImports, validatorImports, anyBoxed });
+  const anyAvro = messages.some((m) => m.codec !== undefined);
+  return ctx.templates.render('messages.ts', { header: ctx.header, messages, typeImports, validatorImports, anyBoxed, anyAvro });
 }
 
 function headersOf(

@@ -4,7 +4,8 @@
  * schema and every named schema it reaches, so they change exactly when the schema does.
  */
 import { createHash } from 'node:crypto';
-import { type ContractModel, refName } from '../model/contract-model.js';
+import { avroTypeOf } from '../formats/avro/build.js';
+import { type ContractModel, type PayloadFormatModel, refName } from '../model/contract-model.js';
 
 export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) {
@@ -92,6 +93,16 @@ export function schemaHash(model: ContractModel, name: string): string {
     .digest('hex')}`;
 }
 
+/**
+ * The hash of an Avro or Protobuf payload: sha256 of the Avro Parsing Canonical Form (avsc's
+ * `schema()`: full names, no docs, defaults or aliases — what identifies the schema), or of the
+ * Protobuf message name and its descriptor set.
+ */
+export function formatSchemaHash(format: PayloadFormatModel): string {
+  const text = format.kind === 'avro' ? JSON.stringify(avroTypeOf(format.schema).schema()) : `${format.message}\n${format.descriptorSet}`;
+  return `sha256:${createHash('sha256').update(text).digest('hex')}`;
+}
+
 /** The manifest; `hashes` holds {@link schemaHash} of each message's payload, by message type. */
 export function buildManifest(model: ContractModel, source: string, hashes: ReadonlyMap<string, string>): string {
   const manifest = {
@@ -112,6 +123,7 @@ export function buildManifest(model: ContractModel, source: string, hashes: Read
       id: m.id,
       contentType: m.contentType,
       payload: m.payload,
+      ...(m.format ? { format: m.format.kind } : {}),
       ...(m.headers ? { headers: m.headers } : {}),
       schemaHash: hashes.get(m.type)!,
     })),

@@ -21,6 +21,7 @@ import { type ContractModel, deepFreeze, type MessageModel } from './contract-mo
 import { rootCompatibility } from './extensions.js';
 import { contractMessages, discoverMessageSchemas, messageIdentifier, messageObject } from './message-object.js';
 import { operationObject } from './operation-object.js';
+import { planPayloads } from './payload-format.js';
 
 export type { ContractChannel, ContractDocument, ContractMessage } from '../load/document.js';
 export { RESERVED_IDENTIFIERS } from './context.js';
@@ -42,9 +43,10 @@ export function buildModel(document: ContractDocument, locator: SourceLocator, s
   const { entries, byChannel } = take(contractMessages(channelNodes, context));
   const messageIdentifiers = entries.map((entry) => take(messageIdentifier(entry, context)));
   const channelIdentifiers = channelNodes.map((channel) => take(channelIdentifier(channel, context)));
-  for (const [i, entry] of entries.entries()) discoverMessageSchemas(entry, messageIdentifiers[i]!, context);
+  const plan = take(planPayloads(entries, document, context));
+  for (const [i, entry] of entries.entries()) discoverMessageSchemas(entry, messageIdentifiers[i]!, context, plan);
   const messages: Record<string, MessageModel> = {};
-  for (const [i, entry] of entries.entries()) messages[entry.type] = take(messageObject(entry, messageIdentifiers[i]!, context));
+  for (const [i, entry] of entries.entries()) messages[entry.type] = take(messageObject(entry, messageIdentifiers[i]!, context, plan));
   const channelModels = channelNodes.map((channel, i) =>
     take(channelObject(channel, context, { identifier: channelIdentifiers[i]!, messages: byChannel.get(channel.id()) ?? [] })),
   );

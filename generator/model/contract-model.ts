@@ -75,6 +75,11 @@ export interface AvroPayloadModel {
   readonly schemaFormat: string;
   /** The `.avsc` file, relative like {@link ContractModel.source}, when the schema came from one. */
   readonly file?: string;
+  /**
+   * The name in generated code of each named type (record, enum, fixed) the schema reaches, by
+   * its Avro full name (`shop.OrderLine` → `OrderLine`); the root's is {@link MessageModel.payload}.
+   */
+  readonly typeNames?: Readonly<Record<string, string>>;
 }
 
 /**

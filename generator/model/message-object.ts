@@ -10,9 +10,10 @@ import type { ContractChannel, ContractMessage } from '../load/document.js';
 import { tokensFromPointer } from '../pointer.js';
 import { kafkaMessageBinding } from './bindings/kafka.js';
 import { allocateIdentifier, anonymous, type ModelContext, optional, type Part, pointerOf } from './context.js';
-import type { MessageModel } from './contract-model.js';
+import type { MessageModel, PayloadFormatModel } from './contract-model.js';
 import { ownCompatibility } from './extensions.js';
 import { pascalCase, safeIdentifier } from './identifiers.js';
+import { avroPayloadModel, keyView, type PayloadPlan } from './payload-format.js';
 
 /** A message of the contract with its type (unique over the contract) and its pointer. */
 export interface MessageEntry {
@@ -83,13 +84,16 @@ export function messageIdentifier(entry: MessageEntry, context: ModelContext): P
 }
 
 /** Shows the registry a message's payload and header schemas (pass 1), before any schema is named. */
-export function discoverMessageSchemas(entry: MessageEntry, identifier: string, context: ModelContext): void {
-  const { message, pointer } = entry;
-  context.registry.discover({
-    schema: message.payload()?.json() ?? true,
-    tokens: tokensFromPointer(`${pointer}/payload`),
-    fallbackName: `${identifier}Payload`,
-  });
+export function discoverMessageSchemas(entry: MessageEntry, identifier: string, context: ModelContext, plan?: PayloadPlan): void {
+  const { message, pointer, type } = entry;
+  if (!plan?.notJsonSchema.has(type)) {
+    const source = plan?.sources.get(type);
+    context.registry.discover({
+      schema: (source === undefined ? message.payload()?.json() : source.schema) ?? true,
+      tokens: [...tokensFromPointer(pointer), ...(source?.tokens ?? ['payload'])],
+      fallbackName: `${identifier}Payload`,
+    });
+  }
   const headers = message.headers();
   if (headers)
     context.registry.discover({
@@ -114,13 +118,76 @@ export function isPrimitiveRoot(schema: unknown): boolean {
 const JSON_CONTENT_TYPE = /^application\/([\w.+-]+\+)?json(;.*)?$/;
 
 /**
- * The model of one message type (its schemas named in the registry, pass 2). A message without
- * a payload accepts any JSON object (a warning); a content type other than JSON is a warning.
+ * The content type of an Avro or Protobuf payload: the message's own when it is not JSON, else
+ * the format's (`application/avro`); a JSON one written on the message is a warning (the
+ * document's `defaultContentType` speaks of its JSON payloads). Undefined for JSON Schema payloads.
  */
-export function messageObject(entry: MessageEntry, identifier: string, context: ModelContext): Part<MessageModel> {
+function binaryContentType(entry: MessageEntry, format: PayloadFormatModel | undefined, context: ModelContext, diagnostics: Diagnostic[]) {
+  if (format === undefined) return undefined;
+  const fallback = format.kind === 'avro' ? 'application/avro' : 'application/x-protobuf';
+  const written = (entry.message.json() as Record<string, unknown>)['contentType'];
+  if (typeof written !== 'string') return fallback;
+  if (!JSON_CONTENT_TYPE.test(written)) return written;
+  diagnostics.push({
+    severity: 'warning',
+    code: 'content_type_json_for_binary',
+    message: `message "${entry.type}" has content type "${written}" but its payload is ${format.kind === 'avro' ? 'Avro' : 'Protobuf'}; keiyaku writes "${fallback}"`,
+    hint: `set \`contentType: ${fallback}\` (or leave it out)`,
+    location: context.locate(entry.pointer, ['contentType']),
+  });
+  return fallback;
+}
+
+/** What a message's payload gives its model: the payload's name, its format, and what the Kafka key and content type read. */
+interface PayloadPart {
+  readonly payload: string;
+  readonly boxed: boolean;
+  readonly format?: PayloadFormatModel;
+  /** The payload as a JSON Schema (a view of an Avro record's fields), for matching the Kafka key. */
+  readonly keySchema: unknown;
+  /** The content type when the message declares none. */
+  readonly defaultContentType: string;
+}
+
+/** The payload of a message: a named JSON Schema (pass 2 of the registry), or an Avro or Protobuf model from the plan. */
+function payloadPart(entry: MessageEntry, identifier: string, context: ModelContext, plan: PayloadPlan | undefined): Part<PayloadPart> {
   const { message, type, pointer } = entry;
+  const fallbackContentType = context.defaultContentType ?? 'application/json';
+  if (plan?.notJsonSchema.has(type)) {
+    const avro = plan.avro.get(type);
+    if (avro !== undefined) {
+      const at = context.locate(pointer, plan.sources.get(type)?.tokens ?? ['payload']);
+      const file = at.file === context.locate('').file ? undefined : at.file;
+      const built = avroPayloadModel(avro, identifier, context, file);
+      const jsonDefault = JSON_CONTENT_TYPE.test(fallbackContentType);
+      return {
+        part: {
+          payload: built.part.payload,
+          boxed: false,
+          format: built.part.model,
+          keySchema: keyView(avro.type),
+          defaultContentType: jsonDefault ? 'application/avro' : fallbackContentType,
+        },
+        diagnostics: built.diagnostics,
+      };
+    }
+    const protobuf = plan.protobuf.get(type);
+    const payload = protobuf?.kind === 'protobuf' ? protobuf.message.slice(protobuf.message.lastIndexOf('.') + 1) : `${identifier}Payload`;
+    // The plan reported why this payload has no model (or the Protobuf path gave one).
+    return {
+      part: {
+        payload,
+        boxed: false,
+        ...(protobuf === undefined ? {} : { format: protobuf }),
+        keySchema: undefined,
+        defaultContentType: 'application/x-protobuf',
+      },
+      diagnostics: [],
+    };
+  }
   const diagnostics: Diagnostic[] = [];
-  const payloadSchema = message.payload()?.json();
+  const source = plan?.sources.get(type);
+  const payloadSchema = source === undefined ? message.payload()?.json() : source.schema;
   if (payloadSchema === undefined) {
     diagnostics.push({
       severity: 'warning',
@@ -132,9 +199,26 @@ export function messageObject(entry: MessageEntry, identifier: string, context: 
   }
   const payload = context.registry.named({
     schema: payloadSchema ?? { type: 'object' },
-    tokens: tokensFromPointer(`${pointer}/payload`),
+    tokens: [...tokensFromPointer(pointer), ...(source?.tokens ?? ['payload'])],
     fallbackName: `${identifier}Payload`,
   });
+  return {
+    part: { payload, boxed: isPrimitiveRoot(payloadSchema), keySchema: payloadSchema, defaultContentType: fallbackContentType },
+    diagnostics,
+  };
+}
+
+/**
+ * The model of one message type (its schemas named in the registry, pass 2). A message without
+ * a payload accepts any JSON object (a warning); a content type other than JSON is a warning
+ * for a JSON Schema payload.
+ */
+export function messageObject(entry: MessageEntry, identifier: string, context: ModelContext, plan?: PayloadPlan): Part<MessageModel> {
+  const { message, type, pointer } = entry;
+  const diagnostics: Diagnostic[] = [];
+  const payloadOf = payloadPart(entry, identifier, context, plan);
+  diagnostics.push(...payloadOf.diagnostics);
+  const { payload, boxed, format, keySchema } = payloadOf.part;
   const headersSchema = message.headers()?.json();
   const headers =
     headersSchema === undefined
@@ -144,14 +228,14 @@ export function messageObject(entry: MessageEntry, identifier: string, context: 
           tokens: tokensFromPointer(`${pointer}/headers`),
           fallbackName: `${identifier}Headers`,
         });
-  const kafka = kafkaMessageBinding(message, { type, pointer, payload: payloadSchema }, context);
+  const kafka = kafkaMessageBinding(message, { type, pointer, payload: keySchema }, context);
   diagnostics.push(...kafka.diagnostics);
   const compatibility = ownCompatibility(message.extensions().get('x-keiyaku')?.value(), `message "${type}"`, (...path) =>
     context.locate(pointer, ['x-keiyaku', ...path]),
   );
   diagnostics.push(...compatibility.diagnostics);
-  const contentType = message.contentType() ?? context.defaultContentType ?? 'application/json';
-  if (!JSON_CONTENT_TYPE.test(contentType)) {
+  const contentType = binaryContentType(entry, format, context, diagnostics) ?? message.contentType() ?? payloadOf.part.defaultContentType;
+  if (format === undefined && !plan?.notJsonSchema.has(type) && !JSON_CONTENT_TYPE.test(contentType)) {
     diagnostics.push({
       severity: 'warning',
       code: 'content_type_not_json',
@@ -169,7 +253,8 @@ export function messageObject(entry: MessageEntry, identifier: string, context: 
     ...optional('description', message.description()),
     contentType,
     payload,
-    boxed: isPrimitiveRoot(payloadSchema),
+    ...(format === undefined ? {} : { format }),
+    boxed,
     ...optional('headers', headers),
     ...optional('correlationId', message.correlationId()?.location()),
     examples: message
