@@ -159,7 +159,10 @@ module.exports = {
       severity: 'error',
       comment:
         'Files, processes and git belong to the CLI; the generator below it is pure (templates are bundled at build). Compiling .proto files runs the buf CLI, a process: that one module may.',
-      from: { path: '^generator/', pathNot: ['^generator/(cli|bin|deprecated|load|scaffold)/', '^generator/formats/protobuf/compile[.]ts$'] },
+      from: {
+        path: '^generator/',
+        pathNot: ['^generator/(cli|bin|deprecated|load|scaffold)/', '^generator/formats/protobuf/compile[.]ts$'],
+      },
       to: { dependencyTypes: ['core'], path: '^(fs|node:fs|fs/promises|node:fs/promises|child_process|node:child_process)$' },
     },
   ],

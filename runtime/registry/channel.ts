@@ -66,102 +66,8 @@ export function withSchemaRegistry<C extends AnyChannel>(
   if (schemaRegistryOf(channel) !== undefined)
     throw new KeiyakuError('schema_registry_config', `channel ${channel.id} is already framed for a Schema Registry`);
   const types = framedTypes(channel, options.types);
-  const strategy = options.subjectNameStrategy ?? 'topic';
-  const autoRegister = options.autoRegister === true;
-  const transport = options.transport;
-  const topicOf =
-    options.topic ??
-    (transport?.destination !== undefined
-      ? (address: string) => transport.destination!(address, channel.bindings)
-      : (address: string) => channel.bindings.kafka?.topic ?? address);
-  /** `address \0 type` → the frame head of the writer's schema id. */
-  const heads = new Map<string, Uint8Array>();
-  const headsLoading = new Map<string, Promise<void>>();
-  /** `type \0 id` → how to read a payload written with schema `id`. */
-  const readers = new Map<string, Reader>();
-  const readersLoading = new Map<string, Promise<void>>();
-
-  const encodeFor = (message: AnyContractMessage, address: string): Uint8Array => {
-    const type = message[messageType];
-    const framedType = types.get(type);
-    if (framedType === undefined) return channel.encode(message as never);
-    const head = heads.get(`${address}\0${type}`);
-    if (head === undefined)
-      throw new SchemaRegistryError(
-        `no schema id yet for ${type} on ${address} (channel ${channel.id}): await channel.prepare(address, type) before encoding (the publisher and the outbox do)`,
-        { errorCode: 0, status: 0, code: 'schema_id_not_prepared' },
-      );
-    return framed(head, framedType.codec.encode(message));
-  };
-
-  const prepare = (address: string, type: string): Promise<void> | undefined => {
-    const framedType = types.get(type);
-    if (framedType === undefined) return undefined;
-    const key = `${address}\0${type}`;
-    if (heads.has(key)) return undefined;
-    let loading = headsLoading.get(key);
-    if (loading === undefined) {
-      const subject = subjectName(options.strategies?.[type] ?? strategy, topicOf(address), framedType.codec.schema.recordName);
-      loading = client.id(subject, framedType.schema, { autoRegister }).then(
-        (id) => {
-          headsLoading.delete(key);
-          if (heads.size >= MAX_ENTRIES) heads.clear();
-          heads.set(key, frameHead(id, framedType.protobuf ? (framedType.codec.schema.messageIndexes ?? [0]) : undefined));
-        },
-        (error: unknown) => {
-          headsLoading.delete(key);
-          throw error;
-        },
-      );
-      headsLoading.set(key, loading);
-    }
-    return loading;
-  };
-
-  const prepareRecord = (bytes: Uint8Array, type: string): Promise<void> | undefined => {
-    const framedType = types.get(type);
-    if (framedType === undefined) return undefined;
-    const frame = readFrame(bytes, framedType.protobuf);
-    if ('problem' in frame) return undefined; // decode reports it
-    const key = `${type}\0${frame.schemaId}`;
-    if (readers.has(key)) return undefined;
-    let loading = readersLoading.get(key);
-    if (loading === undefined) {
-      loading = readerOf(client, framedType, type, frame.schemaId).then(
-        (reader) => {
-          readersLoading.delete(key);
-          if (readers.size >= MAX_ENTRIES) readers.clear();
-          readers.set(key, reader);
-        },
-        (error: unknown) => {
-          readersLoading.delete(key);
-          throw error;
-        },
-      );
-      readersLoading.set(key, loading);
-    }
-    return loading;
-  };
-
-  const decode = (bytes: Uint8Array, type: string): DecodeResult<AnyContractMessage> => {
-    const framedType = types.get(type);
-    if (framedType === undefined) return channel.decode(bytes, type);
-    const frame = readFrame(bytes, framedType.protobuf);
-    if ('problem' in frame) return fail('frame', type, `${type}: ${frame.problem}`);
-    const reader = readers.get(`${type}\0${frame.schemaId}`);
-    if (reader === undefined)
-      return fail(
-        'frame',
-        type,
-        `${type}: the writer's schema id ${frame.schemaId} was not read from the registry (decode framed bytes after channel.prepareRecord(bytes, type))`,
-      );
-    if (typeof reader !== 'function') return fail('frame', type, `${type}: ${reader.problem}`);
-    const decoded = reader(frame.offset === 0 ? bytes : bytes.subarray(frame.offset), type);
-    if (!decoded.ok) return decoded;
-    (decoded.value as Record<symbol, unknown>)[messageType] = type;
-    return { ok: true, value: Object.freeze(decoded.value) as AnyContractMessage };
-  };
-
+  const { prepare, encodeFor } = writeSide(channel, client, types, options);
+  const { prepareRecord, decode } = readSide(channel, client, types);
   const fixedAddress = typeof channel.address === 'string' ? channel.address : undefined;
   const messages = new Map<string, MessageDescriptor<string, unknown, AnyContractMessage>>();
   for (const [type, framedType] of types) {
@@ -181,7 +87,6 @@ export function withSchemaRegistry<C extends AnyChannel>(
       }),
     );
   }
-
   return Object.freeze({
     ...channel,
     [wrapped]: client,
@@ -196,6 +101,116 @@ export function withSchemaRegistry<C extends AnyChannel>(
     prepare,
     prepareRecord,
   }) as unknown as C;
+}
+
+/** Encoding: the writer's schema id per address and type (asked once), and the framed bytes of a message. */
+function writeSide(
+  channel: AnyChannel,
+  client: SchemaRegistryClient,
+  types: Map<string, FramedType>,
+  options: SchemaRegistryChannelOptions,
+) {
+  const strategy = options.subjectNameStrategy ?? 'topic';
+  const autoRegister = options.autoRegister === true;
+  const transport = options.transport;
+  const topicOf =
+    options.topic ??
+    (transport?.destination !== undefined
+      ? (address: string) => transport.destination!(address, channel.bindings)
+      : (address: string) => channel.bindings.kafka?.topic ?? address);
+  /** `address \0 type` → the frame head of the writer's schema id. */
+  const heads = new Map<string, Uint8Array>();
+  const loading = new Map<string, Promise<void>>();
+
+  const encodeFor = (message: AnyContractMessage, address: string): Uint8Array => {
+    const type = message[messageType];
+    const framedType = types.get(type);
+    if (framedType === undefined) return channel.encode(message as never);
+    const head = heads.get(`${address}\0${type}`);
+    if (head === undefined)
+      throw new SchemaRegistryError(
+        `no schema id yet for ${type} on ${address} (channel ${channel.id}): await channel.prepare(address, type) before encoding (the publisher and the outbox do)`,
+        { errorCode: 0, status: 0, code: 'schema_id_not_prepared' },
+      );
+    return framed(head, framedType.codec.encode(message));
+  };
+
+  const prepare = (address: string, type: string): Promise<void> | undefined => {
+    const framedType = types.get(type);
+    if (framedType === undefined) return undefined;
+    const key = `${address}\0${type}`;
+    if (heads.has(key)) return undefined;
+    let pending = loading.get(key);
+    if (pending === undefined) {
+      const subject = subjectName(options.strategies?.[type] ?? strategy, topicOf(address), framedType.codec.schema.recordName);
+      pending = client.id(subject, framedType.schema, { autoRegister }).then(
+        (id) => {
+          loading.delete(key);
+          if (heads.size >= MAX_ENTRIES) heads.clear();
+          heads.set(key, frameHead(id, framedType.protobuf ? (framedType.codec.schema.messageIndexes ?? [0]) : undefined));
+        },
+        (error: unknown) => {
+          loading.delete(key);
+          throw error;
+        },
+      );
+      loading.set(key, pending);
+    }
+    return pending;
+  };
+  return { prepare, encodeFor };
+}
+
+/** Decoding: how to read each writer's schema id (read once per id), and the message of framed bytes. */
+function readSide(channel: AnyChannel, client: SchemaRegistryClient, types: Map<string, FramedType>) {
+  /** `type \0 id` → how to read a payload written with schema `id`. */
+  const readers = new Map<string, Reader>();
+  const loading = new Map<string, Promise<void>>();
+
+  const prepareRecord = (bytes: Uint8Array, type: string): Promise<void> | undefined => {
+    const framedType = types.get(type);
+    if (framedType === undefined) return undefined;
+    const frame = readFrame(bytes, framedType.protobuf);
+    if ('problem' in frame) return undefined; // decode reports it
+    const key = `${type}\0${frame.schemaId}`;
+    if (readers.has(key)) return undefined;
+    let pending = loading.get(key);
+    if (pending === undefined) {
+      pending = readerOf(client, framedType, type, frame.schemaId).then(
+        (reader) => {
+          loading.delete(key);
+          if (readers.size >= MAX_ENTRIES) readers.clear();
+          readers.set(key, reader);
+        },
+        (error: unknown) => {
+          loading.delete(key);
+          throw error;
+        },
+      );
+      loading.set(key, pending);
+    }
+    return pending;
+  };
+
+  const decode = (bytes: Uint8Array, type: string): DecodeResult<AnyContractMessage> => {
+    const framedType = types.get(type);
+    if (framedType === undefined) return channel.decode(bytes, type);
+    const frame = readFrame(bytes, framedType.protobuf);
+    if ('problem' in frame) return fail('frame', type, `${type}: ${frame.problem}`);
+    const reader = readers.get(`${type}\0${frame.schemaId}`);
+    if (reader === undefined)
+      return fail(
+        'frame',
+        type,
+        `${type}: the writer's schema id ${frame.schemaId} was not read from the registry (decode framed bytes after channel.prepareRecord(bytes, type))`,
+      );
+    if (typeof reader !== 'function') return fail('frame', type, `${type}: ${reader.problem}`);
+    const decoded = reader(bytes.subarray(frame.offset), type);
+    if (!decoded.ok) return decoded;
+    (decoded.value as Record<symbol, unknown>)[messageType] = type;
+    return { ok: true, value: Object.freeze(decoded.value) as AnyContractMessage };
+  };
+  return { prepareRecord, decode };
 }
 
 /** The framed types of `channel`: the ones named, else every one with a codec. */

@@ -278,7 +278,8 @@ function refusal(
   let said = text.slice(0, 300);
   try {
     const body = JSON.parse(text) as { error_code?: unknown; message?: unknown };
-    if (typeof body.error_code === 'number') errorCode = body.error_code;
+    // Apicurio answers an incompatible schema with error_code 0: the status says it then.
+    if (typeof body.error_code === 'number' && body.error_code !== 0) errorCode = body.error_code;
     if (typeof body.message === 'string') said = body.message;
   } catch {
     // not JSON: keep the text

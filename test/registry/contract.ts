@@ -3,11 +3,12 @@
  * record in two compatible versions (v2 adds a field with a default), and a Protobuf file with two
  * messages (message indexes [0] and [1]).
  */
+
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { avroCodec } from '@keiyaku/avro';
 import { protobufCodec } from '@keiyaku/protobuf';
 import { type ContractMessage, defineChannel, defineMessage, type MessageRegistryBinding } from '@keiyaku/runtime/codegen-v1';
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { compileProtoFile } from '../../generator/formats/protobuf/compile.js';
 
 export const shelvedV1Schema = {

@@ -1,4 +1,4 @@
-import { frameHead, framed, readFrame, subjectName } from '@keiyaku/runtime/registry';
+import { framed, frameHead, readFrame, subjectName } from '@keiyaku/runtime/registry';
 import { describe, expect, it } from 'vitest';
 
 describe('the Schema Registry frame', () => {
