@@ -130,13 +130,19 @@ run(`keiyaku check --against registry:<url>${registrySkipNote}`, () => {
     expect(acknowledged.stdout).toMatch(/1 acknowledged/);
   });
 
-  it('a registered schema of another type is a payload_format_changed finding', async () => {
+  it('a registered schema of another type (Protobuf, JSON Schema) is a payload_format_changed finding', async () => {
     const address = testSubject('books');
     await register(`${address}-value`, 'syntax = "proto3";\npackage library;\nmessage BookAdded { string book_id = 1; }\n', 'PROTOBUF');
     writeFileSync(join(dir, 'asyncapi.yaml'), contract(address, bookV1));
     const result = await check(['--against', against()]);
     expect(result.code).toBe(1);
     expect(result.stdout).toContain('BREAKING payload_format_changed (forward): payload format protobuf → avro');
+    const json = testSubject('books');
+    await register(`${json}-value`, JSON.stringify({ type: 'object', properties: { bookId: { type: 'string' } } }), 'JSON');
+    writeFileSync(join(dir, 'asyncapi.yaml'), contract(json, bookV1, { action: 'receive' }));
+    const fromJson = await check(['--against', against()]);
+    expect(fromJson.code).toBe(1);
+    expect(fromJson.stdout).toContain('BREAKING payload_format_changed (backward): payload format json-schema → avro');
   });
 
   it("names subjects as the runtime does: the binding's schemaLookupStrategy, else KEIYAKU_SCHEMA_REGISTRY_SUBJECT_NAME_STRATEGY, with the Kafka namespace", async () => {
