@@ -17,6 +17,7 @@ import { avroDeclarations } from './avro-types.js';
 import { commentText, inlineLiteral, jsDoc, jsonLiteral, propertyKey, stringLiteral } from './escape.js';
 import { finishSource, startFormatRun } from './format.js';
 import { buildManifest, formatSchemaHash, schemaHash } from './manifest.js';
+import { protobufCodecExpression, protobufInitType, protobufTypes } from './protobuf-code.js';
 import { SchemaTypeWriter } from './schema-type.js';
 import { loadTemplates, type Templates } from './templates.js';
 import { buildValidators } from './validators.js';
@@ -94,7 +95,8 @@ export async function generate(model: ContractModel, options: GenerateOptions): 
   if (validators.diagnostics.some((d) => d.severity === 'error')) return { files: [], diagnostics };
 
   const files: GeneratedFile[] = [];
-  files.push({ path: 'types.ts', content: typesFile(make('types.ts'), new SchemaTypeWriter()) });
+  const types = typesFile(make('types.ts'), new SchemaTypeWriter());
+  files.push({ path: 'types.ts', content: types.content });
   files.push({
     path: 'validators.ts',
     // A contract whose payloads all have codecs (Avro, Protobuf) and no headers has no validator.
@@ -112,6 +114,7 @@ export async function generate(model: ContractModel, options: GenerateOptions): 
     path: 'index.ts',
     content: templates.render('index.ts', {
       header: fileHeader(model, source, 'index.ts'),
+      typesWithValues: types.values,
       channels: channelFiles,
       channelList: channelFiles.map((c) => c.identifier).join(', '),
     }),
@@ -179,7 +182,8 @@ function validatorsFile(model: ContractModel, source: string, code: string): str
   return `${fileHeader(model, source, 'validators.ts')}\n// @ts-nocheck -- plain JavaScript validators; the typed surface is in messages.ts\n${code}`;
 }
 
-function typesFile(ctx: Context, types: SchemaTypeWriter): string {
+/** types.ts, and whether it holds values (the const objects of Protobuf enums) besides types. */
+function typesFile(ctx: Context, types: SchemaTypeWriter): { content: string; values: boolean } {
   const referencedBy = new Map<string, string[]>();
   for (const message of Object.values(ctx.model.messages)) {
     referencedBy.set(message.payload, [...(referencedBy.get(message.payload) ?? []), `Payload of message ${message.type}.`]);
@@ -204,7 +208,14 @@ function typesFile(ctx: Context, types: SchemaTypeWriter): string {
       return file === undefined ? notes : [...notes, `@generated from ${file}`];
     }),
   );
-  return ctx.templates.render('types.ts', { header: ctx.header, declarations });
+  const taken = new Set([
+    ...Object.keys(ctx.model.schemas),
+    ...avroPayloads.flatMap((p) => Object.values(p.typeNames ?? {})),
+    ...Object.values(ctx.model.messages).map((m) => m.identifier),
+  ]);
+  const protobuf = protobufTypes(ctx.model, taken);
+  declarations.push(...protobuf.declarations);
+  return { content: ctx.templates.render('types.ts', { header: ctx.header, declarations }), values: protobuf.values };
 }
 
 function messageDoc(ctx: Context, message: MessageModel): string {
@@ -267,15 +278,17 @@ function messagesFile(ctx: Context, validatorExports: ReadonlyMap<string, string
     contentTypeLiteral: stringLiteral(message.contentType),
     hashLiteral: stringLiteral(hashes.get(message.type)!),
     payloadType: message.payload,
+    // What the factory takes: the payload type, or for Protobuf its Init type (every field optional).
+    inputType: protobufInitType(message) ?? message.payload,
     validator: message.format === undefined ? validatorExports.get(message.payload)! : '',
-    codec: message.format?.kind === 'avro' ? `avroCodec(${JSON.stringify(message.format.schema)})` : undefined,
+    codec: message.format?.kind === 'avro' ? `avroCodec(${JSON.stringify(message.format.schema)})` : protobufCodecExpression(message),
     boxed: message.boxed,
     ...(message.headers === undefined ? {} : headersOf(ctx.model, message.headers, validatorExports)),
     keyLiteral: message.kafkaKeyProperty === undefined || message.boxed ? undefined : stringLiteral(message.kafkaKeyProperty),
     registryLiteral: message.kafkaRegistry === undefined ? undefined : registryLiteral(message.kafkaRegistry),
   }));
   const typeImports = [
-    ...new Set(messages.flatMap((m) => (m.headersType === undefined ? [m.payloadType] : [m.payloadType, m.headersType]))),
+    ...new Set(messages.flatMap((m) => [m.payloadType, m.inputType, ...(m.headersType === undefined ? [] : [m.headersType])])),
   ]
     .sort()
     .join(', ');
@@ -290,8 +303,17 @@ function messagesFile(ctx: Context, validatorExports: ReadonlyMap<string, string
     .sort()
     .join(', ');
   const anyBoxed = messages.some((m) => m.boxed);
-  const anyAvro = messages.some((m) => m.codec !== undefined);
-  return ctx.templates.render('messages.ts', { header: ctx.header, messages, typeImports, validatorImports, anyBoxed, anyAvro });
+  const anyAvro = Object.values(ctx.model.messages).some((m) => m.format?.kind === 'avro');
+  const anyProtobuf = Object.values(ctx.model.messages).some((m) => m.format?.kind === 'protobuf');
+  return ctx.templates.render('messages.ts', {
+    header: ctx.header,
+    messages,
+    typeImports,
+    validatorImports,
+    anyBoxed,
+    anyAvro,
+    anyProtobuf,
+  });
 }
 
 function headersOf(

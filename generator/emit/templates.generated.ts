@@ -222,6 +222,10 @@ export const TEMPLATE_SPECS: Readonly<Record<string, object>> = {
     + ((stack1 = lookupProperty(helpers,"unless").call(alias1,lookupProperty(depth0,"channels"),{"name":"unless","hash":{},"fn":container.program(6, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":25,"column":0},"end":{"line":27,"column":11}}})) != null ? stack1 : "");
 },"usePartial":true,"useData":true},
   "index.ts": {"0":function(container,depth0,helpers,partials,data) {
+    return "export * from \"./types.js\";\n";
+},"1":function(container,depth0,helpers,partials,data) {
+    return "export type * from \"./types.js\";\n";
+},"2":function(container,depth0,helpers,partials,data) {
     var stack1, helper, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -230,9 +234,9 @@ export const TEMPLATE_SPECS: Readonly<Record<string, object>> = {
     };
 
   return "export * from \"./channels/"
-    + ((stack1 = (((helper = lookupProperty(helpers,"file") || container.strict(depth0, "file", {"start":{"line":5,"column":28},"end":{"line":5,"column":32}} ))),(typeof helper === "function" ? helper.call(depth0 != null ? depth0 : (container.nullContext || {}),{"name":"file","hash":{},"data":data,"loc":{"start":{"line":5,"column":26},"end":{"line":5,"column":34}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"file") || container.strict(depth0, "file", {"start":{"line":9,"column":28},"end":{"line":9,"column":32}} ))),(typeof helper === "function" ? helper.call(depth0 != null ? depth0 : (container.nullContext || {}),{"name":"file","hash":{},"data":data,"loc":{"start":{"line":9,"column":26},"end":{"line":9,"column":34}}}) : helper))) != null ? stack1 : "")
     + ".js\";\n";
-},"1":function(container,depth0,helpers,partials,data) {
+},"3":function(container,depth0,helpers,partials,data) {
     var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), alias3="function", lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -241,9 +245,9 @@ export const TEMPLATE_SPECS: Readonly<Record<string, object>> = {
     };
 
   return "import { "
-    + ((stack1 = (((helper = lookupProperty(helpers,"identifier") || alias1(depth0, "identifier", {"start":{"line":8,"column":11},"end":{"line":8,"column":21}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"identifier","hash":{},"data":data,"loc":{"start":{"line":8,"column":9},"end":{"line":8,"column":23}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"identifier") || alias1(depth0, "identifier", {"start":{"line":12,"column":11},"end":{"line":12,"column":21}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"identifier","hash":{},"data":data,"loc":{"start":{"line":12,"column":9},"end":{"line":12,"column":23}}}) : helper))) != null ? stack1 : "")
     + " } from \"./channels/"
-    + ((stack1 = (((helper = lookupProperty(helpers,"file") || alias1(depth0, "file", {"start":{"line":8,"column":45},"end":{"line":8,"column":49}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"file","hash":{},"data":data,"loc":{"start":{"line":8,"column":43},"end":{"line":8,"column":51}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"file") || alias1(depth0, "file", {"start":{"line":12,"column":45},"end":{"line":12,"column":49}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"file","hash":{},"data":data,"loc":{"start":{"line":12,"column":43},"end":{"line":12,"column":51}}}) : helper))) != null ? stack1 : "")
     + ".js\";\n";
 },"compiler":[8,">= 4.3.0"],"main":function(container,depth0,helpers,partials,data) {
     var stack1, helper, alias1=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
@@ -254,28 +258,20 @@ export const TEMPLATE_SPECS: Readonly<Record<string, object>> = {
     };
 
   return ((stack1 = container.invokePartial(lookupProperty(partials,"header"),depth0,{"name":"header","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
-    + "export type * from \"./types.js\";\nexport * from \"./messages.js\";\n"
-    + ((stack1 = lookupProperty(helpers,"each").call(alias1,lookupProperty(depth0,"channels"),{"name":"each","hash":{},"fn":container.program(0, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":4,"column":0},"end":{"line":6,"column":9}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"each").call(alias1,lookupProperty(depth0,"channels"),{"name":"each","hash":{},"fn":container.program(1, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":7,"column":0},"end":{"line":9,"column":9}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"typesWithValues"),{"name":"if","hash":{},"fn":container.program(0, data, 0),"inverse":container.program(1, data, 0),"data":data,"loc":{"start":{"line":2,"column":0},"end":{"line":6,"column":7}}})) != null ? stack1 : "")
+    + "export * from \"./messages.js\";\n"
+    + ((stack1 = lookupProperty(helpers,"each").call(alias1,lookupProperty(depth0,"channels"),{"name":"each","hash":{},"fn":container.program(2, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":8,"column":0},"end":{"line":10,"column":9}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"each").call(alias1,lookupProperty(depth0,"channels"),{"name":"each","hash":{},"fn":container.program(3, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":11,"column":0},"end":{"line":13,"column":9}}})) != null ? stack1 : "")
     + "\n/** Every channel of the contract, in document order. */\nexport const channels = ["
-    + ((stack1 = (((helper = lookupProperty(helpers,"channelList") || container.strict(depth0, "channelList", {"start":{"line":12,"column":27},"end":{"line":12,"column":38}} ))),(typeof helper === "function" ? helper.call(alias1,{"name":"channelList","hash":{},"data":data,"loc":{"start":{"line":12,"column":25},"end":{"line":12,"column":40}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"channelList") || container.strict(depth0, "channelList", {"start":{"line":16,"column":27},"end":{"line":16,"column":38}} ))),(typeof helper === "function" ? helper.call(alias1,{"name":"channelList","hash":{},"data":data,"loc":{"start":{"line":16,"column":25},"end":{"line":16,"column":40}}}) : helper))) != null ? stack1 : "")
     + "] as const;\n";
 },"usePartial":true,"useData":true},
   "messages.ts": {"0":function(container,depth0,helpers,partials,data) {
     return "import { avroCodec } from \"@keiyaku/avro\";\n";
 },"1":function(container,depth0,helpers,partials,data) {
-    return "type Boxed, ";
+    return "import { protobufCodec } from \"@keiyaku/protobuf\";\n";
 },"2":function(container,depth0,helpers,partials,data) {
-    var stack1, helper, lookupProperty = container.lookupProperty || function(parent, propertyName) {
-        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
-          return parent[propertyName];
-        }
-        return undefined
-    };
-
-  return "import type { "
-    + ((stack1 = (((helper = lookupProperty(helpers,"typeImports") || container.strict(depth0, "typeImports", {"start":{"line":7,"column":16},"end":{"line":7,"column":27}} ))),(typeof helper === "function" ? helper.call(depth0 != null ? depth0 : (container.nullContext || {}),{"name":"typeImports","hash":{},"data":data,"loc":{"start":{"line":7,"column":14},"end":{"line":7,"column":29}}}) : helper))) != null ? stack1 : "")
-    + " } from \"./types.js\";\n";
+    return "type Boxed, ";
 },"3":function(container,depth0,helpers,partials,data) {
     var stack1, helper, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
@@ -284,10 +280,21 @@ export const TEMPLATE_SPECS: Readonly<Record<string, object>> = {
         return undefined
     };
 
-  return "import { "
-    + ((stack1 = (((helper = lookupProperty(helpers,"validatorImports") || container.strict(depth0, "validatorImports", {"start":{"line":10,"column":11},"end":{"line":10,"column":27}} ))),(typeof helper === "function" ? helper.call(depth0 != null ? depth0 : (container.nullContext || {}),{"name":"validatorImports","hash":{},"data":data,"loc":{"start":{"line":10,"column":9},"end":{"line":10,"column":29}}}) : helper))) != null ? stack1 : "")
-    + " } from \"./validators.js\";\n";
+  return "import type { "
+    + ((stack1 = (((helper = lookupProperty(helpers,"typeImports") || container.strict(depth0, "typeImports", {"start":{"line":10,"column":16},"end":{"line":10,"column":27}} ))),(typeof helper === "function" ? helper.call(depth0 != null ? depth0 : (container.nullContext || {}),{"name":"typeImports","hash":{},"data":data,"loc":{"start":{"line":10,"column":14},"end":{"line":10,"column":29}}}) : helper))) != null ? stack1 : "")
+    + " } from \"./types.js\";\n";
 },"4":function(container,depth0,helpers,partials,data) {
+    var stack1, helper, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "import { "
+    + ((stack1 = (((helper = lookupProperty(helpers,"validatorImports") || container.strict(depth0, "validatorImports", {"start":{"line":13,"column":11},"end":{"line":13,"column":27}} ))),(typeof helper === "function" ? helper.call(depth0 != null ? depth0 : (container.nullContext || {}),{"name":"validatorImports","hash":{},"data":data,"loc":{"start":{"line":13,"column":9},"end":{"line":13,"column":29}}}) : helper))) != null ? stack1 : "")
+    + " } from \"./validators.js\";\n";
+},"5":function(container,depth0,helpers,partials,data) {
     var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), alias3="function", lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -296,50 +303,39 @@ export const TEMPLATE_SPECS: Readonly<Record<string, object>> = {
     };
 
   return "\n"
-    + ((stack1 = (((helper = lookupProperty(helpers,"doc") || alias1(depth0, "doc", {"start":{"line":14,"column":3},"end":{"line":14,"column":6}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"doc","hash":{},"data":data,"loc":{"start":{"line":14,"column":0},"end":{"line":14,"column":9}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"doc") || alias1(depth0, "doc", {"start":{"line":17,"column":3},"end":{"line":17,"column":6}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"doc","hash":{},"data":data,"loc":{"start":{"line":17,"column":0},"end":{"line":17,"column":9}}}) : helper))) != null ? stack1 : "")
     + "export type "
-    + ((stack1 = (((helper = lookupProperty(helpers,"identifier") || alias1(depth0, "identifier", {"start":{"line":14,"column":23},"end":{"line":14,"column":33}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"identifier","hash":{},"data":data,"loc":{"start":{"line":14,"column":21},"end":{"line":14,"column":35}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"identifier") || alias1(depth0, "identifier", {"start":{"line":17,"column":23},"end":{"line":17,"column":33}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"identifier","hash":{},"data":data,"loc":{"start":{"line":17,"column":21},"end":{"line":17,"column":35}}}) : helper))) != null ? stack1 : "")
     + " = ContractMessage<"
-    + ((stack1 = (((helper = lookupProperty(helpers,"typeLiteral") || alias1(depth0, "typeLiteral", {"start":{"line":14,"column":57},"end":{"line":14,"column":68}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"typeLiteral","hash":{},"data":data,"loc":{"start":{"line":14,"column":54},"end":{"line":14,"column":71}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"typeLiteral") || alias1(depth0, "typeLiteral", {"start":{"line":17,"column":57},"end":{"line":17,"column":68}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"typeLiteral","hash":{},"data":data,"loc":{"start":{"line":17,"column":54},"end":{"line":17,"column":71}}}) : helper))) != null ? stack1 : "")
     + ", "
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"boxed"),{"name":"if","hash":{},"fn":container.program(5, data, 0),"inverse":container.program(6, data, 0),"data":data,"loc":{"start":{"line":14,"column":73},"end":{"line":14,"column":138}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"headersType"),{"name":"if","hash":{},"fn":container.program(7, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":14,"column":138},"end":{"line":14,"column":181}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"boxed"),{"name":"if","hash":{},"fn":container.program(6, data, 0),"inverse":container.program(7, data, 0),"data":data,"loc":{"start":{"line":17,"column":73},"end":{"line":17,"column":138}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"headersType"),{"name":"if","hash":{},"fn":container.program(8, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":17,"column":138},"end":{"line":17,"column":181}}})) != null ? stack1 : "")
     + ">;\n"
-    + ((stack1 = (((helper = lookupProperty(helpers,"doc") || alias1(depth0, "doc", {"start":{"line":15,"column":3},"end":{"line":15,"column":6}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"doc","hash":{},"data":data,"loc":{"start":{"line":15,"column":0},"end":{"line":15,"column":9}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"doc") || alias1(depth0, "doc", {"start":{"line":18,"column":3},"end":{"line":18,"column":6}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"doc","hash":{},"data":data,"loc":{"start":{"line":18,"column":0},"end":{"line":18,"column":9}}}) : helper))) != null ? stack1 : "")
     + "export const "
-    + ((stack1 = (((helper = lookupProperty(helpers,"identifier") || alias1(depth0, "identifier", {"start":{"line":15,"column":24},"end":{"line":15,"column":34}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"identifier","hash":{},"data":data,"loc":{"start":{"line":15,"column":22},"end":{"line":15,"column":36}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"identifier") || alias1(depth0, "identifier", {"start":{"line":18,"column":24},"end":{"line":18,"column":34}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"identifier","hash":{},"data":data,"loc":{"start":{"line":18,"column":22},"end":{"line":18,"column":36}}}) : helper))) != null ? stack1 : "")
     + ": MessageDescriptor<"
-    + ((stack1 = (((helper = lookupProperty(helpers,"typeLiteral") || alias1(depth0, "typeLiteral", {"start":{"line":15,"column":59},"end":{"line":15,"column":70}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"typeLiteral","hash":{},"data":data,"loc":{"start":{"line":15,"column":56},"end":{"line":15,"column":73}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"typeLiteral") || alias1(depth0, "typeLiteral", {"start":{"line":18,"column":59},"end":{"line":18,"column":70}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"typeLiteral","hash":{},"data":data,"loc":{"start":{"line":18,"column":56},"end":{"line":18,"column":73}}}) : helper))) != null ? stack1 : "")
     + ", "
-    + ((stack1 = (((helper = lookupProperty(helpers,"payloadType") || alias1(depth0, "payloadType", {"start":{"line":15,"column":77},"end":{"line":15,"column":88}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"payloadType","hash":{},"data":data,"loc":{"start":{"line":15,"column":75},"end":{"line":15,"column":90}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"inputType") || alias1(depth0, "inputType", {"start":{"line":18,"column":77},"end":{"line":18,"column":86}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"inputType","hash":{},"data":data,"loc":{"start":{"line":18,"column":75},"end":{"line":18,"column":88}}}) : helper))) != null ? stack1 : "")
     + ", "
-    + ((stack1 = (((helper = lookupProperty(helpers,"identifier") || alias1(depth0, "identifier", {"start":{"line":15,"column":94},"end":{"line":15,"column":104}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"identifier","hash":{},"data":data,"loc":{"start":{"line":15,"column":92},"end":{"line":15,"column":106}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"identifier") || alias1(depth0, "identifier", {"start":{"line":18,"column":92},"end":{"line":18,"column":102}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"identifier","hash":{},"data":data,"loc":{"start":{"line":18,"column":90},"end":{"line":18,"column":104}}}) : helper))) != null ? stack1 : "")
     + "> = defineMessage({\n  type: "
-    + ((stack1 = (((helper = lookupProperty(helpers,"typeLiteral") || alias1(depth0, "typeLiteral", {"start":{"line":16,"column":11},"end":{"line":16,"column":22}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"typeLiteral","hash":{},"data":data,"loc":{"start":{"line":16,"column":8},"end":{"line":16,"column":25}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"typeLiteral") || alias1(depth0, "typeLiteral", {"start":{"line":19,"column":11},"end":{"line":19,"column":22}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"typeLiteral","hash":{},"data":data,"loc":{"start":{"line":19,"column":8},"end":{"line":19,"column":25}}}) : helper))) != null ? stack1 : "")
     + ",\n  id: "
-    + ((stack1 = (((helper = lookupProperty(helpers,"idLiteral") || alias1(depth0, "idLiteral", {"start":{"line":17,"column":9},"end":{"line":17,"column":18}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"idLiteral","hash":{},"data":data,"loc":{"start":{"line":17,"column":6},"end":{"line":17,"column":21}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"idLiteral") || alias1(depth0, "idLiteral", {"start":{"line":20,"column":9},"end":{"line":20,"column":18}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"idLiteral","hash":{},"data":data,"loc":{"start":{"line":20,"column":6},"end":{"line":20,"column":21}}}) : helper))) != null ? stack1 : "")
     + ",\n  contentType: "
-    + ((stack1 = (((helper = lookupProperty(helpers,"contentTypeLiteral") || alias1(depth0, "contentTypeLiteral", {"start":{"line":18,"column":18},"end":{"line":18,"column":36}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"contentTypeLiteral","hash":{},"data":data,"loc":{"start":{"line":18,"column":15},"end":{"line":18,"column":39}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"contentTypeLiteral") || alias1(depth0, "contentTypeLiteral", {"start":{"line":21,"column":18},"end":{"line":21,"column":36}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"contentTypeLiteral","hash":{},"data":data,"loc":{"start":{"line":21,"column":15},"end":{"line":21,"column":39}}}) : helper))) != null ? stack1 : "")
     + ",\n  schemaHash: "
-    + ((stack1 = (((helper = lookupProperty(helpers,"hashLiteral") || alias1(depth0, "hashLiteral", {"start":{"line":19,"column":17},"end":{"line":19,"column":28}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"hashLiteral","hash":{},"data":data,"loc":{"start":{"line":19,"column":14},"end":{"line":19,"column":31}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"hashLiteral") || alias1(depth0, "hashLiteral", {"start":{"line":22,"column":17},"end":{"line":22,"column":28}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"hashLiteral","hash":{},"data":data,"loc":{"start":{"line":22,"column":14},"end":{"line":22,"column":31}}}) : helper))) != null ? stack1 : "")
     + ",\n"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"codec"),{"name":"if","hash":{},"fn":container.program(8, data, 0),"inverse":container.program(9, data, 0),"data":data,"loc":{"start":{"line":20,"column":0},"end":{"line":24,"column":7}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"headersType"),{"name":"if","hash":{},"fn":container.program(10, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":25,"column":0},"end":{"line":27,"column":7}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"boxed"),{"name":"if","hash":{},"fn":container.program(11, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":28,"column":0},"end":{"line":30,"column":7}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"keyLiteral"),{"name":"if","hash":{},"fn":container.program(12, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":31,"column":0},"end":{"line":33,"column":7}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"registryLiteral"),{"name":"if","hash":{},"fn":container.program(13, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":34,"column":0},"end":{"line":36,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"codec"),{"name":"if","hash":{},"fn":container.program(9, data, 0),"inverse":container.program(10, data, 0),"data":data,"loc":{"start":{"line":23,"column":0},"end":{"line":27,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"headersType"),{"name":"if","hash":{},"fn":container.program(11, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":28,"column":0},"end":{"line":30,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"boxed"),{"name":"if","hash":{},"fn":container.program(12, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":31,"column":0},"end":{"line":33,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"keyLiteral"),{"name":"if","hash":{},"fn":container.program(13, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":34,"column":0},"end":{"line":36,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias2,lookupProperty(depth0,"registryLiteral"),{"name":"if","hash":{},"fn":container.program(14, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":37,"column":0},"end":{"line":39,"column":7}}})) != null ? stack1 : "")
     + "});\n";
-},"5":function(container,depth0,helpers,partials,data) {
-    var stack1, helper, lookupProperty = container.lookupProperty || function(parent, propertyName) {
-        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
-          return parent[propertyName];
-        }
-        return undefined
-    };
-
-  return "Boxed<"
-    + ((stack1 = (((helper = lookupProperty(helpers,"payloadType") || container.strict(depth0, "payloadType", {"start":{"line":14,"column":94},"end":{"line":14,"column":105}} ))),(typeof helper === "function" ? helper.call(depth0 != null ? depth0 : (container.nullContext || {}),{"name":"payloadType","hash":{},"data":data,"loc":{"start":{"line":14,"column":92},"end":{"line":14,"column":107}}}) : helper))) != null ? stack1 : "")
-    + ">";
 },"6":function(container,depth0,helpers,partials,data) {
     var stack1, helper, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
@@ -348,7 +344,9 @@ export const TEMPLATE_SPECS: Readonly<Record<string, object>> = {
         return undefined
     };
 
-  return ((stack1 = (((helper = lookupProperty(helpers,"payloadType") || container.strict(depth0, "payloadType", {"start":{"line":14,"column":118},"end":{"line":14,"column":129}} ))),(typeof helper === "function" ? helper.call(depth0 != null ? depth0 : (container.nullContext || {}),{"name":"payloadType","hash":{},"data":data,"loc":{"start":{"line":14,"column":116},"end":{"line":14,"column":131}}}) : helper))) != null ? stack1 : "");
+  return "Boxed<"
+    + ((stack1 = (((helper = lookupProperty(helpers,"payloadType") || container.strict(depth0, "payloadType", {"start":{"line":17,"column":94},"end":{"line":17,"column":105}} ))),(typeof helper === "function" ? helper.call(depth0 != null ? depth0 : (container.nullContext || {}),{"name":"payloadType","hash":{},"data":data,"loc":{"start":{"line":17,"column":92},"end":{"line":17,"column":107}}}) : helper))) != null ? stack1 : "")
+    + ">";
 },"7":function(container,depth0,helpers,partials,data) {
     var stack1, helper, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
@@ -357,8 +355,7 @@ export const TEMPLATE_SPECS: Readonly<Record<string, object>> = {
         return undefined
     };
 
-  return ", "
-    + ((stack1 = (((helper = lookupProperty(helpers,"headersType") || container.strict(depth0, "headersType", {"start":{"line":14,"column":161},"end":{"line":14,"column":172}} ))),(typeof helper === "function" ? helper.call(depth0 != null ? depth0 : (container.nullContext || {}),{"name":"headersType","hash":{},"data":data,"loc":{"start":{"line":14,"column":159},"end":{"line":14,"column":174}}}) : helper))) != null ? stack1 : "");
+  return ((stack1 = (((helper = lookupProperty(helpers,"payloadType") || container.strict(depth0, "payloadType", {"start":{"line":17,"column":118},"end":{"line":17,"column":129}} ))),(typeof helper === "function" ? helper.call(depth0 != null ? depth0 : (container.nullContext || {}),{"name":"payloadType","hash":{},"data":data,"loc":{"start":{"line":17,"column":116},"end":{"line":17,"column":131}}}) : helper))) != null ? stack1 : "");
 },"8":function(container,depth0,helpers,partials,data) {
     var stack1, helper, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
@@ -367,9 +364,8 @@ export const TEMPLATE_SPECS: Readonly<Record<string, object>> = {
         return undefined
     };
 
-  return "  codec: "
-    + ((stack1 = (((helper = lookupProperty(helpers,"codec") || container.strict(depth0, "codec", {"start":{"line":21,"column":12},"end":{"line":21,"column":17}} ))),(typeof helper === "function" ? helper.call(depth0 != null ? depth0 : (container.nullContext || {}),{"name":"codec","hash":{},"data":data,"loc":{"start":{"line":21,"column":9},"end":{"line":21,"column":20}}}) : helper))) != null ? stack1 : "")
-    + ",\n";
+  return ", "
+    + ((stack1 = (((helper = lookupProperty(helpers,"headersType") || container.strict(depth0, "headersType", {"start":{"line":17,"column":161},"end":{"line":17,"column":172}} ))),(typeof helper === "function" ? helper.call(depth0 != null ? depth0 : (container.nullContext || {}),{"name":"headersType","hash":{},"data":data,"loc":{"start":{"line":17,"column":159},"end":{"line":17,"column":174}}}) : helper))) != null ? stack1 : "");
 },"9":function(container,depth0,helpers,partials,data) {
     var stack1, helper, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
@@ -378,10 +374,21 @@ export const TEMPLATE_SPECS: Readonly<Record<string, object>> = {
         return undefined
     };
 
-  return "  validate: "
-    + ((stack1 = (((helper = lookupProperty(helpers,"validator") || container.strict(depth0, "validator", {"start":{"line":23,"column":14},"end":{"line":23,"column":23}} ))),(typeof helper === "function" ? helper.call(depth0 != null ? depth0 : (container.nullContext || {}),{"name":"validator","hash":{},"data":data,"loc":{"start":{"line":23,"column":12},"end":{"line":23,"column":25}}}) : helper))) != null ? stack1 : "")
+  return "  codec: "
+    + ((stack1 = (((helper = lookupProperty(helpers,"codec") || container.strict(depth0, "codec", {"start":{"line":24,"column":12},"end":{"line":24,"column":17}} ))),(typeof helper === "function" ? helper.call(depth0 != null ? depth0 : (container.nullContext || {}),{"name":"codec","hash":{},"data":data,"loc":{"start":{"line":24,"column":9},"end":{"line":24,"column":20}}}) : helper))) != null ? stack1 : "")
     + ",\n";
 },"10":function(container,depth0,helpers,partials,data) {
+    var stack1, helper, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "  validate: "
+    + ((stack1 = (((helper = lookupProperty(helpers,"validator") || container.strict(depth0, "validator", {"start":{"line":26,"column":14},"end":{"line":26,"column":23}} ))),(typeof helper === "function" ? helper.call(depth0 != null ? depth0 : (container.nullContext || {}),{"name":"validator","hash":{},"data":data,"loc":{"start":{"line":26,"column":12},"end":{"line":26,"column":25}}}) : helper))) != null ? stack1 : "")
+    + ",\n";
+},"11":function(container,depth0,helpers,partials,data) {
     var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), alias3="function", lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -390,25 +397,14 @@ export const TEMPLATE_SPECS: Readonly<Record<string, object>> = {
     };
 
   return "  headers: { names: ["
-    + ((stack1 = (((helper = lookupProperty(helpers,"headerNames") || alias1(depth0, "headerNames", {"start":{"line":26,"column":24},"end":{"line":26,"column":35}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"headerNames","hash":{},"data":data,"loc":{"start":{"line":26,"column":21},"end":{"line":26,"column":38}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"headerNames") || alias1(depth0, "headerNames", {"start":{"line":29,"column":24},"end":{"line":29,"column":35}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"headerNames","hash":{},"data":data,"loc":{"start":{"line":29,"column":21},"end":{"line":29,"column":38}}}) : helper))) != null ? stack1 : "")
     + "], json: ["
-    + ((stack1 = (((helper = lookupProperty(helpers,"headerJson") || alias1(depth0, "headerJson", {"start":{"line":26,"column":51},"end":{"line":26,"column":61}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"headerJson","hash":{},"data":data,"loc":{"start":{"line":26,"column":48},"end":{"line":26,"column":64}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"headerJson") || alias1(depth0, "headerJson", {"start":{"line":29,"column":51},"end":{"line":29,"column":61}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"headerJson","hash":{},"data":data,"loc":{"start":{"line":29,"column":48},"end":{"line":29,"column":64}}}) : helper))) != null ? stack1 : "")
     + "], validate: "
-    + ((stack1 = (((helper = lookupProperty(helpers,"headersValidator") || alias1(depth0, "headersValidator", {"start":{"line":26,"column":79},"end":{"line":26,"column":95}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"headersValidator","hash":{},"data":data,"loc":{"start":{"line":26,"column":77},"end":{"line":26,"column":97}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"headersValidator") || alias1(depth0, "headersValidator", {"start":{"line":29,"column":79},"end":{"line":29,"column":95}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"headersValidator","hash":{},"data":data,"loc":{"start":{"line":29,"column":77},"end":{"line":29,"column":97}}}) : helper))) != null ? stack1 : "")
     + " },\n";
-},"11":function(container,depth0,helpers,partials,data) {
-    return "  boxed: true,\n";
 },"12":function(container,depth0,helpers,partials,data) {
-    var stack1, helper, lookupProperty = container.lookupProperty || function(parent, propertyName) {
-        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
-          return parent[propertyName];
-        }
-        return undefined
-    };
-
-  return "  keyProperty: "
-    + ((stack1 = (((helper = lookupProperty(helpers,"keyLiteral") || container.strict(depth0, "keyLiteral", {"start":{"line":32,"column":18},"end":{"line":32,"column":28}} ))),(typeof helper === "function" ? helper.call(depth0 != null ? depth0 : (container.nullContext || {}),{"name":"keyLiteral","hash":{},"data":data,"loc":{"start":{"line":32,"column":15},"end":{"line":32,"column":31}}}) : helper))) != null ? stack1 : "")
-    + ",\n";
+    return "  boxed: true,\n";
 },"13":function(container,depth0,helpers,partials,data) {
     var stack1, helper, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
@@ -417,10 +413,21 @@ export const TEMPLATE_SPECS: Readonly<Record<string, object>> = {
         return undefined
     };
 
-  return "  registry: "
-    + ((stack1 = (((helper = lookupProperty(helpers,"registryLiteral") || container.strict(depth0, "registryLiteral", {"start":{"line":35,"column":15},"end":{"line":35,"column":30}} ))),(typeof helper === "function" ? helper.call(depth0 != null ? depth0 : (container.nullContext || {}),{"name":"registryLiteral","hash":{},"data":data,"loc":{"start":{"line":35,"column":12},"end":{"line":35,"column":33}}}) : helper))) != null ? stack1 : "")
+  return "  keyProperty: "
+    + ((stack1 = (((helper = lookupProperty(helpers,"keyLiteral") || container.strict(depth0, "keyLiteral", {"start":{"line":35,"column":18},"end":{"line":35,"column":28}} ))),(typeof helper === "function" ? helper.call(depth0 != null ? depth0 : (container.nullContext || {}),{"name":"keyLiteral","hash":{},"data":data,"loc":{"start":{"line":35,"column":15},"end":{"line":35,"column":31}}}) : helper))) != null ? stack1 : "")
     + ",\n";
 },"14":function(container,depth0,helpers,partials,data) {
+    var stack1, helper, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "  registry: "
+    + ((stack1 = (((helper = lookupProperty(helpers,"registryLiteral") || container.strict(depth0, "registryLiteral", {"start":{"line":38,"column":15},"end":{"line":38,"column":30}} ))),(typeof helper === "function" ? helper.call(depth0 != null ? depth0 : (container.nullContext || {}),{"name":"registryLiteral","hash":{},"data":data,"loc":{"start":{"line":38,"column":12},"end":{"line":38,"column":33}}}) : helper))) != null ? stack1 : "")
+    + ",\n";
+},"15":function(container,depth0,helpers,partials,data) {
     return "export {};\n";
 },"compiler":[8,">= 4.3.0"],"main":function(container,depth0,helpers,partials,data) {
     var stack1, alias1=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
@@ -432,13 +439,14 @@ export const TEMPLATE_SPECS: Readonly<Record<string, object>> = {
 
   return ((stack1 = container.invokePartial(lookupProperty(partials,"header"),depth0,{"name":"header","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
     + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"anyAvro"),{"name":"if","hash":{},"fn":container.program(0, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":2,"column":0},"end":{"line":4,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"anyProtobuf"),{"name":"if","hash":{},"fn":container.program(1, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":5,"column":0},"end":{"line":7,"column":7}}})) != null ? stack1 : "")
     + "import { "
-    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"anyBoxed"),{"name":"if","hash":{},"fn":container.program(1, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":5,"column":9},"end":{"line":5,"column":44}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"anyBoxed"),{"name":"if","hash":{},"fn":container.program(2, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":8,"column":9},"end":{"line":8,"column":44}}})) != null ? stack1 : "")
     + "type ContractMessage, defineMessage, type MessageDescriptor } from \"@keiyaku/runtime/codegen-v1\";\n"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"typeImports"),{"name":"if","hash":{},"fn":container.program(2, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":6,"column":0},"end":{"line":8,"column":7}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"validatorImports"),{"name":"if","hash":{},"fn":container.program(3, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":9,"column":0},"end":{"line":11,"column":7}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"each").call(alias1,lookupProperty(depth0,"messages"),{"name":"each","hash":{},"fn":container.program(4, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":12,"column":0},"end":{"line":38,"column":9}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"unless").call(alias1,lookupProperty(depth0,"messages"),{"name":"unless","hash":{},"fn":container.program(14, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":39,"column":0},"end":{"line":41,"column":11}}})) != null ? stack1 : "");
+    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"typeImports"),{"name":"if","hash":{},"fn":container.program(3, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":9,"column":0},"end":{"line":11,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"validatorImports"),{"name":"if","hash":{},"fn":container.program(4, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":12,"column":0},"end":{"line":14,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"each").call(alias1,lookupProperty(depth0,"messages"),{"name":"each","hash":{},"fn":container.program(5, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":15,"column":0},"end":{"line":41,"column":9}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"unless").call(alias1,lookupProperty(depth0,"messages"),{"name":"unless","hash":{},"fn":container.program(15, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":42,"column":0},"end":{"line":44,"column":11}}})) != null ? stack1 : "");
 },"usePartial":true,"useData":true},
   "types.ts": {"0":function(container,depth0,helpers,partials,data) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {

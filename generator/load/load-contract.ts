@@ -15,7 +15,7 @@ import { guardContract } from './contract-guard.js';
 import type { ContractDocument } from './document.js';
 import { readPlainDocument } from './plain-document.js';
 import { refineDiagnostics } from './refine-diagnostics.js';
-import { pointerFromTokens, readContractFile, SourceLocator } from './source-locator.js';
+import { isProtoFile, pointerFromTokens, readContractFile, SourceLocator } from './source-locator.js';
 
 const require = createRequire(import.meta.url);
 type ParserModule = typeof import('@asyncapi/parser');
@@ -67,14 +67,23 @@ const SEVERITY: Record<number, Severity> = { 0: 'error', 1: 'warning', 2: 'info'
  */
 function parserFor(full: boolean): InstanceType<ParserModule['Parser']> {
   const { Parser } = asyncapiParser();
-  if (full) return new Parser();
+  const resolver = { resolvers: [PROTO_FILES] };
+  if (full) return new Parser({ __unstable: { resolver } });
   const { internal } = require('@asyncapi/parser/cjs/ruleset/functions/internal') as { internal: unknown };
   const { AsyncAPIFormats } = require('@asyncapi/parser/cjs/ruleset/formats') as { AsyncAPIFormats: { formats(): unknown } };
   // biome-ignore lint/suspicious/noThenProperty: a Spectral rule's `then` is its action, not a promise
   const rule = { given: '$', recommended: true, then: { function: internal } };
   const internalOnly = { formats: AsyncAPIFormats.formats(), rules: { 'asyncapi-internal': rule } };
-  return new Parser({ ruleset: { core: false, recommended: false, extends: [internalOnly] } as never });
+  return new Parser({ ruleset: { core: false, recommended: false, extends: [internalOnly] } as never, __unstable: { resolver } });
 }
+
+/** The parser reads a `$ref`'d `.proto` file as one string, its text, as the source locator does (isProtoFile). */
+const PROTO_FILES = {
+  schema: 'file',
+  order: 1,
+  canRead: (uri: { href(): string }) => isProtoFile(uri.href()),
+  read: (uri: { href(): string }) => JSON.stringify(readContractFile(uri.href())),
+};
 
 /** Documentation-style lint rules of the parser: shown with --verbose, never fail --strict. */
 const STYLE_RULES = new Set([

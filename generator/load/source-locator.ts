@@ -81,6 +81,14 @@ export function readContractFile(file: string): string {
   }
 }
 
+/**
+ * A `.proto` file (a Protobuf payload's `$ref`) is no YAML or JSON: it is read as one string, its
+ * text, which the Protobuf path of the generator compiles like an inline schema.
+ */
+export function isProtoFile(file: string): boolean {
+  return /\.proto$/i.test(file);
+}
+
 export class SourceLocator {
   readonly #files = new Map<string, ParsedFile | null>();
   /** Why a file could not be read (not found, not a regular file, too large). */
@@ -108,6 +116,11 @@ export class SourceLocator {
       this.#displayed.set(file, shown);
     }
     return shown;
+  }
+
+  /** The absolute path of `file` as {@link displayPath} (or any path relative to the working directory) names it. */
+  resolvePath(file: string): string {
+    return resolve(this.#cwd, file);
   }
 
   /** A path for messages: relative to the working directory when inside it. */
@@ -138,7 +151,7 @@ export class SourceLocator {
         this.#bytes += text.length;
         if (this.#bytes > MAX_CONTRACT_BYTES)
           throw new Error(`the contract's files hold more than ${MAX_CONTRACT_BYTES} bytes together; keiyaku reads no more`);
-        this.#files.set(file, parseText(text));
+        this.#files.set(file, parseText(isProtoFile(file) ? JSON.stringify(text) : text));
       } catch (error) {
         this.#files.set(file, null);
         const code = (error as NodeJS.ErrnoException).code;

@@ -6,6 +6,7 @@
  * Each spec-object module is a function `(node, context) → Part`: its part of the model and the
  * diagnostics it found on the way, in the order it found them.
  */
+import { resolve } from 'node:path';
 import type { Diagnostic, SourceLocation } from '../diagnostics.js';
 import { tokensFromPointer } from '../pointer.js';
 import { allocateFamily, NameAllocator } from './identifiers.js';
@@ -22,6 +23,8 @@ export interface ModelContext {
   readonly registry: SchemaRegistry;
   /** The document's `defaultContentType`, when it declares one. */
   readonly defaultContentType: string | undefined;
+  /** The absolute path of a file as locations name it (a `$ref`'d `.proto` file, the contract). */
+  readonly resolveFile: (file: string) => string;
 }
 
 /** What a spec-object module returns: its part of the model and the diagnostics it found. */
@@ -60,6 +63,7 @@ export function createModelContext(locator: SchemaLocator, defaultContentType?: 
     allocator,
     registry: new SchemaRegistry(allocator, locator),
     defaultContentType,
+    resolveFile: (file) => locator.resolvePath?.(file) ?? resolve(file),
   };
 }
 

@@ -101,6 +101,11 @@ export interface ProtobufPayloadModel {
   readonly schemaFormat: string;
   /** The `.proto` file, relative like {@link ContractModel.source}, when the schema came from one. */
   readonly file?: string;
+  /**
+   * The name in generated code of each message and enum the payload reaches, by fully qualified
+   * name (`library.v1.BookBorrowed.Item` → `BookBorrowed_Item`); the payload's is {@link MessageModel.payload}.
+   */
+  readonly typeNames?: Readonly<Record<string, string>>;
 }
 
 /** A payload whose schema is not JSON Schema. */

@@ -14,6 +14,7 @@ import type { MessageModel, PayloadFormatModel } from './contract-model.js';
 import { ownCompatibility } from './extensions.js';
 import { pascalCase, safeIdentifier } from './identifiers.js';
 import { avroPayloadModel, keyView, type PayloadPlan } from './payload-format.js';
+import { protobufPayloadNames } from './protobuf-names.js';
 
 /** A message of the contract with its type (unique over the contract) and its pointer. */
 export interface MessageEntry {
@@ -172,17 +173,17 @@ function payloadPart(entry: MessageEntry, identifier: string, context: ModelCont
       };
     }
     const protobuf = plan.protobuf.get(type);
-    const payload = protobuf?.kind === 'protobuf' ? protobuf.message.slice(protobuf.message.lastIndexOf('.') + 1) : `${identifier}Payload`;
-    // The plan reported why this payload has no model (or the Protobuf path gave one).
+    // The plan reported why a payload has no model (or the Protobuf path gave one).
+    const named = protobuf?.kind === 'protobuf' ? protobufPayloadNames(protobuf, identifier, context) : undefined;
     return {
       part: {
-        payload,
+        payload: named?.part.payload ?? `${identifier}Payload`,
         boxed: false,
-        ...(protobuf === undefined ? {} : { format: protobuf }),
+        ...(named === undefined ? {} : { format: named.part.model }),
         keySchema: undefined,
-        defaultContentType: 'application/x-protobuf',
+        defaultContentType: JSON_CONTENT_TYPE.test(fallbackContentType) ? 'application/x-protobuf' : fallbackContentType,
       },
-      diagnostics: [],
+      diagnostics: named?.diagnostics ?? [],
     };
   }
   const diagnostics: Diagnostic[] = [];

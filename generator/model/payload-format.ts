@@ -74,7 +74,14 @@ export function planPayloads(entries: readonly Entry[], document: ContractDocume
         location: formatAt,
       });
     } else if (classified.kind === 'protobuf') {
-      const built = protobufPayload({ type, schema: source.schema, schemaFormat, location: context.locate(pointer, source.tokens) });
+      const built = protobufPayload({
+        type,
+        schema: source.schema,
+        schemaFormat,
+        location: context.locate(pointer, source.tokens),
+        contract: context.locate('').file,
+        resolveFile: context.resolveFile,
+      });
       diagnostics.push(...built.diagnostics);
       if (built.model !== undefined) protobuf.set(type, built.model);
     } else {

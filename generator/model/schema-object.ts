@@ -144,6 +144,8 @@ export interface SchemaLocator {
   step(from: SourceCursor, tokens: Tokens): SourceCursor;
   location(cursor: SourceCursor): SourceLocation;
   locate(tokens: Tokens): SourceLocation;
+  /** The absolute path of a file as locations name it (relative to the load's working directory). */
+  resolvePath?(file: string): string;
 }
 
 function isSchemaObject(value: unknown): value is RawSchema {

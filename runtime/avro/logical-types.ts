@@ -105,7 +105,20 @@ class TimeType extends LogicalType {
   }
 }
 
-const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+/**
+ * True for the text form of a UUID (8-4-4-4-12 hex digits). A loop over char codes: decoding
+ * checks every uuid it reads, and this is several times cheaper there than a regular expression.
+ */
+function isUuid(text: string): boolean {
+  if (text.length !== 36) return false;
+  for (let i = 0; i < 36; i += 1) {
+    const c = text.charCodeAt(i);
+    if (i === 8 || i === 13 || i === 18 || i === 23) {
+      if (c !== 45) return false;
+    } else if (!((c >= 48 && c <= 57) || (c >= 97 && c <= 102) || (c >= 65 && c <= 70))) return false;
+  }
+  return true;
+}
 
 /** uuid: the text form of a UUID (RFC 9562), checked. */
 class UuidType extends LogicalType {
@@ -114,11 +127,11 @@ class UuidType extends LogicalType {
     requireUnderlying('uuid', this.underlyingType);
   }
   protected override _fromValue(value: string): string {
-    if (!UUID.test(value)) throw new Error(`not a uuid: ${JSON.stringify(value.slice(0, 40))}`);
+    if (!isUuid(value)) throw new Error(`not a uuid: ${JSON.stringify(value.slice(0, 40))}`);
     return value;
   }
   protected override _toValue(value: unknown): string | undefined {
-    return typeof value === 'string' && UUID.test(value) ? value : undefined;
+    return typeof value === 'string' && isUuid(value) ? value : undefined;
   }
   protected override _resolve(type: AvroType) {
     return resolveFrom(this, type, (value) => this._fromValue(value as string));

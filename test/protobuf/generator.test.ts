@@ -6,7 +6,7 @@ import { protobufCodec } from '@keiyaku/protobuf';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SourceLocation } from '../../generator/diagnostics.js';
 import { BufMissingError, compileProtoSource } from '../../generator/formats/protobuf/compile.js';
-import { type ProtobufPayloadInput, protobufPayload } from '../../generator/formats/protobuf/payload.js';
+import { type CompileProtobufInput, compileProtobufPayload } from '../../generator/formats/protobuf/payload.js';
 import { protobufDeclarations } from '../../generator/formats/protobuf/types.js';
 import { repoRoot, run, scratch } from '../helpers.js';
 import { fixturesDir } from './proto-fixtures.js';
@@ -15,8 +15,8 @@ const at: SourceLocation = { file: 'asyncapi.yaml', line: 40, column: 9, pointer
 /** An inline schema whose text starts on line 41, indented by 8: buf's line 1 is the contract's 41. */
 const inlineLocate = (_file: string, line: number, column: number): SourceLocation => ({ ...at, line: 40 + line, column: 8 + column });
 
-function fromFile(path: string, extra: Partial<ProtobufPayloadInput> = {}) {
-  return protobufPayload({
+function fromFile(path: string, extra: Partial<CompileProtobufInput> = {}) {
+  return compileProtobufPayload({
     schemaFormat: 'application/vnd.google.protobuf;version=3',
     source: readFileSync(join(fixturesDir, path), 'utf8'),
     file: { root: fixturesDir, path, display: `protos/${path}` },
@@ -26,8 +26,8 @@ function fromFile(path: string, extra: Partial<ProtobufPayloadInput> = {}) {
   });
 }
 
-function inline(source: string, extra: Partial<ProtobufPayloadInput> = {}) {
-  return protobufPayload({ schemaFormat: 'application/vnd.google.protobuf;version=3', source, locate: inlineLocate, at, ...extra });
+function inline(source: string, extra: Partial<CompileProtobufInput> = {}) {
+  return compileProtobufPayload({ schemaFormat: 'application/vnd.google.protobuf;version=3', source, locate: inlineLocate, at, ...extra });
 }
 
 describe('Protobuf payloads at generate time', () => {
@@ -96,7 +96,7 @@ describe('Protobuf payloads at generate time', () => {
     expect(broken.diagnostics[0]?.message).toContain('strin');
     const dir = scratch('keiyaku-proto-');
     writeFileSync(join(dir, 'bad.proto'), 'syntax = "proto3";\nimport "missing.proto";\nmessage B {}\n');
-    const fromBadFile = protobufPayload({
+    const fromBadFile = compileProtobufPayload({
       schemaFormat: 'application/vnd.google.protobuf;version=3',
       source: '',
       file: { root: dir, path: 'bad.proto', display: 'bad.proto' },

@@ -4,7 +4,7 @@
  * knows the well-known types; its JSON errors become located diagnostics.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, sep } from 'node:path';
@@ -112,4 +112,40 @@ function parseBufErrors(stderr: string, root: string): ProtoCompileError[] {
     }
   }
   return errors;
+}
+
+/**
+ * Where line 1 of an inline schema's text is written, when the schema is a YAML block scalar
+ * (`schema: |`) starting at `line`/`column` of `file` (both 1-based): its lines are the file's
+ * lines below, indented by the returned `indent`. Undefined for any other form (a quoted string),
+ * whose lines cannot be told apart in the file.
+ */
+export function blockScalarStart(
+  file: string,
+  line: number,
+  column: number,
+): { readonly line: number; readonly indent: number } | undefined {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const lines = text.split(/\r?\n/);
+  const head = lines[line - 1]?.slice(column - 1) ?? '';
+  if (!/^[|>]/.test(head)) return undefined;
+  for (let index = line; index < lines.length; index++) {
+    const content = lines[index] ?? '';
+    if (content.trim() !== '') return { line: line + 1, indent: content.length - content.trimStart().length };
+  }
+  return undefined;
+}
+
+/** The text of a `$ref`'d `.proto` file, or undefined when it cannot be read. */
+export function readProtoFile(file: string): string | undefined {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
 }

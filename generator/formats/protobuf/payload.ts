@@ -15,7 +15,7 @@ import { type Diagnostic, didYouMean, type SourceLocation } from '../../diagnost
 import type { ProtobufPayloadModel } from '../../model/contract-model.js';
 import { compileProtoFile, compileProtoSource, type ProtoCompileResult } from './compile.js';
 
-export interface ProtobufPayloadInput {
+export interface CompileProtobufInput {
   /** The `schemaFormat` as written. */
   readonly schemaFormat: string;
   /** The `.proto` text of the payload's file. */
@@ -46,7 +46,7 @@ export interface ProtobufPayloadResult {
 const ROOT_NODE = '@RootNode';
 
 /** Compiles and resolves one Protobuf payload; errors are located diagnostics (buf missing throws). */
-export function protobufPayload(input: ProtobufPayloadInput): ProtobufPayloadResult {
+export function compileProtobufPayload(input: CompileProtobufInput): ProtobufPayloadResult {
   const target = input.file?.path.split('\\').join('/') ?? input.inlineName ?? 'inline.proto';
   const compiled: ProtoCompileResult =
     input.file === undefined
@@ -87,7 +87,7 @@ function error(message: string, hint: string, location: SourceLocation): Diagnos
   return { severity: 'error', code: 'protobuf_payload_message', message, hint, location };
 }
 
-function hintFor(input: ProtobufPayloadInput): string {
+function hintFor(input: CompileProtobufInput): string {
   return input.file === undefined
     ? 'mark the payload message with a `// @RootNode` comment'
     : `name the payload message in the $ref (\`${input.file.display}#Name\`) or mark it with a \`// @RootNode\` comment`;

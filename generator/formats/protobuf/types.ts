@@ -34,12 +34,17 @@ const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 /**
  * The declarations of `roots` and every message and enum they reach. A type reached from several
  * roots is declared once (by fully qualified name); names avoid `taken` (the contract's other
- * generated names) by prefixing the package, then a number.
+ * generated names) by prefixing the package, then a number — unless `given` names them (the
+ * model's names, allocated with every other name of the contract).
  */
-export function protobufDeclarations(roots: readonly ProtobufTypeRoot[], taken: ReadonlySet<string>): ProtobufDeclarations {
+export function protobufDeclarations(
+  roots: readonly ProtobufTypeRoot[],
+  taken: ReadonlySet<string>,
+  given: ReadonlyMap<string, string> = new Map(),
+): ProtobufDeclarations {
   const declared = new Map<string, Declared>();
-  const names = new Map<string, string>();
-  const used = new Set(taken);
+  const names = new Map<string, string>(given);
+  const used = new Set([...taken, ...given.values(), ...[...given.values()].map((name) => `${name}Init`)]);
   for (const root of roots) {
     const registry = createFileRegistry(fromBinary(FileDescriptorSetSchema, Buffer.from(root.descriptorSet, 'base64')));
     const desc = registry.getMessage(root.message);
@@ -78,6 +83,24 @@ export function protobufDeclarations(roots: readonly ProtobufTypeRoot[], taken: 
   }
   if (writer.usesJson) types.push(JSON_TYPES.replace(/ProtobufJson/g, writer.jsonPrefix));
   return { types: types.join('\n\n'), values: values.join('\n\n'), enumNames, names };
+}
+
+/** A message or enum a payload reaches: its fully qualified name and the name protobuf-es gives it. */
+export interface ReachedType {
+  readonly typeName: string;
+  readonly kind: 'message' | 'enum';
+  /** protobuf-es's name: the name inside the package, nested names joined with `_` (`BookBorrowed_Item`). */
+  readonly local: string;
+}
+
+/** Every message and enum the payload message `message` reaches, itself first, in field order. */
+export function reachedTypes(descriptorSet: string, message: string): ReachedType[] {
+  const registry = createFileRegistry(fromBinary(FileDescriptorSetSchema, Buffer.from(descriptorSet, 'base64')));
+  const desc = registry.getMessage(message);
+  if (desc === undefined) throw new Error(`reachedTypes: no message ${message} in its descriptors`);
+  const declared = new Map<string, Declared>();
+  collect(desc, declared);
+  return [...declared.values()].map((entry) => ({ typeName: entry.desc.typeName, kind: entry.kind, local: localName(entry.desc) }));
 }
 
 /** The name protobuf-es gives a type: its name inside the package, nested names joined with `_`. */
