@@ -174,7 +174,8 @@ function payloadPart(entry: MessageEntry, identifier: string, context: ModelCont
     }
     const protobuf = plan.protobuf.get(type);
     // The plan reported why a payload has no model (or the Protobuf path gave one).
-    const named = protobuf?.kind === 'protobuf' ? protobufPayloadNames(protobuf, identifier, context) : undefined;
+    const at = context.locate(pointer, plan.sources.get(type)?.tokens ?? ['payload']);
+    const named = protobuf?.kind === 'protobuf' ? protobufPayloadNames(protobuf, identifier, context, at) : undefined;
     return {
       part: {
         payload: named?.part.payload ?? `${identifier}Payload`,

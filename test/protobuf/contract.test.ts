@@ -162,6 +162,42 @@ describe('a contract with Protobuf payloads', () => {
     expect(unclear?.location).toMatchObject({ file: 'asyncapi.yaml', line: 23 });
   });
 
+  it('declares a type two payloads share once, and refuses two different types of one name', async () => {
+    const contract = (first: string, second: string) =>
+      [
+        'asyncapi: 3.0.0',
+        'info: { title: t, version: 1.0.0 }',
+        'channels:',
+        '  c:',
+        '    address: c',
+        '    messages:',
+        ...[
+          ['First', first],
+          ['Second', second],
+        ].flatMap(([name, body]) => [
+          `      ${name}:`,
+          '        payload:',
+          '          schemaFormat: application/vnd.google.protobuf;version=3',
+          '          schema: |',
+          '            syntax = "proto3";',
+          '            package shared;',
+          `            message ${name} { Point p = 1; }`,
+          `            ${body}`,
+        ]),
+        '',
+      ].join('\n');
+    const cwd = scratch('keiyaku-proto-shared-');
+    writeFileSync(join(cwd, 'asyncapi.yaml'), contract('message Point { int32 x = 1; }', 'message Point { int32 x = 1; }'));
+    const shared = await generateFromFile('asyncapi.yaml', { cwd });
+    expect(shared.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+    const types = shared.files.find((f) => f.path === 'types.ts')?.content ?? '';
+    expect(types.match(/export interface Point \{/g)).toHaveLength(1);
+    writeFileSync(join(cwd, 'asyncapi.yaml'), contract('message Point { int32 x = 1; }', 'message Point { string x = 1; }'));
+    const conflict = await generateFromFile('asyncapi.yaml', { cwd });
+    expect(conflict.files).toEqual([]);
+    expect(conflict.diagnostics.find((d) => d.code === 'protobuf_type_conflict')?.message).toContain('shared.Point');
+  });
+
   it('says how to install buf when it is missing', async () => {
     const saved = process.env['KEIYAKU_BUF'];
     process.env['KEIYAKU_BUF'] = join(scratch('keiyaku-no-buf-'), 'buf');

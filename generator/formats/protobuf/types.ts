@@ -5,8 +5,8 @@
  * takes: every field optional, like protobuf-es's `create`); each enum a union of its numbers
  * and a const object of its values.
  */
-import { createFileRegistry, type DescEnum, type DescField, type DescMessage, fromBinary, ScalarType } from '@bufbuild/protobuf';
-import { FileDescriptorSetSchema, isWrapperDesc } from '@bufbuild/protobuf/wkt';
+import { createFileRegistry, type DescEnum, type DescField, type DescMessage, fromBinary, ScalarType, toBinary } from '@bufbuild/protobuf';
+import { DescriptorProtoSchema, EnumDescriptorProtoSchema, FileDescriptorSetSchema, isWrapperDesc } from '@bufbuild/protobuf/wkt';
 
 /** A payload message to declare: its descriptors, its fully qualified name, its name in generated code. */
 export interface ProtobufTypeRoot {
@@ -91,6 +91,8 @@ export interface ReachedType {
   readonly kind: 'message' | 'enum';
   /** protobuf-es's name: the name inside the package, nested names joined with `_` (`BookBorrowed_Item`). */
   readonly local: string;
+  /** Its declaration as compiled (base64 of its descriptor): equal for the same definition. */
+  readonly shape: string;
 }
 
 /** Every message and enum the payload message `message` reaches, itself first, in field order. */
@@ -100,7 +102,14 @@ export function reachedTypes(descriptorSet: string, message: string): ReachedTyp
   if (desc === undefined) throw new Error(`reachedTypes: no message ${message} in its descriptors`);
   const declared = new Map<string, Declared>();
   collect(desc, declared);
-  return [...declared.values()].map((entry) => ({ typeName: entry.desc.typeName, kind: entry.kind, local: localName(entry.desc) }));
+  return [...declared.values()].map((entry) => ({
+    typeName: entry.desc.typeName,
+    kind: entry.kind,
+    local: localName(entry.desc),
+    shape: Buffer.from(
+      entry.kind === 'message' ? toBinary(DescriptorProtoSchema, entry.desc.proto) : toBinary(EnumDescriptorProtoSchema, entry.desc.proto),
+    ).toString('base64'),
+  }));
 }
 
 /** The name protobuf-es gives a type: its name inside the package, nested names joined with `_`. */
