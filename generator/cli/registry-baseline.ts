@@ -23,7 +23,7 @@ import {
   type SubjectNameStrategy,
   subjectName,
 } from '@keiyaku/runtime/registry';
-import { protobufPayload } from '../formats/protobuf/payload.js';
+import { compileProtobufPayload } from '../formats/protobuf/payload.js';
 import type { ChannelModel, ContractModel, MessageModel, PayloadFormatModel } from '../model/contract-model.js';
 import { BaselineError } from './baseline.js';
 
@@ -247,11 +247,11 @@ function protobufFormat(source: string, what: string, message: MessageModel, cur
     source,
     locate: () => at,
     at,
-    inlineName: mine?.kind === 'protobuf' && mine.file !== undefined ? basename(mine.file) : 'registered.proto',
+    inlineName: mine?.kind === 'protobuf' && mine.file !== undefined ? basename(mine.file) : 'payload.proto',
   };
-  const named = mine?.kind === 'protobuf' ? protobufPayload({ ...input, message: mine.message }) : undefined;
+  const named = mine?.kind === 'protobuf' ? compileProtobufPayload({ ...input, message: mine.message }) : undefined;
   // The registered file lacks the contract's message: Confluent's default index [0] is its first, the root rule's pick.
-  const result = named?.model !== undefined ? named : protobufPayload(input);
+  const result = named?.model !== undefined ? named : compileProtobufPayload(input);
   if (result.model === undefined)
     throw new BaselineError(`${what} is not a Protobuf schema keiyaku can compare: ${result.diagnostics.map((d) => d.message).join('; ')}`);
   return result.model;
