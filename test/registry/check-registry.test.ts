@@ -186,6 +186,46 @@ run(`keiyaku check --against registry:<url>${registrySkipNote}`, () => {
     expect(bad.stderr).toContain('KEIYAKU_SCHEMA_REGISTRY_SUBJECT_NAME_STRATEGY');
   });
 
+  it('keiyaku check compares an inline Protobuf payload of the contract with its registered .proto', async () => {
+    const address = testSubject('shelf');
+    const proto = (copies: number) =>
+      `syntax = "proto3";\npackage shelf.v1;\nmessage Shelved {\n  string book_id = 1;\n  int32 copies = ${copies};\n}\n`;
+    await register(`${address}-value`, proto(2), 'PROTOBUF');
+    const yaml = (copies: number) => `asyncapi: 3.0.0
+info:
+  title: Shelf
+  version: 1.0.0
+channels:
+  shelf:
+    address: ${address}
+    messages:
+      Shelved:
+        name: Shelved
+        payload:
+          schemaFormat: application/vnd.google.protobuf;version=3
+          schema: |
+${proto(copies)
+  .trimEnd()
+  .split('\n')
+  .map((line) => `            ${line}`)
+  .join('\n')}
+operations:
+  shelve:
+    action: send
+    channel:
+      $ref: '#/channels/shelf'
+`;
+    writeFileSync(join(dir, 'asyncapi.yaml'), yaml(2));
+    const same = await check(['--against', against()]);
+    expect(same.stderr).toBe('');
+    expect(same.code).toBe(0);
+    expect(same.stdout).toContain(`compared with subject ${address}-value version 1`);
+    writeFileSync(join(dir, 'asyncapi.yaml'), yaml(3));
+    const renumbered = await check(['--against', against()]);
+    expect(renumbered.code).toBe(1);
+    expect(renumbered.stdout).toMatch(/BREAKING protobuf_field_number_changed \(forward\)/);
+  });
+
   it('compares a Protobuf payload with its registered .proto by wire compatibility', async () => {
     const fixtures = new URL('./fixtures/', import.meta.url).pathname;
     const source = readFileSync(join(fixtures, 'shelf.proto'), 'utf8');
