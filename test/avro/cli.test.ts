@@ -51,6 +51,6 @@ describe('keiyaku CLI with Avro payloads', () => {
     const same = await keiyakuFromSources(['check', '--against', 'v1', '--spec', 'asyncapi.yaml', '--format', 'json'], dir);
     expect(same.stderr).not.toMatch(/error/i);
     const report = JSON.parse(same.stdout) as { findings: { code: string }[] };
-    expect(report.findings.map((f) => f.code)).toContain('avro_schema_changed');
+    expect(report.findings.map((f) => f.code)).toContain('avro_field_removed_without_default');
   });
 });
