@@ -112,10 +112,11 @@ Commands:
   generate          load the contract and write typed code (default output: generated/)
   validate          load the contract and report problems; writes nothing
   check             compare the contract with an earlier one; exit 1 on a breaking change:
-                    --against <git ref | file | folder> [--mode backward|forward|full|…-transitive|none]
+                    --against <git ref | file | folder | registry:<url>> [--mode backward|forward|full|…-transitive|none]
                     [--policy strict|lenient] [--format text|json|github|junit] [--record] [--history file];
                     without --mode, each channel in the direction its operations imply
-                    (send: forward, receive: backward, both or none: full)
+                    (send: forward, receive: backward, both or none: full); registry:<url> compares
+                    each Avro and Protobuf payload with the latest version of its subject
   scaffold mapper   write (or complete) a mapper from a domain event union to a channel:
                     --events <file> --type <Union> --channel <channel id> --out <mapper file>
                     [--generated <dir>]; adds missing cases, never rewrites your code
@@ -329,7 +330,7 @@ function checkCombinations(command: Command, subcommand: string | undefined, val
     if (typeof values['against'] !== 'string' && values['record'] !== true && !String(values['mode'] ?? '').endsWith('-transitive')) {
       throw new OptionError(
         '--against',
-        'keiyaku check needs --against <git ref | file | folder> (or a -transitive --mode with a history file)',
+        'keiyaku check needs --against <git ref | file | folder | registry:<url>> (or a -transitive --mode with a history file)',
       );
     }
   }

@@ -28,6 +28,8 @@ export interface CliIo {
   readonly stopSignal?: Promise<void>;
   /** Asks a question (`keiyaku dead-letters` confirmations); resolves with the answer, undefined without input. */
   readonly prompt?: (question: string) => Promise<string | undefined>;
+  /** The environment `check --against registry:` reads its KEIYAKU_SCHEMA_REGISTRY_* settings from (default `process.env`). */
+  readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
 export const EXIT = { ok: 0, stale: 1, invalid: 2 } as const;
@@ -161,18 +163,26 @@ async function runOnce(options: CliOptions, io: CliIo, onInputs?: (inputs: reado
 }
 
 async function runCheck(options: CliOptions, io: CliIo): Promise<number> {
-  const [{ compileContract }, { BaselineError, loadBaseline, readHistory, recordHistory }, contractDiff, { render: renderCheck }] =
-    await Promise.all([
-      import('../index.js'),
-      import('./baseline.js'),
-      import('../compat/contract-diff.js'),
-      import('../compat/render.js'),
-    ]);
+  const [
+    { compileContract },
+    { BaselineError, loadBaseline, readHistory, recordHistory },
+    contractDiff,
+    { render: renderCheck },
+    { isRegistryBaseline, loadRegistryBaseline },
+  ] = await Promise.all([
+    import('../index.js'),
+    import('./baseline.js'),
+    import('../compat/contract-diff.js'),
+    import('../compat/render.js'),
+    import('./registry-baseline.js'),
+  ]);
   const { acknowledge, compareAll, DEFAULT_POLICY, planChannels } = contractDiff;
   try {
-    // The working contract and the baseline load side by side (each file parsed once).
+    // The working contract and the baseline load side by side (each file parsed once); a registry's
+    // baseline is the working contract with the registered payloads, so it waits for it.
+    const fromRegistry = options.against !== undefined && isRegistryBaseline(options.against);
     const baselineLoad =
-      options.against !== undefined
+      options.against !== undefined && !fromRegistry
         ? loadBaseline(options.against, options.spec, io.cwd, loadOptions(options, io)).then(
             (b) => ({ ok: true as const, b }),
             (e: unknown) => ({ ok: false as const, e }),
@@ -200,6 +210,16 @@ async function runCheck(options: CliOptions, io: CliIo): Promise<number> {
       labels.push(loaded.b.label);
       if ('first' in loaded.b) notices.push(loaded.b.notice);
       else baselines.push(loaded.b);
+    }
+    if (fromRegistry) {
+      const registry = await loadRegistryBaseline(options.against!, current, {
+        env: io.env ?? process.env,
+        ...(options.runtime === undefined ? {} : { runtime: options.runtime }),
+        ...(options.config === undefined ? {} : { file: relative(io.cwd, options.config) }),
+      });
+      labels.push(registry.label);
+      notices.push(...registry.notices);
+      baselines.push(registry);
     }
     if (mode?.endsWith('-transitive'))
       for (const entry of readHistory(historyFile)) {
