@@ -14,7 +14,7 @@ export type { Clock } from '../core/clock.js';
 export { systemClock } from '../core/clock.js';
 export type { AnyChannel, AnyContractMessage, ChannelBindings, DecodeResult, HeadersOf } from '../core/contract.js';
 export type { EnvelopeOptions } from '../core/envelope.js';
-export { CE_HEADERS, encodeEnvelope, openEnvelope } from '../core/envelope.js';
+export { CE_HEADERS, encodeEnvelope, openEnvelope, recordType } from '../core/envelope.js';
 export { ClosedError, isKeiyakuError, isProducerFenced, KeiyakuError, ProducerFencedError, TransportError } from '../core/errors.js';
 export type { Logger } from '../core/logger.js';
 export { forwardingLogger, silentLogger, stderrLogger } from '../core/logger.js';

@@ -59,9 +59,18 @@ export function avroType(schema: AvroSchema, what = 'Avro schema'): avro.Type {
   }
 }
 
-/** The schema text a registry gets: avsc's form of the schema with full names, defaults and logical types; identical bytes every run. */
+/** avsc's form of a schema: full names, defaults and logical types (avsc leaves an enum's default out). */
 export function canonicalSchemaText(type: avro.Type): string {
   return JSON.stringify(type.schema({ exportAttrs: true }));
+}
+
+/**
+ * The schema text a registry gets: the schema as given, as the Confluent serdes register it.
+ * Generated code gives the generator's whole form of the contract's schema (full names, defaults,
+ * an enum's default, logical types), the same bytes every run; a schema given as text is that text.
+ */
+function registryText(schema: AvroSchema): string {
+  return typeof schema === 'string' ? schema : JSON.stringify(schema);
 }
 
 /** True when the schema holds a bytes or fixed type somewhere (only then can a value carry a plain Uint8Array). */
@@ -138,7 +147,7 @@ function decodeWith(read: (bytes: Buffer) => unknown, bytes: Uint8Array, type: s
  */
 export function avroCodec(schema: AvroSchema, options: AvroCodecOptions = {}): PayloadCodec {
   const type = avroType(schema);
-  const text = canonicalSchemaText(type);
+  const text = registryText(schema);
   const avroName = type.name ?? type.typeName;
   const bytesInside = holdsBytes(type);
   const registrySchema: RegistrySchema = Object.freeze({ schemaType: 'AVRO', schema: text, recordName: avroName });

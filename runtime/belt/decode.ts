@@ -12,7 +12,7 @@
 import type { Backoff } from '../core/backoff.js';
 import type { Clock } from '../core/clock.js';
 import type { AnyContractMessage } from '../core/contract.js';
-import { CE_HEADERS, openEnvelope } from '../core/envelope.js';
+import { CE_HEADERS, openEnvelope, recordType } from '../core/envelope.js';
 import { failureText } from '../core/failure-text.js';
 import { retry } from '../core/retry.js';
 import type { IncomingRecord } from '../core/transport.js';
@@ -73,7 +73,7 @@ export function decodeStep<M extends AnyContractMessage>(
   };
 
   return (record, delivery, next) => {
-    const type = record.headers[CE_HEADERS.type];
+    const type = recordType(record, channel);
     const pending = type === undefined ? undefined : channel.prepareRecord?.(record.value, type);
     if (pending !== undefined) return prepared(record, delivery, next, pending, type!);
     delivery.opened = openEnvelope(channel, record);

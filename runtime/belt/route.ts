@@ -2,7 +2,8 @@
  * Routing: a record of a type this subscription does not handle is skipped and acknowledged,
  * decided from its type header before its payload is decoded. A type the channel does not
  * declare at all is skipped too (a newer producer), and logged once per type. A record without
- * a type goes on (it is decoded, and fails).
+ * a type goes on (it is decoded, and fails); on a channel of one message type, a record without a
+ * `ce_type` header is of that type.
  */
 import type { AnyContractMessage } from '../core/contract.js';
 import { recordType } from '../core/envelope.js';
@@ -23,7 +24,7 @@ export function routeStep<M extends AnyContractMessage>(
 ): BeltStep<M> {
   const unknown = new UnknownTypes(belt, declared);
   return (record, delivery, next) => {
-    const type = recordType(record);
+    const type = recordType(record, belt.channel);
     if (type === undefined || type === '' || wanted.has(type)) return next(record, delivery);
     belt.lanes.skipped++;
     delivery.lane.counters.skipped++;

@@ -142,9 +142,16 @@ function parseTime(raw: string): number {
   return lastParsedTime;
 }
 
-/** The message type `record` names in its `ce_type` header, without decoding it; undefined when it has none. */
-export function recordType(record: Pick<IncomingRecord, 'headers'>): string | undefined {
-  return record.headers[CE_HEADERS.type];
+/**
+ * The message type of `record`, without decoding it: its `ce_type` header; else, on a channel that
+ * carries one message type only, that type — a producer that writes no CloudEvents headers (the
+ * Confluent serdes of Java, Go or Python writing a registry-framed payload) still reaches the
+ * channel's handler. Undefined when neither tells (a structured CloudEvent is read by its own rules).
+ */
+export function recordType(record: Pick<IncomingRecord, 'headers'>, channel?: Pick<AnyChannel, 'messageTypes'>): string | undefined {
+  const type = record.headers[CE_HEADERS.type];
+  if (type !== undefined || channel === undefined || channel.messageTypes.length !== 1 || isStructured(record.headers)) return type;
+  return channel.messageTypes[0];
 }
 
 /**
@@ -155,7 +162,7 @@ export function recordType(record: Pick<IncomingRecord, 'headers'>): string | un
 export function openEnvelope<M extends AnyContractMessage>(channel: AnyChannel<M>, incoming: IncomingRecord): OpenedEnvelope<M> {
   const record = binaryRecord(incoming);
   const h = record.headers;
-  const type = h[CE_HEADERS.type];
+  const type = record === incoming ? recordType(record, channel) : h[CE_HEADERS.type];
   const id = h[CE_HEADERS.id] ?? `${record.address}/${record.partition}/${record.offset}`;
   const rawTime = h[CE_HEADERS.time];
   const parsedTime = rawTime === undefined ? Number.NaN : parseTime(rawTime);

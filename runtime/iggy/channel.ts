@@ -9,7 +9,7 @@
  * `ce_id`) still decode as they did.
  */
 import type { AnyChannel, AnyContractMessage, DecodeResult, EnvelopeOptions, HeadersOf } from '@keiyaku/runtime/adapter';
-import { CE_HEADERS, encodeEnvelope, openEnvelope } from '@keiyaku/runtime/adapter';
+import { CE_HEADERS, encodeEnvelope, openEnvelope, recordType } from '@keiyaku/runtime/adapter';
 import type { IggyClient } from './client.js';
 import { type IggyConsumer, IggyConsumerBuilder, type ReceivedMessage } from './consumer.js';
 import { encodeHeaders, messageIdOf, recordFromIggy } from './envelope-headers.js';
@@ -72,7 +72,7 @@ export function channelSerde<M extends AnyContractMessage>(channel: AnyChannel<M
     prepareReceived(payload, headers) {
       if (channel.prepareRecord === undefined) return undefined;
       const record = recordFromIggy({ offset: 0n, timestamp: 0n, payload, headers }, address, 0);
-      return channel.prepareRecord(payload, record.headers[CE_HEADERS.type] ?? '');
+      return channel.prepareRecord(payload, recordType(record, channel) ?? '');
     },
     deserialize(payload, headers) {
       const record = recordFromIggy({ offset: 0n, timestamp: 0n, payload, headers }, address, 0);

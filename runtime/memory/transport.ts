@@ -12,7 +12,7 @@
 import { resolveAddress } from '../core/address.js';
 import { systemClock } from '../core/clock.js';
 import type { AnyChannel, AnyContractMessage, ChannelBindings } from '../core/contract.js';
-import { CE_HEADERS, openEnvelope } from '../core/envelope.js';
+import { openEnvelope, recordType } from '../core/envelope.js';
 import { ClosedError, KeiyakuError } from '../core/errors.js';
 import type {
   ConsumedOffset,
@@ -74,7 +74,7 @@ async function prepareRecords(channel: AnyChannel, records: readonly IncomingRec
   if (channel.prepareRecord === undefined) return;
   const pending: Promise<void>[] = [];
   for (const record of records) {
-    const prepared = channel.prepareRecord(record.value, record.headers[CE_HEADERS.type] ?? '');
+    const prepared = channel.prepareRecord(record.value, recordType(record, channel) ?? '');
     if (prepared !== undefined) pending.push(prepared);
   }
   await Promise.all(pending);
