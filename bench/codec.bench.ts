@@ -15,7 +15,7 @@ import { defineMessage, type StandaloneValidator, validatorRuntime } from '@keiy
 import { BookBorrowed } from '../generated/index.js';
 import { toAjvSchema } from '../generator/emit/validators.js';
 import { type ContractModel, compileContract, generate } from '../generator/index.js';
-import { median, verdict } from './stats.js';
+import { median, ROUND_MS, ROUNDS, round, verdict } from './stats.js';
 
 const require = createRequire(import.meta.url);
 const Ajv2020 = (require('ajv/dist/2020') as { default: new (o: object) => { compile(s: object): (d: unknown) => boolean } }).default;
@@ -24,22 +24,7 @@ const addFormats = require('ajv-formats') as (ajv: unknown) => void;
 const out = (line: string): void => {
   process.stdout.write(`${line}\n`);
 };
-const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 15);
-const ROUND_MS = Number(process.env['BENCH_ROUND_MS'] ?? 100);
 const decoder = new TextDecoder();
-
-/** Operations per second of `fn` over about ROUND_MS. */
-function round(fn: () => unknown): number {
-  let count = 0;
-  const start = performance.now();
-  let now = start;
-  while (now - start < ROUND_MS) {
-    for (let i = 0; i < 500; i++) fn();
-    count += 500;
-    now = performance.now();
-  }
-  return (count * 1000) / (now - start);
-}
 
 function runtimeAjv(model: ContractModel, root: string): { validate: (d: unknown) => boolean; compileMs: number } {
   const defs: Record<string, unknown> = {};

@@ -23,27 +23,12 @@ import { defineMessage, type StandaloneValidator, validatorRuntime } from '@keiy
 import avro from 'avsc';
 import { compileProtoSource } from '../generator/formats/protobuf/compile.js';
 import { type ContractModel, compileContract, generate } from '../generator/index.js';
-import { median, verdict } from './stats.js';
+import { median, ROUND_MS, ROUNDS, round, verdict } from './stats.js';
 
 const out = (line: string): void => {
   process.stdout.write(`${line}\n`);
 };
-const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 15);
-const ROUND_MS = Number(process.env['BENCH_ROUND_MS'] ?? 100);
 const decoder = new TextDecoder();
-
-/** Operations per second of `fn` over about ROUND_MS. */
-function round(fn: () => unknown): number {
-  let count = 0;
-  const start = performance.now();
-  let now = start;
-  while (now - start < ROUND_MS) {
-    for (let i = 0; i < 500; i++) fn();
-    count += 500;
-    now = performance.now();
-  }
-  return (count * 1000) / (now - start);
-}
 
 /** Validators of a contract as `generate` writes them, evaluated in this process. */
 async function validatorsOf(model: ContractModel): Promise<Record<string, StandaloneValidator>> {

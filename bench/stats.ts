@@ -10,3 +10,20 @@ export function verdict(value: number | string, goal: number, atMost = false): s
 export function median(values: readonly number[]): number {
   return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 }
+
+/** Interleaved rounds the micro-benchmarks run (`BENCH_ROUNDS`), each about `BENCH_ROUND_MS` long. */
+export const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 15);
+export const ROUND_MS = Number(process.env['BENCH_ROUND_MS'] ?? 100);
+
+/** Operations per second of `fn` over about {@link ROUND_MS}. */
+export function round(fn: () => unknown): number {
+  let count = 0;
+  const start = performance.now();
+  let now = start;
+  while (now - start < ROUND_MS) {
+    for (let i = 0; i < 500; i++) fn();
+    count += 500;
+    now = performance.now();
+  }
+  return (count * 1000) / (now - start);
+}

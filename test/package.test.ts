@@ -30,6 +30,8 @@ const PACKAGES = [
   { name: '@keiyaku/iggy', dir: 'runtime/iggy' },
   { name: '@keiyaku/sqlite', dir: 'runtime/sqlite' },
   { name: '@keiyaku/postgres', dir: 'runtime/postgres' },
+  { name: '@keiyaku/avro', dir: 'runtime/avro' },
+  { name: '@keiyaku/protobuf', dir: 'runtime/protobuf' },
 ] as const;
 type PackageName = (typeof PACKAGES)[number]['name'];
 const tarballs = new Map<PackageName, string>();
@@ -345,7 +347,7 @@ describe('keiyaku as a dependency of another project', () => {
     await exercise(dir, ['npx', '--no-install'], true);
   }, 600_000);
 
-  it('a service on the memory transport installs @keiyaku/runtime alone in production: ≤ 2 MiB of node_modules, and runs', async () => {
+  it('a service on the memory transport installs @keiyaku/runtime alone in production: ≤ 2.25 MiB of node_modules, and runs', async () => {
     const dir = consumerProject('memory-only', ['@keiyaku/runtime']);
     const installed = await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline'], {
       cwd: dir,
@@ -368,10 +370,12 @@ describe('keiyaku as a dependency of another project', () => {
     expect(readdirSync(join(production, 'node_modules')).filter((d) => !d.startsWith('.'))).toEqual(['@keiyaku']);
     expect(readdirSync(join(production, 'node_modules', '@keiyaku'))).toEqual(['runtime']);
     const bytes = treeSize(join(production, 'node_modules'));
+    // The bound was 2 MiB until the Schema Registry client (`@keiyaku/runtime/registry`, fetch only,
+    // ~110 KiB with its sources and maps) joined the runtime; a JSON-only service installs no new package.
     process.stdout.write(
-      `production install of a memory-transport service: node_modules ${(bytes / 1024).toFixed(0)} KiB (goal ≤ 2048 KiB)\n`,
+      `production install of a memory-transport service: node_modules ${(bytes / 1024).toFixed(0)} KiB (goal ≤ 2304 KiB)\n`,
     );
-    expect(bytes).toBeLessThanOrEqual(2 * 1024 * 1024);
+    expect(bytes).toBeLessThanOrEqual(2.25 * 1024 * 1024);
     const ran = await run(process.execPath, ['dist/src/main.js'], { cwd: production });
     expect(ran.stderr).toBe('');
     expect(ran.stdout).toBe('borrowed C-7\nrejected at $.copyId\nhandled BookBorrowed C-7\n');

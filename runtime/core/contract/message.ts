@@ -74,6 +74,15 @@ export interface MessageDefinition<T extends string> {
 
 const utf8Decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
+/** The default partition key of a message: its `keyProperty`, as a string; undefined without one. */
+function keyOf<M>(keyProperty: string | undefined): (message: M) => string | undefined {
+  return (message) => {
+    if (keyProperty === undefined) return undefined;
+    const value = (message as unknown as Record<string, unknown>)[keyProperty];
+    return value === undefined || value === null ? undefined : String(value);
+  };
+}
+
 /** Builds the descriptor of one message type. Called by generated code only. */
 export function defineMessage<T extends string, P, M extends AnyContractMessage = ContractMessage<T, P>>(
   definition: MessageDefinition<T>,
@@ -95,11 +104,7 @@ export function defineMessage<T extends string, P, M extends AnyContractMessage 
     ...(definition.headers === undefined ? {} : { headers: defineHeaders(type, definition.headers) }),
     ...(keyProperty === undefined ? {} : { keyProperty }),
     ...(definition.registry === undefined ? {} : { registry: definition.registry }),
-    key(message: M): string | undefined {
-      if (keyProperty === undefined) return undefined;
-      const value = (message as unknown as Record<string, unknown>)[keyProperty];
-      return value === undefined || value === null ? undefined : String(value);
-    },
+    key: keyOf<M>(keyProperty),
     create(payload: P): M {
       if (!validate(payload)) throw new ContractValidationError(type, toIssues(validate.errors));
       return tag(boxed ? { value: payload } : payload, type) as unknown as M;
@@ -166,11 +171,7 @@ function defineCodecMessage<T extends string, P, M extends AnyContractMessage>(
     ...(definition.headers === undefined ? {} : { headers: defineHeaders(type, definition.headers) }),
     ...(keyProperty === undefined ? {} : { keyProperty }),
     ...(definition.registry === undefined ? {} : { registry: definition.registry }),
-    key(message: M): string | undefined {
-      if (keyProperty === undefined) return undefined;
-      const value = (message as unknown as Record<string, unknown>)[keyProperty];
-      return value === undefined || value === null ? undefined : String(value);
-    },
+    key: keyOf<M>(keyProperty),
     create(payload: P): M {
       const issues = codec.validate(payload);
       if (issues.length > 0) throw new ContractValidationError(type, issues);
