@@ -57,7 +57,11 @@ describe('a schema file whose root is a $ref into its own definitions', () => {
   const file = JSON.stringify({
     $ref: '#/definitions/Order',
     definitions: {
-      Order: { type: 'object', required: ['id'], properties: { id: { type: 'string' }, lines: { type: 'array', items: { $ref: '#/definitions/Line' } } } },
+      Order: {
+        type: 'object',
+        required: ['id'],
+        properties: { id: { type: 'string' }, lines: { type: 'array', items: { $ref: '#/definitions/Line' } } },
+      },
       Line: { type: 'object', properties: { sku: { type: 'string' } } },
     },
   });
