@@ -358,8 +358,9 @@ class ContractGuard {
         }
         let valuePlace = Place.root(file);
         for (let i = 0; i < tokens.length; i++) {
-          // A $ref on the way: the rest of the pointer continues from its target.
-          while (isObject(value) && typeof value['$ref'] === 'string') {
+          // A $ref on the way: the rest of the pointer continues from its target, unless the object
+          // has the key itself (a schema whose root is `$ref: '#/definitions/X'` beside its definitions).
+          while (isObject(value) && typeof value['$ref'] === 'string' && !Object.hasOwn(value, tokens[i]!)) {
             const next = this.follow(valuePlace, value['$ref']);
             if (next === undefined) return undefined;
             value = next.value;

@@ -34,6 +34,9 @@ function isObject(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** Keywords that may stand beside a `$ref` without changing what it validates. */
+const REF_NEIGHBOURS = new Set(['$ref', 'definitions', '$defs', '$schema', '$id', '$comment', 'title', 'description']);
+
 function isRef(value: unknown): value is { $ref: string } {
   return isObject(value) && typeof value['$ref'] === 'string';
 }
@@ -72,7 +75,9 @@ function resolveReferences(root: unknown, rootFile: string, locator: SourceLocat
     if (known !== undefined) return known;
     let at: Located = { value: fileValue(targetFile), file: targetFile };
     for (const token of tokensFromPointer(fragment)) {
-      at = follow(at, hops);
+      // A $ref on the way is followed, unless the object has the key itself (a schema whose root
+      // is `$ref: '#/definitions/X'` beside those definitions).
+      if (!(isObject(at.value) && Object.hasOwn(at.value, token))) at = follow(at, hops);
       const node = at.value;
       let child: unknown;
       if (Array.isArray(node) && /^\d+$/.test(token) && Number(token) < node.length) child = node[Number(token)];
@@ -88,7 +93,9 @@ function resolveReferences(root: unknown, rootFile: string, locator: SourceLocat
 
   const follow = (at: Located, hops: number): Located => {
     if (!isRef(at.value)) return at;
-    if (Object.keys(at.value).length !== 1) throw new StepAside();
+    // Beside a $ref, only keywords that do not validate (definitions it may point into, notes) leave
+    // it the whole schema; with any other the parser decides.
+    for (const key in at.value) if (!REF_NEIGHBOURS.has(key)) throw new StepAside();
     return resolveRef(at.value.$ref, at.file, hops + 1);
   };
 

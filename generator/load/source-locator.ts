@@ -324,9 +324,16 @@ export class SourceLocator {
     let { file, parsed, at, parent, pointer, hops } = from;
     let queue = tokens;
     let index = 0;
+    const childAt = (token: string): number | YamlNode | null | undefined => {
+      if (parsed!.kind !== 'json') return childOf(this.#mapIndex, at as YamlNode | null, token);
+      const node = (parsed as JsonFile).root.node(at as number);
+      return node.members?.get(token) ?? (node.items !== undefined && /^\d+$/.test(token) ? node.items[Number(token)] : undefined);
+    };
     while (true) {
       const ref = parsed!.kind === 'json' ? (parsed as JsonFile).root.node(at as number).ref : refOf(at as YamlNode | null);
-      if (ref !== undefined && hops < 64) {
+      // A $ref is followed unless the path goes on into a key of its own object (a schema whose
+      // root is `$ref: '#/definitions/X'` beside those definitions).
+      if (ref !== undefined && hops < 64 && (index >= queue.length || childAt(String(queue[index])) == null)) {
         const [target = '', fragment = ''] = ref.split('#');
         const next = this.#start(target ? resolve(dirname(file), target) : file);
         queue = [...tokensFromPointer(fragment), ...queue.slice(index)];
@@ -338,11 +345,7 @@ export class SourceLocator {
       }
       if (index >= queue.length) return { file, parsed, at, parent, pointer, hops, state: 'open' };
       const token = String(queue[index]);
-      let child: number | YamlNode | null | undefined;
-      if (parsed!.kind === 'json') {
-        const node = (parsed as JsonFile).root.node(at as number);
-        child = node.members?.get(token) ?? (node.items !== undefined && /^\d+$/.test(token) ? node.items[Number(token)] : undefined);
-      } else child = childOf(this.#mapIndex, at as YamlNode | null, token);
+      const child = childAt(token);
       if (child === undefined || child === null) return { file, parsed, at, parent, pointer, hops, state: 'stopped' };
       parent = at;
       at = child;

@@ -2,7 +2,7 @@
 // which are legitimate JSON Schema, pass it; what cannot be generated or read is refused at its place.
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { compileContract, readContract } from 'keiyaku';
+import { compileContract, generateFromFile, readContract } from 'keiyaku';
 import { afterAll, describe, expect, it } from 'vitest';
 import { scratch } from '../helpers.js';
 
@@ -47,6 +47,45 @@ describe('contract guard: recursive schemas pass', () => {
     });
     const compiled = await compileContract('asyncapi.yaml', { cwd });
     expect(errors(compiled.diagnostics)).toEqual([]);
+  });
+});
+
+describe('a schema file whose root is a $ref into its own definitions', () => {
+  // {"$ref": "#/definitions/Order", "definitions": {...}}: what JSON Schema tools write for a
+  // file of several definitions with one of them as the whole. Its definitions are keys of the
+  // object that holds the $ref: the pointer reads them there, it does not follow the $ref first.
+  const file = JSON.stringify({
+    $ref: '#/definitions/Order',
+    definitions: {
+      Order: {
+        type: 'object',
+        required: ['id'],
+        properties: { id: { type: 'string' }, lines: { type: 'array', items: { $ref: '#/definitions/Line' } } },
+      },
+      Line: { type: 'object', properties: { sku: { type: 'string' } } },
+    },
+  });
+  const typesOf = async (payloadRef: string) => {
+    const cwd = project({ 'asyncapi.yaml': contract(payloadRef), 'schemas/order.json': file });
+    const result = await generateFromFile('asyncapi.yaml', { cwd });
+    const types = result.files.find((f) => f.path === 'types.ts')?.content;
+    return { diagnostics: result.diagnostics.filter((d) => d.severity !== 'info'), types };
+  };
+
+  it('loads, is located where written and generates the definition it names', async () => {
+    const { diagnostics, types } = await typesOf('./schemas/order.json');
+    expect(diagnostics).toEqual([]);
+    expect(types).toContain('export interface Order {');
+    expect(types).toContain('readonly id: string;');
+    expect(types).toContain('readonly lines?: readonly Line[];');
+    expect(types).toContain('readonly sku?: string;');
+  });
+
+  it('generates the same types as a $ref that names the definition itself', async () => {
+    const whole = await typesOf('./schemas/order.json');
+    const named = await typesOf('./schemas/order.json#/definitions/Order');
+    expect(named.diagnostics).toEqual([]);
+    expect(whole.types).toBe(named.types);
   });
 });
 

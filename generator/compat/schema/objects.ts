@@ -219,6 +219,13 @@ function compareRequired(ctx: Context, writer: Schema, reader: Schema, pointer: 
     if (rw.has(name) || (Object.hasOwn(pr, name) && !Object.hasOwn(pw, name))) continue;
     const schema = pr[name];
     const hasDefault = isObject(schema) && 'default' in schema;
+    // A name the reader requires but does not declare: under strict, declaring it (with a default)
+    // in an open object is itself a breaking addition, so the fix is not to require it.
+    const declared = Object.hasOwn(pr, name);
+    const backward =
+      declared || ctx.policy === 'lenient'
+        ? `give ${name} a default${declared ? '' : ' in properties'} (readers fill it in), or keep it optional: old values may lack it`
+        : `keep ${name} optional: old values need not carry it`;
     record(
       ctx,
       `${pointer}/required`,
@@ -234,9 +241,9 @@ function compareRequired(ctx: Context, writer: Schema, reader: Schema, pointer: 
             },
       fix(
         ctx,
-        `give ${name} a default (readers fill it in), or keep it optional: old values may lack it`,
+        backward,
         `keep ${name} required: consumers on the old contract reject messages without it`,
-        'step',
+        declared || ctx.policy === 'lenient' ? 'step' : 'keep',
       ),
       ctx.forward ? { before: name } : { after: name },
     );
