@@ -12,7 +12,7 @@ import { resolveAddress } from '../core/address.js';
 import { type Clock, systemClock } from '../core/clock.js';
 import type { AnyChannel, AnyContractMessage, HeadersOf } from '../core/contract.js';
 import { ContractValidationError } from '../core/contract.js';
-import { type EnvelopeOptions, encodeEnvelope } from '../core/envelope.js';
+import { CE_HEADERS, type EnvelopeOptions, envelopeRecord } from '../core/envelope.js';
 import { KeiyakuError } from '../core/errors.js';
 import { type EventMapper, type EventMapperContext, unwrapMapped } from '../stores/event-store/mapper.js';
 
@@ -221,25 +221,24 @@ export class OutboxEncoder<M extends AnyContractMessage> {
     }
     const key = options.key ?? this.#options.key?.(message);
     const now = this.#clock.now();
-    const id = options.id ?? randomUUID();
-    const record = encodeEnvelope(
-      this.channel,
-      message,
-      address,
-      this.#source,
-      { ...options, id, ...(key === undefined ? {} : { key }) },
-      now,
-    );
-    return {
-      messageId: id,
-      channel: this.channel.id,
-      address,
-      ...(key === undefined ? {} : { key }),
-      type,
-      payload: record.value,
-      headers: record.headers,
-      createdAt: now,
-    };
+    // The publisher's envelope, the key given apart (no copy of the options per message); the
+    // message id is the envelope's `ce_id` (options.id, else a random UUID).
+    const record = envelopeRecord(this.channel, message, address, this.#source, options, key, now);
+    const headers = record.headers;
+    const messageId = headers[CE_HEADERS.id]!;
+    // One literal per shape, so records of a channel share one hidden class.
+    return key === undefined
+      ? { messageId, channel: this.channel.id, address, type, payload: record.value, headers, createdAt: now }
+      : { messageId, channel: this.channel.id, address, key, type, payload: record.value, headers, createdAt: now };
+  }
+
+  /**
+   * {@link prepare} for one message (at `options.address`); undefined at once for a channel that
+   * needs nothing looked up (JSON), without building an item list.
+   */
+  prepareOne(message: M, options?: OutboxWriteOptions<HeadersOf<M>>): Promise<void> | undefined {
+    if (this.channel.prepare === undefined) return undefined;
+    return this.prepare(options?.address, [this.channel.typeOf(message)]);
   }
 
   /**

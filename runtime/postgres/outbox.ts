@@ -368,6 +368,36 @@ export class PostgresOutbox extends OutboxStoreBase {
   #poolEnded = false;
 }
 
+/** The payload as a `Buffer` over the same bytes (what `pg` sends as a binary parameter). */
+const buffer = (r: OutboxRecord): Buffer => Buffer.from(r.payload.buffer, r.payload.byteOffset, r.payload.byteLength);
+
+/** The single-row INSERT: a named statement, parsed and planned once per connection. */
+const INSERT_ONE = `INSERT INTO keiyaku_outbox (message_id, channel, address, partition_key, lane, type, payload, headers, created_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`;
+
+/** Inserts one encoded record with `tx`. */
+async function insertOne(tx: PgQueryable, r: OutboxRecord): Promise<void> {
+  try {
+    await tx.query({
+      name: 'keiyaku_outbox_insert_v1',
+      text: INSERT_ONE,
+      values: [
+        r.messageId,
+        r.channel,
+        r.address,
+        r.key ?? null,
+        outboxLane(r.key),
+        r.type,
+        buffer(r),
+        JSON.stringify(r.headers),
+        r.createdAt,
+      ],
+    });
+  } catch (error) {
+    notMigrated(error);
+  }
+}
+
 /** Writes one channel's contract messages into the outbox with the caller's client, inside its transaction. */
 export class PostgresOutboxChannel<M extends AnyContractMessage> {
   readonly encoder: OutboxEncoder<M>;
@@ -379,9 +409,9 @@ export class PostgresOutboxChannel<M extends AnyContractMessage> {
   /** Writes `message` with `tx` (a client inside `BEGIN … COMMIT`); rejects with the codec's error for an invalid message, before any query. */
   async write<T extends M>(tx: PgQueryable, message: T, options?: OutboxWriteOptions<HeadersOf<T>>): Promise<void> {
     // A channel framed for a Schema Registry reads its schema id first (once per address and type).
-    const prepared = this.encoder.prepareItems([options === undefined ? message : [message, options as OutboxWriteOptions<HeadersOf<M>>]]);
+    const prepared = this.encoder.prepareOne(message, options as OutboxWriteOptions<HeadersOf<M>> | undefined);
     if (prepared !== undefined) await prepared;
-    await this.insert(tx, [this.encoder.encode(message, options)]);
+    await insertOne(tx, this.encoder.encode(message, options));
   }
 
   /** Writes each message (or `[message, options]`) in order, in one statement; resolves to how many. */
@@ -407,28 +437,8 @@ export class PostgresOutboxChannel<M extends AnyContractMessage> {
   /** Inserts already encoded records. */
   async insert(tx: PgQueryable, records: readonly OutboxRecord[]): Promise<number> {
     if (records.length === 0) return 0;
-    const buffer = (r: OutboxRecord): Buffer => Buffer.from(r.payload.buffer, r.payload.byteOffset, r.payload.byteLength);
     if (records.length === 1) {
-      const r = records[0]!;
-      // A named statement: parsed and planned once per connection.
-      await tx
-        .query({
-          name: 'keiyaku_outbox_insert_v1',
-          text: `INSERT INTO keiyaku_outbox (message_id, channel, address, partition_key, lane, type, payload, headers, created_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-          values: [
-            r.messageId,
-            r.channel,
-            r.address,
-            r.key ?? null,
-            outboxLane(r.key),
-            r.type,
-            buffer(r),
-            JSON.stringify(r.headers),
-            r.createdAt,
-          ],
-        })
-        .catch(notMigrated);
+      await insertOne(tx, records[0]!);
       return 1;
     }
     await tx
