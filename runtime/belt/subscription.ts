@@ -74,16 +74,20 @@ export class Subscription<M extends AnyContractMessage> {
   #topic: string | undefined;
   readonly #lanes: Lanes;
   readonly #stop = new AbortController();
+  /** Whether the belt stops: {@link #stop}'s state, read once per record (cheaper than asking its signal). */
+  #stopping = false;
   readonly #abandon = new AbortController();
   /** The record path without tracing, and with it (while an OpenTelemetry SDK is registered). */
   readonly #plain: BeltNext<M>;
   readonly #traced: BeltNext<M>;
   #consumer: TransportConsumer | undefined;
+  /** Whether the current round ended, read once per record (set by its signal, reset by a restart). */
+  #roundEnded = false;
   /**
    * One consumer's run: aborts when a failed transaction makes the belt restart from the committed
    * offsets (the lanes end at their record, and nothing of this round is acknowledged after it).
    */
-  #round = new AbortController();
+  #round = this.#newRound();
   /** Aborts on stop or on the end of the round: waits between attempts end. */
   #waits: AbortSignal = AbortSignal.any([this.#stop.signal, this.#round.signal]);
   readonly #transactional: SubscriptionOptions<M, unknown>['transactional'];
@@ -105,6 +109,13 @@ export class Subscription<M extends AnyContractMessage> {
   constructor(channel: AnyChannel<M>, handler: MessageHandler<M>, deps: SubscriptionDeps, options: SubscriptionOptions<M, unknown> = {}) {
     this.channel = channel;
     this.handler = handler;
+    this.#stop.signal.addEventListener(
+      'abort',
+      () => {
+        this.#stopping = true;
+      },
+      { once: true },
+    );
     this.#deps = {
       transport: deps.transport,
       deadLetters: deps.deadLetters ?? new InMemoryDeadLetterStore(),
@@ -247,6 +258,20 @@ export class Subscription<M extends AnyContractMessage> {
     this.#loop = this.#run();
   }
 
+  /** A new round, whose end sets {@link #roundEnded}. */
+  #newRound(): AbortController {
+    const round = new AbortController();
+    this.#roundEnded = false;
+    round.signal.addEventListener(
+      'abort',
+      () => {
+        if (this.#round === round) this.#roundEnded = true;
+      },
+      { once: true },
+    );
+    return round;
+  }
+
   #newConsumer(): TransportConsumer {
     return this.#deps.transport.consumer({ address: this.address, groupId: this.groupId, batchSize: this.#batchSize });
   }
@@ -381,7 +406,7 @@ export class Subscription<M extends AnyContractMessage> {
           if (this.#pendingAcks > 0) await this.#commit();
           continue;
         }
-        for (const record of records) this.#lanes.take(record);
+        this.#lanes.takeAll(records);
         // The lanes start once the whole poll is sorted into them: each takes its records in one
         // run (one promise per lane and poll, not per record).
         for (const lane of this.#lanes.values()) {
@@ -422,7 +447,6 @@ export class Subscription<M extends AnyContractMessage> {
   async #runLane(lane: Lane): Promise<void> {
     try {
       const queue = lane.queue;
-      const signal = this.#stop.signal;
       // Whether an SDK is registered (so every attempt gets its process span) is asked once per
       // run of the lane, not per record.
       const chain = tracingEnabled() ? this.#traced : this.#plain;
@@ -432,7 +456,8 @@ export class Subscription<M extends AnyContractMessage> {
       const round = this.#round.signal;
       let head = 0;
       try {
-        while (head < queue.length && !signal.aborted && !round.aborted) {
+        // A run never outlasts its round (a restart waits for the lanes), so the flags are this round's.
+        while (head < queue.length && !this.#stopping && !this.#roundEnded) {
           const record = queue[head]!;
           current.attempt = 1;
           current.parent = undefined;
@@ -574,7 +599,7 @@ export class Subscription<M extends AnyContractMessage> {
       }),
     );
     if (!this.#stop.signal.aborted) this.#consumer = this.#newConsumer();
-    this.#round = new AbortController();
+    this.#round = this.#newRound();
     this.#waits = AbortSignal.any([this.#stop.signal, this.#round.signal]);
     this.#notify();
   }

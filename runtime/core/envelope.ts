@@ -189,9 +189,11 @@ export function openEnvelope<M extends AnyContractMessage>(channel: AnyChannel<M
       decoded = channel.decode(record.value, type);
     }
   }
-  const opened: { -readonly [K in keyof OpenedEnvelope<M>]: OpenedEnvelope<M>[K] } = { type: type ?? '', id, time, decoded };
+  // The usual records (validated contract headers or none, no correlation) get one literal
+  // each: a property added afterwards changes the object's shape and may allocate a backing store.
+  const opened: { -readonly [K in keyof OpenedEnvelope<M>]: OpenedEnvelope<M>[K] } =
+    headers === undefined ? { type: type ?? '', id, time, decoded } : { type: type ?? '', id, time, decoded, headers };
   if (correlationId !== undefined) opened.correlationId = correlationId;
   if (causationId !== undefined) opened.causationId = causationId;
-  if (headers !== undefined) opened.headers = headers;
   return opened;
 }

@@ -69,6 +69,7 @@ interface Settlement {
 }
 
 const CE_ID = CE_HEADERS.id;
+const CE_TYPE = CE_HEADERS.type;
 /** The options of a publish that was given none (one object, not one per message). */
 const NO_OPTIONS: PublishOptions<never, never> = Object.freeze({});
 /** What a publish captured into a transactional attempt resolves with: the record is buffered. */
@@ -93,18 +94,19 @@ export interface PublisherStats {
   readonly closed: boolean;
 }
 
-/** Messages that travel in one send: their records, types (parallel) and one settlement per type. */
+/** Messages that travel in one send: their records and one settlement per type. */
 interface Batch {
   readonly records: OutgoingRecord[];
-  readonly types: string[];
   readonly settlements: Map<string, Settlement>;
+  /** The address of every record, while they share one (the usual batch); undefined once they do not. */
+  address: string | undefined;
   /** The recording `send` spans of its messages (only while a tracer records), ended with the send. */
   spans: Span[] | undefined;
   bytes: number;
 }
 
 function newBatch(): Batch {
-  return { records: [], types: [], settlements: new Map(), spans: undefined, bytes: 0 };
+  return { records: [], settlements: new Map(), address: undefined, spans: undefined, bytes: 0 };
 }
 
 function settlement(): Settlement {
@@ -327,8 +329,9 @@ export class Publisher<M extends AnyContractMessage, P = never> implements Async
       batch = newBatch();
       this.#queue.push(batch);
     }
+    if (batch.records.length === 0) batch.address = record.address;
+    else if (batch.address !== record.address) batch.address = undefined;
     batch.records.push(record);
-    batch.types.push(type);
     batch.bytes += size;
     if (span !== undefined) {
       batch.spans ??= [];
@@ -475,7 +478,8 @@ export class Publisher<M extends AnyContractMessage, P = never> implements Async
       await retry(
         async (n) => {
           attempt = n;
-          for (const address of new Set(batch.records.map((record) => record.address))) await this.#provision(address);
+          if (batch.address !== undefined) await this.#provision(batch.address);
+          else for (const address of new Set(batch.records.map((record) => record.address))) await this.#provision(address);
           await this.#producer.send(batch.records);
           this.#sent += batch.records.length;
           this.#sentBytes += batch.bytes;
@@ -500,13 +504,15 @@ export class Publisher<M extends AnyContractMessage, P = never> implements Async
       });
       // Settle every caller first: a listener that throws must not leave the rest of the batch pending.
       this.#failed += batch.records.length;
-      const errors = batch.types.map((type) => new PublishError(this.channel.id, type, attempt, cause));
+      // Every record carries its message type (`ce_type`): the batch keeps no list of them beside.
+      const types = batch.records.map((record) => record.headers[CE_TYPE]!);
+      const errors = types.map((type) => new PublishError(this.channel.id, type, attempt, cause));
       if (batch.spans !== undefined)
         for (const span of batch.spans) {
           failSpan(span, cause);
           span.end();
         }
-      batch.types.forEach((type, i) => {
+      types.forEach((type, i) => {
         const settled = batch.settlements.get(type);
         if (settled !== undefined) {
           settled.reject(errors[i]);
