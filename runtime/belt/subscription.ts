@@ -77,6 +77,7 @@ export class Subscription<M extends AnyContractMessage> {
   /** Whether the belt stops: {@link #stop}'s state, read once per record (cheaper than asking its signal). */
   #stopping = false;
   readonly #abandon = new AbortController();
+  #abandoned = false;
   /** The record path without tracing, and with it (while an OpenTelemetry SDK is registered). */
   readonly #plain: BeltNext<M>;
   readonly #traced: BeltNext<M>;
@@ -109,10 +110,18 @@ export class Subscription<M extends AnyContractMessage> {
   constructor(channel: AnyChannel<M>, handler: MessageHandler<M>, deps: SubscriptionDeps, options: SubscriptionOptions<M, unknown> = {}) {
     this.channel = channel;
     this.handler = handler;
+    // Flags the per-record checks read instead of the signals (see #runLane and the retry policy).
     this.#stop.signal.addEventListener(
       'abort',
       () => {
         this.#stopping = true;
+      },
+      { once: true },
+    );
+    this.#abandon.signal.addEventListener(
+      'abort',
+      () => {
+        this.#abandoned = true;
       },
       { once: true },
     );
@@ -196,6 +205,9 @@ export class Subscription<M extends AnyContractMessage> {
         return subscription.#waits;
       },
       abandon: this.#abandon.signal,
+      get abandoned() {
+        return subscription.#abandoned;
+      },
       noteError: (reason) => {
         this.#lastError = reason;
       },

@@ -195,7 +195,7 @@ export class Publisher<M extends AnyContractMessage, P = never> implements Async
   }
 
   /** {@link publish}, told whether a tracer records (asked once per call of publishMany, not per message). */
-  #publish<T extends M>(message: T, options: PublishOptions<HeadersOf<T>, P>, tracing: boolean): Promise<void> {
+  #publish<T extends M>(message: T, options: PublishOptions<HeadersOf<T>, P>, tracing: boolean, now?: number): Promise<void> {
     if (this.#closed) return Promise.reject(new ClosedError(`the publisher of ${this.channel.id}`));
     // A channel that must look something up before it can encode (a Schema Registry's id): wait
     // for it, and keep every later message behind it so the order of publishes holds.
@@ -211,10 +211,10 @@ export class Publisher<M extends AnyContractMessage, P = never> implements Async
       }
       if (pending !== undefined || this.#waiting !== undefined)
         return this.#afterPrepared(pending === undefined ? undefined : this.#prepared(pending, address, type), () =>
-          this.#enqueue(message, options, tracing),
+          this.#enqueue(message, options, tracing, undefined),
         );
     }
-    return this.#enqueue(message, options, tracing);
+    return this.#enqueue(message, options, tracing, now);
   }
 
   /** Runs `run` once `ready` resolved and every publish that waited before it has gone on; rejects as `ready` does. */
@@ -269,7 +269,7 @@ export class Publisher<M extends AnyContractMessage, P = never> implements Async
   }
 
   /** Encodes `message` and puts it in the batch that is filling (or in the capture of a transactional attempt). */
-  #enqueue<T extends M>(message: T, options: PublishOptions<HeadersOf<T>, P>, tracing: boolean): Promise<void> {
+  #enqueue<T extends M>(message: T, options: PublishOptions<HeadersOf<T>, P>, tracing: boolean, now: number | undefined): Promise<void> {
     const type = this.channel.typeOf(message);
     let record: OutgoingRecord;
     let span: Span | undefined;
@@ -288,7 +288,7 @@ export class Publisher<M extends AnyContractMessage, P = never> implements Async
           envelope = { ...options, traceparent: formatTraceparent(spanContext), ...(state ? { tracestate: state } : {}) };
         }
         try {
-          record = envelopeRecord(this.channel, message, address, this.#options.source, envelope, key, this.#clock.now());
+          record = envelopeRecord(this.channel, message, address, this.#options.source, envelope, key, now ?? this.#clock.now());
         } catch (error) {
           failSpan(started, error);
           started.end();
@@ -310,7 +310,7 @@ export class Publisher<M extends AnyContractMessage, P = never> implements Async
           });
         }
       } else {
-        record = envelopeRecord(this.channel, message, address, this.#options.source, options, key, this.#clock.now());
+        record = envelopeRecord(this.channel, message, address, this.#options.source, options, key, now ?? this.#clock.now());
       }
     } catch (error) {
       return Promise.reject(error);
@@ -384,14 +384,17 @@ export class Publisher<M extends AnyContractMessage, P = never> implements Async
     );
   }
 
-  /** Publishes each message (or `[message, options]`) in order; resolves when all are acknowledged. */
+  /** Publishes each message (or `[message, options]`) in order, stamped with one time (`ce_time`, unless given); resolves when all are acknowledged. */
   publishMany(items: Iterable<M | readonly [M, PublishOptions<HeadersOf<M>, P>]>): Promise<void> {
     // The messages of one type in one batch share a settlement: wait for each distinct promise once.
     const promises = new Set<Promise<void>>();
     const tracing = tracingEnabled();
+    // One call publishes its messages at one time: they share the default `ce_time` (a message
+    // given a `time` keeps it; one that waits for its channel's preparation is stamped when it goes on).
+    const now = this.#clock.now();
     for (const item of items) {
-      if (Array.isArray(item)) promises.add(this.#publish(item[0] as M, item[1] as PublishOptions<HeadersOf<M>, P>, tracing));
-      else promises.add(this.#publish(item as M, NO_OPTIONS, tracing));
+      if (Array.isArray(item)) promises.add(this.#publish(item[0] as M, item[1] as PublishOptions<HeadersOf<M>, P>, tracing, now));
+      else promises.add(this.#publish(item as M, NO_OPTIONS, tracing, now));
     }
     return Promise.all(promises).then(() => undefined);
   }
