@@ -31,8 +31,8 @@ export interface Belt<M extends AnyContractMessage> {
   readonly stop: AbortSignal;
   /** Aborts when the shutdown budget is spent: the in-flight handler is abandoned. */
   readonly abandon: AbortSignal;
-  /** Whether {@link abandon} aborted: read once per record, cheaper than asking the signal. */
-  readonly abandoned: boolean;
+  /** The state of {@link abandon} as a plain field (read once per record, cheaper than asking the signal). */
+  readonly abandoned: { readonly aborted: boolean };
   /** Sets the `lastError` health shows. */
   noteError(reason: string): void;
   /** Records the duration of one handler attempt that began at `started` (`performance.now()`). */

@@ -50,7 +50,7 @@ export function retryStep<M extends AnyContractMessage>(belt: Belt<M>, policy: R
   const waits: Clock = { now: () => clock.now(), sleep: (ms) => clock.sleep(ms, belt.stop) };
 
   const succeeded = (delivery: Delivery<M>): boolean => {
-    if (belt.abandoned) return false;
+    if (belt.abandoned.aborted) return false;
     lanes.recover(delivery.lane, delivery.attempt);
     if (delivery.duplicate) {
       lanes.duplicates++;
@@ -85,7 +85,7 @@ export function retryStep<M extends AnyContractMessage>(belt: Belt<M>, policy: R
           clock: waits,
           retriable: (error) => {
             lane.counters.failed++;
-            if (belt.abandoned) {
+            if (belt.abandoned.aborted) {
               verdict = 'interrupted';
               return false;
             }

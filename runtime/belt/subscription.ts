@@ -42,6 +42,7 @@ import { captureStep } from './capture.js';
 import { CommitLog } from './commit-log.js';
 import { compose } from './compose.js';
 import { decodeStep } from './decode.js';
+import { FlaggedAbortController } from './flagged.js';
 import { handleStep } from './handle.js';
 import { inboxStep, refuseInboxInTransaction } from './inbox.js';
 import { type Lane, Lanes } from './lanes.js';
@@ -73,22 +74,17 @@ export class Subscription<M extends AnyContractMessage> {
   readonly #batchSize: number;
   #topic: string | undefined;
   readonly #lanes: Lanes;
-  readonly #stop = new AbortController();
-  /** Whether the belt stops: {@link #stop}'s state, read once per record (cheaper than asking its signal). */
-  #stopping = false;
-  readonly #abandon = new AbortController();
-  #abandoned = false;
+  readonly #stop = new FlaggedAbortController();
+  readonly #abandon = new FlaggedAbortController();
   /** The record path without tracing, and with it (while an OpenTelemetry SDK is registered). */
   readonly #plain: BeltNext<M>;
   readonly #traced: BeltNext<M>;
   #consumer: TransportConsumer | undefined;
-  /** Whether the current round ended, read once per record (set by its signal, reset by a restart). */
-  #roundEnded = false;
   /**
    * One consumer's run: aborts when a failed transaction makes the belt restart from the committed
    * offsets (the lanes end at their record, and nothing of this round is acknowledged after it).
    */
-  #round = this.#newRound();
+  #round = new FlaggedAbortController();
   /** Aborts on stop or on the end of the round: waits between attempts end. */
   #waits: AbortSignal = AbortSignal.any([this.#stop.signal, this.#round.signal]);
   readonly #transactional: SubscriptionOptions<M, unknown>['transactional'];
@@ -110,21 +106,6 @@ export class Subscription<M extends AnyContractMessage> {
   constructor(channel: AnyChannel<M>, handler: MessageHandler<M>, deps: SubscriptionDeps, options: SubscriptionOptions<M, unknown> = {}) {
     this.channel = channel;
     this.handler = handler;
-    // Flags the per-record checks read instead of the signals (see #runLane and the retry policy).
-    this.#stop.signal.addEventListener(
-      'abort',
-      () => {
-        this.#stopping = true;
-      },
-      { once: true },
-    );
-    this.#abandon.signal.addEventListener(
-      'abort',
-      () => {
-        this.#abandoned = true;
-      },
-      { once: true },
-    );
     this.#deps = {
       transport: deps.transport,
       deadLetters: deps.deadLetters ?? new InMemoryDeadLetterStore(),
@@ -205,9 +186,7 @@ export class Subscription<M extends AnyContractMessage> {
         return subscription.#waits;
       },
       abandon: this.#abandon.signal,
-      get abandoned() {
-        return subscription.#abandoned;
-      },
+      abandoned: this.#abandon,
       noteError: (reason) => {
         this.#lastError = reason;
       },
@@ -268,20 +247,6 @@ export class Subscription<M extends AnyContractMessage> {
       }
     }
     this.#loop = this.#run();
-  }
-
-  /** A new round, whose end sets {@link #roundEnded}. */
-  #newRound(): AbortController {
-    const round = new AbortController();
-    this.#roundEnded = false;
-    round.signal.addEventListener(
-      'abort',
-      () => {
-        if (this.#round === round) this.#roundEnded = true;
-      },
-      { once: true },
-    );
-    return round;
   }
 
   #newConsumer(): TransportConsumer {
@@ -459,17 +424,15 @@ export class Subscription<M extends AnyContractMessage> {
   async #runLane(lane: Lane): Promise<void> {
     try {
       const queue = lane.queue;
-      // Whether an SDK is registered (so every attempt gets its process span) is asked once per
-      // run of the lane, not per record.
+      // Whether an SDK is registered (every attempt gets its process span) is asked once per lane run, not per record.
       const chain = tracingEnabled() ? this.#traced : this.#plain;
       // One delivery for the run, reset per record: a lane takes one record at a time (one that
       // waits is awaited before the next starts), so no step still holds it when it is reset.
       const current = delivery<M>(lane);
-      const round = this.#round.signal;
+      const round = this.#round;
       let head = 0;
       try {
-        // A run never outlasts its round (a restart waits for the lanes), so the flags are this round's.
-        while (head < queue.length && !this.#stopping && !this.#roundEnded) {
+        while (head < queue.length && !this.#stop.aborted && !round.aborted) {
           const record = queue[head]!;
           current.attempt = 1;
           current.parent = undefined;
@@ -478,7 +441,7 @@ export class Subscription<M extends AnyContractMessage> {
           const result = chain(record, current);
           if (!(typeof result === 'boolean' ? result : await result)) break;
           if (this.#transaction === undefined) this.#ack(record);
-          else if (!(await this.#handOff(record, current, round))) break;
+          else if (!(await this.#handOff(record, current, round.signal))) break;
           head++;
         }
       } finally {
@@ -611,7 +574,7 @@ export class Subscription<M extends AnyContractMessage> {
       }),
     );
     if (!this.#stop.signal.aborted) this.#consumer = this.#newConsumer();
-    this.#round = this.#newRound();
+    this.#round = new FlaggedAbortController();
     this.#waits = AbortSignal.any([this.#stop.signal, this.#round.signal]);
     this.#notify();
   }
