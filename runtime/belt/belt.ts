@@ -31,6 +31,8 @@ export interface Belt<M extends AnyContractMessage> {
   readonly stop: AbortSignal;
   /** Aborts when the shutdown budget is spent: the in-flight handler is abandoned. */
   readonly abandon: AbortSignal;
+  /** The state of {@link abandon} as a plain field (read once per record, cheaper than asking the signal). */
+  readonly abandoned: { readonly aborted: boolean };
   /** Sets the `lastError` health shows. */
   noteError(reason: string): void;
   /** Records the duration of one handler attempt that began at `started` (`performance.now()`). */
@@ -44,6 +46,8 @@ export interface Belt<M extends AnyContractMessage> {
  */
 export interface Delivery<M extends AnyContractMessage> {
   readonly lane: Lane;
+  /** The record's message type as routing read it (set by the route step; undefined when the record names none). */
+  type: string | undefined;
   /** The opened envelope (set by the decode step). */
   opened: OpenedEnvelope<M>;
   /** Which attempt at the handler this is, from 1 (set by the retry policy). */
@@ -71,6 +75,7 @@ export type BeltNext<M extends AnyContractMessage> = Next<IncomingRecord, Delive
 export function delivery<M extends AnyContractMessage>(lane: Lane): Delivery<M> {
   return {
     lane,
+    type: undefined,
     opened: undefined as unknown as OpenedEnvelope<M>,
     attempt: 1,
     parent: undefined,

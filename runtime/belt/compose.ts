@@ -18,9 +18,13 @@ export type Next<T, C, R> = (item: T, ctx: C) => Outcome<R>;
 /** One step: does its part for `item` and calls `next` to go on (or answers itself). */
 export type Step<T, C, R> = (item: T, ctx: C, next: Next<T, C, R>) => Outcome<R>;
 
-/** Whether `value` is a promise (a thenable) rather than a result. */
+/**
+ * Whether `value` is a promise (a thenable) rather than a result. The results of the fast path
+ * (`true`, `false`, a synchronous handler's `undefined`) are told apart by their type alone,
+ * without looking up `then` on them.
+ */
 export function isPromise<R>(value: Outcome<R> | undefined): value is Promise<R> {
-  return isThenable(value);
+  return (typeof value === 'object' || typeof value === 'function') && isThenable(value);
 }
 
 /**

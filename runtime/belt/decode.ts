@@ -8,11 +8,14 @@
  * transient failure of the lookup (the registry unavailable) is no fault of the record: the lane
  * stalls at it and asks again on the blocking backoff until it succeeds or the belt stops, and
  * the record is never parked for it.
+ *
+ * The record's type is the one the route step read (`delivery.type`), and the lanes hold records
+ * in binary-mode shape already: neither is worked out again here.
  */
 import type { Backoff } from '../core/backoff.js';
 import type { Clock } from '../core/clock.js';
 import type { AnyContractMessage } from '../core/contract.js';
-import { CE_HEADERS, openEnvelope, recordType } from '../core/envelope.js';
+import { CE_HEADERS, openRecord } from '../core/envelope.js';
 import { failureText } from '../core/failure-text.js';
 import { retry } from '../core/retry.js';
 import type { IncomingRecord } from '../core/transport.js';
@@ -31,7 +34,7 @@ export function decodeStep<M extends AnyContractMessage>(
   const channel = belt.channel;
   if (channel.prepareRecord === undefined || backoff === undefined)
     return (record, delivery, next) => {
-      delivery.opened = openEnvelope(channel, record);
+      delivery.opened = openRecord(channel, record, delivery.type);
       return next(record, delivery);
     };
   const waits: Clock = { now: () => belt.clock.now(), sleep: (ms) => belt.clock.sleep(ms, belt.stop) };
@@ -68,15 +71,15 @@ export function decodeStep<M extends AnyContractMessage>(
       throw error;
     }
     belt.lanes.recover(lane, 0);
-    delivery.opened = openEnvelope(channel, record);
+    delivery.opened = openRecord(channel, record, type);
     return next(record, delivery);
   };
 
   return (record, delivery, next) => {
-    const type = recordType(record, channel);
+    const type = delivery.type;
     const pending = type === undefined ? undefined : channel.prepareRecord?.(record.value, type);
     if (pending !== undefined) return prepared(record, delivery, next, pending, type!);
-    delivery.opened = openEnvelope(channel, record);
+    delivery.opened = openRecord(channel, record, type);
     return next(record, delivery);
   };
 }

@@ -58,31 +58,47 @@ export class Lanes {
     return this.#lanes.values();
   }
 
-  /** Puts `record` at the end of its partition's lane (a new lane for a new partition). */
-  take(record: IncomingRecord): void {
-    let lane = this.#lanes.get(record.partition);
+  /**
+   * Puts each of `records` (a poll) at the end of its partition's lane, in order. A poll comes in
+   * runs of one partition: a run looks its lane up once.
+   */
+  takeAll(records: readonly IncomingRecord[]): void {
+    let lane: Lane | undefined;
+    for (const record of records) {
+      if (lane === undefined || lane.partition !== record.partition) lane = this.#lane(record.partition);
+      this.#put(lane, record);
+    }
+  }
+
+  #put(lane: Lane, record: IncomingRecord): void {
+    lane.counters.consumed++;
+    // Structured CloudEvents are read in binary-mode shape (routing, tracing, parking and redrive read headers).
+    lane.queue.push(binaryRecord(record));
+  }
+
+  /** The lane of `partition` (a new one for a new partition). */
+  #lane(partition: number): Lane {
+    let lane = this.#lanes.get(partition);
     if (lane === undefined) {
       const options = this.#options;
       lane = {
-        partition: record.partition,
+        partition,
         queue: [],
         running: false,
         stall: undefined,
         warnedAt: undefined,
         quietFailures: 0,
-        counters: partitionCounters(record.partition),
+        counters: partitionCounters(partition),
         attributes: {
           [ATTR.system]: options.system,
           [ATTR.destination]: options.address,
           [ATTR.consumerGroup]: options.groupId,
-          [ATTR.partition]: String(record.partition),
+          [ATTR.partition]: String(partition),
         },
       };
-      this.#lanes.set(record.partition, lane);
+      this.#lanes.set(partition, lane);
     }
-    lane.counters.consumed++;
-    // Structured CloudEvents are read in binary-mode shape (routing, tracing, parking and redrive read headers).
-    lane.queue.push(binaryRecord(record));
+    return lane;
   }
 
   /** Whether a lane is still taking records. */

@@ -45,12 +45,12 @@ const UNDECODABLE: StallLines = [
 ];
 
 export function retryStep<M extends AnyContractMessage>(belt: Belt<M>, policy: RetryPolicy): BeltStep<M> {
-  const { lanes, clock, abandon } = belt;
+  const { lanes, clock } = belt;
   // The waits between attempts end when the belt stops.
   const waits: Clock = { now: () => clock.now(), sleep: (ms) => clock.sleep(ms, belt.stop) };
 
   const succeeded = (delivery: Delivery<M>): boolean => {
-    if (abandon.aborted) return false;
+    if (belt.abandoned.aborted) return false;
     lanes.recover(delivery.lane, delivery.attempt);
     if (delivery.duplicate) {
       lanes.duplicates++;
@@ -85,7 +85,7 @@ export function retryStep<M extends AnyContractMessage>(belt: Belt<M>, policy: R
           clock: waits,
           retriable: (error) => {
             lane.counters.failed++;
-            if (abandon.aborted) {
+            if (belt.abandoned.aborted) {
               verdict = 'interrupted';
               return false;
             }

@@ -25,7 +25,10 @@ export function routeStep<M extends AnyContractMessage>(
   const unknown = new UnknownTypes(belt, declared);
   return (record, delivery, next) => {
     const type = recordType(record, belt.channel);
-    if (type === undefined || type === '' || wanted.has(type)) return next(record, delivery);
+    if (type === undefined || type === '' || wanted.has(type)) {
+      delivery.type = type;
+      return next(record, delivery);
+    }
     belt.lanes.skipped++;
     delivery.lane.counters.skipped++;
     if (declared.has(type))

@@ -42,6 +42,7 @@ import { captureStep } from './capture.js';
 import { CommitLog } from './commit-log.js';
 import { compose } from './compose.js';
 import { decodeStep } from './decode.js';
+import { FlaggedAbortController } from './flagged.js';
 import { handleStep } from './handle.js';
 import { inboxStep, refuseInboxInTransaction } from './inbox.js';
 import { type Lane, Lanes } from './lanes.js';
@@ -73,8 +74,8 @@ export class Subscription<M extends AnyContractMessage> {
   readonly #batchSize: number;
   #topic: string | undefined;
   readonly #lanes: Lanes;
-  readonly #stop = new AbortController();
-  readonly #abandon = new AbortController();
+  readonly #stop = new FlaggedAbortController();
+  readonly #abandon = new FlaggedAbortController();
   /** The record path without tracing, and with it (while an OpenTelemetry SDK is registered). */
   readonly #plain: BeltNext<M>;
   readonly #traced: BeltNext<M>;
@@ -83,7 +84,7 @@ export class Subscription<M extends AnyContractMessage> {
    * One consumer's run: aborts when a failed transaction makes the belt restart from the committed
    * offsets (the lanes end at their record, and nothing of this round is acknowledged after it).
    */
-  #round = new AbortController();
+  #round = new FlaggedAbortController();
   /** Aborts on stop or on the end of the round: waits between attempts end. */
   #waits: AbortSignal = AbortSignal.any([this.#stop.signal, this.#round.signal]);
   readonly #transactional: SubscriptionOptions<M, unknown>['transactional'];
@@ -185,6 +186,7 @@ export class Subscription<M extends AnyContractMessage> {
         return subscription.#waits;
       },
       abandon: this.#abandon.signal,
+      abandoned: this.#abandon,
       noteError: (reason) => {
         this.#lastError = reason;
       },
@@ -381,7 +383,7 @@ export class Subscription<M extends AnyContractMessage> {
           if (this.#pendingAcks > 0) await this.#commit();
           continue;
         }
-        for (const record of records) this.#lanes.take(record);
+        this.#lanes.takeAll(records);
         // The lanes start once the whole poll is sorted into them: each takes its records in one
         // run (one promise per lane and poll, not per record).
         for (const lane of this.#lanes.values()) {
@@ -422,17 +424,15 @@ export class Subscription<M extends AnyContractMessage> {
   async #runLane(lane: Lane): Promise<void> {
     try {
       const queue = lane.queue;
-      const signal = this.#stop.signal;
-      // Whether an SDK is registered (so every attempt gets its process span) is asked once per
-      // run of the lane, not per record.
+      // Whether an SDK is registered (every attempt gets its process span) is asked once per lane run, not per record.
       const chain = tracingEnabled() ? this.#traced : this.#plain;
       // One delivery for the run, reset per record: a lane takes one record at a time (one that
       // waits is awaited before the next starts), so no step still holds it when it is reset.
       const current = delivery<M>(lane);
-      const round = this.#round.signal;
+      const round = this.#round;
       let head = 0;
       try {
-        while (head < queue.length && !signal.aborted && !round.aborted) {
+        while (head < queue.length && !this.#stop.aborted && !round.aborted) {
           const record = queue[head]!;
           current.attempt = 1;
           current.parent = undefined;
@@ -441,7 +441,7 @@ export class Subscription<M extends AnyContractMessage> {
           const result = chain(record, current);
           if (!(typeof result === 'boolean' ? result : await result)) break;
           if (this.#transaction === undefined) this.#ack(record);
-          else if (!(await this.#handOff(record, current, round))) break;
+          else if (!(await this.#handOff(record, current, round.signal))) break;
           head++;
         }
       } finally {
@@ -574,7 +574,7 @@ export class Subscription<M extends AnyContractMessage> {
       }),
     );
     if (!this.#stop.signal.aborted) this.#consumer = this.#newConsumer();
-    this.#round = new AbortController();
+    this.#round = new FlaggedAbortController();
     this.#waits = AbortSignal.any([this.#stop.signal, this.#round.signal]);
     this.#notify();
   }

@@ -161,8 +161,21 @@ export function recordType(record: Pick<IncomingRecord, 'headers'>, channel?: Pi
  */
 export function openEnvelope<M extends AnyContractMessage>(channel: AnyChannel<M>, incoming: IncomingRecord): OpenedEnvelope<M> {
   const record = binaryRecord(incoming);
+  const type = record === incoming ? recordType(record, channel) : record.headers[CE_HEADERS.type];
+  return openRecord(channel, record, type);
+}
+
+/**
+ * @internal {@link openEnvelope} of a record already in binary-mode shape (or structured and not
+ * convertible), whose type the caller read with {@link recordType}: the belt's route step reads
+ * it, and its records were converted when the lanes took them.
+ */
+export function openRecord<M extends AnyContractMessage>(
+  channel: AnyChannel<M>,
+  record: IncomingRecord,
+  type: string | undefined,
+): OpenedEnvelope<M> {
   const h = record.headers;
-  const type = record === incoming ? recordType(record, channel) : h[CE_HEADERS.type];
   const id = h[CE_HEADERS.id] ?? `${record.address}/${record.partition}/${record.offset}`;
   const rawTime = h[CE_HEADERS.time];
   const parsedTime = rawTime === undefined ? Number.NaN : parseTime(rawTime);
@@ -175,7 +188,7 @@ export function openEnvelope<M extends AnyContractMessage>(channel: AnyChannel<M
     const error = new ContractDecodeError(
       'unknown_type',
       '',
-      record !== incoming || !isStructured(record.headers)
+      !isStructured(h)
         ? `record ${record.partition}/${record.offset} on ${record.address} has no ${CE_HEADERS.type} header`
         : `record ${record.partition}/${record.offset} on ${record.address} is a structured CloudEvent (content-type ${record.headers[CE_HEADERS.contentType]}) whose value is not a JSON event format object`,
     );
@@ -189,9 +202,11 @@ export function openEnvelope<M extends AnyContractMessage>(channel: AnyChannel<M
       decoded = channel.decode(record.value, type);
     }
   }
-  const opened: { -readonly [K in keyof OpenedEnvelope<M>]: OpenedEnvelope<M>[K] } = { type: type ?? '', id, time, decoded };
+  // The usual records (validated contract headers or none, no correlation) get one literal
+  // each: a property added afterwards changes the object's shape and may allocate a backing store.
+  const opened: { -readonly [K in keyof OpenedEnvelope<M>]: OpenedEnvelope<M>[K] } =
+    headers === undefined ? { type: type ?? '', id, time, decoded } : { type: type ?? '', id, time, decoded, headers };
   if (correlationId !== undefined) opened.correlationId = correlationId;
   if (causationId !== undefined) opened.causationId = causationId;
-  if (headers !== undefined) opened.headers = headers;
   return opened;
 }

@@ -69,6 +69,7 @@ interface Settlement {
 }
 
 const CE_ID = CE_HEADERS.id;
+const CE_TYPE = CE_HEADERS.type;
 /** The options of a publish that was given none (one object, not one per message). */
 const NO_OPTIONS: PublishOptions<never, never> = Object.freeze({});
 /** What a publish captured into a transactional attempt resolves with: the record is buffered. */
@@ -93,18 +94,19 @@ export interface PublisherStats {
   readonly closed: boolean;
 }
 
-/** Messages that travel in one send: their records, types (parallel) and one settlement per type. */
+/** Messages that travel in one send: their records and one settlement per type. */
 interface Batch {
   readonly records: OutgoingRecord[];
-  readonly types: string[];
   readonly settlements: Map<string, Settlement>;
+  /** The address of every record, while they share one (the usual batch); undefined once they do not. */
+  address: string | undefined;
   /** The recording `send` spans of its messages (only while a tracer records), ended with the send. */
   spans: Span[] | undefined;
   bytes: number;
 }
 
 function newBatch(): Batch {
-  return { records: [], types: [], settlements: new Map(), spans: undefined, bytes: 0 };
+  return { records: [], settlements: new Map(), address: undefined, spans: undefined, bytes: 0 };
 }
 
 function settlement(): Settlement {
@@ -193,7 +195,7 @@ export class Publisher<M extends AnyContractMessage, P = never> implements Async
   }
 
   /** {@link publish}, told whether a tracer records (asked once per call of publishMany, not per message). */
-  #publish<T extends M>(message: T, options: PublishOptions<HeadersOf<T>, P>, tracing: boolean): Promise<void> {
+  #publish<T extends M>(message: T, options: PublishOptions<HeadersOf<T>, P>, tracing: boolean, now?: number): Promise<void> {
     if (this.#closed) return Promise.reject(new ClosedError(`the publisher of ${this.channel.id}`));
     // A channel that must look something up before it can encode (a Schema Registry's id): wait
     // for it, and keep every later message behind it so the order of publishes holds.
@@ -209,10 +211,10 @@ export class Publisher<M extends AnyContractMessage, P = never> implements Async
       }
       if (pending !== undefined || this.#waiting !== undefined)
         return this.#afterPrepared(pending === undefined ? undefined : this.#prepared(pending, address, type), () =>
-          this.#enqueue(message, options, tracing),
+          this.#enqueue(message, options, tracing, undefined),
         );
     }
-    return this.#enqueue(message, options, tracing);
+    return this.#enqueue(message, options, tracing, now);
   }
 
   /** Runs `run` once `ready` resolved and every publish that waited before it has gone on; rejects as `ready` does. */
@@ -267,7 +269,7 @@ export class Publisher<M extends AnyContractMessage, P = never> implements Async
   }
 
   /** Encodes `message` and puts it in the batch that is filling (or in the capture of a transactional attempt). */
-  #enqueue<T extends M>(message: T, options: PublishOptions<HeadersOf<T>, P>, tracing: boolean): Promise<void> {
+  #enqueue<T extends M>(message: T, options: PublishOptions<HeadersOf<T>, P>, tracing: boolean, now: number | undefined): Promise<void> {
     const type = this.channel.typeOf(message);
     let record: OutgoingRecord;
     let span: Span | undefined;
@@ -286,7 +288,7 @@ export class Publisher<M extends AnyContractMessage, P = never> implements Async
           envelope = { ...options, traceparent: formatTraceparent(spanContext), ...(state ? { tracestate: state } : {}) };
         }
         try {
-          record = envelopeRecord(this.channel, message, address, this.#options.source, envelope, key, this.#clock.now());
+          record = envelopeRecord(this.channel, message, address, this.#options.source, envelope, key, now ?? this.#clock.now());
         } catch (error) {
           failSpan(started, error);
           started.end();
@@ -308,7 +310,7 @@ export class Publisher<M extends AnyContractMessage, P = never> implements Async
           });
         }
       } else {
-        record = envelopeRecord(this.channel, message, address, this.#options.source, options, key, this.#clock.now());
+        record = envelopeRecord(this.channel, message, address, this.#options.source, options, key, now ?? this.#clock.now());
       }
     } catch (error) {
       return Promise.reject(error);
@@ -327,8 +329,9 @@ export class Publisher<M extends AnyContractMessage, P = never> implements Async
       batch = newBatch();
       this.#queue.push(batch);
     }
+    if (batch.records.length === 0) batch.address = record.address;
+    else if (batch.address !== record.address) batch.address = undefined;
     batch.records.push(record);
-    batch.types.push(type);
     batch.bytes += size;
     if (span !== undefined) {
       batch.spans ??= [];
@@ -381,14 +384,17 @@ export class Publisher<M extends AnyContractMessage, P = never> implements Async
     );
   }
 
-  /** Publishes each message (or `[message, options]`) in order; resolves when all are acknowledged. */
+  /** Publishes each message (or `[message, options]`) in order, stamped with one time (`ce_time`, unless given); resolves when all are acknowledged. */
   publishMany(items: Iterable<M | readonly [M, PublishOptions<HeadersOf<M>, P>]>): Promise<void> {
     // The messages of one type in one batch share a settlement: wait for each distinct promise once.
     const promises = new Set<Promise<void>>();
     const tracing = tracingEnabled();
+    // One call publishes its messages at one time: they share the default `ce_time` (a message
+    // given a `time` keeps it; one that waits for its channel's preparation is stamped when it goes on).
+    const now = this.#clock.now();
     for (const item of items) {
-      if (Array.isArray(item)) promises.add(this.#publish(item[0] as M, item[1] as PublishOptions<HeadersOf<M>, P>, tracing));
-      else promises.add(this.#publish(item as M, NO_OPTIONS, tracing));
+      if (Array.isArray(item)) promises.add(this.#publish(item[0] as M, item[1] as PublishOptions<HeadersOf<M>, P>, tracing, now));
+      else promises.add(this.#publish(item as M, NO_OPTIONS, tracing, now));
     }
     return Promise.all(promises).then(() => undefined);
   }
@@ -475,7 +481,8 @@ export class Publisher<M extends AnyContractMessage, P = never> implements Async
       await retry(
         async (n) => {
           attempt = n;
-          for (const address of new Set(batch.records.map((record) => record.address))) await this.#provision(address);
+          if (batch.address !== undefined) await this.#provision(batch.address);
+          else for (const address of new Set(batch.records.map((record) => record.address))) await this.#provision(address);
           await this.#producer.send(batch.records);
           this.#sent += batch.records.length;
           this.#sentBytes += batch.bytes;
@@ -500,13 +507,15 @@ export class Publisher<M extends AnyContractMessage, P = never> implements Async
       });
       // Settle every caller first: a listener that throws must not leave the rest of the batch pending.
       this.#failed += batch.records.length;
-      const errors = batch.types.map((type) => new PublishError(this.channel.id, type, attempt, cause));
+      // Every record carries its message type (`ce_type`): the batch keeps no list of them beside.
+      const types = batch.records.map((record) => record.headers[CE_TYPE]!);
+      const errors = types.map((type) => new PublishError(this.channel.id, type, attempt, cause));
       if (batch.spans !== undefined)
         for (const span of batch.spans) {
           failSpan(span, cause);
           span.end();
         }
-      batch.types.forEach((type, i) => {
+      types.forEach((type, i) => {
         const settled = batch.settlements.get(type);
         if (settled !== undefined) {
           settled.reject(errors[i]);
