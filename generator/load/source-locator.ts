@@ -10,7 +10,7 @@ import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, type Document as YamlDocument, type Node as YamlNode } from 'yaml';
 import type { SourceLocation } from '../diagnostics.js';
-import { JsonIndex, keysParsed, keysWritten, LineIndex } from './json-positions.js';
+import { JsonIndex, keysParsed, LineIndex, scanJson } from './json-positions.js';
 
 /** A file read as YAML (the syntax tree carries positions). */
 interface YamlFile {
@@ -408,8 +408,9 @@ function parseText(text: string): ParsedFile {
     }
     if (valid) {
       const refs: string[] = [];
-      const duplicateKeys = keysParsed(value, refs) !== keysWritten(text);
-      return { kind: 'json', root: new JsonIndex(text), lines: new LineIndex(text), value, duplicateKeys, refs };
+      const scan = scanJson(text);
+      const duplicateKeys = keysParsed(value, refs) !== scan.keys;
+      return { kind: 'json', root: new JsonIndex(text, scan), lines: new LineIndex(text), value, duplicateKeys, refs };
     }
   }
   const lines = new LineCounter();
