@@ -325,7 +325,9 @@ export class SourceLocator {
     let queue = tokens;
     let index = 0;
     while (true) {
-      const ref = parsed!.kind === 'json' ? (parsed as JsonFile).root.node(at as number).ref : refOf(at as YamlNode | null);
+      // A JSON node is looked up once per step: its `$ref`, then its members.
+      const jsonNode = parsed!.kind === 'json' ? (parsed as JsonFile).root.node(at as number) : undefined;
+      const ref = jsonNode !== undefined ? jsonNode.ref : refOf(at as YamlNode | null);
       if (ref !== undefined && hops < 64) {
         const [target = '', fragment = ''] = ref.split('#');
         const next = this.#start(target ? resolve(dirname(file), target) : file);
@@ -339,9 +341,9 @@ export class SourceLocator {
       if (index >= queue.length) return { file, parsed, at, parent, pointer, hops, state: 'open' };
       const token = String(queue[index]);
       let child: number | YamlNode | null | undefined;
-      if (parsed!.kind === 'json') {
-        const node = (parsed as JsonFile).root.node(at as number);
-        child = node.members?.get(token) ?? (node.items !== undefined && /^\d+$/.test(token) ? node.items[Number(token)] : undefined);
+      if (jsonNode !== undefined) {
+        child =
+          jsonNode.members?.get(token) ?? (jsonNode.items !== undefined && /^\d+$/.test(token) ? jsonNode.items[Number(token)] : undefined);
       } else child = childOf(this.#mapIndex, at as YamlNode | null, token);
       if (child === undefined || child === null) return { file, parsed, at, parent, pointer, hops, state: 'stopped' };
       parent = at;
