@@ -3,7 +3,10 @@
  * the build in generator/dist/ when present, else the sources through tsx) or Modelina's
  * TypeScript generator, so that neither tool's heap, nor its garbage, is the other's. Reads the
  * AsyncAPI document at argv[3] once, then runs one generation per `run` line on stdin and prints
- * one line of JSON for each: `{"ms":…,"count":…}` (keiyaku adds its output's sizes).
+ * one line of JSON for each: `{"ms":…,"cpu":…,"count":…}` (keiyaku adds its output's sizes): `ms`
+ * the wall-clock time of the generation, `cpu` the CPU time the process spent in it (user and
+ * system, every thread: the collector's helpers included), which another process's load on the
+ * machine changes far less than the wall clock.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
@@ -24,12 +27,15 @@ if (tool === 'keiyaku') {
     built ? await import('../generator/dist/emit/format.js') : await import('../generator/emit/format.js')
   ) as Pick<typeof import('../generator/emit/format.js'), 'prettierFileCount'>;
   round = async () => {
+    const cpu = process.cpuUsage();
     const start = performance.now();
     const result = await generateFromFile(basename(file), { cwd: dirname(file) });
     const ms = performance.now() - start;
+    const used = process.cpuUsage(cpu);
     if (result.files.length === 0) throw new Error(`keiyaku generated nothing: ${JSON.stringify(result.diagnostics.slice(0, 3))}`);
     return {
       ms,
+      cpu: (used.user + used.system) / 1000,
       count: result.files.length,
       bytes: result.files.reduce((n, f) => n + f.content.length, 0),
       validatorBytes: result.files.find((f) => f.path === 'validators.ts')!.content.length,
@@ -41,10 +47,13 @@ if (tool === 'keiyaku') {
   const { TypeScriptGenerator } = await import('@asyncapi/modelina');
   const document = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
   round = async () => {
+    const cpu = process.cpuUsage();
     const start = performance.now();
     const generator = new TypeScriptGenerator({ modelType: 'interface' });
     const generated = await generator.generate(structuredClone(document));
-    return { ms: performance.now() - start, count: generated.length };
+    const ms = performance.now() - start;
+    const used = process.cpuUsage(cpu);
+    return { ms, cpu: (used.user + used.system) / 1000, count: generated.length };
   };
 } else throw new Error('usage: generate-rounds.ts keiyaku|modelina <asyncapi.json>');
 

@@ -7,23 +7,33 @@
  * 2. `generate` on a synthetic contract of 500 channels × 4 messages (the built code in
  *    generator/dist/ when present, as users run it; else the sources through tsx) against
  *    @asyncapi/modelina's TypeScript generator on the same document, each tool in a process of
- *    its own (bench/generate-rounds.ts), the rounds alternating; the size of the
- *    validators per message; the same for a variant with shared component schemas.
+ *    its own (bench/generate-rounds.ts), the rounds alternating after `BENCH_WARMUP` (1) warm-up
+ *    rounds of each that are printed but not counted. Each round's ratio (Modelina's time over
+ *    keiyaku's) is printed, in wall-clock time and in CPU time (which the load of other processes
+ *    on the machine changes far less), and the goals are judged on the worst round: the minimum
+ *    ratio (>= 12x) and keiyaku's maximum time (<= 1 s). Then the size of the validators per
+ *    message, and the same for a variant with shared component schemas.
  * 3. `check` of the 500-channel pair against one load (bench/check.bench.ts).
  * Last, every goal of the run with its figure, its ratio and whether it is met.
+ * `BENCH_ONLY=synthetic` runs part 2 alone.
  */
 import { spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkPair, processMs } from './check.bench.js';
-import { median } from './stats.js';
+import { median, verdict } from './stats.js';
 import { sharedSyntheticContract, syntheticContract } from './synthetic.js';
 
 const CHANNELS = Number(process.env['BENCH_CHANNELS'] ?? 500);
 const MESSAGES = 4;
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 5);
 const PROCESS_ROUNDS = Number(process.env['BENCH_PROCESS_ROUNDS'] ?? 5);
+const WARMUP = Number(process.env['BENCH_WARMUP'] ?? 1);
+const ONLY = process.env['BENCH_ONLY'];
+/** The row's goals: keiyaku at least this many times faster than Modelina in every round, and no round over the limit. */
+const RATIO_GOAL = 12;
+const LIMIT_MS = 1000;
 const root = join(import.meta.dirname, '..');
 const bin = join(root, 'generator', 'bin', 'keiyaku.js');
 
@@ -195,8 +205,9 @@ async function synthetic(name: string, document: Record<string, unknown>, compar
     let validatorBytes = 0;
     let prettierFiles = 0;
     let fromBuild = false;
-    const keiyakuTimes: number[] = [];
-    const modelinaTimes: number[] = [];
+    const keiyakuTimes: { ms: number; cpu: number }[] = [];
+    const modelinaTimes: { ms: number; cpu: number }[] = [];
+    const warmups: string[] = [];
     let models = 0;
     // Each tool in a process of its own (bench/generate-rounds.ts), one round per request: the
     // rounds alternate, and neither tool collects the other's garbage.
@@ -204,32 +215,39 @@ async function synthetic(name: string, document: Record<string, unknown>, compar
     const keiyaku = await roundsProcess('keiyaku', file);
     const modelina = compare ? await roundsProcess('modelina', file) : undefined;
     try {
-      for (let round = 0; round < ROUNDS; round++) {
+      for (let round = 0; round < WARMUP + ROUNDS; round++) {
         const k = await keiyaku.round();
-        keiyakuTimes.push(k['ms']!);
         files = k['count']!;
         bytes = k['bytes']!;
         validatorBytes = k['validatorBytes']!;
         prettierFiles = k['prettier']!;
         fromBuild = k['built'] === 1;
-        if (modelina) {
-          const m = await modelina.round();
-          modelinaTimes.push(m['ms']!);
-          models = m['count']!;
+        const m = modelina ? await modelina.round() : undefined;
+        if (m) models = m['count']!;
+        if (round < WARMUP) {
+          warmups.push(`${k['ms']!.toFixed(0)} ms${m ? ` vs ${m['ms']!.toFixed(0)} ms = ${(m['ms']! / k['ms']!).toFixed(1)}x` : ''}`);
+          continue;
         }
+        keiyakuTimes.push({ ms: k['ms']!, cpu: k['cpu']! });
+        if (m) modelinaTimes.push({ ms: m['ms']!, cpu: m['cpu']! });
       }
     } finally {
       keiyaku.close();
       modelina?.close();
     }
     const messages = CHANNELS * MESSAGES;
-    const k = median(keiyakuTimes);
+    const wall = keiyakuTimes.map((t) => t.ms);
+    const cpu = keiyakuTimes.map((t) => t.cpu);
+    const list = (values: readonly number[], unit = ' ms'): string =>
+      values.map((v) => `${v.toFixed(unit === 'x' ? 1 : 0)}${unit}`).join(', ');
     out(
-      `${name}: ${CHANNELS} channels x ${MESSAGES} messages (${JSON.stringify(document).length} bytes of JSON); ${ROUNDS} rounds, median; each tool in a process of its own; keiyaku from the ${fromBuild ? 'built code, generator/dist' : 'TypeScript sources through tsx (run `npm run build` to measure the built code)'}`,
+      `${name}: ${CHANNELS} channels x ${MESSAGES} messages (${JSON.stringify(document).length} bytes of JSON); ${ROUNDS} rounds after ${WARMUP} warm-up round(s); each tool in a process of its own; keiyaku from the ${fromBuild ? 'built code, generator/dist' : 'TypeScript sources through tsx (run `npm run build` to measure the built code)'}`,
     );
+    if (warmups.length > 0) out(`  warm-up (not counted): keiyaku ${warmups.join('; ')}`);
     out(
-      `  keiyaku generate : ${k.toFixed(0)} ms  (${files} files, ${(bytes / 1024).toFixed(0)} KiB: types, validators, messages, channels, manifest; formatted, ${prettierFiles} of them by prettier)  (goal <= 1500 ms; rounds ${keiyakuTimes.map((t) => t.toFixed(0)).join(', ')} ms)`,
+      `  keiyaku generate : median ${median(wall).toFixed(0)} ms, max ${Math.max(...wall).toFixed(0)} ms  (${files} files, ${(bytes / 1024).toFixed(0)} KiB: types, validators, messages, channels, manifest; formatted, ${prettierFiles} of them by prettier)`,
     );
+    out(`    rounds: wall ${list(wall)}; CPU ${list(cpu)}`);
     out(
       `  validators.ts    : ${(validatorBytes / 1024).toFixed(0)} KiB = ${(validatorBytes / messages / 1024).toFixed(2)} KiB per message (goal <= 2 KiB)`,
     );
@@ -241,36 +259,68 @@ async function synthetic(name: string, document: Record<string, unknown>, compar
       goal: '<= 2 KiB',
       met: perMessage <= 2,
     });
+    const maxWall = Math.max(...wall);
+    const maxCpu = Math.max(...cpu);
     if (compare) {
-      const m = median(modelinaTimes);
+      const mWall = modelinaTimes.map((t) => t.ms);
+      const mCpu = modelinaTimes.map((t) => t.cpu);
+      out(`  modelina (TS)    : median ${median(mWall).toFixed(0)} ms  (${models} models: interfaces only, no validators)`);
+      out(`    rounds: wall ${list(mWall)}; CPU ${list(mCpu)}`);
+      const wallRatios = mWall.map((m, i) => m / wall[i]!);
+      const cpuRatios = mCpu.map((m, i) => m / cpu[i]!);
+      const minWall = Math.min(...wallRatios);
+      const minCpu = Math.min(...cpuRatios);
       out(
-        `  modelina (TS)    : ${m.toFixed(0)} ms  (${models} models: interfaces only, no validators; rounds ${modelinaTimes.map((t) => t.toFixed(0)).join(', ')} ms)`,
+        `  Modelina / keiyaku, wall clock: ${list(wallRatios, 'x')}; min ${minWall.toFixed(1)}x: ${verdict(minWall.toFixed(1), RATIO_GOAL)} (goal >= ${RATIO_GOAL}x in every round)`,
       );
-      out(`  ratio keiyaku/modelina: ${(k / m).toFixed(2)}x = ${(m / k).toFixed(1)}x faster (goal >= 10x faster)`);
-      goals.push({
-        name: `generate ${CHANNELS} x ${MESSAGES}`,
-        measured: `${k.toFixed(0)} ms`,
-        ratio: `${(m / k).toFixed(1)}x faster than Modelina (${m.toFixed(0)} ms)`,
-        goal: '<= 1500 ms and >= 10x faster',
-        met: k <= 1500 && m / k >= 10,
-      });
+      out(
+        `  Modelina / keiyaku, CPU time  : ${list(cpuRatios, 'x')}; min ${minCpu.toFixed(1)}x: ${verdict(minCpu.toFixed(1), RATIO_GOAL)} (goal >= ${RATIO_GOAL}x in every round)`,
+      );
+      for (const [clock, min, median_] of [
+        ['wall clock', minWall, median(wallRatios)],
+        ['CPU time', minCpu, median(cpuRatios)],
+      ] as const)
+        goals.push({
+          name: `generate ${CHANNELS} x ${MESSAGES} vs Modelina, every round (${clock})`,
+          measured: `min ${min.toFixed(1)}x`,
+          ratio: `median ${median_.toFixed(1)}x over ${ROUNDS} rounds`,
+          goal: `>= ${RATIO_GOAL}x in every round`,
+          met: verdict(min.toFixed(1), RATIO_GOAL) === 'met',
+        });
     }
+    out(
+      `  keiyaku, slowest round: ${maxWall.toFixed(0)} ms wall clock: ${verdict(maxWall.toFixed(0), LIMIT_MS, true)}; ${maxCpu.toFixed(0)} ms CPU: ${verdict(maxCpu.toFixed(0), LIMIT_MS, true)} (goal <= ${LIMIT_MS} ms, judged on the maximum)`,
+    );
+    if (compare)
+      for (const [clock, max, values] of [
+        ['wall clock', maxWall, wall],
+        ['CPU time', maxCpu, cpu],
+      ] as const)
+        goals.push({
+          name: `generate ${CHANNELS} x ${MESSAGES}, slowest round (${clock})`,
+          measured: `${max.toFixed(0)} ms`,
+          ratio: `median ${median(values).toFixed(0)} ms`,
+          goal: `<= ${LIMIT_MS} ms`,
+          met: verdict(max.toFixed(0), LIMIT_MS, true) === 'met',
+        });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-await processes();
+if (ONLY === undefined) await processes();
 await synthetic('synthetic contract', syntheticContract(CHANNELS, MESSAGES), true);
-await synthetic('synthetic contract with shared component schemas', sharedSyntheticContract(CHANNELS, MESSAGES), false);
-const pair = await checkPair(out);
-goals.push({
-  name: 'check of the 500-channel pair',
-  measured: `${pair.total.toFixed(0)} ms`,
-  ratio: `${(pair.total / pair.load).toFixed(2)}x one load (${pair.load.toFixed(0)} ms)`,
-  goal: '<= 2x one load',
-  met: pair.total / pair.load <= 2,
-});
+if (ONLY === undefined) {
+  await synthetic('synthetic contract with shared component schemas', sharedSyntheticContract(CHANNELS, MESSAGES), false);
+  const pair = await checkPair(out);
+  goals.push({
+    name: 'check of the 500-channel pair',
+    measured: `${pair.total.toFixed(0)} ms`,
+    ratio: `${(pair.total / pair.load).toFixed(2)}x one load (${pair.load.toFixed(0)} ms)`,
+    goal: '<= 2x one load',
+    met: pair.total / pair.load <= 2,
+  });
+}
 
 out('');
 out('goals of this run:');

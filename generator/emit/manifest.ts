@@ -103,7 +103,11 @@ export function formatSchemaHash(format: PayloadFormatModel): string {
   return `sha256:${createHash('sha256').update(text).digest('hex')}`;
 }
 
-/** The manifest; `hashes` holds {@link schemaHash} of each message's payload, by message type. */
+/**
+ * The manifest as JSON text on one line (its layout is prettier's, given by format.ts's
+ * `printJson` when the file is finished); `hashes` holds {@link schemaHash} of each message's
+ * payload, by message type.
+ */
 export function buildManifest(model: ContractModel, source: string, hashes: ReadonlyMap<string, string>): string {
   const manifest = {
     $schema: 'keiyaku-manifest/v1',
@@ -129,5 +133,5 @@ export function buildManifest(model: ContractModel, source: string, hashes: Read
     })),
     operations: model.operations,
   };
-  return `${JSON.stringify(manifest, null, 2)}\n`;
+  return JSON.stringify(manifest);
 }

@@ -27,14 +27,86 @@ function isWhitespace(c: number): boolean {
   return c === SPACE || c === NEWLINE || c === RETURN || c === TAB;
 }
 
+/**
+ * One pass over a valid JSON text: how many keys it writes (a `:` outside strings each) and where
+ * each object or array ends, so that reading a member list skips a nested value in one step
+ * instead of scanning it again at every level above it.
+ */
+export interface JsonScan {
+  readonly keys: number;
+  /** Offsets of the `{` and `[` of the text, in order. */
+  readonly opens: Int32Array;
+  /** Offset past the matching `}` or `]` of each of {@link opens}. */
+  readonly ends: Int32Array;
+}
+
+/** Past the string whose opening quote is at `i`. */
+function skipString(text: string, i: number): number {
+  let quote = text.indexOf('"', i + 1);
+  while (quote !== -1) {
+    // Escaped when an odd number of backslashes stands before it.
+    let slashes = 0;
+    while (text.charCodeAt(quote - 1 - slashes) === BACKSLASH) slashes++;
+    if (slashes % 2 === 0) return quote + 1;
+    quote = text.indexOf('"', quote + 1);
+  }
+  return text.length;
+}
+
+export function scanJson(text: string): JsonScan {
+  let keys = 0;
+  let opens = new Int32Array(256);
+  let ends = new Int32Array(256);
+  let count = 0;
+  const open: number[] = [];
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) i = skipString(text, i) - 1;
+    else if (c === 0x3a) keys++;
+    else if (c === 0x7b || c === 0x5b) {
+      if (count === opens.length) {
+        const grownOpens = new Int32Array(count * 2);
+        grownOpens.set(opens);
+        opens = grownOpens;
+        const grownEnds = new Int32Array(count * 2);
+        grownEnds.set(ends);
+        ends = grownEnds;
+      }
+      opens[count] = i;
+      open.push(count++);
+    } else if (c === 0x7d || c === 0x5d) {
+      const at = open.pop();
+      if (at !== undefined) ends[at] = i + 1;
+    }
+  }
+  return { keys, opens: opens.subarray(0, count), ends: ends.subarray(0, count) };
+}
+
 export class JsonIndex {
   readonly #text: string;
   readonly #nodes = new Map<number, JsonNode>();
+  readonly #scan: JsonScan;
   readonly root: number;
 
-  constructor(text: string) {
+  constructor(text: string, scan: JsonScan = scanJson(text)) {
     this.#text = text;
+    this.#scan = scan;
     this.root = this.#skipWhitespace(0);
+  }
+
+  /** Past the object or array whose bracket is at `i`. */
+  #end(i: number): number {
+    const { opens, ends } = this.#scan;
+    let low = 0;
+    let high = opens.length - 1;
+    while (low <= high) {
+      const mid = (low + high) >> 1;
+      const at = opens[mid]!;
+      if (at === i) return ends[mid]!;
+      if (at < i) low = mid + 1;
+      else high = mid - 1;
+    }
+    return this.#text.length;
   }
 
   /** The value starting at `start`, its members read on first use. */
@@ -53,18 +125,8 @@ export class JsonIndex {
     return i;
   }
 
-  /** Past the string whose opening quote is at `i`. */
   #skipString(i: number): number {
-    const text = this.#text;
-    let quote = text.indexOf('"', i + 1);
-    while (quote !== -1) {
-      // Escaped when an odd number of backslashes stands before it.
-      let slashes = 0;
-      while (text.charCodeAt(quote - 1 - slashes) === BACKSLASH) slashes++;
-      if (slashes % 2 === 0) return quote + 1;
-      quote = text.indexOf('"', quote + 1);
-    }
-    return text.length;
+    return skipString(this.#text, i);
   }
 
   /** Past the value starting at `i`. */
@@ -72,19 +134,7 @@ export class JsonIndex {
     const text = this.#text;
     const first = text.charCodeAt(i);
     if (first === QUOTE) return this.#skipString(i);
-    if (first === 0x7b || first === 0x5b) {
-      let depth = 0;
-      for (; i < text.length; i++) {
-        const c = text.charCodeAt(i);
-        if (c === QUOTE) i = this.#skipString(i) - 1;
-        else if (c === 0x7b || c === 0x5b) depth++;
-        else if (c === 0x7d || c === 0x5d) {
-          depth--;
-          if (depth === 0) return i + 1;
-        }
-      }
-      return i;
-    }
+    if (first === 0x7b || first === 0x5b) return this.#end(i);
     while (i < text.length) {
       const c = text.charCodeAt(i);
       if (c === 0x2c || c === 0x7d || c === 0x5d || isWhitespace(c)) break;
@@ -127,22 +177,6 @@ export class JsonIndex {
     }
     return { start };
   }
-}
-
-/** Key separators (`:` outside strings) of a valid JSON text: one per key written. */
-export function keysWritten(text: string): number {
-  let count = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === QUOTE) {
-      for (i++; i < text.length; i++) {
-        const d = text.charCodeAt(i);
-        if (d === BACKSLASH) i++;
-        else if (d === QUOTE) break;
-      }
-    } else if (c === 0x3a) count++;
-  }
-  return count;
 }
 
 /** Keys of a parsed JSON value (a tree: JSON.parse shares nothing) and the `$ref` strings in it. */

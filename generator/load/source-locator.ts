@@ -10,7 +10,7 @@ import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, type Document as YamlDocument, type Node as YamlNode } from 'yaml';
 import type { SourceLocation } from '../diagnostics.js';
-import { JsonIndex, keysParsed, keysWritten, LineIndex } from './json-positions.js';
+import { JsonIndex, keysParsed, LineIndex, scanJson } from './json-positions.js';
 
 /** A file read as YAML (the syntax tree carries positions). */
 interface YamlFile {
@@ -324,13 +324,15 @@ export class SourceLocator {
     let { file, parsed, at, parent, pointer, hops } = from;
     let queue = tokens;
     let index = 0;
+    let jsonNode: ReturnType<JsonIndex['node']> | undefined;
     const childAt = (token: string): number | YamlNode | null | undefined => {
-      if (parsed!.kind !== 'json') return childOf(this.#mapIndex, at as YamlNode | null, token);
-      const node = (parsed as JsonFile).root.node(at as number);
-      return node.members?.get(token) ?? (node.items !== undefined && /^\d+$/.test(token) ? node.items[Number(token)] : undefined);
+      if (jsonNode === undefined) return childOf(this.#mapIndex, at as YamlNode | null, token);
+      return jsonNode.members?.get(token) ?? (jsonNode.items !== undefined && /^\d+$/.test(token) ? jsonNode.items[Number(token)] : undefined);
     };
     while (true) {
-      const ref = parsed!.kind === 'json' ? (parsed as JsonFile).root.node(at as number).ref : refOf(at as YamlNode | null);
+      // A JSON node is looked up once per step: its `$ref`, then its members.
+      jsonNode = parsed!.kind === 'json' ? (parsed as JsonFile).root.node(at as number) : undefined;
+      const ref = jsonNode !== undefined ? jsonNode.ref : refOf(at as YamlNode | null);
       // A $ref is followed unless the path goes on into a key of its own object (a schema whose
       // root is `$ref: '#/definitions/X'` beside those definitions).
       if (ref !== undefined && hops < 64 && (index >= queue.length || childAt(String(queue[index])) == null)) {
@@ -411,8 +413,9 @@ function parseText(text: string): ParsedFile {
     }
     if (valid) {
       const refs: string[] = [];
-      const duplicateKeys = keysParsed(value, refs) !== keysWritten(text);
-      return { kind: 'json', root: new JsonIndex(text), lines: new LineIndex(text), value, duplicateKeys, refs };
+      const scan = scanJson(text);
+      const duplicateKeys = keysParsed(value, refs) !== scan.keys;
+      return { kind: 'json', root: new JsonIndex(text, scan), lines: new LineIndex(text), value, duplicateKeys, refs };
     }
   }
   const lines = new LineCounter();

@@ -29,7 +29,7 @@ export function channelPointer(channel: ContractChannel): string {
 /** The base identifier of a channel in generated code (`BookIntegrationEvents`), its whole family free. */
 export function channelIdentifier(channel: ContractChannel, context: ModelContext): Part<string> {
   const wanted = safeIdentifier(pascalCase(channel.id()), 'Channel');
-  return allocateIdentifier(context, `channel "${channel.id()}"`, wanted, CHANNEL_FAMILY, context.locate(channelPointer(channel)));
+  return allocateIdentifier(context, `channel "${channel.id()}"`, wanted, CHANNEL_FAMILY, () => context.locate(channelPointer(channel)));
 }
 
 /** A channel's parameters: enum, default and pattern from the parameter itself (3.x) or its schema (2.x). */

@@ -89,14 +89,14 @@ export function positiveInt(value: unknown): number | undefined {
 /**
  * The identifier of a message or channel (`what`) in generated code: `wanted`, or the first
  * numbered variant whose whole family (`wanted + suffix`, `prefix + wanted`) is free. A warning
- * at `location` says so when `wanted` was taken.
+ * at `location` (worked out only then) says so when `wanted` was taken.
  */
 export function allocateIdentifier(
   context: ModelContext,
   what: string,
   wanted: string,
   family: { readonly suffixes: readonly string[]; readonly prefixes: readonly string[] },
-  location: SourceLocation,
+  location: () => SourceLocation,
 ): Part<string> {
   const given = allocateFamily(context.allocator, wanted, family.suffixes, family.prefixes, what);
   if (given === wanted) return { part: given, diagnostics: [] };
@@ -108,7 +108,7 @@ export function allocateIdentifier(
         code: 'name_clash',
         message: `${what} is named ${given} in generated code: ${wanted} is taken by ${context.allocator.ownerOf(wanted)}`,
         hint: `rename one of them in the contract to choose the names`,
-        location,
+        location: location(),
       },
     ],
   };

@@ -81,7 +81,9 @@ export function contractMessages(channels: readonly ContractChannel[], context: 
 /** The identifier of a message type in generated code (`BookBorrowed`); message types take theirs before channels and schemas. */
 export function messageIdentifier(entry: MessageEntry, context: ModelContext): Part<string> {
   const wanted = safeIdentifier(pascalCase(entry.type), 'Message');
-  return allocateIdentifier(context, `message "${entry.type}"`, wanted, { suffixes: [''], prefixes: [] }, context.locate(entry.pointer));
+  return allocateIdentifier(context, `message "${entry.type}"`, wanted, { suffixes: [''], prefixes: [] }, () =>
+    context.locate(entry.pointer),
+  );
 }
 
 /** Shows the registry a message's payload and header schemas (pass 1), before any schema is named. */

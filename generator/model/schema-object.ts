@@ -20,6 +20,30 @@ import { type NameAllocator, pascalCase, safeIdentifier } from './identifiers.js
 type RawSchema = Record<string, unknown>;
 type Tokens = readonly (string | number)[];
 
+/**
+ * A place in the resolved document: its tokens, or tokens below another place. The walk and the
+ * normalization go through every schema node, but a place's tokens are only read for a
+ * diagnostic or a name, so they are joined then ({@link tokensOf}), not copied at every level.
+ */
+type Where = Tokens | Below;
+
+class Below {
+  constructor(
+    readonly parent: Where,
+    readonly path: Tokens,
+  ) {}
+}
+
+function tokensOf(where: Where): Tokens {
+  if (!(where instanceof Below)) return where;
+  const paths: Tokens[] = [];
+  let at: Where = where;
+  for (; at instanceof Below; at = at.parent) paths.push(at.path);
+  const out = [...at];
+  for (let i = paths.length - 1; i >= 0; i--) out.push(...paths[i]!);
+  return out;
+}
+
 /** Keywords whose value is one subschema. */
 const SINGLE = [
   'items',
@@ -39,6 +63,9 @@ const SINGLE = [
 const LIST = ['allOf', 'anyOf', 'oneOf', 'prefixItems'] as const;
 /** Keywords whose value is a map of subschemas. */
 const MAP = ['properties', 'patternProperties', 'dependentSchemas'] as const;
+const SINGLE_SET: ReadonlySet<string> = new Set(SINGLE);
+const LIST_SET: ReadonlySet<string> = new Set(LIST);
+const MAP_SET: ReadonlySet<string> = new Set(MAP);
 const DEFINITIONS = ['$defs', 'definitions'] as const;
 
 /** Validation and annotation keywords keiyaku understands (draft-07, 2019-09, 2020-12, AsyncAPI extras). */
@@ -108,6 +135,7 @@ const DROPPED = new Set([
 const KNOWN_FORMATS: readonly string[] = Object.keys(
   (createRequire(import.meta.url)('ajv-formats/dist/formats') as { fullFormats: object }).fullFormats,
 );
+const KNOWN_FORMAT_SET: ReadonlySet<string> = new Set(KNOWN_FORMATS);
 
 /** Keywords that cannot be honoured; named in a warning and ignored (documented in docs/schema-mapping.md). */
 const UNSUPPORTED: Record<string, string> = {
@@ -127,7 +155,7 @@ export interface SchemaRoot {
 }
 
 interface NodeInfo {
-  tokens: Tokens;
+  tokens: Where;
   /** Basename of the file when the node is a whole file (`event-headers` for `schemas/event-headers.json`). */
   fileName?: string;
   references: number;
@@ -219,7 +247,7 @@ export class SchemaRegistry {
   }
 
   /** `node` sits at `tokens` of the resolved document, `path` below the node at `from`. */
-  #walk(node: RawSchema, tokens: Tokens, contextName: string, stack: Set<object>, from: SourceCursor, path: Tokens): void {
+  #walk(node: RawSchema, tokens: Where, contextName: string, stack: Set<object>, from: SourceCursor, path: Tokens): void {
     const existing = this.#info.get(node);
     if (existing !== undefined) {
       existing.references++;
@@ -241,7 +269,8 @@ export class SchemaRegistry {
       for (const [name, child] of Object.entries(defs)) {
         if (!isSchemaObject(child)) continue;
         if (!this.#info.has(child)) {
-          this.#walk(child, [...tokens, key, name], pascalCase(name), stack, cursor, [key, name]);
+          const below: Tokens = [key, name];
+          this.#walk(child, new Below(tokens, below), pascalCase(name), stack, cursor, below);
           this.#info.get(child)!.references--; // a definition is not a use
         }
         const info = this.#info.get(child)!;
@@ -249,7 +278,7 @@ export class SchemaRegistry {
       }
     }
     eachChild(node, (path, child, suffix) => {
-      if (isSchemaObject(child)) this.#walk(child, [...tokens, ...path], `${contextName}${suffix}`, stack, cursor, path);
+      if (isSchemaObject(child)) this.#walk(child, new Below(tokens, path), `${contextName}${suffix}`, stack, cursor, path);
     });
     stack.delete(node);
   }
@@ -314,7 +343,7 @@ export class SchemaRegistry {
     const base = candidates.map((c) => (c ? pascalCase(c) : '')).find((c) => c.length > 0) ?? 'Schema';
     const wanted = safeIdentifier(base, 'Schema');
     const tokens = info?.tokens ?? root?.tokens ?? [];
-    const where = info?.location ?? this.#locate(tokens);
+    const where = info?.location ?? this.#locate(tokensOf(tokens));
     const name = this.#allocator.allocate(wanted, `the schema at ${where.file}#${where.pointer}`);
     if (name !== wanted)
       this.#warn(
@@ -328,7 +357,7 @@ export class SchemaRegistry {
     return name;
   }
 
-  #reference(child: unknown, tokens: Tokens): SchemaNode {
+  #reference(child: unknown, tokens: Where): SchemaNode {
     if (typeof child === 'boolean') return child;
     if (!isSchemaObject(child)) {
       this.#warn(
@@ -346,7 +375,7 @@ export class SchemaRegistry {
     return this.#normalize(child, tokens);
   }
 
-  #normalize(node: RawSchema, tokens: Tokens): SchemaNode {
+  #normalize(node: RawSchema, tokens: Where): SchemaNode {
     const out: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(node)) {
       if (key.startsWith('x-')) continue;
@@ -354,7 +383,7 @@ export class SchemaRegistry {
         this.#warn(
           'unsupported_keyword',
           `JSON Schema keyword "${key}" is not supported and is ignored by generated types and validators`,
-          [...tokens, key],
+          new Below(tokens, [key]),
           UNSUPPORTED[key]!,
         );
         continue;
@@ -364,35 +393,37 @@ export class SchemaRegistry {
         this.#warn(
           'unknown_keyword',
           `"${key}" is not a JSON Schema keyword keiyaku knows; generated types and validators ignore it`,
-          [...tokens, key],
+          new Below(tokens, [key]),
           meant === undefined ? `fix its spelling, or prefix it with "x-" if it is an extension` : `did you mean "${meant}"?`,
         );
         continue;
       }
-      if (key === 'format' && typeof value === 'string' && !KNOWN_FORMATS.includes(value)) {
+      if (key === 'format' && typeof value === 'string' && !KNOWN_FORMAT_SET.has(value)) {
         const meant = didYouMean(value, KNOWN_FORMATS);
         this.#warn(
           'unknown_format',
           `format "${value}" is not one keiyaku validates; it is kept as documentation only`,
-          [...tokens, key],
+          new Below(tokens, [key]),
           meant === undefined
             ? `use a format ajv-formats knows (date-time, uuid, email, uri, …), or drop "format"`
             : `did you mean "${meant}"?`,
         );
       }
       if (DROPPED.has(key)) continue;
-      if (key === 'pattern' && typeof value === 'string') this.#checkPattern(value, [...tokens, key]);
+      if (key === 'pattern' && typeof value === 'string') this.#checkPattern(value, new Below(tokens, [key]));
       if (key === 'patternProperties' && isSchemaObject(value))
-        for (const p of Object.keys(value)) this.#checkPattern(p, [...tokens, key, p]);
-      if ((SINGLE as readonly string[]).includes(key) && !Array.isArray(value)) {
-        out[key] = this.#reference(value, [...tokens, key]);
+        for (const p of Object.keys(value)) this.#checkPattern(p, new Below(tokens, [key, p]));
+      if (SINGLE_SET.has(key) && !Array.isArray(value)) {
+        out[key] = this.#reference(value, new Below(tokens, [key]));
       } else if (key === 'items' && Array.isArray(value)) {
         // draft-07 tuple: items: [..] + additionalItems  →  prefixItems + items
-        out['prefixItems'] = value.map((child, i) => this.#reference(child, [...tokens, 'items', i]));
-      } else if ((LIST as readonly string[]).includes(key) && Array.isArray(value)) {
-        out[key] = value.map((child, i) => this.#reference(child, [...tokens, key, i]));
-      } else if ((MAP as readonly string[]).includes(key) && isSchemaObject(value)) {
-        out[key] = Object.fromEntries(Object.entries(value).map(([name, child]) => [name, this.#reference(child, [...tokens, key, name])]));
+        out['prefixItems'] = value.map((child, i) => this.#reference(child, new Below(tokens, ['items', i])));
+      } else if (LIST_SET.has(key) && Array.isArray(value)) {
+        out[key] = value.map((child, i) => this.#reference(child, new Below(tokens, [key, i])));
+      } else if (MAP_SET.has(key) && isSchemaObject(value)) {
+        out[key] = Object.fromEntries(
+          Object.entries(value).map(([name, child]) => [name, this.#reference(child, new Below(tokens, [key, name]))]),
+        );
       } else if ((key === 'exclusiveMinimum' || key === 'exclusiveMaximum') && typeof value === 'boolean') {
         // draft-04 spelling: a boolean beside minimum/maximum
         const bound = node[key === 'exclusiveMinimum' ? 'minimum' : 'maximum'];
@@ -405,7 +436,7 @@ export class SchemaRegistry {
       const additional = node['additionalItems'];
       delete out['additionalItems'];
       delete out['items'];
-      if (additional !== undefined) out['items'] = this.#reference(additional, [...tokens, 'additionalItems']);
+      if (additional !== undefined) out['items'] = this.#reference(additional, new Below(tokens, ['additionalItems']));
     }
     // draft-04: the bound moved into exclusiveMinimum/Maximum above, so minimum/maximum go
     if (node['exclusiveMinimum'] === true && typeof node['minimum'] === 'number') delete out['minimum'];
@@ -418,7 +449,7 @@ export class SchemaRegistry {
         } else {
           out['dependentSchemas'] = {
             ...(out['dependentSchemas'] as object | undefined),
-            [name]: this.#reference(dep, [...tokens, 'dependencies', name]),
+            [name]: this.#reference(dep, new Below(tokens, ['dependencies', name])),
           };
         }
       }
@@ -428,7 +459,7 @@ export class SchemaRegistry {
     return out;
   }
 
-  #checkPattern(pattern: string, tokens: Tokens): void {
+  #checkPattern(pattern: string, tokens: Where): void {
     try {
       new RegExp(pattern, 'u');
     } catch (cause) {
@@ -438,13 +469,13 @@ export class SchemaRegistry {
         code: 'invalid_pattern',
         message: `pattern ${JSON.stringify(pattern)} is not a valid regular expression (${detail})`,
         hint: 'fix the expression; patterns are ECMA-262 regular expressions with the u flag',
-        location: this.#locate(tokens),
+        location: this.#locate(tokensOf(tokens)),
       });
     }
   }
 
-  #warn(code: string, message: string, tokens: Tokens, hint: string): void {
-    const location = this.#locate(tokens);
+  #warn(code: string, message: string, tokens: Where, hint: string): void {
+    const location = this.#locate(tokensOf(tokens));
     const key = `${code}|${location.file}|${location.pointer}`;
     if (this.#reported.has(key)) return;
     this.#reported.add(key);
