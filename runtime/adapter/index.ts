@@ -48,6 +48,7 @@ export { OutboxDispatcher } from '../outbox/dispatcher.js';
 export type {
   OutboxAdmin,
   OutboxChannelOptions,
+  OutboxClaimRequest,
   OutboxCounts,
   OutboxDispatchStore,
   OutboxEventsOptions,

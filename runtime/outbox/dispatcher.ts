@@ -3,6 +3,11 @@
  * `outbox`) that publishes committed outbox rows through the transport, in order per
  * partition key, in batches, then marks them published.
  *
+ * - Steps overlap: while a batch is being sent, the next one is claimed (without the rows in
+ *   flight), and the rows the transport acknowledged are deleted (or marked published) by that
+ *   same claim, in one statement, when the store supports it (`claimNext`). A row of the next batch
+ *   whose key had a row of the batch in flight not acknowledged is left for a later claim, so a key's
+ *   rows still go out in order. Batches are capped by rows and by bytes.
  * - A batch goes out in one send. When that send fails, each key's rows are retried one by one
  *   (keys concurrently), so a row the broker refuses is found and only its key waits: the
  *   first failing row of a key gets its attempt counted and a backoff, later rows of that key
@@ -35,6 +40,8 @@ export interface OutboxDispatcherOptions {
   readonly name?: string;
   /** Most rows per batch (default 500). */
   readonly batchSize?: number;
+  /** Most bytes (payloads and headers) per batch (default 1 MiB); a batch always has at least one row. */
+  readonly batchBytes?: number;
   /** How long the dispatcher sleeps when there is nothing to do, unless woken (default 1000 ms). */
   readonly pollIntervalMs?: number;
   /** Failed attempts after which a row goes dead (default 10). */
@@ -79,6 +86,9 @@ export interface OutboxDispatcherStatus {
   readonly lastError?: string;
 }
 
+/** The default of {@link OutboxDispatcherOptions.batchBytes}. */
+export const DEFAULT_OUTBOX_BATCH_BYTES = 1024 * 1024;
+
 const DEFAULT_RETRY: BackoffOptions = { initialMs: 1_000, multiplier: 2, maxMs: 60_000, jitter: 0.2 };
 
 export class OutboxDispatcher implements HostedComponent {
@@ -102,7 +112,8 @@ export class OutboxDispatcher implements HostedComponent {
   #turn: Promise<void> = Promise.resolve();
   /** Times the lease was found lost; a batch commits only if it did not change since its claim. */
   #leaseLosses = 0;
-  #claimLosses = 0;
+  /** Rows the transport acknowledged, deleted (or marked published) by the next claim. */
+  #acked: string[] = [];
   #fenced: string | undefined;
   #loop: Promise<void> | undefined;
   #renewTimer: NodeJS.Timeout | undefined;
@@ -126,6 +137,7 @@ export class OutboxDispatcher implements HostedComponent {
     this.owner = dispatcherOwner(hostname(), process.pid);
     this.#options = {
       batchSize: options.batchSize ?? 500,
+      batchBytes: options.batchBytes ?? DEFAULT_OUTBOX_BATCH_BYTES,
       pollIntervalMs: options.pollIntervalMs ?? 1_000,
       maxAttempts: options.maxAttempts ?? 10,
       retentionMs: options.retentionMs ?? 0,
@@ -290,19 +302,20 @@ export class OutboxDispatcher implements HostedComponent {
         await this.#refreshCounts();
         await this.#pruneIfDue();
         if (this.#lostLease) {
+          await this.#settle();
           await this.#store.wait(this.#options.pollIntervalMs, signal);
           continue;
         }
         if (this.#recover) await this.#recoverNoted();
-        this.#claimLosses = this.#leaseLosses;
-        const rows = await this.#store.claim(this.owner, this.#options.batchSize, this.#clock.now());
+        const batch = await this.#claim([]);
         failures = 0;
-        if (rows.length === 0) {
+        if (batch.rows.length === 0) {
+          await this.#settle();
           await this.#refreshCounts(true);
           await this.#store.wait(this.#options.pollIntervalMs, signal);
           continue;
         }
-        await this.#dispatch(rows);
+        await this.#pipeline(batch);
       } catch (error) {
         if (signal.aborted) break;
         // The database is unreachable (restart, network): keep trying; rows stay pending.
@@ -312,6 +325,84 @@ export class OutboxDispatcher implements HostedComponent {
         this.#logger.warn('outbox dispatcher: database step failed; retrying', { name: this.name, error: this.#lastError, delayMs: delay });
         await this.#clock.sleep(delay, signal).catch(() => undefined);
       }
+    }
+    // Stopping: the rows the transport acknowledged are marked now rather than sent again after a restart.
+    await this.#settle().catch((error: unknown) =>
+      this.#logger.warn('outbox dispatcher: marking the last acknowledged rows failed; they are sent again', {
+        name: this.name,
+        rows: this.#acked.length,
+        error: String(error),
+      }),
+    );
+  }
+
+  /** Whether the store overlaps claims with sends (and settles acknowledged rows in its claims). */
+  get #pipelined(): boolean {
+    return this.#store.claimNext !== undefined;
+  }
+
+  /**
+   * Claims the next batch, without the rows `inFlight`; the rows acknowledged so far are settled in
+   * the same statement (pipelined stores), and the lease losses seen so far noted with the batch.
+   */
+  async #claim(inFlight: readonly string[]): Promise<Batch> {
+    const losses = this.#leaseLosses;
+    const now = this.#clock.now();
+    const { batchSize: limit, batchBytes: maxBytes, retentionMs } = this.#options;
+    if (this.#store.claimNext === undefined) {
+      const rows = await this.#store.claim(this.owner, limit, now);
+      return { rows: capBytes(rows, maxBytes), losses };
+    }
+    const published = this.#acked;
+    this.#acked = [];
+    try {
+      const rows = await this.#store.claimNext(this.owner, { limit, maxBytes, now, inFlight, published, keep: retentionMs > 0 });
+      this.#published += published.length;
+      return { rows, losses };
+    } catch (error) {
+      this.#acked = [...published, ...this.#acked];
+      throw error;
+    }
+  }
+
+  /** Marks the acknowledged rows not yet marked (before sleeping, on a lost lease, when stopping). */
+  async #settle(): Promise<void> {
+    if (this.#acked.length === 0) return;
+    const ids = this.#acked;
+    this.#acked = [];
+    try {
+      await this.#store.published(ids, this.#clock.now(), this.#options.retentionMs > 0);
+    } catch (error) {
+      this.#acked = [...ids, ...this.#acked];
+      throw error;
+    }
+    this.#published += ids.length;
+  }
+
+  /**
+   * Sends `first`, and while each batch is in flight claims the next one; a row of the next batch
+   * whose key kept a row of the batch in flight from the transport waits for a later claim.
+   * Returns when a claim finds nothing (or the dispatcher stops); throws what the send or the claim threw.
+   */
+  async #pipeline(first: Batch): Promise<void> {
+    let batch = first;
+    for (;;) {
+      const sending = this.#dispatch(batch.rows, batch.losses);
+      if (!this.#pipelined) {
+        await sending;
+        return;
+      }
+      const claiming = this.#stop.signal.aborted ? Promise.resolve(undefined) : this.#claim(batch.rows.map((row) => row.id));
+      const [sent, next] = await Promise.allSettled([sending, claiming]);
+      if (sent.status === 'rejected') throw sent.reason;
+      if (next.status === 'rejected') throw next.reason;
+      if (next.value === undefined || next.value.rows.length === 0 || this.#stop.signal.aborted) return;
+      // A lost lease or a fenced producer: the loop decides what comes next.
+      if (this.#lostLease || this.#fenced !== undefined) return;
+      const heldBack = sent.value;
+      const rows = heldBack.size === 0 ? next.value.rows : next.value.rows.filter((row) => row.key === undefined || !heldBack.has(row.key));
+      if (rows.length === 0) return;
+      batch = { rows, losses: next.value.losses };
     }
   }
 
@@ -370,6 +461,18 @@ export class OutboxDispatcher implements HostedComponent {
       });
   }
 
+  /**
+   * The transport acknowledged rows: a pipelined, non-transactional dispatcher leaves them to its
+   * next claim; otherwise they are marked published now (a transaction's rows before the next one's note).
+   */
+  async #acknowledge(ids: readonly string[]): Promise<void> {
+    if (this.#pipelined && this.#transactions === undefined) {
+      for (const id of ids) this.#acked.push(id);
+      return;
+    }
+    await this.#markPublished(ids);
+  }
+
   /** Marks rows published after their send; when that fails, the next claim first recovers them from the note. */
   async #markPublished(ids: readonly string[]): Promise<void> {
     try {
@@ -381,32 +484,35 @@ export class OutboxDispatcher implements HostedComponent {
     this.#published += ids.length;
   }
 
-  async #dispatch(rows: readonly OutboxRow[]): Promise<void> {
+  /** Publishes a claimed batch; resolves to the keys of the rows it left pending (to be sent after those). */
+  async #dispatch(rows: readonly OutboxRow[], losses: number): Promise<ReadonlySet<string>> {
     const ids = rows.map((r) => r.id);
     try {
       await this.#provision(rows);
       await this.#send(
         rows.map((row) => this.#record(row)),
         ids,
+        losses,
       );
     } catch (batchError) {
       if (batchError instanceof SettleFirst) throw batchError;
-      if (this.#stop.signal.aborted || this.#notTheRows(batchError)) return;
+      if (this.#stop.signal.aborted || this.#notTheRows(batchError)) return keysOf(rows);
       this.#logger.debug('outbox batch send failed; retrying row by row', {
         name: this.name,
         rows: rows.length,
         error: String(batchError),
       });
-      return this.#dispatchRows(rows);
+      return this.#dispatchRows(rows, losses);
     }
     // Sent: a failure to mark the rows is the database's (the loop retries), never a reason to send them again.
-    await this.#markPublished(ids);
+    await this.#acknowledge(ids);
     this.#lastError = undefined;
     this.#fenced = undefined;
+    return NO_KEYS;
   }
 
   /** After a failed batch: each key's rows in order, keys concurrently; all settle before a failure is thrown. */
-  async #dispatchRows(rows: readonly OutboxRow[]): Promise<void> {
+  async #dispatchRows(rows: readonly OutboxRow[], losses: number): Promise<ReadonlySet<string>> {
     // Find the rows the transport refuses: each key's rows in order, keys concurrently.
     const byKey = new Map<string, OutboxRow[]>();
     for (const row of rows) {
@@ -417,6 +523,7 @@ export class OutboxDispatcher implements HostedComponent {
     }
     let halted = false;
     let unknown: SettleFirst | undefined;
+    const heldBack = new Set<string>();
     const settled = await Promise.allSettled(
       [...byKey.values()].map(async (keyRows) => {
         const done: string[] = [];
@@ -424,7 +531,7 @@ export class OutboxDispatcher implements HostedComponent {
           if (halted) break;
           try {
             await this.#provision([row]);
-            await this.#send([this.#record(row)], [row.id]);
+            await this.#send([this.#record(row)], [row.id], losses);
             done.push(row.id);
           } catch (error) {
             if (error instanceof SettleFirst) {
@@ -435,16 +542,19 @@ export class OutboxDispatcher implements HostedComponent {
             break;
           }
         }
-        if (done.length > 0) await this.#markPublished(done);
+        const key = keyRows[0]!.key;
+        if (done.length < keyRows.length && key !== undefined) heldBack.add(key);
+        if (done.length > 0) await this.#acknowledge(done);
       }),
     );
     const failed = settled.find((r) => r.status === 'rejected');
     if (failed) throw failed.reason;
     if (unknown) throw unknown;
+    return heldBack;
   }
 
   /** Sends `records` through the producer, or in one transaction of their own, noting the rows' `ids`, when transactional. */
-  async #send(records: readonly OutgoingRecord[], ids: readonly string[]): Promise<void> {
+  async #send(records: readonly OutgoingRecord[], ids: readonly string[], losses: number): Promise<void> {
     if (this.#transactions === undefined) return this.#producer!.send(records);
     const previous = this.#turn;
     let release!: () => void;
@@ -465,7 +575,7 @@ export class OutboxDispatcher implements HostedComponent {
         (held) => this.#held(held),
         () => false,
       );
-      if (!held || this.#leaseLosses !== this.#claimLosses) throw new LeaseLost();
+      if (!held || this.#leaseLosses !== losses) throw new LeaseLost();
       await transaction.commit().catch((error: unknown) => {
         // A failed commit may have committed (its answer lost): the note tells, before the next claim.
         if (isProducerFenced(error) || producer.lastNote === undefined) throw error;
@@ -544,6 +654,33 @@ export class OutboxDispatcher implements HostedComponent {
       });
     }
   }
+}
+
+/** A claimed batch, with the lease losses counted before its claim (it commits only if none followed). */
+interface Batch {
+  readonly rows: readonly OutboxRow[];
+  readonly losses: number;
+}
+
+const NO_KEYS: ReadonlySet<string> = new Set();
+
+/** The keys of `rows`. */
+function keysOf(rows: readonly OutboxRow[]): ReadonlySet<string> {
+  const keys = new Set<string>();
+  for (const row of rows) if (row.key !== undefined) keys.add(row.key);
+  return keys;
+}
+
+/** The first rows of `rows` within `maxBytes` of payloads and headers, at least one. */
+function capBytes(rows: readonly OutboxRow[], maxBytes: number): readonly OutboxRow[] {
+  let bytes = 0;
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i]!;
+    bytes += row.payload.byteLength;
+    for (const name in row.headers) bytes += name.length + row.headers[name]!.length;
+    if (bytes > maxBytes && i > 0) return rows.slice(0, i);
+  }
+  return rows;
 }
 
 /** The row ids of a note (a JSON array of ids); a note of another shape names none. */

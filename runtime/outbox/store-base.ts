@@ -15,6 +15,7 @@ import { OutboxDispatcher, type OutboxDispatcherDeps, type OutboxDispatcherOptio
 import {
   OUTBOX_SCHEMA_VERSION,
   type OutboxChannelOptions,
+  type OutboxClaimRequest,
   type OutboxCounts,
   type OutboxDispatchStore,
   OutboxEncoder,
@@ -96,6 +97,7 @@ export abstract class OutboxStoreBase implements OutboxDispatchStore {
   abstract renew(owner: string): Promise<boolean>;
   abstract release(owner: string): Promise<void>;
   abstract claim(owner: string, limit: number, now: number): Promise<readonly OutboxRow[]>;
+  abstract claimNext(owner: string, request: OutboxClaimRequest): Promise<readonly OutboxRow[]>;
   abstract published(ids: readonly string[], now: number, keep: boolean): Promise<void>;
   abstract failed(id: string, failure: OutboxFailure): Promise<void>;
   abstract prune(before: number): Promise<number>;
