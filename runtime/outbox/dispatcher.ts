@@ -26,70 +26,33 @@
  */
 import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
-import { type BackoffOptions, exponentialBackoff } from '../core/backoff.js';
-import { type Clock, systemClock } from '../core/clock.js';
-import type { AnyChannel, ChannelBindings } from '../core/contract.js';
+import { exponentialBackoff } from '../core/backoff.js';
+import type { Clock } from '../core/clock.js';
+import { systemClock } from '../core/clock.js';
 import { isProducerFenced } from '../core/errors.js';
 import type { HostedComponent, HostedComponentHealth } from '../core/hosted.js';
 import { type Logger, silentLogger } from '../core/logger.js';
 import type { OutgoingRecord, TransactionalProducer, Transport, TransportProducer, TransportTransaction } from '../core/transport.js';
+import {
+  type Batch,
+  CommitUnknown,
+  capBytes,
+  DEFAULT_OUTBOX_BATCH_BYTES,
+  DEFAULT_RETRY,
+  keysOf,
+  LeaseLost,
+  NO_KEYS,
+  noteIds,
+  type OutboxDispatcherDeps,
+  type OutboxDispatcherOptions,
+  type OutboxDispatcherStatus,
+  Provisioner,
+  SettleFirst,
+} from './dispatcher-parts.js';
 import { dispatcherOwner, type OutboxCounts, type OutboxDispatchStore, OutboxError, type OutboxRow } from './outbox.js';
 
-export interface OutboxDispatcherOptions {
-  /** Name in health and logs (default `outbox`); unique per host. */
-  readonly name?: string;
-  /** Most rows per batch (default 500). */
-  readonly batchSize?: number;
-  /** Most bytes (payloads and headers) per batch (default 1 MiB); a batch always has at least one row. */
-  readonly batchBytes?: number;
-  /** How long the dispatcher sleeps when there is nothing to do, unless woken (default 1000 ms). */
-  readonly pollIntervalMs?: number;
-  /** Failed attempts after which a row goes dead (default 10). */
-  readonly maxAttempts?: number;
-  /** Delays between attempts of a row (default 1 s doubling up to 60 s, 20 % jitter). */
-  readonly retry?: BackoffOptions;
-  /** How long to keep published rows (default 0: deleted once published). */
-  readonly retentionMs?: number;
-  /** How often the dispatcher renews its lease (default 5 s); the lease itself is the store's. */
-  readonly renewIntervalMs?: number;
-  /** How often health figures are refreshed from the database (default 1000 ms). */
-  readonly healthIntervalMs?: number;
-  /** Channels whose addresses are provisioned (from their bindings) before the first send to them. */
-  readonly channels?: readonly AnyChannel[];
-  /**
-   * Publish each claimed batch in one transaction of the transport (Kafka; needs
-   * `Transport.transactionalProducer`): committed only while the dispatcher still holds its lease,
-   * rows marked published after the commit, nothing of an aborted or killed batch read by
-   * `read_committed` readers. The transactional id defaults to `keiyaku-outbox.<name>.<store hash>`
-   * (stable per dispatcher name and store). Every concurrently running dispatcher needs its own
-   * stable id — one per instance, e.g. from the pod ordinal — so a restarted instance fences and
-   * aborts what its killed predecessor left open; two live ones sharing an id fence each other.
-   */
-  readonly transactional?: boolean | { readonly transactionalId?: string };
-}
-
-export interface OutboxDispatcherDeps {
-  readonly store: OutboxDispatchStore;
-  readonly transport: Transport;
-  readonly clock?: Clock;
-  readonly logger?: Logger;
-  readonly random?: () => number;
-}
-
-export interface OutboxDispatcherStatus {
-  readonly running: boolean;
-  readonly published: number;
-  readonly failedAttempts: number;
-  readonly dead: number;
-  readonly backlog: number;
-  readonly oldestPendingAgeMs: number;
-  readonly lastError?: string;
-}
-
-/** The default of {@link OutboxDispatcherOptions.batchBytes}. */
-export const DEFAULT_OUTBOX_BATCH_BYTES = 1024 * 1024;
-
-const DEFAULT_RETRY: BackoffOptions = { initialMs: 1_000, multiplier: 2, maxMs: 60_000, jitter: 0.2 };
+export type { OutboxDispatcherDeps, OutboxDispatcherOptions, OutboxDispatcherStatus } from './dispatcher-parts.js';
+export { DEFAULT_OUTBOX_BATCH_BYTES } from './dispatcher-parts.js';
 
 export class OutboxDispatcher implements HostedComponent {
   readonly kind = 'outbox';
@@ -103,8 +66,7 @@ export class OutboxDispatcher implements HostedComponent {
   /** The transactional id when the dispatcher publishes in transactions. */
   readonly transactionalId: string | undefined;
   readonly #backoff;
-  readonly #bindings = new Map<string, ChannelBindings>();
-  readonly #provisioned = new Map<string, Promise<void>>();
+  readonly #addresses: Provisioner;
   readonly #stop = new AbortController();
   #producer: TransportProducer | undefined;
   #transactions: TransactionalProducer | undefined;
@@ -151,12 +113,7 @@ export class OutboxDispatcher implements HostedComponent {
         ? undefined
         : ((typeof transactional === 'object' ? transactional.transactionalId : undefined) ??
           `keiyaku-outbox.${this.name}.${createHash('sha256').update(deps.store.description).digest('hex').slice(0, 8)}`);
-    for (const channel of options.channels ?? []) {
-      // What a publisher of the channel would be refused (structured mode for Avro/Protobuf) is refused here too.
-      this.#transport.checkChannel?.(channel, typeof channel.address === 'string' ? channel.address : channel.addressTemplate);
-      if (typeof channel.address === 'string') this.#bindings.set(channel.address, channel.bindings);
-      this.#bindings.set(`channel:${channel.id}`, channel.bindings);
-    }
+    this.#addresses = new Provisioner(this.#transport, options.channels ?? []);
   }
 
   /** Takes the store's dispatcher lock or notifications and starts publishing. Rejects with `OutboxLockedError` for a second SQLite dispatcher. */
@@ -419,22 +376,6 @@ export class OutboxDispatcher implements HostedComponent {
     return { address: row.address, value: row.payload, headers: row.headers, ...(row.key === undefined ? {} : { key: row.key }) };
   }
 
-  async #provision(rows: readonly OutboxRow[]): Promise<void> {
-    const provision = this.#transport.provision?.bind(this.#transport);
-    if (!provision) return;
-    for (const row of rows) {
-      if (this.#provisioned.has(row.address)) continue;
-      const bindings = this.#bindings.get(row.address) ?? this.#bindings.get(`channel:${row.channel}`);
-      if (bindings === undefined) continue;
-      const pending = provision(row.address, bindings).catch((error: unknown) => {
-        this.#provisioned.delete(row.address);
-        throw error;
-      });
-      this.#provisioned.set(row.address, pending);
-    }
-    await Promise.all(rows.map((row) => this.#provisioned.get(row.address)));
-  }
-
   /**
    * Marks published the pending rows of the last committed transaction's note: rows a dispatcher
    * (this one, or its killed predecessor with the same transactional id) committed to the broker
@@ -488,7 +429,7 @@ export class OutboxDispatcher implements HostedComponent {
   async #dispatch(rows: readonly OutboxRow[], losses: number): Promise<ReadonlySet<string>> {
     const ids = rows.map((r) => r.id);
     try {
-      await this.#provision(rows);
+      await this.#addresses.provision(rows);
       await this.#send(
         rows.map((row) => this.#record(row)),
         ids,
@@ -530,7 +471,7 @@ export class OutboxDispatcher implements HostedComponent {
         for (const row of keyRows) {
           if (halted) break;
           try {
-            await this.#provision([row]);
+            await this.#addresses.provision([row]);
             await this.#send([this.#record(row)], [row.id], losses);
             done.push(row.id);
           } catch (error) {
@@ -653,66 +594,5 @@ export class OutboxDispatcher implements HostedComponent {
         error: message,
       });
     }
-  }
-}
-
-/** A claimed batch, with the lease losses counted before its claim (it commits only if none followed). */
-interface Batch {
-  readonly rows: readonly OutboxRow[];
-  readonly losses: number;
-}
-
-const NO_KEYS: ReadonlySet<string> = new Set();
-
-/** The keys of `rows`. */
-function keysOf(rows: readonly OutboxRow[]): ReadonlySet<string> {
-  const keys = new Set<string>();
-  for (const row of rows) if (row.key !== undefined) keys.add(row.key);
-  return keys;
-}
-
-/** The first rows of `rows` within `maxBytes` of payloads and headers, at least one. */
-function capBytes(rows: readonly OutboxRow[], maxBytes: number): readonly OutboxRow[] {
-  let bytes = 0;
-  for (let i = 0; i < rows.length; i++) {
-    const row = rows[i]!;
-    bytes += row.payload.byteLength;
-    for (const name in row.headers) bytes += name.length + row.headers[name]!.length;
-    if (bytes > maxBytes && i > 0) return rows.slice(0, i);
-  }
-  return rows;
-}
-
-/** The row ids of a note (a JSON array of ids); a note of another shape names none. */
-function noteIds(note: string): readonly string[] {
-  try {
-    const ids: unknown = JSON.parse(note);
-    return Array.isArray(ids) ? ids.filter((id): id is string => typeof id === 'string') : [];
-  } catch {
-    return [];
-  }
-}
-
-/**
- * The rows of the last committed transaction may not be marked published: the loop marks them from
- * its note before anything else. No transaction begins meanwhile, as its note would replace that one.
- */
-class SettleFirst extends Error {
-  constructor(message = 'the rows of the last committed transaction are to be marked from its note first', cause?: unknown) {
-    super(message, cause === undefined ? {} : { cause });
-  }
-}
-
-/** A commit failed without saying whether it committed. */
-class CommitUnknown extends SettleFirst {
-  constructor(cause: unknown) {
-    super(`the transaction's commit failed, and may have committed: ${String(cause)}`, cause);
-  }
-}
-
-/** The dispatcher's lease was found lost before a transaction's commit. */
-class LeaseLost extends Error {
-  constructor() {
-    super('the outbox lease was lost before the commit');
   }
 }

@@ -307,7 +307,17 @@ export class PostgresOutbox extends OutboxStoreBase {
            + (SELECT count(*) FROM flying WHERE lane NOT IN (SELECT lane FROM claimed)) AS held) h
          LEFT JOIN sized s ON s.n = 1 OR s.upto <= $8
        ORDER BY s.seq`,
-      [owner, request.now, this.#lanesPerClaim, this.leaseMs, request.limit, excluded, request.inFlight, request.maxBytes, ...(settle === '' ? [] : request.keep ? [request.published, request.now] : [request.published])],
+      [
+        owner,
+        request.now,
+        this.#lanesPerClaim,
+        this.leaseMs,
+        request.limit,
+        excluded,
+        request.inFlight,
+        request.maxBytes,
+        ...(settle === '' ? [] : request.keep ? [request.published, request.now] : [request.published]),
+      ],
     );
     this.#claimedLanes.set(owner, Number(rows[0]?.held ?? 0));
     const claimed: OutboxRow[] = [];
