@@ -79,18 +79,6 @@ export function keysOf(rows: readonly OutboxRow[]): ReadonlySet<string> {
   return keys;
 }
 
-/** The first rows of `rows` within `maxBytes` of payloads and headers, at least one. */
-export function capBytes(rows: readonly OutboxRow[], maxBytes: number): readonly OutboxRow[] {
-  let bytes = 0;
-  for (let i = 0; i < rows.length; i++) {
-    const row = rows[i]!;
-    bytes += row.payload.byteLength;
-    for (const name in row.headers) bytes += name.length + row.headers[name]!.length;
-    if (bytes > maxBytes && i > 0) return rows.slice(0, i);
-  }
-  return rows;
-}
-
 /** The row ids of a note (a JSON array of ids); a note of another shape names none. */
 export function noteIds(note: string): readonly string[] {
   try {
@@ -156,4 +144,16 @@ export class Provisioner {
     }
     await Promise.all(rows.map((row) => this.#provisioned.get(row.address)));
   }
+}
+
+/** The first rows of `rows` within `maxBytes` of payloads and headers, at least one. */
+export function capOutboxBatch(rows: readonly OutboxRow[], maxBytes: number): readonly OutboxRow[] {
+  let bytes = 0;
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i]!;
+    bytes += row.payload.byteLength;
+    for (const name in row.headers) bytes += name.length + row.headers[name]!.length;
+    if (bytes > maxBytes && i > 0) return rows.slice(0, i);
+  }
+  return rows;
 }

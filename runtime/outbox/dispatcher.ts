@@ -36,7 +36,7 @@ import type { OutgoingRecord, TransactionalProducer, Transport, TransportProduce
 import {
   type Batch,
   CommitUnknown,
-  capBytes,
+  capOutboxBatch as capBytes,
   DEFAULT_OUTBOX_BATCH_BYTES,
   DEFAULT_RETRY,
   keysOf,

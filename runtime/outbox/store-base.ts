@@ -12,6 +12,9 @@ import type { AnyChannel, AnyContractMessage } from '../core/contract.js';
 import type { Logger } from '../core/logger.js';
 import type { Waiter } from '../core/wake-up.js';
 import { OutboxDispatcher, type OutboxDispatcherDeps, type OutboxDispatcherOptions } from './dispatcher.js';
+
+export { capOutboxBatch } from './dispatcher-parts.js';
+
 import {
   OUTBOX_SCHEMA_VERSION,
   type OutboxChannelOptions,

@@ -29,6 +29,7 @@
 import type { AnyChannel, AnyContractMessage, EventMapper, HeadersOf } from '@keiyaku/runtime/adapter';
 import {
   OUTBOX_COLUMNS as COLUMNS,
+  capOutboxBatch as capBytes,
   type Logger,
   type OutboxChannelOptions,
   type OutboxClaimRequest,
@@ -89,10 +90,10 @@ export function outboxLane(key: string | undefined): number {
   return (hash >>> 0) % OUTBOX_LANES;
 }
 
-/** The `settled` step of {@link PostgresOutbox.claimNext}: the acknowledged rows ($9) deleted… */
-const CLAIM_DELETE = 'settled AS (DELETE FROM keiyaku_outbox WHERE seq = ANY($9::bigint[])),';
-/** …or marked published at $10 (retention). */
-const CLAIM_KEEP = "settled AS (UPDATE keiyaku_outbox SET state = 'published', finished_at = $10 WHERE seq = ANY($9::bigint[])),";
+/** The `settled` step of {@link PostgresOutbox.claimNext}: the acknowledged rows ($8) deleted… */
+const CLAIM_DELETE = 'settled AS (DELETE FROM keiyaku_outbox WHERE seq = ANY($8::bigint[])),';
+/** …or marked published at $9 (retention). */
+const CLAIM_KEEP = "settled AS (UPDATE keiyaku_outbox SET state = 'published', finished_at = $9 WHERE seq = ANY($8::bigint[])),";
 
 function notMigrated(cause: unknown): never {
   if ((cause as { code?: unknown }).code === '42P01')
@@ -268,9 +269,9 @@ export class PostgresOutbox extends OutboxStoreBase {
    * One statement: settle the acknowledged rows (delete them, or mark them published), take free
    * lanes with due rows besides those in flight (or keep ours), give back the lanes neither taken
    * again nor in flight, and read the due rows of the lanes taken, oldest first, without the rows
-   * in flight or settled, skipping keys whose head waits for a retry, within `maxBytes` (payload and
-   * stored headers; the first row whatever its size). Returns at least one row of figures (`held`:
-   * the lanes now held), whose row columns are null when no row is due.
+   * in flight or settled, skipping keys whose head waits for a retry; then the first of them within
+   * `maxBytes` (payload and headers; the first row whatever its size). The statement returns at least
+   * one row (`held`: the lanes now held), whose row columns are null when no row is due.
    */
   async claimNext(owner: string, request: OutboxClaimRequest): Promise<readonly OutboxRow[]> {
     const settle = request.published.length === 0 ? '' : request.keep ? CLAIM_KEEP : CLAIM_DELETE;
@@ -295,18 +296,17 @@ export class PostgresOutbox extends OutboxStoreBase {
          WHERE owner = $1 AND lane NOT IN (SELECT lane FROM free) AND lane NOT IN (SELECT lane FROM flying)
          RETURNING lane),
        due AS (
-         SELECT ${COLUMNS}, octet_length(o.payload) + pg_column_size(o.headers) AS size FROM keiyaku_outbox o
+         SELECT ${COLUMNS} FROM keiyaku_outbox o
          WHERE o.state = 'pending' AND o.lane IN (SELECT lane FROM claimed) AND o.next_attempt_at <= $2
            AND o.seq <> ALL($6::bigint[])
            AND (o.partition_key IS NULL OR o.partition_key NOT IN (
              SELECT b.partition_key FROM keiyaku_outbox b
              WHERE b.state = 'pending' AND b.next_attempt_at > 0 AND b.next_attempt_at > $2 AND b.partition_key IS NOT NULL))
-         ORDER BY o.seq LIMIT $5),
-       sized AS (SELECT *, sum(size) OVER (ORDER BY seq) AS upto, row_number() OVER (ORDER BY seq) AS n FROM due)
-       SELECT h.held, s.* FROM (SELECT (SELECT count(*) FROM claimed)
+         ORDER BY o.seq LIMIT $5)
+       SELECT h.held, d.* FROM (SELECT (SELECT count(*) FROM claimed)
            + (SELECT count(*) FROM flying WHERE lane NOT IN (SELECT lane FROM claimed)) AS held) h
-         LEFT JOIN sized s ON s.n = 1 OR s.upto <= $8
-       ORDER BY s.seq`,
+         LEFT JOIN due d ON true
+       ORDER BY d.seq`,
       [
         owner,
         request.now,
@@ -315,14 +315,14 @@ export class PostgresOutbox extends OutboxStoreBase {
         request.limit,
         excluded,
         request.inFlight,
-        request.maxBytes,
         ...(settle === '' ? [] : request.keep ? [request.published, request.now] : [request.published]),
       ],
     );
     this.#claimedLanes.set(owner, Number(rows[0]?.held ?? 0));
     const claimed: OutboxRow[] = [];
     for (const row of rows) if (row.seq !== null && row.seq !== undefined) claimed.push(fromRow(row as Row));
-    return claimed;
+    // The byte cap is applied here: the rows beyond it stay pending for the next claim.
+    return capBytes(claimed, request.maxBytes);
   }
 
   async published(ids: readonly string[], now: number, keep: boolean): Promise<void> {
