@@ -67,6 +67,7 @@ export { OutboxDispatcher } from './outbox/dispatcher.js';
 export type {
   OutboxAdmin,
   OutboxChannelOptions,
+  OutboxClaimRequest,
   OutboxCounts,
   OutboxDispatchStore,
   OutboxEventsOptions,

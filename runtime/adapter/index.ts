@@ -48,6 +48,7 @@ export { OutboxDispatcher } from '../outbox/dispatcher.js';
 export type {
   OutboxAdmin,
   OutboxChannelOptions,
+  OutboxClaimRequest,
   OutboxCounts,
   OutboxDispatchStore,
   OutboxEventsOptions,
@@ -61,6 +62,7 @@ export type {
 export { OUTBOX_SCHEMA_VERSION, OutboxEncoder, OutboxError, OutboxLockedError, parseRowId } from '../outbox/outbox.js';
 export type { OutboxStoreDispatcherDeps, OutboxStoreOptions, OutboxTableRow } from '../outbox/store-base.js';
 export {
+  capOutboxBatch,
   DEFAULT_OUTBOX_LEASE_MS,
   OUTBOX_COLUMNS,
   OutboxStoreBase,

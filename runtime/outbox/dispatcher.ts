@@ -3,6 +3,11 @@
  * `outbox`) that publishes committed outbox rows through the transport, in order per
  * partition key, in batches, then marks them published.
  *
+ * - Steps overlap: while a batch is being sent, the next one is claimed (without the rows in
+ *   flight), and the rows the transport acknowledged are deleted (or marked published) by that
+ *   same claim, in one statement, when the store supports it (`claimNext`). A row of the next batch
+ *   whose key had a row of the batch in flight not acknowledged is left for a later claim, so a key's
+ *   rows still go out in order. Batches are capped by rows and by bytes.
  * - A batch goes out in one send. When that send fails, each key's rows are retried one by one
  *   (keys concurrently), so a row the broker refuses is found and only its key waits: the
  *   first failing row of a key gets its attempt counted and a backoff, later rows of that key
@@ -21,65 +26,33 @@
  */
 import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
-import { type BackoffOptions, exponentialBackoff } from '../core/backoff.js';
-import { type Clock, systemClock } from '../core/clock.js';
-import type { AnyChannel, ChannelBindings } from '../core/contract.js';
+import { exponentialBackoff } from '../core/backoff.js';
+import type { Clock } from '../core/clock.js';
+import { systemClock } from '../core/clock.js';
 import { isProducerFenced } from '../core/errors.js';
 import type { HostedComponent, HostedComponentHealth } from '../core/hosted.js';
 import { type Logger, silentLogger } from '../core/logger.js';
 import type { OutgoingRecord, TransactionalProducer, Transport, TransportProducer, TransportTransaction } from '../core/transport.js';
+import {
+  type Batch,
+  CommitUnknown,
+  capOutboxBatch as capBytes,
+  DEFAULT_OUTBOX_BATCH_BYTES,
+  DEFAULT_RETRY,
+  keysOf,
+  LeaseLost,
+  NO_KEYS,
+  noteIds,
+  type OutboxDispatcherDeps,
+  type OutboxDispatcherOptions,
+  type OutboxDispatcherStatus,
+  Provisioner,
+  SettleFirst,
+} from './dispatcher-parts.js';
 import { dispatcherOwner, type OutboxCounts, type OutboxDispatchStore, OutboxError, type OutboxRow } from './outbox.js';
 
-export interface OutboxDispatcherOptions {
-  /** Name in health and logs (default `outbox`); unique per host. */
-  readonly name?: string;
-  /** Most rows per batch (default 500). */
-  readonly batchSize?: number;
-  /** How long the dispatcher sleeps when there is nothing to do, unless woken (default 1000 ms). */
-  readonly pollIntervalMs?: number;
-  /** Failed attempts after which a row goes dead (default 10). */
-  readonly maxAttempts?: number;
-  /** Delays between attempts of a row (default 1 s doubling up to 60 s, 20 % jitter). */
-  readonly retry?: BackoffOptions;
-  /** How long to keep published rows (default 0: deleted once published). */
-  readonly retentionMs?: number;
-  /** How often the dispatcher renews its lease (default 5 s); the lease itself is the store's. */
-  readonly renewIntervalMs?: number;
-  /** How often health figures are refreshed from the database (default 1000 ms). */
-  readonly healthIntervalMs?: number;
-  /** Channels whose addresses are provisioned (from their bindings) before the first send to them. */
-  readonly channels?: readonly AnyChannel[];
-  /**
-   * Publish each claimed batch in one transaction of the transport (Kafka; needs
-   * `Transport.transactionalProducer`): committed only while the dispatcher still holds its lease,
-   * rows marked published after the commit, nothing of an aborted or killed batch read by
-   * `read_committed` readers. The transactional id defaults to `keiyaku-outbox.<name>.<store hash>`
-   * (stable per dispatcher name and store). Every concurrently running dispatcher needs its own
-   * stable id — one per instance, e.g. from the pod ordinal — so a restarted instance fences and
-   * aborts what its killed predecessor left open; two live ones sharing an id fence each other.
-   */
-  readonly transactional?: boolean | { readonly transactionalId?: string };
-}
-
-export interface OutboxDispatcherDeps {
-  readonly store: OutboxDispatchStore;
-  readonly transport: Transport;
-  readonly clock?: Clock;
-  readonly logger?: Logger;
-  readonly random?: () => number;
-}
-
-export interface OutboxDispatcherStatus {
-  readonly running: boolean;
-  readonly published: number;
-  readonly failedAttempts: number;
-  readonly dead: number;
-  readonly backlog: number;
-  readonly oldestPendingAgeMs: number;
-  readonly lastError?: string;
-}
-
-const DEFAULT_RETRY: BackoffOptions = { initialMs: 1_000, multiplier: 2, maxMs: 60_000, jitter: 0.2 };
+export type { OutboxDispatcherDeps, OutboxDispatcherOptions, OutboxDispatcherStatus } from './dispatcher-parts.js';
+export { DEFAULT_OUTBOX_BATCH_BYTES } from './dispatcher-parts.js';
 
 export class OutboxDispatcher implements HostedComponent {
   readonly kind = 'outbox';
@@ -93,8 +66,7 @@ export class OutboxDispatcher implements HostedComponent {
   /** The transactional id when the dispatcher publishes in transactions. */
   readonly transactionalId: string | undefined;
   readonly #backoff;
-  readonly #bindings = new Map<string, ChannelBindings>();
-  readonly #provisioned = new Map<string, Promise<void>>();
+  readonly #addresses: Provisioner;
   readonly #stop = new AbortController();
   #producer: TransportProducer | undefined;
   #transactions: TransactionalProducer | undefined;
@@ -102,7 +74,8 @@ export class OutboxDispatcher implements HostedComponent {
   #turn: Promise<void> = Promise.resolve();
   /** Times the lease was found lost; a batch commits only if it did not change since its claim. */
   #leaseLosses = 0;
-  #claimLosses = 0;
+  /** Rows the transport acknowledged, deleted (or marked published) by the next claim. */
+  #acked: string[] = [];
   #fenced: string | undefined;
   #loop: Promise<void> | undefined;
   #renewTimer: NodeJS.Timeout | undefined;
@@ -126,6 +99,7 @@ export class OutboxDispatcher implements HostedComponent {
     this.owner = dispatcherOwner(hostname(), process.pid);
     this.#options = {
       batchSize: options.batchSize ?? 500,
+      batchBytes: options.batchBytes ?? DEFAULT_OUTBOX_BATCH_BYTES,
       pollIntervalMs: options.pollIntervalMs ?? 1_000,
       maxAttempts: options.maxAttempts ?? 10,
       retentionMs: options.retentionMs ?? 0,
@@ -139,12 +113,7 @@ export class OutboxDispatcher implements HostedComponent {
         ? undefined
         : ((typeof transactional === 'object' ? transactional.transactionalId : undefined) ??
           `keiyaku-outbox.${this.name}.${createHash('sha256').update(deps.store.description).digest('hex').slice(0, 8)}`);
-    for (const channel of options.channels ?? []) {
-      // What a publisher of the channel would be refused (structured mode for Avro/Protobuf) is refused here too.
-      this.#transport.checkChannel?.(channel, typeof channel.address === 'string' ? channel.address : channel.addressTemplate);
-      if (typeof channel.address === 'string') this.#bindings.set(channel.address, channel.bindings);
-      this.#bindings.set(`channel:${channel.id}`, channel.bindings);
-    }
+    this.#addresses = new Provisioner(this.#transport, options.channels ?? []);
   }
 
   /** Takes the store's dispatcher lock or notifications and starts publishing. Rejects with `OutboxLockedError` for a second SQLite dispatcher. */
@@ -290,19 +259,20 @@ export class OutboxDispatcher implements HostedComponent {
         await this.#refreshCounts();
         await this.#pruneIfDue();
         if (this.#lostLease) {
+          await this.#settle();
           await this.#store.wait(this.#options.pollIntervalMs, signal);
           continue;
         }
         if (this.#recover) await this.#recoverNoted();
-        this.#claimLosses = this.#leaseLosses;
-        const rows = await this.#store.claim(this.owner, this.#options.batchSize, this.#clock.now());
+        const batch = await this.#claim([]);
         failures = 0;
-        if (rows.length === 0) {
+        if (batch.rows.length === 0) {
+          await this.#settle();
           await this.#refreshCounts(true);
           await this.#store.wait(this.#options.pollIntervalMs, signal);
           continue;
         }
-        await this.#dispatch(rows);
+        await this.#pipeline(batch);
       } catch (error) {
         if (signal.aborted) break;
         // The database is unreachable (restart, network): keep trying; rows stay pending.
@@ -312,6 +282,84 @@ export class OutboxDispatcher implements HostedComponent {
         this.#logger.warn('outbox dispatcher: database step failed; retrying', { name: this.name, error: this.#lastError, delayMs: delay });
         await this.#clock.sleep(delay, signal).catch(() => undefined);
       }
+    }
+    // Stopping: the rows the transport acknowledged are marked now rather than sent again after a restart.
+    await this.#settle().catch((error: unknown) =>
+      this.#logger.warn('outbox dispatcher: marking the last acknowledged rows failed; they are sent again', {
+        name: this.name,
+        rows: this.#acked.length,
+        error: String(error),
+      }),
+    );
+  }
+
+  /** Whether the store overlaps claims with sends (and settles acknowledged rows in its claims). */
+  get #pipelined(): boolean {
+    return this.#store.claimNext !== undefined;
+  }
+
+  /**
+   * Claims the next batch, without the rows `inFlight`; the rows acknowledged so far are settled in
+   * the same statement (pipelined stores), and the lease losses seen so far noted with the batch.
+   */
+  async #claim(inFlight: readonly string[]): Promise<Batch> {
+    const losses = this.#leaseLosses;
+    const now = this.#clock.now();
+    const { batchSize: limit, batchBytes: maxBytes, retentionMs } = this.#options;
+    if (this.#store.claimNext === undefined) {
+      const rows = await this.#store.claim(this.owner, limit, now);
+      return { rows: capBytes(rows, maxBytes), losses };
+    }
+    const published = this.#acked;
+    this.#acked = [];
+    try {
+      const rows = await this.#store.claimNext(this.owner, { limit, maxBytes, now, inFlight, published, keep: retentionMs > 0 });
+      this.#published += published.length;
+      return { rows, losses };
+    } catch (error) {
+      this.#acked = [...published, ...this.#acked];
+      throw error;
+    }
+  }
+
+  /** Marks the acknowledged rows not yet marked (before sleeping, on a lost lease, when stopping). */
+  async #settle(): Promise<void> {
+    if (this.#acked.length === 0) return;
+    const ids = this.#acked;
+    this.#acked = [];
+    try {
+      await this.#store.published(ids, this.#clock.now(), this.#options.retentionMs > 0);
+    } catch (error) {
+      this.#acked = [...ids, ...this.#acked];
+      throw error;
+    }
+    this.#published += ids.length;
+  }
+
+  /**
+   * Sends `first`, and while each batch is in flight claims the next one; a row of the next batch
+   * whose key kept a row of the batch in flight from the transport waits for a later claim.
+   * Returns when a claim finds nothing (or the dispatcher stops); throws what the send or the claim threw.
+   */
+  async #pipeline(first: Batch): Promise<void> {
+    let batch = first;
+    for (;;) {
+      const sending = this.#dispatch(batch.rows, batch.losses);
+      if (!this.#pipelined) {
+        await sending;
+        return;
+      }
+      const claiming = this.#stop.signal.aborted ? Promise.resolve(undefined) : this.#claim(batch.rows.map((row) => row.id));
+      const [sent, next] = await Promise.allSettled([sending, claiming]);
+      if (sent.status === 'rejected') throw sent.reason;
+      if (next.status === 'rejected') throw next.reason;
+      if (next.value === undefined || next.value.rows.length === 0 || this.#stop.signal.aborted) return;
+      // A lost lease or a fenced producer: the loop decides what comes next.
+      if (this.#lostLease || this.#fenced !== undefined) return;
+      const heldBack = sent.value;
+      const rows = heldBack.size === 0 ? next.value.rows : next.value.rows.filter((row) => row.key === undefined || !heldBack.has(row.key));
+      if (rows.length === 0) return;
+      batch = { rows, losses: next.value.losses };
     }
   }
 
@@ -326,22 +374,6 @@ export class OutboxDispatcher implements HostedComponent {
 
   #record(row: OutboxRow): OutgoingRecord {
     return { address: row.address, value: row.payload, headers: row.headers, ...(row.key === undefined ? {} : { key: row.key }) };
-  }
-
-  async #provision(rows: readonly OutboxRow[]): Promise<void> {
-    const provision = this.#transport.provision?.bind(this.#transport);
-    if (!provision) return;
-    for (const row of rows) {
-      if (this.#provisioned.has(row.address)) continue;
-      const bindings = this.#bindings.get(row.address) ?? this.#bindings.get(`channel:${row.channel}`);
-      if (bindings === undefined) continue;
-      const pending = provision(row.address, bindings).catch((error: unknown) => {
-        this.#provisioned.delete(row.address);
-        throw error;
-      });
-      this.#provisioned.set(row.address, pending);
-    }
-    await Promise.all(rows.map((row) => this.#provisioned.get(row.address)));
   }
 
   /**
@@ -370,6 +402,18 @@ export class OutboxDispatcher implements HostedComponent {
       });
   }
 
+  /**
+   * The transport acknowledged rows: a pipelined, non-transactional dispatcher leaves them to its
+   * next claim; otherwise they are marked published now (a transaction's rows before the next one's note).
+   */
+  async #acknowledge(ids: readonly string[]): Promise<void> {
+    if (this.#pipelined && this.#transactions === undefined) {
+      for (const id of ids) this.#acked.push(id);
+      return;
+    }
+    await this.#markPublished(ids);
+  }
+
   /** Marks rows published after their send; when that fails, the next claim first recovers them from the note. */
   async #markPublished(ids: readonly string[]): Promise<void> {
     try {
@@ -381,32 +425,35 @@ export class OutboxDispatcher implements HostedComponent {
     this.#published += ids.length;
   }
 
-  async #dispatch(rows: readonly OutboxRow[]): Promise<void> {
+  /** Publishes a claimed batch; resolves to the keys of the rows it left pending (to be sent after those). */
+  async #dispatch(rows: readonly OutboxRow[], losses: number): Promise<ReadonlySet<string>> {
     const ids = rows.map((r) => r.id);
     try {
-      await this.#provision(rows);
+      await this.#addresses.provision(rows);
       await this.#send(
         rows.map((row) => this.#record(row)),
         ids,
+        losses,
       );
     } catch (batchError) {
       if (batchError instanceof SettleFirst) throw batchError;
-      if (this.#stop.signal.aborted || this.#notTheRows(batchError)) return;
+      if (this.#stop.signal.aborted || this.#notTheRows(batchError)) return keysOf(rows);
       this.#logger.debug('outbox batch send failed; retrying row by row', {
         name: this.name,
         rows: rows.length,
         error: String(batchError),
       });
-      return this.#dispatchRows(rows);
+      return this.#dispatchRows(rows, losses);
     }
     // Sent: a failure to mark the rows is the database's (the loop retries), never a reason to send them again.
-    await this.#markPublished(ids);
+    await this.#acknowledge(ids);
     this.#lastError = undefined;
     this.#fenced = undefined;
+    return NO_KEYS;
   }
 
   /** After a failed batch: each key's rows in order, keys concurrently; all settle before a failure is thrown. */
-  async #dispatchRows(rows: readonly OutboxRow[]): Promise<void> {
+  async #dispatchRows(rows: readonly OutboxRow[], losses: number): Promise<ReadonlySet<string>> {
     // Find the rows the transport refuses: each key's rows in order, keys concurrently.
     const byKey = new Map<string, OutboxRow[]>();
     for (const row of rows) {
@@ -417,14 +464,15 @@ export class OutboxDispatcher implements HostedComponent {
     }
     let halted = false;
     let unknown: SettleFirst | undefined;
+    const heldBack = new Set<string>();
     const settled = await Promise.allSettled(
       [...byKey.values()].map(async (keyRows) => {
         const done: string[] = [];
         for (const row of keyRows) {
           if (halted) break;
           try {
-            await this.#provision([row]);
-            await this.#send([this.#record(row)], [row.id]);
+            await this.#addresses.provision([row]);
+            await this.#send([this.#record(row)], [row.id], losses);
             done.push(row.id);
           } catch (error) {
             if (error instanceof SettleFirst) {
@@ -435,16 +483,19 @@ export class OutboxDispatcher implements HostedComponent {
             break;
           }
         }
-        if (done.length > 0) await this.#markPublished(done);
+        const key = keyRows[0]!.key;
+        if (done.length < keyRows.length && key !== undefined) heldBack.add(key);
+        if (done.length > 0) await this.#acknowledge(done);
       }),
     );
     const failed = settled.find((r) => r.status === 'rejected');
     if (failed) throw failed.reason;
     if (unknown) throw unknown;
+    return heldBack;
   }
 
   /** Sends `records` through the producer, or in one transaction of their own, noting the rows' `ids`, when transactional. */
-  async #send(records: readonly OutgoingRecord[], ids: readonly string[]): Promise<void> {
+  async #send(records: readonly OutgoingRecord[], ids: readonly string[], losses: number): Promise<void> {
     if (this.#transactions === undefined) return this.#producer!.send(records);
     const previous = this.#turn;
     let release!: () => void;
@@ -465,7 +516,7 @@ export class OutboxDispatcher implements HostedComponent {
         (held) => this.#held(held),
         () => false,
       );
-      if (!held || this.#leaseLosses !== this.#claimLosses) throw new LeaseLost();
+      if (!held || this.#leaseLosses !== losses) throw new LeaseLost();
       await transaction.commit().catch((error: unknown) => {
         // A failed commit may have committed (its answer lost): the note tells, before the next claim.
         if (isProducerFenced(error) || producer.lastNote === undefined) throw error;
@@ -543,39 +594,5 @@ export class OutboxDispatcher implements HostedComponent {
         error: message,
       });
     }
-  }
-}
-
-/** The row ids of a note (a JSON array of ids); a note of another shape names none. */
-function noteIds(note: string): readonly string[] {
-  try {
-    const ids: unknown = JSON.parse(note);
-    return Array.isArray(ids) ? ids.filter((id): id is string => typeof id === 'string') : [];
-  } catch {
-    return [];
-  }
-}
-
-/**
- * The rows of the last committed transaction may not be marked published: the loop marks them from
- * its note before anything else. No transaction begins meanwhile, as its note would replace that one.
- */
-class SettleFirst extends Error {
-  constructor(message = 'the rows of the last committed transaction are to be marked from its note first', cause?: unknown) {
-    super(message, cause === undefined ? {} : { cause });
-  }
-}
-
-/** A commit failed without saying whether it committed. */
-class CommitUnknown extends SettleFirst {
-  constructor(cause: unknown) {
-    super(`the transaction's commit failed, and may have committed: ${String(cause)}`, cause);
-  }
-}
-
-/** The dispatcher's lease was found lost before a transaction's commit. */
-class LeaseLost extends Error {
-  constructor() {
-    super('the outbox lease was lost before the commit');
   }
 }

@@ -118,6 +118,14 @@ export interface OutboxDispatchStore extends OutboxAdmin {
    * waiting for a retry, and that no other live dispatcher holds. Rows of one key come in order.
    */
   claim(owner: string, limit: number, now: number): Promise<readonly OutboxRow[]>;
+  /**
+   * A claim that lets the dispatcher overlap its steps: like {@link claim}, but never returns the
+   * rows `inFlight` (claimed earlier, being sent) and keeps their lanes held, caps the batch at
+   * `maxBytes` (payload and headers; never fewer than one row), and first settles the rows
+   * `published` (acknowledged by the transport) as {@link published} would, in the same statement
+   * or transaction. Optional: without it the dispatcher claims, sends and marks one batch at a time.
+   */
+  claimNext?(owner: string, request: OutboxClaimRequest): Promise<readonly OutboxRow[]>;
   /** The rows were acknowledged by the transport: delete them, or (`keep`) mark them published for the retention period. */
   published(ids: readonly string[], now: number, keep: boolean): Promise<void>;
   /** A publish attempt failed: record it, and either schedule the next attempt or mark the row dead. */
@@ -130,6 +138,21 @@ export interface OutboxDispatchStore extends OutboxAdmin {
   wait(ms: number, signal: AbortSignal): Promise<void>;
   /** Closes what the store opened itself (never the user's connection or pool). */
   close(): Promise<void>;
+}
+
+/** What {@link OutboxDispatchStore.claimNext} is asked for. */
+export interface OutboxClaimRequest {
+  /** Most rows. */
+  readonly limit: number;
+  /** Most bytes of payload and headers (the first row is returned whatever its size). */
+  readonly maxBytes: number;
+  /** Rows are due when their next attempt is at or before this time (ms since the epoch). */
+  readonly now: number;
+  /** Rows claimed earlier and still being sent: not returned, their lanes kept. */
+  readonly inFlight: readonly string[];
+  /** Rows the transport acknowledged: deleted, or (`keep`) marked published at `now`, before the claim. */
+  readonly published: readonly string[];
+  readonly keep: boolean;
 }
 
 export interface OutboxFailure {

@@ -12,9 +12,13 @@ import type { AnyChannel, AnyContractMessage } from '../core/contract.js';
 import type { Logger } from '../core/logger.js';
 import type { Waiter } from '../core/wake-up.js';
 import { OutboxDispatcher, type OutboxDispatcherDeps, type OutboxDispatcherOptions } from './dispatcher.js';
+
+export { capOutboxBatch } from './dispatcher-parts.js';
+
 import {
   OUTBOX_SCHEMA_VERSION,
   type OutboxChannelOptions,
+  type OutboxClaimRequest,
   type OutboxCounts,
   type OutboxDispatchStore,
   OutboxEncoder,
@@ -96,6 +100,7 @@ export abstract class OutboxStoreBase implements OutboxDispatchStore {
   abstract renew(owner: string): Promise<boolean>;
   abstract release(owner: string): Promise<void>;
   abstract claim(owner: string, limit: number, now: number): Promise<readonly OutboxRow[]>;
+  abstract claimNext(owner: string, request: OutboxClaimRequest): Promise<readonly OutboxRow[]>;
   abstract published(ids: readonly string[], now: number, keep: boolean): Promise<void>;
   abstract failed(id: string, failure: OutboxFailure): Promise<void>;
   abstract prune(before: number): Promise<number>;

@@ -29,8 +29,10 @@
 import type { AnyChannel, AnyContractMessage, EventMapper, HeadersOf } from '@keiyaku/runtime/adapter';
 import {
   OUTBOX_COLUMNS as COLUMNS,
+  capOutboxBatch as capBytes,
   type Logger,
   type OutboxChannelOptions,
+  type OutboxClaimRequest,
   type OutboxCounts,
   type OutboxEncoder,
   type OutboxEventsOptions,
@@ -87,6 +89,11 @@ export function outboxLane(key: string | undefined): number {
   }
   return (hash >>> 0) % OUTBOX_LANES;
 }
+
+/** The `settled` step of {@link PostgresOutbox.claimNext}: the acknowledged rows ($8) deleted… */
+const CLAIM_DELETE = 'settled AS (DELETE FROM keiyaku_outbox WHERE seq = ANY($8::bigint[])),';
+/** …or marked published at $9 (retention). */
+const CLAIM_KEEP = "settled AS (UPDATE keiyaku_outbox SET state = 'published', finished_at = $9 WHERE seq = ANY($8::bigint[])),";
 
 function notMigrated(cause: unknown): never {
   if ((cause as { code?: unknown }).code === '42P01')
@@ -256,6 +263,66 @@ export class PostgresOutbox extends OutboxStoreBase {
     // A claim that returns no row counts no lanes: nothing of its is in flight.
     this.#claimedLanes.set(owner, Number(rows[0]?.claimed_lanes ?? 0));
     return rows.map(fromRow);
+  }
+
+  /**
+   * One statement: settle the acknowledged rows (delete them, or mark them published), take free
+   * lanes with due rows besides those in flight (or keep ours), give back the lanes neither taken
+   * again nor in flight, and read the due rows of the lanes taken, oldest first, without the rows
+   * in flight or settled, skipping keys whose head waits for a retry; then the first of them within
+   * `maxBytes` (payload and headers; the first row whatever its size). The statement returns at least
+   * one row (`held`: the lanes now held), whose row columns are null when no row is due.
+   */
+  async claimNext(owner: string, request: OutboxClaimRequest): Promise<readonly OutboxRow[]> {
+    const settle = request.published.length === 0 ? '' : request.keep ? CLAIM_KEEP : CLAIM_DELETE;
+    const excluded = request.inFlight.length === 0 ? request.published : [...request.inFlight, ...request.published];
+    const { rows } = await this.pool.query<Partial<Row> & { held: string }>(
+      `WITH ${settle}
+       flying AS (SELECT DISTINCT lane FROM keiyaku_outbox WHERE seq = ANY($7::bigint[])),
+       free AS (
+         SELECT l.lane FROM keiyaku_outbox_lanes l
+         WHERE (l.lease_until IS NULL OR l.lease_until < now() OR l.owner = $1)
+           AND EXISTS (SELECT 1 FROM keiyaku_outbox o WHERE o.lane = l.lane AND o.state = 'pending' AND o.next_attempt_at <= $2
+             AND o.seq <> ALL($6::bigint[]))
+         ORDER BY random()
+         LIMIT $3
+         FOR UPDATE SKIP LOCKED),
+       claimed AS (
+         UPDATE keiyaku_outbox_lanes l SET owner = $1, lease_until = now() + $4 * interval '1 millisecond'
+         FROM free WHERE l.lane = free.lane
+         RETURNING l.lane),
+       released AS (
+         UPDATE keiyaku_outbox_lanes SET owner = NULL, lease_until = NULL
+         WHERE owner = $1 AND lane NOT IN (SELECT lane FROM free) AND lane NOT IN (SELECT lane FROM flying)
+         RETURNING lane),
+       due AS (
+         SELECT ${COLUMNS} FROM keiyaku_outbox o
+         WHERE o.state = 'pending' AND o.lane IN (SELECT lane FROM claimed) AND o.next_attempt_at <= $2
+           AND o.seq <> ALL($6::bigint[])
+           AND (o.partition_key IS NULL OR o.partition_key NOT IN (
+             SELECT b.partition_key FROM keiyaku_outbox b
+             WHERE b.state = 'pending' AND b.next_attempt_at > 0 AND b.next_attempt_at > $2 AND b.partition_key IS NOT NULL))
+         ORDER BY o.seq LIMIT $5)
+       SELECT h.held, d.* FROM (SELECT (SELECT count(*) FROM claimed)
+           + (SELECT count(*) FROM flying WHERE lane NOT IN (SELECT lane FROM claimed)) AS held) h
+         LEFT JOIN due d ON true
+       ORDER BY d.seq`,
+      [
+        owner,
+        request.now,
+        this.#lanesPerClaim,
+        this.leaseMs,
+        request.limit,
+        excluded,
+        request.inFlight,
+        ...(settle === '' ? [] : request.keep ? [request.published, request.now] : [request.published]),
+      ],
+    );
+    this.#claimedLanes.set(owner, Number(rows[0]?.held ?? 0));
+    const claimed: OutboxRow[] = [];
+    for (const row of rows) if (row.seq !== null && row.seq !== undefined) claimed.push(fromRow(row as Row));
+    // The byte cap is applied here: the rows beyond it stay pending for the next claim.
+    return capBytes(claimed, request.maxBytes);
   }
 
   async published(ids: readonly string[], now: number, keep: boolean): Promise<void> {

@@ -19,6 +19,7 @@ import { hostname } from 'node:os';
 import type { AnyChannel, AnyContractMessage, EventMapper, HeadersOf } from '@keiyaku/runtime/adapter';
 import {
   type OutboxChannelOptions,
+  type OutboxClaimRequest,
   type OutboxCounts,
   type OutboxEncoder,
   OutboxError,
@@ -162,6 +163,24 @@ export class SqliteOutbox extends OutboxStoreBase {
              WHERE b.state = 'pending' AND b.next_attempt_at > 0 AND b.next_attempt_at > @now AND b.partition_key IS NOT NULL))
          ORDER BY o.seq LIMIT @limit`,
       ),
+      // The claim of a pipelined dispatcher: without the rows in flight (a JSON array of seqs), within
+      // @maxBytes of payload and headers (the first row whatever its size).
+      claimNext: db.prepare<[{ now: number; limit: number; inFlight: string; maxBytes: number }], Row>(
+        `SELECT * FROM (
+           SELECT d.*, sum(length(d.payload) + length(d.headers)) OVER (ORDER BY d.seq) AS upto, row_number() OVER (ORDER BY d.seq) AS n
+           FROM (SELECT * FROM keiyaku_outbox o
+             WHERE o.state = 'pending' AND o.next_attempt_at <= @now
+               AND o.seq NOT IN (SELECT value FROM json_each(@inFlight))
+               AND (o.partition_key IS NULL OR o.partition_key NOT IN (
+                 SELECT b.partition_key FROM keiyaku_outbox b
+                 WHERE b.state = 'pending' AND b.next_attempt_at > 0 AND b.next_attempt_at > @now AND b.partition_key IS NOT NULL))
+             ORDER BY o.seq LIMIT @limit) d)
+         WHERE n = 1 OR upto <= @maxBytes ORDER BY seq`,
+      ),
+      removeMany: db.prepare<[string]>('DELETE FROM keiyaku_outbox WHERE seq IN (SELECT value FROM json_each(?))'),
+      markManyPublished: db.prepare<[number, string]>(
+        "UPDATE keiyaku_outbox SET state = 'published', finished_at = ? WHERE seq IN (SELECT value FROM json_each(?))",
+      ),
       remove: db.prepare<[number]>('DELETE FROM keiyaku_outbox WHERE seq = ?'),
       markPublished: db.prepare<[number, number]>("UPDATE keiyaku_outbox SET state = 'published', finished_at = ? WHERE seq = ?"),
       retry: db.prepare<[number, string, number, number]>(
@@ -218,6 +237,20 @@ export class SqliteOutbox extends OutboxStoreBase {
 
   async claim(_owner: string, limit: number, now: number): Promise<readonly OutboxRow[]> {
     return this.#sql.claim.all({ now, limit }).map(fromRow);
+  }
+
+  /** Settles the acknowledged rows and claims the next ones in one transaction (one dispatcher per file: no lanes). */
+  async claimNext(_owner: string, request: OutboxClaimRequest): Promise<readonly OutboxRow[]> {
+    const sql = this.#sql;
+    const published = JSON.stringify(request.published.map(Number));
+    const inFlight = JSON.stringify(request.inFlight.map(Number));
+    return this.db.transaction(() => {
+      if (request.published.length > 0) {
+        if (request.keep) sql.markManyPublished.run(request.now, published);
+        else sql.removeMany.run(published);
+      }
+      return sql.claimNext.all({ now: request.now, limit: request.limit, inFlight, maxBytes: request.maxBytes }).map(fromRow);
+    })();
   }
 
   async published(ids: readonly string[], now: number, keep: boolean): Promise<void> {
