@@ -320,23 +320,12 @@ export class IggyConsumer implements AsyncDisposable {
     if (last === undefined) return buffer ? { messages: [], buffer } : { messages: [] };
     const after = last.offset + 1n;
     this.#cursors.set(partition, after);
-    // Each message with its partition, its fields copied by name (a spread of each is several times slower).
-    const messages: ReceivedMessage[] = new Array(reply.messages.length);
-    for (let i = 0; i < messages.length; i++) {
-      const m = reply.messages[i]!;
-      messages[i] = {
-        offset: m.offset,
-        id: m.id,
-        timestamp: m.timestamp,
-        originTimestamp: m.originTimestamp,
-        checksum: m.checksum,
-        payload: m.payload,
-        headers: m.headers,
-        partition,
-      };
-    }
+    // Each message gets its partition in place: the decoded messages belong to this poll alone,
+    // and adding one property is far cheaper than a copy of each message.
+    const messages = reply.messages as (PolledMessage & { partition?: number })[];
+    for (const message of messages) message.partition = partition;
     const rewind = { partition, before: cursor, after };
-    return buffer ? { messages, buffer, rewind } : { messages, rewind };
+    return buffer ? { messages: messages as ReceivedMessage[], buffer, rewind } : { messages: messages as ReceivedMessage[], rewind };
   }
 
   /** Stores `offset` as consumed on `partition`; `resetLastPolled` also moves this consumer's cursor back to it. */
