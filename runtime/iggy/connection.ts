@@ -66,6 +66,20 @@ export interface PooledReply {
   readonly buffer: Uint8Array;
 }
 
+/** Frames of at least this many bytes get a buffer that is not zeroed first (every byte of it is written by the read before it is used). */
+const UNZEROED_FROM = 64 * 1024;
+
+/**
+ * A buffer for one received frame, owned by its reply (never pooled). A large one (a poll reply)
+ * is not zeroed first, and is a plain Uint8Array over its own memory, so views of it behave as
+ * any Uint8Array (`slice()` copies).
+ */
+function newFrameBuffer(size: number): Uint8Array {
+  if (size < UNZEROED_FROM) return new Uint8Array(size);
+  const memory = Buffer.allocUnsafeSlow(size);
+  return new Uint8Array(memory.buffer, memory.byteOffset, size);
+}
+
 function newClientId(): bigint {
   for (;;) {
     const id = new Reader(randomBytes(16)).u128();
@@ -347,7 +361,7 @@ export class IggyConnection {
           return;
         }
         this.#framePool = this.#pending?.pool;
-        this.#frame = this.#framePool ? this.#framePool.rent(this.#frameSize) : new Uint8Array(this.#frameSize);
+        this.#frame = this.#framePool ? this.#framePool.rent(this.#frameSize) : newFrameBuffer(this.#frameSize);
         this.#frame.set(this.#head);
         this.#frameFilled = headerSize;
       }

@@ -22,6 +22,7 @@
 import { KeiyakuError } from '@keiyaku/runtime/adapter';
 import type { IggyClient } from './client.js';
 import { GroupMembership } from './group-membership.js';
+import { MessageIterator } from './message-iterator.js';
 import { type BufferPool, ObjectDisposedError, sharedPool } from './pooled-batches.js';
 import { IggyError, isRecoverable } from './protocol/errors.js';
 import type { Consumer, Identifier, PollingStrategy } from './protocol/primitives.js';
@@ -68,6 +69,8 @@ export class RentedPollBuffer {
 interface Polled {
   readonly messages: ReceivedMessage[];
   readonly buffer?: RentedPollBuffer;
+  /** The partition's cursor before and after this poll (to undo it when the poll is dropped unread). */
+  readonly rewind?: { readonly partition: number; readonly before: bigint | undefined; readonly after: bigint };
 }
 
 /**
@@ -99,6 +102,11 @@ export interface IggyConsumerConfig {
   readonly groupName?: string;
   /** Join the group in init() (and again after an eviction); false: membership is managed elsewhere and the consumer reads what the server assigns to this client. */
   readonly joinGroup: boolean;
+  /**
+   * Send the next poll while the loop handles the messages of the current one (default true).
+   * Only a single consumer (`Consumer.new`) polls ahead, and not with `server-on-poll`.
+   */
+  readonly pollAhead?: boolean;
 }
 
 export class IggyConsumer implements AsyncDisposable {
@@ -144,53 +152,90 @@ export class IggyConsumer implements AsyncDisposable {
   }
 
   /** Messages of every partition this consumer reads, in order per partition, until `signal` aborts. */
-  async *receive(signal?: AbortSignal): AsyncGenerator<ReceivedMessage> {
-    for await (const [message] of this.#run(signal, undefined)) yield message;
+  receive(signal?: AbortSignal): AsyncGenerator<ReceivedMessage> {
+    // Not an async generator: a message of the poll at hand is handed out as an already settled
+    // promise, at a fraction of a generator's cost per message; only the polls go through one.
+    return new MessageIterator(
+      this.#polls(signal, undefined),
+      this.config.autoCommit === 'after-receive' ? (message) => this.#storeAfterReceive(message) : undefined,
+      signal,
+    );
   }
 
   /**
-   * The receive loop: polls (into a pooled reply buffer when `pool` is given), yields each message
-   * with the poll's buffer, stores offsets after each message when auto-committing after receive.
-   * Messages of a poll that are never handed out (the loop ended or broke off) are released here.
+   * Stores the offset of `message`, which the loop handled (it asked for the next one). False
+   * when the store failed and the consumer recovered: the rest of the poll is dropped, and the
+   * message comes again after the rejoin (at least once).
    */
-  async *#run(
-    signal: AbortSignal | undefined,
-    pool: BufferPool | undefined,
-  ): AsyncGenerator<readonly [ReceivedMessage, RentedPollBuffer | undefined]> {
+  async #storeAfterReceive(message: ReceivedMessage): Promise<boolean> {
+    try {
+      await this.storeOffset(message.offset, message.partition);
+      return true;
+    } catch (error) {
+      await this.#recover(error);
+      return false;
+    }
+  }
+
+  /**
+   * The poll loop: polls (into a pooled reply buffer when `pool` is given) and yields each
+   * non-empty poll; after an empty one it waits one poll interval. A recoverable failure of a poll
+   * is recovered from here; the caller hands the messages out.
+   *
+   * A single consumer polls ahead (see {@link IggyConsumerConfig.pollAhead}): the next poll is
+   * sent as soon as a poll is yielded, so its reply arrives while the caller handles the messages.
+   * When the loop ends before that poll is handed out, its messages are dropped and the
+   * partition's cursor goes back to where it was, so the next `receive` polls them again. Not with
+   * `server-on-poll` (the server would store the offsets of messages a loop that ends never
+   * sees), nor in a group (whose polls wait for its membership to be settled).
+   */
+  async *#polls(signal: AbortSignal | undefined, pool: BufferPool | undefined): AsyncGenerator<Polled> {
     if (!this.#initialized) throw new KeiyakuError('iggy_not_initialized', 'call init() on the Iggy consumer before receive()');
-    while (!signal?.aborted) {
-      let polled: Polled;
-      try {
-        polled = await this.#pollOnce(pool);
-      } catch (error) {
-        await this.#recover(error);
-        continue;
-      }
-      const { messages, buffer } = polled;
-      if (messages.length === 0) {
-        // An abort ends the wait early; the loop condition then ends the loop.
-        await this.#client.clock.sleep(this.config.pollIntervalMs, signal).catch(() => undefined);
-        continue;
-      }
-      let handedOut = 0;
-      try {
-        for (const message of messages) {
-          handedOut++;
-          yield [message, buffer] as const;
-          if (this.config.autoCommit === 'after-receive') {
-            try {
-              await this.storeOffset(message.offset, message.partition);
-            } catch (error) {
-              // Not stored: after the rejoin the message comes again (at least once).
-              await this.#recover(error);
-              break;
-            }
-          }
-          if (signal?.aborted) return;
+    const { pollAhead = true, autoCommit, consumer } = this.config;
+    const ahead = pollAhead && autoCommit !== 'server-on-poll' && consumer.kind !== 'group';
+    let next: Promise<Polled> | undefined;
+    try {
+      while (!signal?.aborted) {
+        const pending = next ?? this.#pollOnce(pool);
+        next = undefined;
+        let polled: Polled;
+        try {
+          polled = await pending;
+        } catch (error) {
+          await this.#recover(error);
+          continue;
         }
-      } finally {
-        buffer?.release(messages.length - handedOut);
+        if (polled.messages.length === 0) {
+          // An abort ends the wait early; the loop condition then ends the loop.
+          await this.#client.clock.sleep(this.config.pollIntervalMs, signal).catch(() => undefined);
+          continue;
+        }
+        if (ahead) {
+          next = this.#pollOnce(pool);
+          // Its failure is handled where it is awaited (or dropped with it).
+          next.catch(() => undefined);
+        }
+        yield polled;
       }
+    } finally {
+      if (next) await this.#drop(next);
+    }
+  }
+
+  /** Drops a poll sent ahead that is never handed out: its buffer goes back, its partition's cursor back to where the poll started. */
+  async #drop(poll: Promise<Polled>): Promise<void> {
+    let polled: Polled;
+    try {
+      polled = await poll;
+    } catch {
+      return;
+    }
+    polled.buffer?.release(polled.messages.length);
+    const { rewind } = polled;
+    // Only if nothing moved the cursor since (storeOffset with resetLastPolled, deleteOffset, a rejoin).
+    if (rewind && this.#cursors.get(rewind.partition) === rewind.after) {
+      if (rewind.before === undefined) this.#cursors.delete(rewind.partition);
+      else this.#cursors.set(rewind.partition, rewind.before);
     }
   }
 
@@ -218,7 +263,21 @@ export class IggyConsumer implements AsyncDisposable {
    * reading a disposed message throws {@link ObjectDisposedError}. Auto-commit applies as with `receive`.
    */
   async *receiveRented(signal?: AbortSignal, pool: BufferPool = sharedPool): AsyncGenerator<RentedReceivedMessage> {
-    for await (const [message, buffer] of this.#run(signal, pool)) yield new RentedReceivedMessage(message, buffer);
+    // Messages of a poll that are never handed out (the loop ended or broke off) are released here.
+    const storeEach = this.config.autoCommit === 'after-receive';
+    for await (const { messages, buffer } of this.#polls(signal, pool)) {
+      let handedOut = 0;
+      try {
+        for (const message of messages) {
+          handedOut++;
+          yield new RentedReceivedMessage(message, buffer);
+          if (storeEach && !(await this.#storeAfterReceive(message))) break;
+          if (signal?.aborted) break;
+        }
+      } finally {
+        buffer?.release(messages.length - handedOut);
+      }
+    }
   }
 
   /** One poll of the next partition in turn; with a pool, into a reply buffer rented from it. */
@@ -258,9 +317,15 @@ export class IggyConsumer implements AsyncDisposable {
       return { messages: [] };
     }
     const last = reply.messages.at(-1);
-    if (last) this.#cursors.set(partition, last.offset + 1n);
-    const messages = reply.messages.map((m) => ({ ...m, partition }));
-    return buffer ? { messages, buffer } : { messages };
+    if (last === undefined) return buffer ? { messages: [], buffer } : { messages: [] };
+    const after = last.offset + 1n;
+    this.#cursors.set(partition, after);
+    // Each message gets its partition in place: the decoded messages belong to this poll alone,
+    // and adding one property is far cheaper than a copy of each message.
+    const messages = reply.messages as (PolledMessage & { partition?: number })[];
+    for (const message of messages) message.partition = partition;
+    const rewind = { partition, before: cursor, after };
+    return buffer ? { messages: messages as ReceivedMessage[], buffer, rewind } : { messages: messages as ReceivedMessage[], rewind };
   }
 
   /** Stores `offset` as consumed on `partition`; `resetLastPolled` also moves this consumer's cursor back to it. */
@@ -348,6 +413,16 @@ export class IggyConsumerBuilder {
   /** The partitions a single consumer reads (default: all of the topic's; C#: `WithPartitionId` for one). Ignored by groups. */
   withPartitions(partitions: readonly number[]): this {
     this.#config = { ...this.#config, partitions };
+    return this;
+  }
+
+  /**
+   * Whether a single consumer sends its next poll while the loop handles the messages of the
+   * current one (default true; never in a group, nor with `server-on-poll`). It holds two polls'
+   * messages at once (with `receiveRented`, two pooled buffers).
+   */
+  withPollAhead(enabled = true): this {
+    this.#config = { ...this.#config, pollAhead: enabled };
     return this;
   }
 

@@ -143,4 +143,33 @@ describe('IggyConsumer (against the protocol test double)', () => {
     stop.abort();
     expect(await loop).toEqual({ done: true, value: undefined });
   });
+
+  it('polls ahead: a loop that breaks off drops the poll sent ahead, and the next receive() reads its messages; return() and throw() end the loop', async () => {
+    const c = await client();
+    const consumer = IggyConsumerBuilder.create(c, 'library', 'books', { kind: 'consumer', id: 'ahead' })
+      .withPollingStrategy({ kind: 'first' })
+      .withBatchSize(2)
+      .withAutoCommit('disabled')
+      .withPollInterval(5)
+      .build();
+    await consumer.init();
+    const polls = (): number => server.seen.filter((request) => request.code === 100).length;
+    expect(await take(consumer.receive(), 2)).toEqual(['0:0:m0', '0:1:m2']);
+    expect(polls()).toBe(2); // partition 0, and partition 1 sent ahead while m0 and m2 were handled
+    // The poll sent ahead (partition 1) was dropped and its cursor went back: m1 and m3 are not skipped.
+    expect(await take(consumer.receive(), 4)).toEqual(['0:2:m4', '1:0:m1', '1:1:m3', '1:2:m5']);
+    const iterator = consumer.receive();
+    await expect(iterator.throw(new Error('stop'))).rejects.toThrow('stop');
+    expect(await iterator.next()).toEqual({ done: true, value: undefined });
+    const single = IggyConsumerBuilder.create(c, 'library', 'books', { kind: 'consumer', id: 'plain' })
+      .withPollingStrategy({ kind: 'first' })
+      .withBatchSize(2)
+      .withAutoCommit('disabled')
+      .withPollAhead(false)
+      .build();
+    await single.init();
+    const before = polls();
+    expect(await take(single.receive(), 1)).toEqual(['0:0:m0']);
+    expect(polls()).toBe(before + 1); // no poll ahead
+  });
 });

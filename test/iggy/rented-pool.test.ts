@@ -30,11 +30,13 @@ afterEach(async () => {
   await server.stop();
 });
 
-async function consumer(batchSize: number) {
+/** A single consumer from the first offset; `pollAhead` false unless asked, so each test sees one poll at a time. */
+async function consumer(batchSize: number, pollAhead = false) {
   const built = IggyConsumerBuilder.create(client, 's', 't', Consumer.new(1))
     .withPollingStrategy(PollingStrategy.first())
     .withBatchSize(batchSize)
     .withAutoCommit('disabled')
+    .withPollAhead(pollAhead)
     .build();
   await built.init();
   return built;
@@ -99,6 +101,24 @@ describe('receiveRented over a pooled reply buffer', () => {
       break; // seven messages of this poll are never handed out
     }
     expect(pool.pooled).toBe(1);
+  });
+
+  it('polling ahead: the poll sent ahead of a loop that breaks off goes back to the pool, and its messages come again', async () => {
+    const pool = new BufferPool();
+    const reader = await consumer(3, true);
+    const polls = (): number => server.seen.filter((request) => request.code === 100).length;
+    const seen: string[] = [];
+    for await (using message of reader.receiveRented(undefined, pool)) {
+      seen.push(text.decode(message.payload));
+      if (seen.length === 3) break; // the poll sent ahead (payloads 3-5) is never handed out
+    }
+    expect(polls()).toBe(2); // the first poll, and the one sent while its messages were handled
+    expect(pool.pooled).toBe(pool.stats.allocated); // every buffer back, the dropped poll's too
+    for await (using message of reader.receiveRented(undefined, pool)) {
+      seen.push(text.decode(message.payload));
+      if (seen.length === 8) break;
+    }
+    expect(seen).toEqual(Array.from({ length: 8 }, (_, i) => `payload-${i}`));
   });
 
   it('receive() (the copying path) gives each poll a reply buffer of its own: payloads kept past the loop stay readable', async () => {

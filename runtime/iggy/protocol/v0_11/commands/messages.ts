@@ -255,6 +255,9 @@ const NO_HEADERS = new Uint8Array(0);
 export function decodePollReply(payload: Uint8Array): PollReply {
   const r = new Reader(payload);
   const view = new DataView(payload.buffer, payload.byteOffset, payload.byteLength);
+  // Views of payloads and headers are made on the underlying buffer (cheaper than subarray, which looks up a species constructor).
+  const arrayBuffer = payload.buffer;
+  const base = payload.byteOffset;
   const partitionId = r.u32('partition_id');
   const currentOffset = r.u64('current_offset');
   const count = r.u32('messages_count');
@@ -298,8 +301,8 @@ export function decodePollReply(payload: Uint8Array): PollReply {
         timestamp: baseTimestamp,
         originTimestamp: timestampDelta === 0 ? origin : origin + BigInt(timestampDelta),
         checksum,
-        payload: payload.subarray(body, body + payloadLength),
-        headers: headersLength === 0 ? NO_HEADERS : payload.subarray(body + payloadLength, body + payloadLength + headersLength),
+        payload: new Uint8Array(arrayBuffer, base + body, payloadLength),
+        headers: headersLength === 0 ? NO_HEADERS : new Uint8Array(arrayBuffer, base + body + payloadLength, headersLength),
       });
       at = body + payloadLength + headersLength;
     }
