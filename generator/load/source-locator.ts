@@ -327,7 +327,9 @@ export class SourceLocator {
     let jsonNode: ReturnType<JsonIndex['node']> | undefined;
     const childAt = (token: string): number | YamlNode | null | undefined => {
       if (jsonNode === undefined) return childOf(this.#mapIndex, at as YamlNode | null, token);
-      return jsonNode.members?.get(token) ?? (jsonNode.items !== undefined && /^\d+$/.test(token) ? jsonNode.items[Number(token)] : undefined);
+      return (
+        jsonNode.members?.get(token) ?? (jsonNode.items !== undefined && /^\d+$/.test(token) ? jsonNode.items[Number(token)] : undefined)
+      );
     };
     while (true) {
       // A JSON node is looked up once per step: its `$ref`, then its members.
