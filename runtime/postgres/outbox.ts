@@ -232,37 +232,9 @@ export class PostgresOutbox extends OutboxStoreBase {
     return false;
   }
 
-  async claim(owner: string, limit: number, now: number): Promise<readonly OutboxRow[]> {
-    // One statement: take free lanes with due rows (or keep ours), give back the lanes of the
-    // previous claim that are not taken again (so other dispatchers get their turn), and read
-    // the due rows of the lanes taken, oldest first, skipping keys whose head waits for a retry.
-    const { rows } = await this.pool.query<Row & { claimed_lanes?: string }>(
-      `WITH free AS (
-         SELECT l.lane FROM keiyaku_outbox_lanes l
-         WHERE (l.lease_until IS NULL OR l.lease_until < now() OR l.owner = $1)
-           AND EXISTS (SELECT 1 FROM keiyaku_outbox o WHERE o.lane = l.lane AND o.state = 'pending' AND o.next_attempt_at <= $2)
-         ORDER BY random()
-         LIMIT $3
-         FOR UPDATE SKIP LOCKED),
-       claimed AS (
-         UPDATE keiyaku_outbox_lanes l SET owner = $1, lease_until = now() + $4 * interval '1 millisecond'
-         FROM free WHERE l.lane = free.lane
-         RETURNING l.lane),
-       released AS (
-         UPDATE keiyaku_outbox_lanes SET owner = NULL, lease_until = NULL
-         WHERE owner = $1 AND lane NOT IN (SELECT lane FROM free)
-         RETURNING lane)
-       SELECT ${COLUMNS}, (SELECT count(*) FROM claimed) AS claimed_lanes FROM keiyaku_outbox o
-       WHERE o.state = 'pending' AND o.lane IN (SELECT lane FROM claimed) AND o.next_attempt_at <= $2
-         AND (o.partition_key IS NULL OR o.partition_key NOT IN (
-           SELECT b.partition_key FROM keiyaku_outbox b
-           WHERE b.state = 'pending' AND b.next_attempt_at > 0 AND b.next_attempt_at > $2 AND b.partition_key IS NOT NULL))
-       ORDER BY o.seq LIMIT $5`,
-      [owner, now, this.#lanesPerClaim, this.leaseMs, limit],
-    );
-    // A claim that returns no row counts no lanes: nothing of its is in flight.
-    this.#claimedLanes.set(owner, Number(rows[0]?.claimed_lanes ?? 0));
-    return rows.map(fromRow);
+  /** A claim of the dispatcher that does one batch at a time: {@link claimNext} with nothing in flight or acknowledged, and no byte cap. */
+  claim(owner: string, limit: number, now: number): Promise<readonly OutboxRow[]> {
+    return this.claimNext(owner, { limit, maxBytes: Number.POSITIVE_INFINITY, now, inFlight: [], published: [], keep: false });
   }
 
   /**
@@ -318,9 +290,10 @@ export class PostgresOutbox extends OutboxStoreBase {
         ...(settle === '' ? [] : request.keep ? [request.published, request.now] : [request.published]),
       ],
     );
-    this.#claimedLanes.set(owner, Number(rows[0]?.held ?? 0));
     const claimed: OutboxRow[] = [];
     for (const row of rows) if (row.seq !== null && row.seq !== undefined) claimed.push(fromRow(row as Row));
+    // A claim that returns no row, with none in flight, counts no lanes: nothing of its can be lost.
+    this.#claimedLanes.set(owner, claimed.length === 0 && request.inFlight.length === 0 ? 0 : Number(rows[0]?.held ?? 0));
     // The byte cap is applied here: the rows beyond it stay pending for the next claim.
     return capBytes(claimed, request.maxBytes);
   }
