@@ -13,7 +13,7 @@ import Database from 'better-sqlite3';
 import { type Admin, Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BookBorrowed, BookIntegrationEvents } from '../generated/index.js';
-import { repoRoot, scratch, withoutKafkajsTimeoutWarning } from './helpers.js';
+import { binPath, repoRoot, scratch, withoutKafkajsTimeoutWarning } from './helpers.js';
 import { kafkaBrokers, kafkaSkipReason } from './kafka/kafka-env.js';
 import { type FreshDatabase, freshDatabase, postgresSkipNote, postgresUrl } from './postgres/postgres-env.js';
 
@@ -27,14 +27,15 @@ const cleanEnv = Object.fromEntries(
   Object.entries(process.env).filter(([name]) => !name.startsWith('KEIYAKU_') && name !== 'KAFKA_BROKERS' && name !== 'KAFKA_SASL_BROKERS'),
 );
 /**
- * Runs `keiyaku dead-letters …` from the sources (the same entry as the binary, generator/cli/run.ts),
- * writing `input` to its stdin (the confirmation answer), with `env` added to a clean environment.
+ * Runs `keiyaku dead-letters …` as the built binary (`npm test` builds first; it starts on a third of
+ * the CPU the sources through tsx take, and this file starts it ~60 times), writing `input` to its
+ * stdin (the confirmation answer), with `env` added to a clean environment.
  */
 function cli(args: readonly string[], input = '', options: { env?: Record<string, string>; cwd?: string } = {}): Promise<Result> {
   return new Promise((resolve) => {
     const child = execFile(
       process.execPath,
-      ['--import', 'tsx/esm', '--conditions=keiyaku-source', join(repoRoot, 'generator', 'cli', 'run.ts'), 'dead-letters', ...args],
+      [binPath, 'dead-letters', ...args],
       { cwd: options.cwd ?? repoRoot, env: { ...cleanEnv, ...options.env }, timeout: 90_000 },
       (error, stdout, stderr) => resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : 1, stdout, stderr }),
     );
