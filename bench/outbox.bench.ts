@@ -15,7 +15,7 @@
  *
  * POSTGRES_URL, else scripts/postgres start on POSTGRES_PORT (default: a free port), stopped after.
  * A fresh database per run, dropped after. OUTBOX_BENCH_ROWS (default 20 000), OUTBOX_BENCH_CONCURRENCY (default 4),
- * OUTBOX_BENCH_ROUNDS (default 8).
+ * OUTBOX_BENCH_ROUNDS (default 8); OUTBOX_BENCH_BATCH, the dispatcher's batch size (default 500, its own default).
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -35,8 +35,8 @@ const DISPATCH_ROWS = Number(process.env['OUTBOX_BENCH_DISPATCH_ROWS'] ?? 20_000
 const DISPATCH_ROUNDS = Number(process.env['OUTBOX_BENCH_DISPATCH_ROUNDS'] ?? 3);
 const KAFKA_ROWS = Number(process.env['OUTBOX_BENCH_KAFKA_ROWS'] ?? 20_000);
 const KAFKA_ROUNDS = Number(process.env['OUTBOX_BENCH_KAFKA_ROUNDS'] ?? 3);
-/** The dispatcher's default batch size, printed with the figures. */
-const BATCH = 500;
+/** The dispatcher's batch size: its default (500) unless OUTBOX_BENCH_BATCH says another. */
+const BATCH = Number(process.env['OUTBOX_BENCH_BATCH'] ?? 500);
 const out = (line: string): void => {
   process.stdout.write(`${line}\n`);
 };
@@ -262,7 +262,9 @@ try {
       const kafkaDispatch = ((KAFKA_ROWS * KAFKA_ROUNDS) / times.dispatch) | 0;
       const kafkaDirect = ((KAFKA_ROWS * KAFKA_ROUNDS) / times.direct) | 0;
       const kafkaRatio = (kafkaDispatch / kafkaDirect).toFixed(2);
-      out(`outbox dispatch to Kafka: ${KAFKA_ROUNDS} rounds of ${KAFKA_ROWS} rows, PostgreSQL to Kafka (kafkajs, acks=all, 6 partitions)`);
+      out(
+        `outbox dispatch to Kafka: ${KAFKA_ROUNDS} rounds of ${KAFKA_ROWS} rows, PostgreSQL to Kafka (kafkajs, acks=all, 6 partitions; batches of ${BATCH} rows)`,
+      );
       out(
         `  publishing directly: ${kafkaDirect} msg/s; dispatching from the outbox: ${kafkaDispatch} msg/s; ratio ${kafkaRatio}x (goal >= 0.8x: ${verdict(kafkaRatio, 0.8)})`,
       );
@@ -291,7 +293,7 @@ try {
   async function dispatchRound(count: number, transport: Transport): Promise<number> {
     const messaging = createMessaging({ transport: unclosed(transport) });
     const dispatcher = messaging.host(
-      outbox.dispatcher({ transport: messaging.transport }, { pollIntervalMs: 50, healthIntervalMs: 60_000 }),
+      outbox.dispatcher({ transport: messaging.transport }, { pollIntervalMs: 50, healthIntervalMs: 60_000, batchSize: BATCH }),
     );
     const started = performance.now();
     await messaging.start();

@@ -90,6 +90,62 @@ export function outboxLane(key: string | undefined): number {
   return (hash >>> 0) % OUTBOX_LANES;
 }
 
+/**
+ * The columns a claim reads: a claimed row is pending and not finished, so its state and
+ * `finished_at` are not read. They come back as the server's text (no per-type parsing in `pg`),
+ * as arrays, and are turned into rows by {@link claimedRow}.
+ */
+const CLAIM_COLUMNS =
+  'seq, message_id, channel, address, partition_key, type, payload, headers, created_at, attempts, next_attempt_at, last_error';
+
+/** `held` then {@link CLAIM_COLUMNS}, as text (null for SQL null). */
+type ClaimedRow = [
+  held: string,
+  seq: string | null,
+  messageId: string,
+  channel: string,
+  address: string,
+  key: string | null,
+  type: string,
+  payload: string,
+  headers: string,
+  createdAt: string,
+  attempts: string,
+  nextAttemptAt: string,
+  lastError: string | null,
+];
+
+const rawText = (value: string): string => value;
+/** Type parsers of a claim: every column as the server's text. */
+const RAW_TEXT = { getTypeParser: () => rawText };
+
+/** `pg`'s own `bytea` parser: for a server whose `bytea_output` is `escape` rather than the default `hex`. */
+const parseBytea = pg.types.getTypeParser(17, 'text') as (text: string) => Buffer;
+
+/** A claimed row (pending) from the text of {@link CLAIM_COLUMNS}. */
+function claimedRow(row: ClaimedRow): OutboxRow {
+  const text = row[7];
+  const payload = text.startsWith('\\x') ? Buffer.from(text.substring(2), 'hex') : parseBytea(text);
+  return Object.freeze({
+    id: row[1]!,
+    messageId: row[2],
+    channel: row[3],
+    address: row[4],
+    ...(row[5] === null ? {} : { key: row[5] }),
+    type: row[6],
+    payload: new Uint8Array(payload.buffer, payload.byteOffset, payload.byteLength),
+    headers: JSON.parse(row[8]) as Record<string, string>,
+    createdAt: Number(row[9]),
+    state: 'pending',
+    attempts: Number(row[10]),
+    nextAttemptAt: Number(row[11]),
+    ...(row[12] === null ? {} : { lastError: row[12] }),
+  });
+}
+
+/** Row ids (decimal) as a `bigint[]` literal: one parameter string instead of an array `pg` escapes element by element. */
+const idArray = (ids: readonly string[]): string => `{${ids.join(',')}}`;
+
 /** The `settled` step of {@link PostgresOutbox.claimNext}: the acknowledged rows ($8) deleted… */
 const CLAIM_DELETE = 'settled AS (DELETE FROM keiyaku_outbox WHERE seq = ANY($8::bigint[])),';
 /** …or marked published at $9 (retention). */
@@ -248,8 +304,8 @@ export class PostgresOutbox extends OutboxStoreBase {
   async claimNext(owner: string, request: OutboxClaimRequest): Promise<readonly OutboxRow[]> {
     const settle = request.published.length === 0 ? '' : request.keep ? CLAIM_KEEP : CLAIM_DELETE;
     const excluded = request.inFlight.length === 0 ? request.published : [...request.inFlight, ...request.published];
-    const { rows } = await this.pool.query<Partial<Row> & { held: string }>(
-      `WITH ${settle}
+    const { rows } = await this.pool.query<ClaimedRow>({
+      text: `WITH ${settle}
        flying AS (SELECT DISTINCT lane FROM keiyaku_outbox WHERE seq = ANY($7::bigint[])),
        free AS (
          SELECT l.lane FROM keiyaku_outbox_lanes l
@@ -268,8 +324,8 @@ export class PostgresOutbox extends OutboxStoreBase {
          WHERE owner = $1 AND lane NOT IN (SELECT lane FROM free) AND lane NOT IN (SELECT lane FROM flying)
          RETURNING lane),
        due AS (
-         SELECT ${COLUMNS} FROM keiyaku_outbox o
-         WHERE o.state = 'pending' AND o.lane IN (SELECT lane FROM claimed) AND o.next_attempt_at <= $2
+         SELECT ${CLAIM_COLUMNS} FROM keiyaku_outbox o
+         WHERE o.state = 'pending' AND o.lane = ANY(ARRAY(SELECT lane FROM claimed)) AND o.next_attempt_at <= $2
            AND o.seq <> ALL($6::bigint[])
            AND (o.partition_key IS NULL OR o.partition_key NOT IN (
              SELECT b.partition_key FROM keiyaku_outbox b
@@ -279,21 +335,23 @@ export class PostgresOutbox extends OutboxStoreBase {
            + (SELECT count(*) FROM flying WHERE lane NOT IN (SELECT lane FROM claimed)) AS held) h
          LEFT JOIN due d ON true
        ORDER BY d.seq`,
-      [
+      values: [
         owner,
         request.now,
         this.#lanesPerClaim,
         this.leaseMs,
         request.limit,
-        excluded,
-        request.inFlight,
-        ...(settle === '' ? [] : request.keep ? [request.published, request.now] : [request.published]),
+        idArray(excluded),
+        idArray(request.inFlight),
+        ...(settle === '' ? [] : request.keep ? [idArray(request.published), request.now] : [idArray(request.published)]),
       ],
-    );
+      rowMode: 'array',
+      types: RAW_TEXT,
+    });
     const claimed: OutboxRow[] = [];
-    for (const row of rows) if (row.seq !== null && row.seq !== undefined) claimed.push(fromRow(row as Row));
+    for (const row of rows) if (row[1] !== null) claimed.push(claimedRow(row));
     // A claim that returns no row, with none in flight, counts no lanes: nothing of its can be lost.
-    this.#claimedLanes.set(owner, claimed.length === 0 && request.inFlight.length === 0 ? 0 : Number(rows[0]?.held ?? 0));
+    this.#claimedLanes.set(owner, claimed.length === 0 && request.inFlight.length === 0 ? 0 : Number(rows[0]?.[0] ?? 0));
     // The byte cap is applied here: the rows beyond it stay pending for the next claim.
     return capBytes(claimed, request.maxBytes);
   }

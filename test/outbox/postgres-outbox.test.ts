@@ -80,6 +80,43 @@ const run = postgresUrl !== '';
       for (const o of outboxes) await o.close();
     });
 
+    it('a claim reads every field of a row back as written, with bytea_output hex (the default) and escape', async () => {
+      const fresh = await freshDatabase('outbox_claim_fields');
+      databases.push(fresh);
+      const writer = new PostgresOutbox(fresh.pool);
+      await writer.migrate();
+      const channel = writer.channel(outboxConformanceChannel('fields'));
+      const bytes = Uint8Array.from([0, 1, 0x5c, 0x78, 0x7f, 0x80, 0xfe, 0xff, ...new TextEncoder().encode('é\\x00')]);
+      const keyed = { ...channel.encoder.encode(OutboxPing.create({ seq: 1, key: 'k' })), payload: bytes };
+      const { key: _key, ...unkeyed } = channel.encoder.encode(OutboxPing.create({ seq: 2, key: 'k' }));
+      const client = await fresh.pool.connect();
+      await client.query('BEGIN');
+      await channel.insert(client, [keyed, unkeyed]);
+      await client.query('COMMIT');
+      client.release();
+      const [first, second] = await writer.list({ state: 'pending' });
+      await writer.failed(second!.id, { attempts: 1, error: 'refused: "x"', next: 1, now: 1 });
+      for (const output of ['hex', 'escape']) {
+        const reader = new PostgresOutbox(new pg.Pool({ connectionString: fresh.url, options: `-c bytea_output=${output}` }));
+        const claimed = await reader.claimNext(`reader-${output}`, {
+          limit: 10,
+          maxBytes: 1 << 20,
+          now: Date.now(),
+          inFlight: [],
+          published: [],
+          keep: false,
+        });
+        expect(claimed.map((row) => row.id)).toEqual([first!.id, second!.id]);
+        expect(claimed[0]).toEqual({ ...first, payload: bytes });
+        expect([...claimed[0]!.payload]).toEqual([...bytes]);
+        expect(claimed[1]).toEqual({ ...second, attempts: 1, lastError: 'refused: "x"', nextAttemptAt: 1 });
+        expect(claimed[1]!.key).toBeUndefined();
+        await reader.release(`reader-${output}`);
+        await reader.pool.end();
+      }
+      await writer.close();
+    });
+
     it('a write before migrate() is a typed error; the write uses only the caller’s client', async () => {
       const fresh = await freshDatabase('outbox_unmigrated');
       databases.push(fresh);
