@@ -61,6 +61,63 @@ out(
   `poll reply of 100 × 1 KiB: decode ${((decode * 100) / 1e6).toFixed(2)}M msg/s, bare walk ${((walk * 100) / 1e6).toFixed(2)}M msg/s → ${(decode / walk).toFixed(2)}x the walk`,
 );
 
+// How receive() hands out the messages of a poll: 22 decoded polls of 1,000 messages through the
+// consumer's iterator (`for await`), against the floor of any async iterator over the same arrays
+// (a bare `next()` that returns a settled promise per message), interleaved in one process.
+const { MessageIterator } = await import('../runtime/iggy/message-iterator.js');
+const handOutBatches = Array.from({ length: 22 }, () => ({
+  messages: decodePollReply(new Writer(batch.length + 16).u32(0).u64(99n).u32(100).bytes(batch).finish()).messages.flatMap((m) =>
+    Array.from({ length: 10 }, () => m),
+  ),
+}));
+const handOutTotal = handOutBatches.reduce((n, b) => n + b.messages.length, 0);
+async function* handOutPolls(): AsyncGenerator<{ messages: readonly unknown[] }> {
+  yield* handOutBatches;
+}
+const viaIterator = async (): Promise<number> => {
+  let n = 0;
+  for await (const _ of new MessageIterator(handOutPolls(), undefined, undefined)) n++;
+  return n;
+};
+const bareIterator = async (): Promise<number> => {
+  let poll = 0;
+  let at = 0;
+  const iterable: AsyncIterable<unknown> = {
+    [Symbol.asyncIterator]: () => ({
+      next: (): Promise<IteratorResult<unknown>> => {
+        const messages = handOutBatches[poll]?.messages;
+        if (messages === undefined) return Promise.resolve({ value: undefined, done: true });
+        const value = messages[at++];
+        if (at === messages.length) {
+          poll++;
+          at = 0;
+        }
+        return Promise.resolve({ value, done: false });
+      },
+    }),
+  };
+  let n = 0;
+  for await (const _ of iterable) n++;
+  return n;
+};
+const iteratorMs: number[] = [];
+const bareMs: number[] = [];
+for (let round = -5; round < 40; round++) {
+  const pairs = [
+    [viaIterator, iteratorMs],
+    [bareIterator, bareMs],
+  ] as const;
+  for (const [fn, into] of round % 2 === 0 ? pairs : [...pairs].reverse()) {
+    const begin = performance.now();
+    if ((await fn()) !== handOutTotal) throw new Error('the hand-out lost messages');
+    if (round >= 0) into.push(performance.now() - begin);
+  }
+}
+const perMessage = (ms: number[]): number => (median(ms) * 1000) / handOutTotal;
+out(
+  `receive() hand-out of ${handOutTotal} decoded messages: ${perMessage(iteratorMs).toFixed(3)} µs/msg, a bare async iterator ${perMessage(bareMs).toFixed(3)} µs/msg → ${(median(bareMs) / median(iteratorMs)).toFixed(2)}x the bare one (median of 40 interleaved rounds)`,
+);
+
 // High-level publisher (background, batches of 100 × 1 KiB) against direct low-level sends of
 // the same batches, both through keiyaku's client: always against the in-repo protocol double
 // on loopback, and, with IGGY_TCP_ADDRESS set, against that iggy-server too, followed there by

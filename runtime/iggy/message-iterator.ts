@@ -25,8 +25,10 @@ export class MessageIterator<T> implements AsyncGenerator<T, undefined> {
   /** The message handed out last, whose offset is stored when the next is asked for. */
   #handed: T | undefined;
   #done = false;
-  /** The call being served when it could not be answered at once; later calls wait for it. */
-  #busy: Promise<unknown> | undefined;
+  /** Calls that could not be answered at once and have not finished; while there are any, later calls queue behind them. */
+  #pending = 0;
+  /** Settles when the last queued call has finished (never rejects). */
+  #tail: Promise<unknown> | undefined;
 
   constructor(polls: AsyncGenerator<Batch<T>>, store: ((message: T) => Promise<boolean>) | undefined, signal: AbortSignal | undefined) {
     this.#polls = polls;
@@ -39,7 +41,7 @@ export class MessageIterator<T> implements AsyncGenerator<T, undefined> {
   }
 
   next(): Promise<IteratorResult<T, undefined>> {
-    if (this.#busy === undefined && this.#handed === undefined && this.#next < this.#messages.length && !this.#signal?.aborted) {
+    if (this.#pending === 0 && this.#handed === undefined && this.#next < this.#messages.length && !this.#signal?.aborted) {
       const message = this.#messages[this.#next++]!;
       if (this.#store) this.#handed = message;
       return Promise.resolve({ value: message, done: false });
@@ -62,19 +64,28 @@ export class MessageIterator<T> implements AsyncGenerator<T, undefined> {
     });
   }
 
-  /** Runs `call` after the calls before it settled. */
-  #serialized<T>(call: () => Promise<T>): Promise<T> {
-    const before = this.#busy;
-    const run = before === undefined ? call() : before.then(call, call);
-    const settled = run.then(
+  /**
+   * Runs `call` after the calls before it settled. The count of pending calls drops before the
+   * call's promise settles, so the call after it takes the fast path again at once.
+   */
+  #serialized<R>(call: () => Promise<R>): Promise<R> {
+    const before = this.#pending === 0 ? undefined : this.#tail;
+    this.#pending++;
+    const run = this.#after(before, call);
+    this.#tail = run.then(
       () => undefined,
       () => undefined,
     );
-    this.#busy = settled;
-    void settled.then(() => {
-      if (this.#busy === settled) this.#busy = undefined;
-    });
     return run;
+  }
+
+  async #after<R>(before: Promise<unknown> | undefined, call: () => Promise<R>): Promise<R> {
+    try {
+      if (before !== undefined) await before;
+      return await call();
+    } finally {
+      this.#pending--;
+    }
   }
 
   async #slowNext(): Promise<IteratorResult<T, undefined>> {

@@ -54,6 +54,12 @@ export class IggyProtocolDouble {
   failSends = 0;
   /** The next this-many POLL_MESSAGES get status 57 (TransientNotCommitted, retriable) on a live connection. */
   failPolls = 0;
+  /**
+   * When set, the next request of this operation (for operation 2, of this code) is answered with an eviction of its
+   * client instead of its reply, and every group member is dropped: the server's evictor firing while that request is
+   * in flight.
+   */
+  evictOn: number | undefined;
   /** Message count of every batch stored, with its partition. */
   readonly sentBatches: { partition: number; messages: number }[] = [];
   port = 0;
@@ -77,13 +83,17 @@ export class IggyProtocolDouble {
 
   /** Sends an unsolicited eviction (stale client) to every connection and drops every group member, as the server's evictor does. */
   evictAll(reason = 13): void {
+    this.#dropMembers();
+    for (const socket of this.#sockets) socket.write(encodeEviction({ client: 1n, reason }));
+  }
+
+  #dropMembers(): void {
     for (const stream of this.#streams)
       for (const topic of stream.topics)
         for (const group of topic.groups) {
           group.members = [];
           group.generation++;
         }
-    for (const socket of this.#sockets) socket.write(encodeEviction({ client: 1n, reason }));
   }
 
   #accept(socket: Socket): void {
@@ -164,7 +174,13 @@ export class IggyProtocolDouble {
     }
     if (code === 1) return this.#reply(request, 0);
     if (session === 0n) return request.operation === 2 ? this.#reply(request, 40) : encodeEviction({ client: request.client, reason: 1 });
-    switch (request.operation === 2 ? code : request.operation) {
+    const kind = request.operation === 2 ? code : request.operation;
+    if (kind !== undefined && kind === this.evictOn) {
+      this.evictOn = undefined;
+      this.#dropMembers();
+      return encodeEviction({ client: request.client, reason: 13 });
+    }
+    switch (kind) {
       case 200: {
         const stream = this.#stream(readIdentifier(r));
         return this.#reply(
