@@ -65,7 +65,7 @@ export class MysqlEventStore<D> implements EventStore<D> {
   /** Appends atomically; throws {@link ConcurrencyError} when `expectedVersion` does not match. */
   async append(streamId: string, events: readonly D[], options: MysqlAppendOptions = {}): Promise<readonly RecordedEvent<D>[]> {
     if (events.length === 0) return [];
-    const run = (connection: MysqlConnection) => this.#append(connection, streamId, events, options);
+    const run = (connection: MysqlConnection) => this.#append(connection, streamId, events, options, options.connection !== undefined);
     let recorded: readonly RecordedEvent<D>[];
     try {
       recorded = options.connection ? await run(options.connection) : await inTransaction(this.#db, run);
@@ -82,17 +82,32 @@ export class MysqlEventStore<D> implements EventStore<D> {
     streamId: string,
     events: readonly D[],
     options: AppendToStreamOptions,
+    joined: boolean,
   ): Promise<readonly RecordedEvent<D>[]> {
-    // The head row lock orders appends; the reads below are locking reads, so they see the
-    // latest committed rows even inside a caller's transaction that began earlier.
+    // The head row lock orders appends. In the store's own transaction the first plain read comes
+    // after that lock, so its snapshot holds every append committed before: one SELECT reads the
+    // head and the stream's version. A caller's transaction may hold an older snapshot: there the
+    // reads are locking reads, which see the latest committed rows.
     await connection.query('UPDATE keiyaku_event_head SET position = position + ? WHERE id = 1', [events.length]);
-    const head = await selectRows<{ position: number | string }>(
-      connection,
-      'SELECT position FROM keiyaku_event_head WHERE id = 1 FOR UPDATE',
-    );
-    if (head[0] === undefined) throw new Error("Table 'keiyaku_event_head' doesn't exist as migrated (no row); run migrateMysql");
-    const last = Number(head[0].position);
-    const current = await this.#version(connection, streamId, true);
+    let last: number;
+    let current: number;
+    if (joined) {
+      const [head] = await selectRows<{ position: number | string }>(
+        connection,
+        'SELECT position FROM keiyaku_event_head WHERE id = 1 FOR UPDATE',
+      );
+      last = head === undefined ? Number.NaN : Number(head.position);
+      current = await this.#version(connection, streamId, true);
+    } else {
+      const [row] = await selectRows<{ head: number | string | null; v: number | string | null }>(
+        connection,
+        'SELECT (SELECT position FROM keiyaku_event_head WHERE id = 1) AS head, (SELECT MAX(version) FROM keiyaku_events WHERE stream_id = ?) AS v',
+        [streamId],
+      );
+      last = row?.head === null || row?.head === undefined ? Number.NaN : Number(row.head);
+      current = Number(row?.v ?? 0);
+    }
+    if (Number.isNaN(last)) throw new Error("Table 'keiyaku_event_head' doesn't exist as migrated (no row); run migrateMysql");
     checkExpectedVersion(streamId, options.expectedVersion, current);
     const first = last - events.length + 1;
     const recordedAt = Math.trunc(this.#clock.now());
