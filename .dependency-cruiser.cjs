@@ -2,7 +2,7 @@
 // no cycles, layers that import one way only, and packages that reach each other through their
 // public entries only.
 /** Folders of the transport and store packages under runtime/. */
-const ADAPTERS = '(kafka|iggy|sqlite|postgres|avro|protobuf)';
+const ADAPTERS = '(kafka|iggy|sqlite|postgres|mysql|avro|protobuf)';
 /** Files a package's users may import: @keiyaku/runtime's entries (the root and one folder per subpath) and each adapter package's. */
 const RUNTIME_ENTRIES = '^runtime/(index|(codegen-v1|memory|testing|ops|config|adapter|registry)/index)[.]ts$';
 const ADAPTER_ENTRIES = `^runtime/${ADAPTERS}/(index|codegen-v1)[.]ts$`;

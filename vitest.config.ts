@@ -7,7 +7,7 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     setupFiles: ['test/setup/fail-on-console.ts'],
-    globalSetup: ['test/setup/kafka.ts', 'test/setup/postgres.ts'],
+    globalSetup: ['test/setup/kafka.ts', 'test/setup/postgres.ts', 'test/setup/mysql.ts'],
     // vitest's default is one worker fewer than the cores: a single worker, one file after another, on
     // the 2 cores CI has. Most files wait on brokers, databases and processes they start (a sample of six
     // used a third of one core), so two files run side by side there (docs/development.md, "Test time").

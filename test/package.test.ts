@@ -30,6 +30,7 @@ const PACKAGES = [
   { name: '@keiyaku/iggy', dir: 'runtime/iggy' },
   { name: '@keiyaku/sqlite', dir: 'runtime/sqlite' },
   { name: '@keiyaku/postgres', dir: 'runtime/postgres' },
+  { name: '@keiyaku/mysql', dir: 'runtime/mysql' },
   { name: '@keiyaku/avro', dir: 'runtime/avro' },
   { name: '@keiyaku/protobuf', dir: 'runtime/protobuf' },
 ] as const;
@@ -319,6 +320,7 @@ describe('the tarballs', () => {
       ['runtime/iggy', '@node-rs/xxhash'],
       ['runtime/sqlite', 'better-sqlite3'],
       ['runtime/postgres', 'pg'],
+      ['runtime/mysql', 'mysql2'],
     ] as const) {
       const m = manifest(dir);
       // The driver alone: type packages (@types/pg, @types/better-sqlite3, and through them @types/node and
