@@ -19,52 +19,14 @@ import {
   uses,
   Variable,
 } from './validator-code.js';
+import { ANY, GROUP_BITS, KEYWORD_GROUPS, TYPE_GROUPS, type TypeGroup, UNEVALUATED } from './validator-keywords.js';
+import { child, childExpr, type Path, pathCode } from './validator-path.js';
 
 const require = createRequire(import.meta.url);
 type FormatDefinition = RegExp | ((s: string) => boolean) | boolean | { type?: string; validate: RegExp | ((s: unknown) => boolean) };
 export const FORMATS = (require('ajv-formats/dist/formats') as { fullFormats: Record<string, FormatDefinition> }).fullFormats;
 
 type Schema = Record<string, unknown>;
-
-/**
- * A JSON pointer built at run time, only when an error is reported: the code of its pieces up to
- * the last expression (string literals and JS expressions), then its literal tail. A child shares
- * its parent's pieces, and the code is joined once, when a keyword first asks for it.
- */
-export class Path {
-  #code: string | undefined;
-
-  constructor(
-    readonly parts: readonly string[],
-    readonly literal: string,
-  ) {}
-
-  /** The JS expression that builds the pointer (`"/a/"+i` or `"/a"`). */
-  get code(): string {
-    if (this.#code === undefined) {
-      const parts = this.literal !== '' || this.parts.length === 0 ? [...this.parts, JSON.stringify(this.literal)] : [...this.parts];
-      if (parts.length > 1 && !parts[0]!.startsWith('"')) parts.unshift('""');
-      this.#code = parts.join('+');
-    }
-    return this.#code;
-  }
-}
-
-/** The pointer of the value a validator function is called on. */
-export const ROOT_PATH = new Path([], '');
-
-function pathCode(path: Path): string {
-  return path.code;
-}
-
-function child(path: Path, key: string): Path {
-  const token = key.includes('~') || key.includes('/') ? key.replace(/~/g, '~0').replace(/\//g, '~1') : key;
-  return new Path(path.parts, `${path.literal}/${token}`);
-}
-
-function childExpr(path: Path, expr: string, escaped: boolean): Path {
-  return new Path([...path.parts, JSON.stringify(`${path.literal}/`), escaped ? `$esc(${expr})` : expr], '');
-}
 
 /** Property names that plain objects inherit: their presence must be an own-property test. */
 function inherited(key: string): boolean {
@@ -101,32 +63,6 @@ const TYPE_CHECK: Record<string, (d: Code) => Code> = {
   array: (d) => js`Array.isArray(${d})`,
 };
 
-/** The groups of keywords that apply to one type of value, in the order their checks are written. */
-type TypeGroup = 'number' | 'string' | 'array' | 'object';
-const TYPE_GROUPS: readonly TypeGroup[] = ['number', 'string', 'array', 'object'];
-const GROUP_BITS: Readonly<Record<TypeGroup, number>> = { number: 1, string: 2, array: 4, object: 8 };
-/** Keywords of any type of value (`const`, `enum`, the applicators), and `unevaluated*`. */
-const ANY = 16;
-const UNEVALUATED = 32;
-/** The group each keyword the checks read belongs to. */
-const KEYWORD_GROUPS: ReadonlyMap<string, number> = new Map([
-  ...['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf'].map((k) => [k, GROUP_BITS.number] as const),
-  ...['minLength', 'maxLength', 'pattern'].map((k) => [k, GROUP_BITS.string] as const),
-  ...['minItems', 'maxItems', 'uniqueItems', 'prefixItems', 'items', 'contains'].map((k) => [k, GROUP_BITS.array] as const),
-  ...[
-    'minProperties',
-    'maxProperties',
-    'required',
-    'dependentRequired',
-    'propertyNames',
-    'dependentSchemas',
-    'properties',
-    'patternProperties',
-    'additionalProperties',
-  ].map((k) => [k, GROUP_BITS.object] as const),
-  ...['const', 'enum', 'not', 'anyOf', 'oneOf', 'allOf', 'if'].map((k) => [k, ANY] as const),
-  ...['unevaluatedProperties', 'unevaluatedItems'].map((k) => [k, UNEVALUATED] as const),
-]);
 /** The test that `data` is of a group's type, around that group's checks when the schema declares another type. */
 const GROUP_GUARDS: Readonly<Record<TypeGroup, (d: Code) => Code>> = {
   number: (d) => js`typeof ${d}==="number"`,

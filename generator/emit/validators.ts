@@ -19,7 +19,8 @@
 import type { Diagnostic } from '../diagnostics.js';
 import { type ContractModel, SCHEMA_REF_PREFIX, type SchemaNode } from '../model/contract-model.js';
 import { writeStatements } from './validator-code.js';
-import { FORMATS, FunctionWriter, ROOT_PATH, type ValidatorModuleScope } from './validator-function.js';
+import { FORMATS, FunctionWriter, type ValidatorModuleScope } from './validator-function.js';
+import { ROOT_PATH } from './validator-path.js';
 import { CodeWriter } from './writer.js';
 
 /** Rewrites `#/schemas/<Name>` into `#/$defs/<Name>` (for tools that compile the model's schemas with ajv). */
