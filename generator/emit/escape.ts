@@ -4,11 +4,14 @@
  * comments and identifiers (see `generator/model/identifiers.ts`).
  */
 
+/** What a comment or a string literal must not hold as is. */
+const LINE_SEPARATORS = /[\u2028\u2029]/;
+const COMMENT_BREAKERS = /[\r\n\u2028\u2029]|\*\/|\/\*/;
+
 /** A TypeScript string literal for `value`, safe for any input (quotes, backslashes, newlines, U+2028). */
 export function stringLiteral(value: string): string {
-  return JSON.stringify(value)
-    .replace(/\u2028/g, '\\u2028')
-    .replace(/\u2029/g, '\\u2029');
+  const json = JSON.stringify(value);
+  return LINE_SEPARATORS.test(json) ? json.replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029') : json;
 }
 
 /** A literal type or value for a JSON primitive. */
@@ -20,6 +23,8 @@ export function jsonLiteral(value: string | number | boolean | null): string {
 
 /** Text that can sit inside a `/** … *\/` comment: no terminator, no stray line breaks. */
 export function commentText(value: string): string {
+  // One line without a comment terminator (most text): only its ends are trimmed.
+  if (!COMMENT_BREAKERS.test(value)) return value.trim();
   return value
     .replace(/\r\n?/g, '\n')
     .replace(/[\u2028\u2029]/g, '\n')
@@ -33,9 +38,13 @@ export function commentText(value: string): string {
 
 /** A JSDoc block from lines (each may span several lines); empty string when there is nothing to say. */
 export function jsDoc(lines: readonly (string | undefined)[], indent = ''): string {
-  const body = lines
-    .filter((line): line is string => line !== undefined && line.trim() !== '')
-    .flatMap((line) => commentText(line).split('\n'));
+  const body: string[] = [];
+  for (const line of lines) {
+    if (line === undefined || line.trim() === '') continue;
+    const text = commentText(line);
+    if (text.includes('\n')) body.push(...text.split('\n'));
+    else body.push(text);
+  }
   if (body.length === 0) return '';
   if (body.length === 1) return `${indent}/** ${body[0]} */\n`;
   return `${indent}/**\n${body.map((line) => `${indent} *${line === '' ? '' : ` ${line}`}`).join('\n')}\n${indent} */\n`;

@@ -32,12 +32,16 @@ export async function finishSource(path: string, content: string): Promise<strin
  */
 function needsPrettier(line: string): boolean {
   if (!(line.length > PRINT_WIDTH || line.includes('\\"') || line.includes('| (') || line.includes('& ('))) return false;
-  return !/^\s*(\/\/|\/\*|\*)/.test(line);
+  return !COMMENT_LINE.test(line);
 }
+
+/** A line of a comment: `//`, `/*` or a JSDoc line's `*` first. */
+const COMMENT_LINE = /^\s*(\/\/|\/\*|\*)/;
 
 /**
  * `source` (laid out by its emitter) with each code line over the print width broken as prettier
- * breaks it ({@link breakAll}), and whether a line over the width is left. A declaration broken
+ * breaks it ({@link breakAll}), and whether a code line over the width is left (a comment line is
+ * not one: {@link needsPrettier} leaves it to this layout). A declaration broken
  * after its `=` indents its body a level more, down to its closing line (the first line after it
  * at its own indentation). Only the lines that change are cut out of the text.
  */
@@ -65,7 +69,8 @@ function breakLongLines(source: string): { text: string; long: boolean } {
     } else {
       const broken = breakCode(line);
       if (broken === undefined) {
-        long = true;
+        // A comment over the width stays as it is (prettier leaves comments alone).
+        if (!COMMENT_LINE.test(line)) long = true;
         start = end + 1;
         continue;
       }
@@ -161,30 +166,54 @@ function splitTop(text: string, separator = ','): string[] {
 
 /** JSON as prettier prints it: objects one member per line, arrays of plain values on one line when they fit. */
 export function printJson(value: unknown): string {
-  const print = (node: unknown, indent: string, lead: number): string => {
+  let out = '';
+  /** Appends `node`, which starts `lead` characters into its line, its inner lines at `indent`. */
+  const print = (node: unknown, indent: string, lead: number): void => {
     if (Array.isArray(node)) {
-      if (node.length === 0) return '[]';
+      if (node.length === 0) {
+        out += '[]';
+        return;
+      }
       if (node.every((v) => v === null || typeof v !== 'object')) {
-        const flat = `[${node.map((v) => JSON.stringify(v)).join(', ')}]`;
-        if (lead + flat.length + 1 <= PRINT_WIDTH) return flat;
+        let flat = '[';
+        for (let i = 0; i < node.length; i++) flat += i === 0 ? JSON.stringify(node[i]) : `, ${JSON.stringify(node[i])}`;
+        flat += ']';
+        if (lead + flat.length + 1 <= PRINT_WIDTH) {
+          out += flat;
+          return;
+        }
       }
       const inner = `${indent}  `;
-      return `[\n${node.map((v) => `${inner}${print(v, inner, inner.length)}`).join(',\n')}\n${indent}]`;
+      out += '[\n';
+      for (let i = 0; i < node.length; i++) {
+        if (i > 0) out += ',\n';
+        out += inner;
+        print(node[i], inner, inner.length);
+      }
+      out += `\n${indent}]`;
+      return;
     }
     if (typeof node === 'object' && node !== null) {
-      const entries = Object.entries(node);
-      if (entries.length === 0) return '{}';
+      const keys = Object.keys(node);
+      if (keys.length === 0) {
+        out += '{}';
+        return;
+      }
       const inner = `${indent}  `;
-      return `{\n${entries
-        .map(([k, v]) => {
-          const key = `${inner}${JSON.stringify(k)}: `;
-          return `${key}${print(v, inner, key.length)}`;
-        })
-        .join(',\n')}\n${indent}}`;
+      out += '{\n';
+      for (let i = 0; i < keys.length; i++) {
+        if (i > 0) out += ',\n';
+        const key = `${inner}${JSON.stringify(keys[i])}: `;
+        out += key;
+        print((node as Record<string, unknown>)[keys[i]!], inner, key.length);
+      }
+      out += `\n${indent}}`;
+      return;
     }
-    return JSON.stringify(node);
+    out += JSON.stringify(node);
   };
-  return `${print(value, '', 0)}\n`;
+  print(value, '', 0);
+  return `${out}\n`;
 }
 
 /**

@@ -8,20 +8,29 @@ import { avroTypeOf } from '../formats/avro/build.js';
 import { type ContractModel, type PayloadFormatModel, refName } from '../model/contract-model.js';
 
 export function canonicalJson(value: unknown): string {
+  if (typeof value !== 'object' || value === null) return JSON.stringify(value) ?? 'null';
   if (Array.isArray(value)) {
+    // A list of plain values has no keys to sort: JSON.stringify writes it the same (`null` for what JSON has no word for).
+    let plain = true;
+    for (let i = 0; i < value.length && plain; i++) plain = typeof value[i] !== 'object' || value[i] === null;
+    if (plain) return JSON.stringify(value);
     let out = '[';
-    for (let i = 0; i < value.length; i++) out += `${i === 0 ? '' : ','}${canonicalJson(value[i])}`;
+    for (let i = 0; i < value.length; i++) {
+      if (i > 0) out += ',';
+      out += canonicalJson(value[i]);
+    }
     return `${out}]`;
   }
-  if (typeof value === 'object' && value !== null) {
-    const keys = Object.keys(value);
-    if (keys.length > 1) keys.sort();
-    let out = '{';
-    for (let i = 0; i < keys.length; i++)
-      out += `${i === 0 ? '' : ','}${JSON.stringify(keys[i])}:${canonicalJson((value as Record<string, unknown>)[keys[i]!])}`;
-    return `${out}}`;
+  const keys = Object.keys(value);
+  if (keys.length > 1) keys.sort();
+  let out = '{';
+  for (let i = 0; i < keys.length; i++) {
+    if (i > 0) out += ',';
+    out += JSON.stringify(keys[i]);
+    out += ':';
+    out += canonicalJson((value as Record<string, unknown>)[keys[i]!]);
   }
-  return JSON.stringify(value) ?? 'null';
+  return `${out}}`;
 }
 
 /** Per model: the named schemas each named schema refers to directly, and its canonical JSON (computed once each). */

@@ -72,6 +72,11 @@ function matchingParen(text: string): number {
 }
 
 function union(parts: readonly string[]): string {
+  if (parts.length === 1) {
+    // One type without a bar: nothing to split (unionMembers gives it back trimmed, unwrapped from parentheses).
+    const only = parts[0]!.trim();
+    if (!only.includes('|') && !only.startsWith('(')) return only;
+  }
   const unique = [...new Set(parts.flatMap(unionMembers))];
   if (unique.length === 0) return 'never';
   if (unique.includes('unknown')) return 'unknown';
@@ -79,6 +84,7 @@ function union(parts: readonly string[]): string {
 }
 
 function intersection(parts: readonly string[]): string {
+  if (parts.length === 1) return parts[0]!;
   const unique = [...new Set(parts)].filter((p) => p !== 'unknown');
   if (unique.length === 0) return 'unknown';
   return unique.length === 1 ? unique[0]! : unique.map(wrap).join(' & ');
@@ -93,6 +99,9 @@ function arrayOf(type: string): string {
   return `readonly ${/^[\w$.<>]+$/.test(type) ? type : `(${type})`}[]`;
 }
 
+/** Keywords the types cannot state, named in a declaration's JSDoc. */
+const RUNTIME_ONLY = ['not', 'if', 'dependentSchemas', 'dependentRequired', 'unevaluatedProperties', 'propertyNames', 'contains'];
+
 /** Lines of JSDoc for a property or declaration from the schema's annotations. */
 export function annotationLines(schema: SchemaNode): string[] {
   if (!isObject(schema)) return [];
@@ -103,9 +112,7 @@ export function annotationLines(schema: SchemaNode): string[] {
   if (typeof schema['pattern'] === 'string') lines.push(`@pattern ${schema['pattern']}`);
   if (schema['default'] !== undefined) lines.push(`@default ${JSON.stringify(schema['default'])}`);
   if (schema['deprecated'] === true) lines.push('@deprecated');
-  const runtimeOnly = ['not', 'if', 'dependentSchemas', 'dependentRequired', 'unevaluatedProperties', 'propertyNames', 'contains'].filter(
-    (k) => k in schema,
-  );
+  const runtimeOnly = RUNTIME_ONLY.filter((k) => k in schema);
   if (runtimeOnly.length > 0) lines.push(`@remarks Checked by the generated validator, not by the type: ${runtimeOnly.join(', ')}.`);
   return lines;
 }
@@ -128,6 +135,8 @@ const OBJECT_MEMBERS = new Set([
 const OBJECT_HINTS = ['properties', 'patternProperties', 'additionalProperties', 'required', 'minProperties', 'maxProperties'];
 const ARRAY_HINTS = ['items', 'prefixItems', 'minItems', 'maxItems', 'uniqueItems', 'contains'];
 
+const VARIANTS = ['oneOf', 'anyOf'] as const;
+
 export class SchemaTypeWriter {
   /** The type expression of `schema`. */
   type(schema: SchemaNode): string {
@@ -143,7 +152,7 @@ export class SchemaTypeWriter {
       if (base !== undefined) parts.push(base);
     }
     for (const member of (schema['allOf'] as SchemaNode[] | undefined) ?? []) parts.push(this.type(member));
-    for (const key of ['oneOf', 'anyOf'] as const) {
+    for (const key of VARIANTS) {
       const variants = schema[key] as SchemaNode[] | undefined;
       if (Array.isArray(variants) && variants.length > 0) parts.push(union(variants.map((v) => this.type(v))));
     }

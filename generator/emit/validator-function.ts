@@ -19,51 +19,14 @@ import {
   uses,
   Variable,
 } from './validator-code.js';
+import { ANY, GROUP_BITS, KEYWORD_GROUPS, TYPE_GROUPS, type TypeGroup, UNEVALUATED } from './validator-keywords.js';
+import { child, childExpr, type Path, pathCode } from './validator-path.js';
 
 const require = createRequire(import.meta.url);
 type FormatDefinition = RegExp | ((s: string) => boolean) | boolean | { type?: string; validate: RegExp | ((s: unknown) => boolean) };
 export const FORMATS = (require('ajv-formats/dist/formats') as { fullFormats: Record<string, FormatDefinition> }).fullFormats;
 
 type Schema = Record<string, unknown>;
-
-/** A JSON pointer built at run time, only when an error is reported: literal pieces and JS expressions. */
-type Path = readonly ({ readonly text: string } | { readonly expr: string })[];
-
-/** {@link pathCode} of each path seen: a node's keywords each ask for it. Paths are never changed. */
-const pathCodes = new WeakMap<Path, string>();
-
-function pathCode(path: Path): string {
-  let code = pathCodes.get(path);
-  if (code === undefined) {
-    code = writePathCode(path);
-    pathCodes.set(path, code);
-  }
-  return code;
-}
-
-function writePathCode(path: Path): string {
-  const parts: string[] = [];
-  let literal = '';
-  for (const piece of path) {
-    if ('text' in piece) literal += piece.text;
-    else {
-      if (literal !== '') parts.push(JSON.stringify(literal));
-      literal = '';
-      parts.push(piece.expr);
-    }
-  }
-  if (literal !== '' || parts.length === 0) parts.push(JSON.stringify(literal));
-  if (parts.length > 1 && !parts[0]!.startsWith('"')) parts.unshift('""');
-  return parts.join('+');
-}
-
-function child(path: Path, key: string): Path {
-  return [...path, { text: `/${key.replace(/~/g, '~0').replace(/\//g, '~1')}` }];
-}
-
-function childExpr(path: Path, expr: string, escaped: boolean): Path {
-  return [...path, { text: '/' }, { expr: escaped ? `$esc(${expr})` : expr }];
-}
 
 /** Property names that plain objects inherit: their presence must be an own-property test. */
 function inherited(key: string): boolean {
@@ -100,6 +63,14 @@ const TYPE_CHECK: Record<string, (d: Code) => Code> = {
   array: (d) => js`Array.isArray(${d})`,
 };
 
+/** The test that `data` is of a group's type, around that group's checks when the schema declares another type. */
+const GROUP_GUARDS: Readonly<Record<TypeGroup, (d: Code) => Code>> = {
+  number: (d) => js`typeof ${d}==="number"`,
+  string: (d) => js`typeof ${d}==="string"`,
+  array: (d) => js`Array.isArray(${d})`,
+  object: TYPE_CHECK['object']!,
+};
+
 function formatType(format: string): 'string' | 'number' | undefined {
   const def = FORMATS[format];
   if (def === undefined || def === true || def === false) return undefined;
@@ -112,6 +83,9 @@ export interface Tracking {
   readonly props?: string | undefined;
   readonly items?: string | undefined;
 }
+
+/** No tracking: the subschemas of `properties`, `items`, `not`, … report nothing of what they evaluated. */
+const UNTRACKED: Tracking = Object.freeze({});
 
 /** What a function's code needs of the module around it. */
 export interface ValidatorModuleScope {
@@ -149,10 +123,16 @@ export class FunctionWriter {
     if (schema === true) return [];
     if (schema === false) return [`${ok}=$r(E,${pathCode(path)},"false schema");`];
     const s = schema as Schema;
-    const own: Tracking = {
-      props: s['unevaluatedProperties'] !== undefined ? this.variable('tp') : tracking.props,
-      items: s['unevaluatedItems'] !== undefined ? this.variable('ti') : tracking.items,
-    };
+    // Which groups of keywords the schema has: a group it has none of writes nothing, so it is not asked.
+    let groups = 0;
+    for (const key in s) groups |= KEYWORD_GROUPS.get(key) ?? 0;
+    const own: Tracking =
+      (groups & UNEVALUATED) === 0
+        ? tracking
+        : {
+            props: s['unevaluatedProperties'] !== undefined ? this.variable('tp') : tracking.props,
+            items: s['unevaluatedItems'] !== undefined ? this.variable('ti') : tracking.items,
+          };
     const code: Statement[] = [];
     if (own.props !== tracking.props) code.push(`const ${own.props}=new Set();`);
     if (own.items !== tracking.items) code.push(`const ${own.items}={n:0,a:false,s:null};`);
@@ -160,26 +140,12 @@ export class FunctionWriter {
     if (ref !== undefined) code.push(this.#ref(ref, data, path, ok, own));
     const types = typeof s['type'] === 'string' ? [s['type']] : Array.isArray(s['type']) ? (s['type'] as string[]) : undefined;
     const typed = types?.filter((t) => t in TYPE_CHECK) ?? [];
-    const groups: [string, Code][] = [
-      ['number', js`typeof ${data}==="number"`],
-      ['string', js`typeof ${data}==="string"`],
-      ['array', js`Array.isArray(${data})`],
-      ['object', TYPE_CHECK['object']!(data)],
-    ];
     const format = typeof s['format'] === 'string' ? s['format'] : undefined;
     const formatOn = format === undefined ? undefined : formatType(format);
-    const groupCode = (name: string): Statement[] => {
-      const out: Statement[] = [];
-      if (name === 'number') out.push(...this.#number(s, data, path, ok));
-      if (name === 'string') out.push(...this.#string(s, data, path, ok));
-      if (name === 'array') out.push(...this.#array(s, data, path, ok, own));
-      if (name === 'object') out.push(...this.#object(s, data, path, ok, own));
-      if (format !== undefined && formatOn === name) out.push(...this.#format(format, data, path, ok));
-      return out;
-    };
+    if (formatOn !== undefined) groups |= GROUP_BITS[formatOn];
     // A single declared type: the type-specific keywords run in the branch where the type holds.
     const single = typed.length === 1 ? typed[0]! : undefined;
-    const singleGroup = single === 'integer' ? 'number' : single;
+    const singleGroup = single === 'integer' ? 'number' : (single as TypeGroup | undefined);
     if (types !== undefined && typed.length > 0) {
       const fails = joinCode(
         typed.map((t) => {
@@ -189,21 +155,47 @@ export class FunctionWriter {
         '&&',
       );
       const report = `${ok}=$t(E,${pathCode(path)},${JSON.stringify(typed.join(','))});`;
-      const body = singleGroup !== undefined ? groupCode(singleGroup) : [];
+      const body =
+        singleGroup !== undefined && singleGroup in GROUP_BITS && (groups & GROUP_BITS[singleGroup]) !== 0
+          ? this.#group(singleGroup, s, data, path, ok, own, format, formatOn)
+          : [];
       code.push(
         body.length === 0
           ? ifThen(fails, report)
           : ifThen(fails, report, body.length === 1 && isSingleIf(body[0]!) ? body[0] : block('', body)),
       );
     }
-    code.push(...this.#any(s, data, path, ok, own));
-    for (const [name, guard] of groups) {
-      if (name === singleGroup) continue;
-      const body = groupCode(name);
-      if (body.length > 0) code.push(ifThen(guard, block('', body)));
+    if ((groups & ANY) !== 0) code.push(...this.#any(s, data, path, ok, own));
+    for (const name of TYPE_GROUPS) {
+      if (name === singleGroup || (groups & GROUP_BITS[name]) === 0) continue;
+      const body = this.#group(name, s, data, path, ok, own, format, formatOn);
+      if (body.length > 0) code.push(ifThen(GROUP_GUARDS[name](data), block('', body)));
     }
-    code.push(...this.#unevaluated(s, data, path, ok, own, tracking));
+    if ((groups & UNEVALUATED) !== 0) code.push(...this.#unevaluated(s, data, path, ok, own, tracking));
     return code;
+  }
+
+  /** The checks of one group of keywords (`format` with the group of values it applies to), run where `data` is of that type. */
+  #group(
+    name: TypeGroup,
+    s: Schema,
+    data: Code,
+    path: Path,
+    ok: string,
+    own: Tracking,
+    format: string | undefined,
+    formatOn: TypeGroup | undefined,
+  ): Statement[] {
+    const out =
+      name === 'number'
+        ? this.#number(s, data, path, ok)
+        : name === 'string'
+          ? this.#string(s, data, path, ok)
+          : name === 'array'
+            ? this.#array(s, data, path, ok, own)
+            : this.#object(s, data, path, ok, own);
+    if (format !== undefined && formatOn === name) out.push(...this.#format(format, data, path, ok));
+    return out;
   }
 
   #ref(name: string, data: Code, path: Path, ok: string, tracking: Tracking): Statement {
@@ -246,7 +238,7 @@ export class FunctionWriter {
         block('', [
           `const ${n}=E.length;`,
           `let ${o}=true;`,
-          ...this.node(s['not'] as SchemaNode, data, path, o, {}),
+          ...this.node(s['not'] as SchemaNode, data, path, o, UNTRACKED),
           `E.length=${n};`,
           ifThen(o, `${ok}=$r(E,${where},"not");`),
         ]),
@@ -394,7 +386,7 @@ export class FunctionWriter {
     const prefix = Array.isArray(s['prefixItems']) ? (s['prefixItems'] as SchemaNode[]) : [];
     prefix.forEach((item, i) => {
       const d = this.variable('d');
-      const body = this.node(item, d, child(path, String(i)), ok, {});
+      const body = this.node(item, d, child(path, String(i)), ok, UNTRACKED);
       if (body.length > 0) code.push(ifThen(js`${data}.length>${i}`, block('', [js`const ${d}=${data}[${i}];`, ...body])));
     });
     if (prefix.length > 0 && own.items !== undefined)
@@ -406,7 +398,7 @@ export class FunctionWriter {
       if (items === false) {
         code.push(ifThen(js`${data}.length>${prefix.length}`, `${ok}=$r(E,${where},"items",${prefix.length});`));
       } else {
-        const body = this.node(items, d, childExpr(path, i, false), ok, {});
+        const body = this.node(items, d, childExpr(path, i, false), ok, UNTRACKED);
         if (body.length > 0)
           code.push(block(js`for(let ${i}=${prefix.length};${i}<${data}.length;${i}++)`, [js`const ${d}=${data}[${i}];`, ...body]));
       }
@@ -429,7 +421,7 @@ export class FunctionWriter {
     const loop = block(js`for(let ${i}=0;${i}<${data}.length;${i}++)`, [
       js`const ${d}=${data}[${i}];`,
       `let ${o}=true;`,
-      ...this.node(s['contains'] as SchemaNode, d, childExpr(path, i, false), o, {}),
+      ...this.node(s['contains'] as SchemaNode, d, childExpr(path, i, false), o, UNTRACKED),
       ifThen(o, block('', [`${c}++;`, ...mark])),
     ]);
     const body: Statement[] = [`const ${n}=E.length;`, `let ${c}=0;`, loop, `E.length=${n};`];
@@ -477,7 +469,7 @@ export class FunctionWriter {
         block(js`for(const ${k} in ${data})`, [
           `const ${n}=E.length;`,
           `let ${o}=true;`,
-          ...this.node(s['propertyNames'] as SchemaNode, k, path, o, {}),
+          ...this.node(s['propertyNames'] as SchemaNode, k, path, o, UNTRACKED),
           ifThen(`!${o}`, block('', [`E.length=${n};`, `${ok}=$r(E,${where},"propertyNames",${k});`])),
         ]),
       );
@@ -504,7 +496,7 @@ export class FunctionWriter {
         code.push(ifThen(has(key), block('', this.node(schema, data, path, ok, own))));
     for (const [key, schema] of Object.entries(properties)) {
       const d = new Variable(this.variable('d'));
-      const body = this.node(schema, js`${d}`, child(path, key), ok, {});
+      const body = this.node(schema, js`${d}`, child(path, key), ok, UNTRACKED);
       const access = inherited(key)
         ? js`(Object.hasOwn(${data},${JSON.stringify(key)})?${data}[${JSON.stringify(key)}]:undefined)`
         : propertyAccess(data, key);
@@ -534,7 +526,7 @@ export class FunctionWriter {
     const value = js`${data}[${k}]`;
     for (const [re, schema] of patterns) {
       const o = this.variable('o');
-      const body = this.node(schema, d, childExpr(path, k, true), o, {});
+      const body = this.node(schema, d, childExpr(path, k, true), o, UNTRACKED);
       const check: Statement[] =
         body.length === 0 ? [] : [js`const ${d}=${value};`, `let ${o}=true;`, ...body, ifThen(`!${o}`, `${ok}=false;`)];
       loop.push(ifThen(`${re}.test(${k})`, block('', [`m${k}=true;`, ...mark(k), ...check])));
@@ -545,7 +537,7 @@ export class FunctionWriter {
         const report = `${ok}=$r(E,${where},"additionalProperties",${k});`;
         loop.push(guard === undefined ? report : ifThen(guard, report));
       } else {
-        const body = this.node(additional, d, childExpr(path, k, true), ok, {});
+        const body = this.node(additional, d, childExpr(path, k, true), ok, UNTRACKED);
         const inner = [...mark(k), ...(body.length === 0 ? [] : [js`const ${d}=${value};`, ...body])];
         if (guard === undefined) loop.push(...inner);
         else loop.push(ifThen(guard, block('', inner)));
@@ -566,7 +558,7 @@ export class FunctionWriter {
       const body =
         rest === false
           ? [`${ok}=$r(E,${where},"unevaluatedProperties",${k});`]
-          : [js`const ${d}=${data}[${k}];`, ...this.node(rest, d, childExpr(path, k, true), ok, {})];
+          : [js`const ${d}=${data}[${k}];`, ...this.node(rest, d, childExpr(path, k, true), ok, UNTRACKED)];
       const inner: Statement[] = [block(js`for(const ${k} in ${data})`, [ifThen(`!${own.props}.has(${k})`, block('', body))])];
       if (outer.props !== undefined) inner.push(js`for(const ${k} in ${data})${outer.props}.add(${k});`);
       code.push(ifThen(TYPE_CHECK['object']!(data), block('', inner)));
@@ -579,7 +571,7 @@ export class FunctionWriter {
       const body =
         rest === false
           ? [`${ok}=$r(E,${where},"unevaluatedItems",${i});`]
-          : [js`const ${d}=${data}[${i}];`, ...this.node(rest, d, childExpr(path, i, false), ok, {})];
+          : [js`const ${d}=${data}[${i}];`, ...this.node(rest, d, childExpr(path, i, false), ok, UNTRACKED)];
       const loop = block(js`for(let ${i}=${t}.n;${i}<${data}.length;${i}++)`, [ifThen(`!${t}.s||!${t}.s.has(${i})`, block('', body))]);
       code.push(ifThen(js`Array.isArray(${data})&&!${t}.a`, block('', [loop])));
       if (outer.items !== undefined) code.push(`${outer.items}.a=true;`);

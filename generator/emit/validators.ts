@@ -20,6 +20,7 @@ import type { Diagnostic } from '../diagnostics.js';
 import { type ContractModel, SCHEMA_REF_PREFIX, type SchemaNode } from '../model/contract-model.js';
 import { writeStatements } from './validator-code.js';
 import { FORMATS, FunctionWriter, type ValidatorModuleScope } from './validator-function.js';
+import { ROOT_PATH } from './validator-path.js';
 import { CodeWriter } from './writer.js';
 
 /** Rewrites `#/schemas/<Name>` into `#/$defs/<Name>` (for tools that compile the model's schemas with ajv). */
@@ -97,7 +98,7 @@ class ValidatorWriter implements ValidatorModuleScope {
       const fn = functionName(name, tracking);
       const writer = new FunctionWriter(this, fn);
       const params = tracking ? 'd,E,tp,ti' : 'd,E';
-      const body = writer.node(schema, 'd', [], 'ok', tracking ? { props: 'tp', items: 'ti' } : {});
+      const body = writer.node(schema, 'd', ROOT_PATH, 'ok', tracking ? { props: 'tp', items: 'ti' } : {});
       const code = new CodeWriter('\t');
       for (const constant of writer.constants) code.line(constant);
       code.block(

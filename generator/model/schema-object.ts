@@ -67,6 +67,8 @@ const SINGLE_SET: ReadonlySet<string> = new Set(SINGLE);
 const LIST_SET: ReadonlySet<string> = new Set(LIST);
 const MAP_SET: ReadonlySet<string> = new Set(MAP);
 const DEFINITIONS = ['$defs', 'definitions'] as const;
+/** The key of a node written under `$defs` or `definitions`. */
+const DEFINITION = /\/(?:\$defs|definitions)\/([^/]+)$/;
 
 /** Validation and annotation keywords keiyaku understands (draft-07, 2019-09, 2020-12, AsyncAPI extras). */
 const KNOWN = new Set<string>([
@@ -162,8 +164,9 @@ interface NodeInfo {
   cyclic: boolean;
   definitionKey?: string;
   contextName: string;
-  /** Where the node was written (after following `$ref`s in the files). */
-  location: SourceLocation;
+  /** Where the node was written (after following `$ref`s in the files): its cursor, and its location once asked for. */
+  cursor: SourceCursor;
+  location?: SourceLocation;
 }
 
 /** What the registry asks of the source locator (see generator/load/source-locator.ts). */
@@ -185,11 +188,21 @@ function componentId(node: RawSchema): string | undefined {
   return typeof id === 'string' && !id.startsWith('<') ? id : undefined;
 }
 
-/** Calls `visit` with each child of a raw schema node: its keyword path tokens, the child, its context name suffix. */
-function eachChild(node: RawSchema, visit: (path: Tokens, child: unknown, suffix: string) => void): void {
-  for (const key of SINGLE) {
+/** The path and the context name suffix of each single-subschema keyword (`items` → `Item`, `additionalProperties` → `AdditionalProperties`). */
+const SINGLE_CHILDREN: readonly (readonly [key: string, path: Tokens, suffix: string])[] = SINGLE.map((key) => [
+  key,
+  Object.freeze([key]),
+  key === 'items' ? 'Item' : pascalCase(key),
+]);
+
+/**
+ * Calls `visit` with each child of a raw schema node: its keyword path tokens, the child, its
+ * context name suffix (`pascal` of a property name, which repeats from schema to schema).
+ */
+function eachChild(node: RawSchema, pascal: (name: string) => string, visit: (path: Tokens, child: unknown, suffix: string) => void): void {
+  for (const [key, path, suffix] of SINGLE_CHILDREN) {
     const child = node[key];
-    if (child !== undefined && !Array.isArray(child)) visit([key], child, key === 'items' ? 'Item' : pascalCase(key));
+    if (child !== undefined && !Array.isArray(child)) visit(path, child, suffix);
   }
   const legacyItems = node['items'];
   if (Array.isArray(legacyItems)) for (let i = 0; i < legacyItems.length; i++) visit(['items', i], legacyItems[i], `Item${i}`);
@@ -200,13 +213,13 @@ function eachChild(node: RawSchema, visit: (path: Tokens, child: unknown, suffix
   }
   for (const key of MAP) {
     const map = node[key];
-    if (isSchemaObject(map)) for (const name of Object.keys(map)) visit([key, name], map[name], pascalCase(name) || 'Property');
+    if (isSchemaObject(map)) for (const name of Object.keys(map)) visit([key, name], map[name], pascal(name) || 'Property');
   }
   const dependencies = node['dependencies'];
   if (isSchemaObject(dependencies)) {
     for (const name of Object.keys(dependencies)) {
       const child = dependencies[name];
-      if (!Array.isArray(child)) visit(['dependencies', name], child, pascalCase(name));
+      if (!Array.isArray(child)) visit(['dependencies', name], child, pascal(name));
     }
   }
 }
@@ -225,6 +238,16 @@ export class SchemaRegistry {
   readonly #diagnostics: Diagnostic[] = [];
   readonly #reported = new Set<string>();
   readonly #roots = new Map<object, SchemaRoot>();
+  /** {@link pascalCase} of the property names met, each worked out once. */
+  readonly #pascalCases = new Map<string, string>();
+  readonly #pascal = (name: string): string => {
+    let pascal = this.#pascalCases.get(name);
+    if (pascal === undefined) {
+      pascal = pascalCase(name);
+      this.#pascalCases.set(name, pascal);
+    }
+    return pascal;
+  };
 
   constructor(allocator: NameAllocator, locator: SchemaLocator) {
     this.#allocator = allocator;
@@ -255,12 +278,16 @@ export class SchemaRegistry {
       return;
     }
     const cursor = this.#locator.step(from, path);
-    // Where the node was written tells whether it is a definition (`…#/$defs/BookId`) or a whole file.
-    const written = this.#locator.location(cursor);
-    const info: NodeInfo = { tokens, references: 1, cyclic: false, contextName, location: written };
-    const definition = /\/(?:\$defs|definitions)\/([^/]+)$/.exec(written.pointer);
+    // Where the node was written tells whether it is a definition (`…#/$defs/BookId`) or a whole
+    // file; its line and column are worked out only for a name or a diagnostic.
+    const info: NodeInfo = { tokens, references: 1, cyclic: false, contextName, cursor };
+    const pointer = cursor.pointer;
+    const definition = pointer.includes('/definitions/') || pointer.includes('/$defs/') ? DEFINITION.exec(pointer) : null;
     if (definition) info.definitionKey = unescapeToken(definition[1]!);
-    else if (written.pointer === '' && written.line > 0) info.fileName = written.file.replace(/^.*[\\/]/, '').replace(/\.[^.]*$/, '');
+    else if (pointer === '') {
+      const written = this.#locationOf(info);
+      if (written.line > 0) info.fileName = written.file.replace(/^.*[\\/]/, '').replace(/\.[^.]*$/, '');
+    }
     this.#info.set(node, info);
     stack.add(node);
     for (const key of DEFINITIONS) {
@@ -277,10 +304,16 @@ export class SchemaRegistry {
         info.definitionKey ??= name;
       }
     }
-    eachChild(node, (path, child, suffix) => {
+    eachChild(node, this.#pascal, (path, child, suffix) => {
       if (isSchemaObject(child)) this.#walk(child, new Below(tokens, path), `${contextName}${suffix}`, stack, cursor, path);
     });
     stack.delete(node);
+  }
+
+  /** Where the node of `info` was written. */
+  #locationOf(info: NodeInfo): SourceLocation {
+    info.location ??= this.#locator.location(info.cursor);
+    return info.location;
   }
 
   /** Pass 2: the name of a root schema (registering it and everything it needs). */
@@ -319,7 +352,7 @@ export class SchemaRegistry {
             : typeof (node as RawSchema)['title'] === 'string'
               ? 'title'
               : 'place';
-      this.#entries.set(name, { name, schema: normalized, origin, location: info.location });
+      this.#entries.set(name, { name, schema: normalized, origin, location: this.#locationOf(info) });
     }
   }
 
@@ -343,7 +376,7 @@ export class SchemaRegistry {
     const base = candidates.map((c) => (c ? pascalCase(c) : '')).find((c) => c.length > 0) ?? 'Schema';
     const wanted = safeIdentifier(base, 'Schema');
     const tokens = info?.tokens ?? root?.tokens ?? [];
-    const where = info?.location ?? this.#locate(tokensOf(tokens));
+    const where = info === undefined ? this.#locate(tokensOf(tokens)) : this.#locationOf(info);
     const name = this.#allocator.allocate(wanted, `the schema at ${where.file}#${where.pointer}`);
     if (name !== wanted)
       this.#warn(
@@ -377,7 +410,10 @@ export class SchemaRegistry {
 
   #normalize(node: RawSchema, tokens: Where): SchemaNode {
     const out: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries(node)) {
+    const keys = Object.keys(node);
+    for (let k = 0; k < keys.length; k++) {
+      const key = keys[k]!;
+      const value = node[key];
       if (key.startsWith('x-')) continue;
       if (key in UNSUPPORTED) {
         this.#warn(
@@ -421,15 +457,15 @@ export class SchemaRegistry {
       } else if (LIST_SET.has(key) && Array.isArray(value)) {
         out[key] = value.map((child, i) => this.#reference(child, new Below(tokens, [key, i])));
       } else if (MAP_SET.has(key) && isSchemaObject(value)) {
-        out[key] = Object.fromEntries(
-          Object.entries(value).map(([name, child]) => [name, this.#reference(child, new Below(tokens, [key, name]))]),
-        );
+        const map: Record<string, unknown> = {};
+        for (const name of Object.keys(value)) defineEntry(map, name, this.#reference(value[name], new Below(tokens, [key, name])));
+        out[key] = map;
       } else if ((key === 'exclusiveMinimum' || key === 'exclusiveMaximum') && typeof value === 'boolean') {
         // draft-04 spelling: a boolean beside minimum/maximum
         const bound = node[key === 'exclusiveMinimum' ? 'minimum' : 'maximum'];
         if (value && typeof bound === 'number') out[key] = bound;
       } else {
-        out[key] = typeof value === 'object' && value !== null ? structuredClone(value) : value;
+        out[key] = typeof value === 'object' && value !== null ? copy(value) : value;
       }
     }
     if (Array.isArray(node['items'])) {
@@ -483,6 +519,22 @@ export class SchemaRegistry {
   }
 }
 
+/** `map[name] = value` as a new own property, also for the name `__proto__` (as `Object.fromEntries` does). */
+function defineEntry(map: Record<string, unknown>, name: string, value: unknown): void {
+  if (name === '__proto__') Object.defineProperty(map, name, { value, writable: true, enumerable: true, configurable: true });
+  else map[name] = value;
+}
+
+/** A deep copy of a keyword's value: a list of plain values (`required`, `enum`, `type`) is copied as is, anything else cloned. */
+function copy(value: object): unknown {
+  if (Array.isArray(value)) {
+    let plain = true;
+    for (let i = 0; i < value.length && plain; i++) plain = i in value && (value[i] === null || typeof value[i] !== 'object');
+    if (plain && Object.keys(value).length === value.length) return value.slice();
+  }
+  return structuredClone(value);
+}
+
 /** OpenAPI-style `nullable: true` as a 2020-12 schema. */
 function nullable(schema: Record<string, unknown>): SchemaNode {
   const type = schema['type'];
@@ -494,13 +546,15 @@ function nullable(schema: Record<string, unknown>): SchemaNode {
 }
 
 function isObjectWithProperties(node: RawSchema): boolean {
-  return isSchemaObject(node['properties']) && Object.keys(node['properties']).length > 0;
+  const properties = node['properties'];
+  if (!isSchemaObject(properties)) return false;
+  for (const name in properties) if (Object.hasOwn(properties, name)) return true;
+  return false;
 }
 
+const STRUCTURAL = ['properties', 'patternProperties', 'additionalProperties', 'allOf', 'anyOf', 'oneOf', 'enum', 'items', 'prefixItems'];
+
 function isStructural(node: RawSchema): boolean {
-  return (
-    ['properties', 'patternProperties', 'additionalProperties', 'allOf', 'anyOf', 'oneOf', 'enum', 'items', 'prefixItems'].some(
-      (k) => k in node,
-    ) || node['type'] === 'object'
-  );
+  for (const key of STRUCTURAL) if (key in node) return true;
+  return node['type'] === 'object';
 }
