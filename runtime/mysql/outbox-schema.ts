@@ -1,7 +1,8 @@
 /**
  * The MySQL / MariaDB outbox tables (schema version 1), PostgreSQL's translated: the rows and the
  * 64 lanes dispatchers claim. MySQL has no partial indexes, so the indexes lead with `state`: one
- * for the pending rows of a lane in order (claims; also the dead and published rows by state), one
+ * for the pending rows of a lane in order, with their next attempt's time so that a claim finds its
+ * due rows on the index alone (also the dead and published rows by state), one
  * for rows waiting for a retry (the keys they hold back). No trigger and no listener table: MySQL
  * has no LISTEN/NOTIFY, so idle dispatchers poll. Texts are utf8mb4 with a binary collation
  * (compared exactly, as PostgreSQL's `text`), payloads LONGBLOB (any bytes), headers the JSON text.
@@ -30,7 +31,7 @@ export const MYSQL_OUTBOX_V1 = `CREATE TABLE IF NOT EXISTS keiyaku_outbox (
   next_attempt_at BIGINT NOT NULL DEFAULT 0,
   last_error LONGTEXT NULL,
   finished_at BIGINT NULL,
-  KEY keiyaku_outbox_pending (state, lane, seq),
+  KEY keiyaku_outbox_pending (state, lane, seq, next_attempt_at),
   KEY keiyaku_outbox_retry (state, next_attempt_at),
   CONSTRAINT keiyaku_outbox_state CHECK (state IN ('pending', 'published', 'dead'))
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;

@@ -153,6 +153,8 @@ export class MysqlOutbox extends OutboxStoreBase {
   readonly #claimedLanes = new Map<string, number>();
   /** Owners whose last claim left lanes held in the database. */
   readonly #holding = new Set<string>();
+  /** The lane of each row an owner claimed and may still have in flight. */
+  readonly #laneOf = new Map<string, Map<string, number>>();
   /** Index into {@link EAGER_WAITS} of the next wait; past its end the waits are `pollIntervalMs`. */
   #eager: number = EAGER_WAITS.length;
   #serverChecked = false;
@@ -302,14 +304,19 @@ export class MysqlOutbox extends OutboxStoreBase {
     }
   }
 
-  /** Lanes free to this owner (no live lease of another) with due rows not excluded, in random order, at most `lanesPerClaim`. */
+  /**
+   * Lanes free to this owner (no live lease of another) with due rows not excluded, in random order,
+   * at most `lanesPerClaim`. Each lane is probed by a scalar subquery (the first due row on the
+   * pending index), so the server reads a few index entries per lane instead of every pending row.
+   */
   async #candidates(db: mysql.Pool | mysql.PoolConnection, owner: string, now: number, excluded: readonly number[]): Promise<number[]> {
     const [rows] = await db
       .query<mysql.RowDataPacket[]>(
         `SELECT l.lane FROM keiyaku_outbox_lanes l
          WHERE (l.lease_until IS NULL OR l.lease_until < ${NOW} OR l.owner = ?)
-           AND EXISTS (SELECT 1 FROM keiyaku_outbox o WHERE o.state = 'pending' AND o.lane = l.lane AND o.next_attempt_at <= ?
-             ${excluded.length === 0 ? '' : 'AND o.seq NOT IN (?)'})
+           AND (SELECT o.seq FROM keiyaku_outbox o FORCE INDEX (keiyaku_outbox_pending)
+                WHERE o.state = 'pending' AND o.lane = l.lane AND o.next_attempt_at <= ?${excluded.length === 0 ? '' : ' AND o.seq NOT IN (?)'}
+                LIMIT 1) IS NOT NULL
          ORDER BY RAND() LIMIT ?`,
         excluded.length === 0 ? [owner, now, this.#lanesPerClaim] : [owner, now, excluded, this.#lanesPerClaim],
       )
@@ -332,51 +339,87 @@ export class MysqlOutbox extends OutboxStoreBase {
         ]);
       else await connection.query('DELETE FROM keiyaku_outbox WHERE seq IN (?)', [seqs(request.published)]);
     }
-    let flying: number[] = [];
-    if (request.inFlight.length > 0) {
-      const [rows] = await connection.query<mysql.RowDataPacket[]>('SELECT DISTINCT lane FROM keiyaku_outbox WHERE seq IN (?)', [
-        seqs(request.inFlight),
-      ]);
-      flying = rows.map((r) => Number(r['lane']));
+    // The lanes of the rows in flight: remembered from the claims that returned them (read when not).
+    const lanes = this.#laneOf.get(owner) ?? new Map<string, number>();
+    const flyingLanes = new Set<number>();
+    const unknown: string[] = [];
+    for (const id of request.inFlight) {
+      const lane = lanes.get(id);
+      if (lane === undefined) unknown.push(id);
+      else flyingLanes.add(lane);
     }
+    if (unknown.length > 0) {
+      const [rows] = await connection.query<mysql.RowDataPacket[]>('SELECT DISTINCT lane FROM keiyaku_outbox WHERE seq IN (?)', [
+        seqs(unknown),
+      ]);
+      for (const r of rows) flyingLanes.add(Number(r['lane']));
+    }
+    const flying = [...flyingLanes];
     const candidates = known ?? (await this.#candidates(connection, owner, request.now, excluded));
     // Lock the candidates still free (their lease re-read at the latest commit); lanes another claimer holds locked are skipped.
-    let lanes: number[] = [];
+    let taken: number[] = [];
     if (candidates.length > 0) {
       const [rows] = await connection.query<mysql.RowDataPacket[]>(
         `SELECT lane FROM keiyaku_outbox_lanes WHERE lane IN (?) AND (lease_until IS NULL OR lease_until < ${NOW} OR owner = ?)
          FOR UPDATE SKIP LOCKED`,
         [candidates, owner],
       );
-      lanes = rows.map((r) => Number(r['lane']));
+      taken = rows.map((r) => Number(r['lane']));
     }
-    if (lanes.length > 0)
+    if (taken.length > 0)
       await connection.query(`UPDATE keiyaku_outbox_lanes SET owner = ?, lease_until = ${NOW} + INTERVAL ? MICROSECOND WHERE lane IN (?)`, [
         owner,
         this.leaseMs * 1000,
-        lanes,
+        taken,
       ]);
-    const kept = [...lanes, ...flying.filter((lane) => !lanes.includes(lane))];
+    const kept = [...taken, ...flying.filter((lane) => !taken.includes(lane))];
     await connection.query(
       `UPDATE keiyaku_outbox_lanes SET owner = NULL, lease_until = NULL WHERE owner = ?${kept.length === 0 ? '' : ' AND lane NOT IN (?)'}`,
       kept.length === 0 ? [owner] : [owner, kept],
     );
     let claimed: OutboxRow[] = [];
-    if (lanes.length > 0) {
-      const [rows] = await connection.query<mysql.RowDataPacket[]>(
-        `SELECT ${COLUMNS} FROM keiyaku_outbox o
-         WHERE o.state = 'pending' AND o.lane IN (?) AND o.next_attempt_at <= ?
-           ${excluded.length === 0 ? '' : 'AND o.seq NOT IN (?)'}
-           AND (o.partition_key IS NULL OR o.partition_key NOT IN (
-             SELECT b.partition_key FROM keiyaku_outbox b
-             WHERE b.state = 'pending' AND b.next_attempt_at > 0 AND b.next_attempt_at > ? AND b.partition_key IS NOT NULL))
-         ORDER BY o.seq LIMIT ?`,
-        excluded.length === 0
-          ? [lanes, request.now, request.now, request.limit]
-          : [lanes, request.now, excluded, request.now, request.limit],
-      );
-      claimed = rows.map((r) => fromRow(r as unknown as Row));
+    const next = new Map<string, number>();
+    for (const id of request.inFlight) {
+      const lane = lanes.get(id);
+      if (lane !== undefined) next.set(id, lane);
     }
+    if (taken.length > 0) {
+      // Keys whose head waits for a retry (few, on the retry index): their later rows wait too.
+      const [blockedRows] = await connection.query<mysql.RowDataPacket[]>(
+        `SELECT DISTINCT partition_key FROM keiyaku_outbox
+         WHERE state = 'pending' AND next_attempt_at > 0 AND next_attempt_at > ? AND partition_key IS NOT NULL`,
+        [request.now],
+      );
+      const blocked = blockedRows.map((r) => String(r['partition_key']));
+      // The due rows' ids in order from the pending index alone (it holds next_attempt_at), then the rows.
+      const conditions = [
+        "state = 'pending'",
+        'lane IN (?)',
+        'next_attempt_at <= ?',
+        ...(excluded.length === 0 ? [] : ['seq NOT IN (?)']),
+        ...(blocked.length === 0 ? [] : ['(partition_key IS NULL OR partition_key NOT IN (?))']),
+      ];
+      const values: unknown[] = [taken, request.now];
+      if (excluded.length > 0) values.push(excluded);
+      if (blocked.length > 0) values.push(blocked);
+      values.push(request.limit);
+      const [due] = await connection.query<mysql.RowDataPacket[]>(
+        `SELECT seq FROM keiyaku_outbox FORCE INDEX (keiyaku_outbox_pending) WHERE ${conditions.join(' AND ')} ORDER BY seq LIMIT ?`,
+        values,
+      );
+      if (due.length > 0) {
+        const [rows] = await connection.query<mysql.RowDataPacket[]>(
+          `SELECT ${COLUMNS}, lane FROM keiyaku_outbox WHERE seq IN (?) ORDER BY seq`,
+          [due.map((r) => Number(r['seq']))],
+        );
+        claimed = rows.map((r) => {
+          const row = fromRow(r as unknown as Row);
+          next.set(row.id, Number(r['lane']));
+          return row;
+        });
+      }
+    }
+    this.#laneOf.set(owner, next);
     if (kept.length > 0) this.#holding.add(owner);
     else this.#holding.delete(owner);
     // A claim that returns no row, with none in flight, counts no lanes: nothing of its can be lost.
@@ -406,6 +449,7 @@ export class MysqlOutbox extends OutboxStoreBase {
   async release(owner: string): Promise<void> {
     this.#holding.delete(owner);
     this.#claimedLanes.delete(owner);
+    this.#laneOf.delete(owner);
     await this.pool.query('UPDATE keiyaku_outbox_lanes SET owner = NULL, lease_until = NULL WHERE owner = ?', [owner]);
   }
 
