@@ -151,8 +151,8 @@ export class MysqlOutbox extends OutboxStoreBase {
   readonly #pollMs: number;
   /** Lanes of each owner's last claim, for {@link renew} to tell when one was lost. */
   readonly #claimedLanes = new Map<string, number>();
-  /** Owners whose last claim left lanes held in the database. */
-  readonly #holding = new Set<string>();
+  /** The lanes each owner's last claim left held (taken, or kept for rows in flight). */
+  readonly #held = new Map<string, ReadonlySet<number>>();
   /** The lane of each row an owner claimed and may still have in flight. */
   readonly #laneOf = new Map<string, Map<string, number>>();
   /** Index into {@link EAGER_WAITS} of the next wait; past its end the waits are `pollIntervalMs`. */
@@ -225,7 +225,8 @@ export class MysqlOutbox extends OutboxStoreBase {
     await this.#checkServer();
     await this.#checkVersion();
     this.#claimedLanes.delete(owner);
-    this.#holding.add(owner);
+    // Whatever this owner may hold from before is given back by its first claim.
+    this.#held.set(owner, new Set(Array.from({ length: MYSQL_OUTBOX_LANE_COUNT }, (_, lane) => lane)));
   }
 
   /**
@@ -269,7 +270,7 @@ export class MysqlOutbox extends OutboxStoreBase {
    */
   async claimNext(owner: string, request: OutboxClaimRequest): Promise<readonly OutboxRow[]> {
     const excluded = seqs(request.inFlight.length === 0 ? request.published : [...request.inFlight, ...request.published]);
-    const idle = request.inFlight.length === 0 && request.published.length === 0 && !this.#holding.has(owner);
+    const idle = request.inFlight.length === 0 && request.published.length === 0 && (this.#held.get(owner)?.size ?? 0) === 0;
     let candidates: number[] | undefined;
     if (idle) {
       candidates = await this.#candidates(this.pool, owner, request.now, excluded);
@@ -366,17 +367,24 @@ export class MysqlOutbox extends OutboxStoreBase {
       );
       taken = rows.map((r) => Number(r['lane']));
     }
-    if (taken.length > 0)
-      await connection.query(`UPDATE keiyaku_outbox_lanes SET owner = ?, lease_until = ${NOW} + INTERVAL ? MICROSECOND WHERE lane IN (?)`, [
-        owner,
-        this.leaseMs * 1000,
-        taken,
-      ]);
     const kept = [...taken, ...flying.filter((lane) => !taken.includes(lane))];
-    await connection.query(
-      `UPDATE keiyaku_outbox_lanes SET owner = NULL, lease_until = NULL WHERE owner = ?${kept.length === 0 ? '' : ' AND lane NOT IN (?)'}`,
-      kept.length === 0 ? [owner] : [owner, kept],
-    );
+    // One statement takes the lanes and gives back the ones held before and neither taken again nor in flight (if still ours).
+    const given = [...(this.#held.get(owner) ?? [])].filter((lane) => !kept.includes(lane));
+    if (taken.length > 0 || given.length > 0)
+      await connection.query(
+        `UPDATE keiyaku_outbox_lanes
+         SET owner = IF(lane IN (?), ?, NULL), lease_until = IF(lane IN (?), ${NOW} + INTERVAL ? MICROSECOND, NULL)
+         WHERE lane IN (?) AND (lane IN (?) OR owner = ?)`,
+        [
+          taken.length === 0 ? [-1] : taken,
+          owner,
+          taken.length === 0 ? [-1] : taken,
+          this.leaseMs * 1000,
+          [...taken, ...given],
+          taken.length === 0 ? [-1] : taken,
+          owner,
+        ],
+      );
     let claimed: OutboxRow[] = [];
     const next = new Map<string, number>();
     for (const id of request.inFlight) {
@@ -391,7 +399,6 @@ export class MysqlOutbox extends OutboxStoreBase {
         [request.now],
       );
       const blocked = blockedRows.map((r) => String(r['partition_key']));
-      // The due rows' ids in order from the pending index alone (it holds next_attempt_at), then the rows.
       const conditions = [
         "state = 'pending'",
         'lane IN (?)',
@@ -403,25 +410,23 @@ export class MysqlOutbox extends OutboxStoreBase {
       if (excluded.length > 0) values.push(excluded);
       if (blocked.length > 0) values.push(blocked);
       values.push(request.limit);
-      const [due] = await connection.query<mysql.RowDataPacket[]>(
-        `SELECT seq FROM keiyaku_outbox FORCE INDEX (keiyaku_outbox_pending) WHERE ${conditions.join(' AND ')} ORDER BY seq LIMIT ?`,
+      // The due row ids in order from the pending index alone (it holds next_attempt_at), then those rows by primary key.
+      const [rows] = await connection.query<mysql.RowDataPacket[]>(
+        `SELECT ${COLUMNS.split(', ')
+          .map((c) => `o.${c}`)
+          .join(', ')}, o.lane FROM (
+           SELECT seq FROM keiyaku_outbox FORCE INDEX (keiyaku_outbox_pending) WHERE ${conditions.join(' AND ')} ORDER BY seq LIMIT ?) d
+         JOIN keiyaku_outbox o ON o.seq = d.seq ORDER BY o.seq`,
         values,
       );
-      if (due.length > 0) {
-        const [rows] = await connection.query<mysql.RowDataPacket[]>(
-          `SELECT ${COLUMNS}, lane FROM keiyaku_outbox WHERE seq IN (?) ORDER BY seq`,
-          [due.map((r) => Number(r['seq']))],
-        );
-        claimed = rows.map((r) => {
-          const row = fromRow(r as unknown as Row);
-          next.set(row.id, Number(r['lane']));
-          return row;
-        });
-      }
+      claimed = rows.map((r) => {
+        const row = fromRow(r as unknown as Row);
+        next.set(row.id, Number(r['lane']));
+        return row;
+      });
     }
     this.#laneOf.set(owner, next);
-    if (kept.length > 0) this.#holding.add(owner);
-    else this.#holding.delete(owner);
+    this.#held.set(owner, new Set(kept));
     // A claim that returns no row, with none in flight, counts no lanes: nothing of its can be lost.
     this.#claimedLanes.set(owner, claimed.length === 0 && request.inFlight.length === 0 ? 0 : kept.length);
     return claimed;
@@ -447,7 +452,7 @@ export class MysqlOutbox extends OutboxStoreBase {
   }
 
   async release(owner: string): Promise<void> {
-    this.#holding.delete(owner);
+    this.#held.delete(owner);
     this.#claimedLanes.delete(owner);
     this.#laneOf.delete(owner);
     await this.pool.query('UPDATE keiyaku_outbox_lanes SET owner = NULL, lease_until = NULL WHERE owner = ?', [owner]);
