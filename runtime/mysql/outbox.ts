@@ -28,7 +28,7 @@
  * ```
  */
 
-import type { AnyChannel, AnyContractMessage, EventMapper, HeadersOf } from '@keiyaku/runtime/adapter';
+import type { AnyChannel, AnyContractMessage } from '@keiyaku/runtime/adapter';
 import {
   OUTBOX_COLUMNS as COLUMNS,
   capOutboxBatch as capBytes,
@@ -36,19 +36,14 @@ import {
   type OutboxChannelOptions,
   type OutboxClaimRequest,
   type OutboxCounts,
-  type OutboxEncoder,
   OutboxError,
-  type OutboxEventsOptions,
   type OutboxFailure,
   type OutboxFilter,
-  type OutboxRecord,
   type OutboxRow,
   OutboxStoreBase,
   type OutboxStoreOptions,
   type OutboxTableRow,
-  type OutboxWriteOptions,
   outboxCountsFrom,
-  outboxNotMigrated,
   outboxRowFrom,
   parseRowId,
   silentLogger,
@@ -57,7 +52,10 @@ import {
 import type mysql from 'mysql2/promise';
 import { createMysqlPool, parseMysqlUrl } from './client.js';
 import { applyMysqlMigrations, MYSQL_OUTBOX_MIGRATION, mysqlMigrationSql, mysqlSchemaVersions } from './migrations.js';
+import { errno, MysqlOutboxChannel, notMigrated } from './outbox-channel.js';
 import { MYSQL_OUTBOX_LANE_COUNT } from './outbox-schema.js';
+
+export { MysqlOutboxChannel, type MysqlOutboxConnection, mysqlOutboxLane } from './outbox-channel.js';
 
 /**
  * The SQL {@link MysqlOutbox.migrate} amounts to on a database without the outbox: the
@@ -73,44 +71,21 @@ export const DEFAULT_MYSQL_OUTBOX_POLL_MS = 250;
 /** The server's current time (UTC, milliseconds), as the lane leases hold it. */
 const NOW = 'UTC_TIMESTAMP(3)';
 
+/** The row columns qualified with the alias `o`. */
+const JOINED_COLUMNS = COLUMNS.split(', ')
+  .map((c) => `o.${c}`)
+  .join(', ');
+
 /** After an in-process write, the waits before the next polls (ms), then `pollIntervalMs`. */
 const EAGER_WAITS = [1, 2, 4, 8, 16, 32, 64, 128] as const;
 
 /** MySQL's error numbers the outbox tells apart. */
-const ER_NO_SUCH_TABLE = 1146;
 const ER_LOCK_DEADLOCK = 1213;
 const ER_LOCK_WAIT_TIMEOUT = 1205;
-
-/** What a writer needs of the caller's connection: mysql2's promise `Connection` and `PoolConnection` have it. */
-export interface MysqlOutboxConnection {
-  query(sql: string, values?: unknown): Promise<unknown>;
-  execute(sql: string, values?: unknown): Promise<unknown>;
-}
 
 type Row = OutboxTableRow & { readonly headers: string };
 
 const fromRow = (row: Row): OutboxRow => outboxRowFrom(row);
-
-/** FNV-1a (32 bit) of the key's UTF-16 code units, as PostgreSQL's outbox hashes keys: stable across processes and releases. */
-export function mysqlOutboxLane(key: string | undefined): number {
-  if (key === undefined) return Math.floor(Math.random() * MYSQL_OUTBOX_LANE_COUNT);
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < key.length; i++) {
-    hash ^= key.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193);
-  }
-  return (hash >>> 0) % MYSQL_OUTBOX_LANE_COUNT;
-}
-
-function errno(error: unknown): number | undefined {
-  const n = (error as { errno?: unknown } | null)?.errno;
-  return typeof n === 'number' ? n : undefined;
-}
-
-function notMigrated(cause: unknown): never {
-  if (errno(cause) === ER_NO_SUCH_TABLE) throw outboxNotMigrated('outbox.migrate() (or MYSQL_OUTBOX_SCHEMA in your migrations)', cause);
-  throw cause;
-}
 
 /** Which server `VERSION()` names, and whether it has `FOR UPDATE SKIP LOCKED` (MySQL 8.0.1+, MariaDB 10.6+). */
 export function mysqlServerSupport(version: string): { readonly server: string; readonly supported: boolean } {
@@ -392,33 +367,7 @@ export class MysqlOutbox extends OutboxStoreBase {
       if (lane !== undefined) next.set(id, lane);
     }
     if (taken.length > 0) {
-      // Keys whose head waits for a retry (few, on the retry index): their later rows wait too.
-      const [blockedRows] = await connection.query<mysql.RowDataPacket[]>(
-        `SELECT DISTINCT partition_key FROM keiyaku_outbox
-         WHERE state = 'pending' AND next_attempt_at > 0 AND next_attempt_at > ? AND partition_key IS NOT NULL`,
-        [request.now],
-      );
-      const blocked = blockedRows.map((r) => String(r['partition_key']));
-      const conditions = [
-        "state = 'pending'",
-        'lane IN (?)',
-        'next_attempt_at <= ?',
-        ...(excluded.length === 0 ? [] : ['seq NOT IN (?)']),
-        ...(blocked.length === 0 ? [] : ['(partition_key IS NULL OR partition_key NOT IN (?))']),
-      ];
-      const values: unknown[] = [taken, request.now];
-      if (excluded.length > 0) values.push(excluded);
-      if (blocked.length > 0) values.push(blocked);
-      values.push(request.limit);
-      // The due row ids in order from the pending index alone (it holds next_attempt_at), then those rows by primary key.
-      const [rows] = await connection.query<mysql.RowDataPacket[]>(
-        `SELECT ${COLUMNS.split(', ')
-          .map((c) => `o.${c}`)
-          .join(', ')}, o.lane FROM (
-           SELECT seq FROM keiyaku_outbox FORCE INDEX (keiyaku_outbox_pending) WHERE ${conditions.join(' AND ')} ORDER BY seq LIMIT ?) d
-         JOIN keiyaku_outbox o ON o.seq = d.seq ORDER BY o.seq`,
-        values,
-      );
+      const rows = await this.#dueRows(connection, taken, request, excluded);
       claimed = rows.map((r) => {
         const row = fromRow(r as unknown as Row);
         next.set(row.id, Number(r['lane']));
@@ -430,6 +379,44 @@ export class MysqlOutbox extends OutboxStoreBase {
     // A claim that returns no row, with none in flight, counts no lanes: nothing of its can be lost.
     this.#claimedLanes.set(owner, claimed.length === 0 && request.inFlight.length === 0 ? 0 : kept.length);
     return claimed;
+  }
+
+  /**
+   * The due rows of the lanes `taken`, oldest first, at most `limit`, without the `excluded` ones
+   * and skipping keys whose head waits for a retry; with their lane.
+   */
+  async #dueRows(
+    connection: mysql.PoolConnection,
+    taken: readonly number[],
+    request: OutboxClaimRequest,
+    excluded: readonly number[],
+  ): Promise<mysql.RowDataPacket[]> {
+    // Keys whose head waits for a retry (few, on the retry index): their later rows wait too.
+    const [blockedRows] = await connection.query<mysql.RowDataPacket[]>(
+      `SELECT DISTINCT partition_key FROM keiyaku_outbox
+       WHERE state = 'pending' AND next_attempt_at > 0 AND next_attempt_at > ? AND partition_key IS NOT NULL`,
+      [request.now],
+    );
+    const blocked = blockedRows.map((r) => String(r['partition_key']));
+    const conditions = [
+      "state = 'pending'",
+      'lane IN (?)',
+      'next_attempt_at <= ?',
+      ...(excluded.length === 0 ? [] : ['seq NOT IN (?)']),
+      ...(blocked.length === 0 ? [] : ['(partition_key IS NULL OR partition_key NOT IN (?))']),
+    ];
+    const values: unknown[] = [taken, request.now];
+    if (excluded.length > 0) values.push(excluded);
+    if (blocked.length > 0) values.push(blocked);
+    values.push(request.limit);
+    // The due row ids in order from the pending index alone (it holds next_attempt_at), then those rows by primary key.
+    const [rows] = await connection.query<mysql.RowDataPacket[]>(
+      `SELECT ${JOINED_COLUMNS}, o.lane FROM (
+         SELECT seq FROM keiyaku_outbox FORCE INDEX (keiyaku_outbox_pending) WHERE ${conditions.join(' AND ')} ORDER BY seq LIMIT ?) d
+       JOIN keiyaku_outbox o ON o.seq = d.seq ORDER BY o.seq`,
+      values,
+    );
+    return rows;
   }
 
   async published(ids: readonly string[], now: number, keep: boolean): Promise<void> {
@@ -526,81 +513,4 @@ export class MysqlOutbox extends OutboxStoreBase {
   }
 
   #poolEnded = false;
-}
-
-/** The payload as a `Buffer` over the same bytes (what mysql2 sends as a binary parameter). */
-const buffer = (r: OutboxRecord): Buffer => Buffer.from(r.payload.buffer, r.payload.byteOffset, r.payload.byteLength);
-
-const INSERT_COLUMNS = 'message_id, channel, address, partition_key, lane, type, payload, headers, created_at';
-
-/** The single-row INSERT: a prepared statement, parsed once per connection (mysql2 keeps it). */
-const INSERT_ONE = `INSERT INTO keiyaku_outbox (${INSERT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`;
-
-const values = (r: OutboxRecord): unknown[] => [
-  r.messageId,
-  r.channel,
-  r.address,
-  r.key ?? null,
-  mysqlOutboxLane(r.key),
-  r.type,
-  buffer(r),
-  JSON.stringify(r.headers),
-  r.createdAt,
-];
-
-/** Writes one channel's contract messages into the outbox with the caller's connection, inside its transaction. */
-export class MysqlOutboxChannel<M extends AnyContractMessage> {
-  readonly encoder: OutboxEncoder<M>;
-  readonly #wrote: () => void;
-
-  constructor(encoder: OutboxEncoder<M>, wrote: () => void = () => undefined) {
-    this.encoder = encoder;
-    this.#wrote = wrote;
-  }
-
-  /** Writes `message` with `tx` (a connection inside its transaction); rejects with the codec's error for an invalid message, before any query. */
-  async write<T extends M>(tx: MysqlOutboxConnection, message: T, options?: OutboxWriteOptions<HeadersOf<T>>): Promise<void> {
-    // A channel framed for a Schema Registry reads its schema id first (once per address and type).
-    const prepared = this.encoder.prepareOne(message, options as OutboxWriteOptions<HeadersOf<M>> | undefined);
-    if (prepared !== undefined) await prepared;
-    await this.insert(tx, [this.encoder.encode(message, options)]);
-  }
-
-  /** Writes each message (or `[message, options]`) in order, in one statement; resolves to how many. */
-  async writeMany(tx: MysqlOutboxConnection, items: Iterable<M | readonly [M, OutboxWriteOptions<HeadersOf<M>>]>): Promise<number> {
-    const list = [...items];
-    const prepared = this.encoder.prepareItems(list);
-    if (prepared !== undefined) await prepared;
-    return this.insert(tx, this.encoder.encodeMany(list));
-  }
-
-  /** Maps domain events through `mapper` (null keeps one internal) and writes the resulting messages; resolves to how many. */
-  async writeEvents<D>(
-    tx: MysqlOutboxConnection,
-    mapper: EventMapper<D, M>,
-    events: readonly D[],
-    options: OutboxEventsOptions,
-  ): Promise<number> {
-    const prepared = this.encoder.prepare(options.address);
-    if (prepared !== undefined) await prepared;
-    return this.insert(tx, this.encoder.encodeEvents(mapper, events, options));
-  }
-
-  /** Readies a channel framed for a Schema Registry (its schema ids on `address`); `write` does it itself. */
-  async prepare(address?: string): Promise<void> {
-    await this.encoder.prepare(address);
-  }
-
-  /** Inserts already encoded records: one prepared statement for one row, one multi-row INSERT (rows in order) for several. */
-  async insert(tx: MysqlOutboxConnection, records: readonly OutboxRecord[]): Promise<number> {
-    if (records.length === 0) return 0;
-    try {
-      if (records.length === 1) await tx.execute(INSERT_ONE, values(records[0]!));
-      else await tx.query(`INSERT INTO keiyaku_outbox (${INSERT_COLUMNS}) VALUES ?`, [records.map(values)]);
-    } catch (error) {
-      notMigrated(error);
-    }
-    this.#wrote();
-    return records.length;
-  }
 }
