@@ -121,7 +121,7 @@ Commands:
                     --events <file> --type <Union> --channel <channel id> --out <mapper file>
                     [--generated <dir>]; adds missing cases, never rewrites your code
   dead-letters      list|show|redrive|remove parked messages and dead outbox rows:
-                    --store <sqlite file | postgres url> (see keiyaku dead-letters --help)
+                    --store <sqlite file | postgres or mysql url> (see keiyaku dead-letters --help)
 
 Options:
   -s, --spec <file>   contract file (default: asyncapi.yaml, or "spec" in ${CONFIG_FILE})

@@ -10,7 +10,7 @@
 export type ConfigSource = 'default' | 'environment' | 'file' | 'object' | 'code';
 
 export interface ConfigChoice {
-  /** `memory`, `kafka`, `iggy` / `memory`, `sqlite`, `postgres`, or a hand-built part's own name. */
+  /** `memory`, `kafka`, `iggy` / `memory`, `sqlite`, `postgres`, `mysql`, or a hand-built part's own name. */
   readonly kind: string;
   readonly source: ConfigSource;
   /** The variable (`KEIYAKU_TRANSPORT`), the file or the key that chose it, when one did. */

@@ -293,7 +293,7 @@ export function describeConfig(config: ResolvedConfig): Record<string, unknown> 
         }
       : {}),
     ...(config.iggy ? { iggy: { ...config.iggy, ...(config.iggy.password === undefined ? {} : { password: SECRET }) } } : {}),
-    deadLetters: config.deadLetters.store === 'postgres' ? { ...config.deadLetters, connectionString: SECRET } : config.deadLetters,
+    deadLetters: 'connectionString' in config.deadLetters ? { ...config.deadLetters, connectionString: SECRET } : config.deadLetters,
     ...(config.schemaRegistry === undefined
       ? {}
       : {

@@ -122,12 +122,12 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
     path: 'schemaRegistry.timeoutMs',
     description: 'most time one request may take (default 10000)',
   },
-  { name: 'KEIYAKU_DEAD_LETTERS', path: 'deadLetters.store', description: 'memory (default), sqlite or postgres' },
+  { name: 'KEIYAKU_DEAD_LETTERS', path: 'deadLetters.store', description: 'memory (default), sqlite, postgres or mysql' },
   { name: 'KEIYAKU_DEAD_LETTERS_PATH', path: 'deadLetters.path', description: 'sqlite: the database file' },
   {
     name: 'KEIYAKU_DEAD_LETTERS_CONNECTION_STRING',
     path: 'deadLetters.connectionString',
-    description: 'postgres: postgres://user:password@host:port/database',
+    description: 'postgres: postgres://user:password@host:port/database; mysql: mysql://user:password@host:port/database',
     secret: true,
   },
   {

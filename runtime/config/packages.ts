@@ -25,6 +25,9 @@ export interface OptionalPackages {
       readonly migrate: boolean;
     }): Promise<DeadLetterStore>;
   };
+  readonly '@keiyaku/mysql': {
+    openDeadLetterStore(options: { readonly connectionString: string; readonly migrate: boolean }): Promise<DeadLetterStore>;
+  };
 }
 
 export type OptionalPackage = keyof OptionalPackages;

@@ -7,6 +7,12 @@
 
 export type { MysqlConnection, MysqlPool, MysqlPoolOptions, MysqlQueryable } from './client.js';
 export { createMysqlPool, isConnectionError, isLockConflict, parseMysqlUrl, redactMysqlUrl } from './client.js';
+export type { MysqlDeadLetterStoreOptions } from './dead-letters.js';
+export { DeadLetterRecordError, MysqlDeadLetterStore, openDeadLetterStore } from './dead-letters.js';
+export type { MysqlAppendOptions, MysqlEventStoreOptions } from './event-store.js';
+export { MysqlCheckpointStore, MysqlEventStore } from './event-store.js';
+export type { MysqlInboxOptions, MysqlInboxTransaction } from './inbox.js';
+export { MysqlInboxStore } from './inbox.js';
 export type { MigrateOptions, Migration, MigrationResult } from './migrations.js';
 export {
   MYSQL_CHECKPOINTS_V1,

@@ -96,7 +96,7 @@ export const MYSQL_DEAD_LETTERS_V1 = `CREATE TABLE IF NOT EXISTS keiyaku_dead_le
 /** The inbox: one row per message a group handled, written in the handler's own transaction; retention purges by `received_at` (ms). */
 export const MYSQL_INBOX_V1 = `CREATE TABLE IF NOT EXISTS keiyaku_inbox (
   group_id VARCHAR(255) NOT NULL,
-  message_id VARCHAR(255) NOT NULL,
+  message_id VARCHAR(512) NOT NULL,
   received_at BIGINT NOT NULL,
   PRIMARY KEY (group_id, message_id),
   KEY keiyaku_inbox_received (received_at)

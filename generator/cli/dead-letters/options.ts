@@ -13,7 +13,7 @@ export interface DeadLettersIo {
   readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
-export const DEAD_LETTERS_USAGE = `Usage: keiyaku dead-letters <action> [id] --store <sqlite file | postgres url> [options]
+export const DEAD_LETTERS_USAGE = `Usage: keiyaku dead-letters <action> [id] --store <sqlite file | postgres url | mysql url> [options]
 
 Parked messages (a subscription's dead-letter store) and dead outbox rows, in one place.
 
@@ -28,7 +28,7 @@ Actions:
   remove <id>       delete it for good
 
 Options:
-  --store <s>       a SQLite database file, or a postgres://… URL (required)
+  --store <s>       a SQLite database file, or a postgres://… or mysql://… URL (required)
   --channel <id>    only this channel
   --group <id>      only parked messages of this consumer group (outbox rows have none)
   --json            print a machine-readable result on stdout
@@ -91,7 +91,9 @@ export function parse(argv: readonly string[], cwd: string): Options | 'help' {
     throw new DeadLettersError(`keiyaku dead-letters ${action} needs the id of a message (see keiyaku dead-letters list)`);
   if (rest.length > 0) throw new DeadLettersError(`unexpected argument "${rest[0]}"`);
   if (args.store === undefined)
-    throw new DeadLettersError('keiyaku dead-letters needs --store <sqlite file | postgres://user:password@host:port/database>');
+    throw new DeadLettersError(
+      'keiyaku dead-letters needs --store <sqlite file | postgres://user:password@host:port/database | mysql://…>',
+    );
   if (action !== 'redrive')
     for (const flag of ['brokers', 'namespace', 'dry-run'])
       if (args.given.includes(flag)) throw new DeadLettersError(`option --${flag} applies to redrive only`);

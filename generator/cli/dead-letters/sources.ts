@@ -1,5 +1,5 @@
 // Where set-aside items live and how they are read: parked messages of the dead-letter store and dead
-// rows of the transactional outbox, in a SQLite file or a PostgreSQL database. The store packages are
+// rows of the transactional outbox, in a SQLite file, a PostgreSQL or a MySQL database. The store packages are
 // optional peers of keiyaku, loaded on use.
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -135,7 +135,7 @@ export interface OpenedStore {
   close(): Promise<void>;
 }
 
-/** `postgres://user:secret@host/db` → `postgres://user@host/db`, for messages. */
+/** `postgres://user:secret@host/db` → `postgres://user@host/db` (also mysql://), for messages. */
 function redact(url: string): string {
   try {
     const parsed = new URL(url);
@@ -149,6 +149,7 @@ function redact(url: string): string {
 interface StorePackages {
   '@keiyaku/sqlite': typeof import('@keiyaku/sqlite');
   '@keiyaku/postgres': typeof import('@keiyaku/postgres');
+  '@keiyaku/mysql': typeof import('@keiyaku/mysql');
   '@keiyaku/kafka': typeof import('@keiyaku/kafka');
 }
 
@@ -165,14 +166,18 @@ export async function optionalPackage<N extends keyof StorePackages>(name: N, pu
   }
 }
 
-/** An error a database driver raised (pg's DatabaseError carries a SQLSTATE code; better-sqlite3's is a SqliteError). */
+/**
+ * An error a database driver raised (pg's DatabaseError carries a SQLSTATE code and a severity;
+ * better-sqlite3's is a SqliteError; mysql2's carries a code and a SQLSTATE).
+ */
 export function isDriverError(error: unknown): boolean {
-  const e = error as { name?: unknown; code?: unknown; severity?: unknown };
-  return e?.name === 'SqliteError' || (typeof e?.code === 'string' && typeof e?.severity === 'string');
+  const e = error as { name?: unknown; code?: unknown; severity?: unknown; sqlState?: unknown };
+  return e?.name === 'SqliteError' || (typeof e?.code === 'string' && (typeof e?.severity === 'string' || typeof e?.sqlState === 'string'));
 }
 
 export async function openStore(store: string, cwd: string): Promise<OpenedStore> {
   if (/^postgres(ql)?:\/\//.test(store)) return openPostgres(store);
+  if (/^(mysql|mariadb):\/\//.test(store)) return openMysql(store);
   return openSqliteFile(resolve(cwd, store), store);
 }
 
@@ -203,6 +208,32 @@ async function openPostgres(url: string): Promise<OpenedStore> {
   });
 }
 
+async function openMysql(url: string): Promise<OpenedStore> {
+  const shown = redact(url);
+  const { createMysqlPool, MysqlDeadLetterStore } = await optionalPackage('@keiyaku/mysql', 'a mysql:// store');
+  let pool: ReturnType<typeof createMysqlPool>;
+  let tables: Set<string>;
+  try {
+    pool = createMysqlPool(url, { connectionLimit: 2, connectTimeout: 5_000 });
+  } catch (error) {
+    throw new DeadLettersError(`cannot use ${shown}: ${reason(error)}`, error);
+  }
+  try {
+    const [rows] = await pool.query(
+      "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name IN ('keiyaku_dead_letters', 'keiyaku_outbox')",
+    );
+    tables = new Set((rows as { name: string }[]).map((r) => r.name));
+  } catch (error) {
+    await pool.end().catch(() => {});
+    throw new DeadLettersError(`cannot reach MySQL at ${shown}: ${reason(error)}`, error);
+  }
+  const sources: DeadSource[] = [];
+  if (tables.has('keiyaku_dead_letters')) sources.push(new ParkedSource(new MysqlDeadLetterStore(pool)));
+  return opened(shown, sources, async () => {
+    await pool.end();
+  });
+}
+
 /** The store with what it holds; a database without keiyaku's tables is closed and refused. */
 async function opened(shown: string, sources: DeadSource[], close: () => Promise<void>): Promise<OpenedStore> {
   if (sources.length === 0) {
@@ -215,7 +246,8 @@ async function opened(shown: string, sources: DeadSource[], close: () => Promise
 }
 
 async function openSqliteFile(path: string, shown: string): Promise<OpenedStore> {
-  if (!existsSync(path)) throw new DeadLettersError(`no SQLite database at ${shown} (for PostgreSQL pass a postgres://… URL)`);
+  if (!existsSync(path))
+    throw new DeadLettersError(`no SQLite database at ${shown} (for PostgreSQL pass a postgres://… URL, for MySQL a mysql://… URL)`);
   if (!statSync(path).isFile()) throw new DeadLettersError(`${shown} is not a file`);
   const { openSqlite, SqliteDeadLetterStore, SqliteOutbox } = await optionalPackage('@keiyaku/sqlite', 'a SQLite file');
   let db: ReturnType<typeof openSqlite>;
