@@ -1,13 +1,15 @@
 // The MySQL / MariaDB outbox against a real server: the conformance suite, plus what only this store
 // has (its migration and exported SQL, the server version check, the in-process wake-up and the
 // polling of other processes' rows, lane leases that expire, binary payloads, transactional dispatch).
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
 import { MYSQL_OUTBOX_SCHEMA, MysqlOutbox, mysqlMigrationSql, mysqlSchemaVersions, mysqlServerSupport } from '@keiyaku/mysql';
 import { OutboxDispatcher } from '@keiyaku/runtime';
 import { InMemoryTransport } from '@keiyaku/runtime/memory';
 import { OutboxPing, outboxConformanceChannel, runOutboxConformance } from '@keiyaku/runtime/testing';
 import mysql from 'mysql2/promise';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { waitFor } from '../helpers.js';
+import { repoRoot, waitFor } from '../helpers.js';
 import { type FreshMysqlDatabase, freshMysqlDatabase, mysqlSkipNote, mysqlUrl } from './mysql-env.js';
 
 const run = mysqlUrl !== '';
@@ -25,6 +27,20 @@ async function inTransaction(pool: mysql.Pool, fn: (connection: mysql.PoolConnec
   } finally {
     connection.release();
   }
+}
+
+/** `keiyaku dead-letters …` from the sources, as operators run it. */
+function deadLetters(args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('KEIYAKU_')));
+  return new Promise((resolve) => {
+    const child = execFile(
+      process.execPath,
+      ['--import', 'tsx/esm', '--conditions=keiyaku-source', join(repoRoot, 'generator', 'cli', 'run.ts'), 'dead-letters', ...args],
+      { cwd: repoRoot, env, timeout: 90_000 },
+      (error, stdout, stderr) => resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : 1, stdout, stderr }),
+    );
+    child.stdin!.end('');
+  });
 }
 
 describe('mysqlServerSupport', () => {
@@ -222,6 +238,29 @@ describe('mysqlServerSupport', () => {
       await second.close();
       await first.close();
     });
+
+    it('keiyaku dead-letters --store mysql://… lists a dead outbox row, redrives it to pending and removes it', async () => {
+      const fresh = await freshMysqlDatabase('outbox_cli');
+      databases.push(fresh);
+      const outbox = new MysqlOutbox(fresh.pool);
+      await outbox.migrate();
+      await inTransaction(fresh.pool, (connection) =>
+        outbox.channel(outboxConformanceChannel('cli')).write(connection, OutboxPing.create({ seq: 1, key: 'k' })),
+      );
+      const [row] = await outbox.list({ state: 'pending' });
+      await outbox.failed(row!.id, { attempts: 10, error: 'broker refused: record too large', next: 'dead', now: Date.now() });
+      const listed = JSON.parse((await deadLetters(['list', '--store', fresh.url, '--json'])).stdout) as {
+        items: { id: string; kind: string }[];
+      };
+      expect(listed.items).toEqual([expect.objectContaining({ id: `outbox:${row!.id}`, kind: 'outbox' })]);
+      const redriven = await deadLetters(['redrive', `outbox:${row!.id}`, '--store', fresh.url, '--yes']);
+      expect(redriven.stdout).toContain(`outbox:${row!.id} is pending again`);
+      expect(await outbox.get(row!.id)).toMatchObject({ state: 'pending', attempts: 0 });
+      await outbox.failed(row!.id, { attempts: 10, error: 'again', next: 'dead', now: Date.now() });
+      expect((await deadLetters(['remove', `outbox:${row!.id}`, '--store', fresh.url, '--yes'])).code).toBe(0);
+      expect(await outbox.get(row!.id)).toBeUndefined();
+      await outbox.close();
+    }, 300_000);
 
     it('a transactional dispatcher publishes every row once, in order per key', async () => {
       const outbox = new MysqlOutbox(db.pool, { leaseMs: 2_000 });
