@@ -1,6 +1,6 @@
 /**
  * What the fault runs (bench/outbox-fault.ts, bench/exactly-once-fault.ts) share: a broker of their
- * own from scripts/kafka, a fresh PostgreSQL database, child processes started through tsx and
+ * own from scripts/kafka, a fresh PostgreSQL or MySQL database, child processes started through tsx and
  * read line by line, and reading a topic to its end.
  */
 import { type ChildProcess, execFile, spawn, spawnSync } from 'node:child_process';
@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Kafka, logLevel } from 'kafkajs';
+import mysql from 'mysql2/promise';
 import pg from 'pg';
 import type { OutgoingRecord, Transport, TransportTransaction } from '../runtime/index.js';
 import { freePort } from '../test/setup/ports.js';
@@ -39,6 +40,23 @@ export async function createDatabase(serverUrl: string, prefix: string): Promise
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
   return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+}
+
+/** A MySQL / MariaDB database of its own on the server of `serverUrl` (`mysql://…`), dropped by `drop`. */
+export async function createMysqlDatabase(serverUrl: string, prefix: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `${prefix}_${randomUUID().replaceAll('-', '').slice(0, 10)}`;
+  const admin = async (sql: string): Promise<void> => {
+    const connection = await mysql.createConnection(serverUrl);
+    try {
+      await connection.query(sql);
+    } finally {
+      await connection.end();
+    }
+  };
+  await admin(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS \`${name}\``) };
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
  * One outbox dispatcher process for bench/outbox-fault.ts: publishes the outbox of
- * OUTBOX_FAULT_STORE (a SQLite file or a PostgreSQL URL) to Kafka (KAFKA_BROKERS, topics under
+ * OUTBOX_FAULT_STORE (a SQLite file, a PostgreSQL URL or a MySQL URL) to Kafka (KAFKA_BROKERS, topics under
  * OUTBOX_FAULT_NAMESPACE) until SIGTERM (graceful stop) or SIGKILL (the fault).
  * Prints `started` once it dispatches, and `sent` after each batch the broker acknowledged;
  * it then pauses 50 ms before the dispatcher marks the batch published, so a SIGKILL sent on
@@ -9,6 +9,7 @@
 import { BookIntegrationEvents } from '../generated/index.js';
 import type { Transport } from '../runtime/index.js';
 import { KafkaTransport } from '../runtime/kafka/index.js';
+import { MysqlOutbox } from '../runtime/mysql/index.js';
 import { PostgresOutbox } from '../runtime/postgres/index.js';
 import { SqliteOutbox } from '../runtime/sqlite/index.js';
 
@@ -37,7 +38,11 @@ const transport: Transport = {
     };
   },
 };
-const outbox = store.startsWith('postgres') ? new PostgresOutbox(store, { leaseMs }) : new SqliteOutbox(store, { leaseMs });
+const outbox = store.startsWith('postgres')
+  ? new PostgresOutbox(store, { leaseMs })
+  : store.startsWith('mysql:')
+    ? new MysqlOutbox(store, { leaseMs })
+    : new SqliteOutbox(store, { leaseMs });
 outbox.channel(BookIntegrationEvents);
 const dispatcher = outbox.dispatcher(
   { transport },

@@ -9,7 +9,8 @@
  *
  * Each kill lands right after the broker acknowledged a batch and before the dispatcher marked it
  * published (see bench/outbox-fault-child.ts), so duplicates are expected and counted.
- * Store: SQLite (a temporary file) by default; PostgreSQL with OUTBOX_FAULT_POSTGRES_URL.
+ * Store: SQLite (a temporary file) by default; PostgreSQL with OUTBOX_FAULT_POSTGRES_URL; MySQL or
+ * MariaDB with OUTBOX_FAULT_MYSQL_URL (a fresh database is created on either server).
  * Broker: KAFKA_BROKERS, else scripts/kafka start on KAFKA_PORT (default: free ports), stopped after.
  * Loopback only; bounded: OUTBOX_FAULT_ROWS rows (default 10 000), OUTBOX_FAULT_KILLS kills (default 3).
  */
@@ -20,16 +21,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
+import mysql from 'mysql2/promise';
 import pg from 'pg';
 import { BookBorrowed, BookIntegrationEvents } from '../generated/index.js';
+import { MysqlOutbox } from '../runtime/mysql/index.js';
 import { PostgresOutbox } from '../runtime/postgres/index.js';
 import { SqliteOutbox } from '../runtime/sqlite/index.js';
-import { createDatabase, exited, ownBroker, readTopic, sleep, spawnChild, watchLines } from './fault-kit.js';
+import { createDatabase, createMysqlDatabase, exited, ownBroker, readTopic, sleep, spawnChild, watchLines } from './fault-kit.js';
 
 export interface OutboxFaultOptions {
   readonly brokers: string;
   /** A PostgreSQL URL (a fresh database is created on it), or undefined for a SQLite file. */
   readonly postgresUrl?: string;
+  /** A MySQL / MariaDB URL (a fresh database is created on it); takes precedence over `postgresUrl`. */
+  readonly mysqlUrl?: string;
   readonly rows: number;
   readonly kills: number;
   /** Progress lines (not the result line). */
@@ -140,6 +145,42 @@ async function postgresService(serverUrl: string): Promise<Service> {
   };
 }
 
+async function mysqlService(serverUrl: string): Promise<Service> {
+  const database = await createMysqlDatabase(serverUrl, 'keiyaku_outbox_fault');
+  const pool = mysql.createPool({ uri: database.url, connectionLimit: 4 });
+  await pool.query('CREATE TABLE loans (copy_id VARCHAR(64) PRIMARY KEY, book_id VARCHAR(64) NOT NULL)');
+  const outbox = new MysqlOutbox(pool);
+  await outbox.migrate();
+  const books = outbox.channel(BookIntegrationEvents);
+  return {
+    store: database.url,
+    async transaction(k, ids, rollback) {
+      const connection = await pool.getConnection();
+      try {
+        await connection.beginTransaction();
+        for (const i of ids) await connection.execute('INSERT INTO loans (copy_id, book_id) VALUES (?, ?)', [`C-${i}`, bookId(k)]);
+        await books.writeMany(
+          connection,
+          ids.map((i) => [borrowed(i, k), { id: rollback ? `rolled-back-${i}` : `row-${i}`, key: bookId(k) }] as const),
+        );
+        if (rollback) await connection.rollback();
+        else await connection.commit();
+      } catch (error) {
+        await connection.rollback().catch(() => undefined);
+        throw error;
+      } finally {
+        connection.release();
+      }
+    },
+    backlog: async () => (await outbox.counts()).pending,
+    async close() {
+      await outbox.close();
+      await pool.end();
+      await database.drop();
+    },
+  };
+}
+
 async function startDispatcher(store: string, brokers: string, namespace: string): Promise<ChildProcess> {
   const env = { OUTBOX_FAULT_STORE: store, KAFKA_BROKERS: brokers, OUTBOX_FAULT_NAMESPACE: namespace };
   const { child, started } = spawnChild('outbox-fault-child.ts', [], env, () => {});
@@ -149,7 +190,11 @@ async function startDispatcher(store: string, brokers: string, namespace: string
 
 export async function runOutboxKillFault(options: OutboxFaultOptions): Promise<OutboxFaultResult> {
   const log = options.log ?? (() => {});
-  const service = options.postgresUrl ? await postgresService(options.postgresUrl) : await sqliteService();
+  const service = options.mysqlUrl
+    ? await mysqlService(options.mysqlUrl)
+    : options.postgresUrl
+      ? await postgresService(options.postgresUrl)
+      : await sqliteService();
   const namespace = `outbox-fault-${randomUUID().slice(0, 8)}`;
   let child: ChildProcess | undefined;
   try {
@@ -244,6 +289,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     const result = await runOutboxKillFault({
       brokers: broker?.brokers ?? process.env['KAFKA_BROKERS']!,
       ...(process.env['OUTBOX_FAULT_POSTGRES_URL'] ? { postgresUrl: process.env['OUTBOX_FAULT_POSTGRES_URL'] } : {}),
+      ...(process.env['OUTBOX_FAULT_MYSQL_URL'] ? { mysqlUrl: process.env['OUTBOX_FAULT_MYSQL_URL'] } : {}),
       rows: Number(process.env['OUTBOX_FAULT_ROWS'] ?? 10_000),
       kills: Number(process.env['OUTBOX_FAULT_KILLS'] ?? 3),
       log: (line) => process.stderr.write(`${line}\n`),

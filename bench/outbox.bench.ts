@@ -13,6 +13,9 @@
  *    ≥ 0.5× and ≥ 50,000 msg/s); then the same to Kafka (KAFKA_BROKERS, kafkajs driver, goal ≥ 0.8×;
  *    skipped with the reason printed when it is not set).
  *
+ * 3. With MYSQL_URL: the same write and dispatch ratios on MySQL / MariaDB, and the wake-up latency
+ *    of an idle MySQL outbox (no LISTEN/NOTIFY there), from bench/outbox-mysql.ts.
+ *
  * POSTGRES_URL, else scripts/postgres start on POSTGRES_PORT (default: a free port), stopped after.
  * A fresh database per run, dropped after. OUTBOX_BENCH_ROWS (default 20 000), OUTBOX_BENCH_CONCURRENCY (default 4),
  * OUTBOX_BENCH_ROUNDS (default 8); OUTBOX_BENCH_BATCH, the dispatcher's batch size (default 500, its own default).
@@ -26,6 +29,7 @@ import { createMessaging, type Transport } from '../runtime/index.js';
 import { createKafkaTransport } from '../runtime/kafka/index.js';
 import { InMemoryTransport } from '../runtime/memory/index.js';
 import { PostgresOutbox } from '../runtime/postgres/index.js';
+import { mysqlOutboxBenchOptions, runMysqlOutboxBench } from './outbox-mysql.js';
 import { benchDatabase } from './postgres-bench.js';
 import { verdict } from './stats.js';
 
@@ -317,3 +321,6 @@ try {
   await pool.end();
   await database.close();
 }
+
+if (process.env['MYSQL_URL']) await runMysqlOutboxBench(mysqlOutboxBenchOptions(process.env['MYSQL_URL'], out));
+else out('outbox on MySQL: skipped (MYSQL_URL is not set)');

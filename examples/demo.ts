@@ -1,7 +1,8 @@
 /**
  * `npm run demo`: two bounded contexts talking through the generated contract over the
  * in-memory transport, with the library's outbox and the dead letters in SQLite (the embedded
- * defaults); `POSTGRES_URL=… npm run demo` keeps the library's events and outbox in PostgreSQL.
+ * defaults); `POSTGRES_URL=… npm run demo` keeps the library's events and outbox in PostgreSQL,
+ * `MYSQL_URL=… npm run demo` in MySQL or MariaDB.
  *
  * The library writes each domain change and the contract messages it causes (through the
  * mapper) in one transaction of its own database; the outbox dispatcher publishes them.
@@ -13,11 +14,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KafkaTransport } from '@keiyaku/kafka';
+import { MysqlOutbox } from '@keiyaku/mysql';
 import { PostgresOutbox } from '@keiyaku/postgres';
 import { createMessaging, payloadText } from '@keiyaku/runtime';
 import { InMemoryTransport } from '@keiyaku/runtime/memory';
 import { SqliteDeadLetterStore, SqliteInboxStore, SqliteOutbox } from '@keiyaku/sqlite';
 import Database from 'better-sqlite3';
+import mysql from 'mysql2/promise';
 import pg from 'pg';
 import { BookBorrowed, BookIntegrationEvents } from '../generated/index.js';
 import { BookAvailability, type InventoryStore } from './inventory/book-availability.js';
@@ -75,11 +78,11 @@ const recorded: BookEvent[] = [];
 
 /**
  * The library's own database: its book events (the domain change) and the outbox, written in
- * one transaction. SQLite by default; PostgreSQL when POSTGRES_URL is set.
+ * one transaction. SQLite by default; PostgreSQL when POSTGRES_URL is set, MySQL when MYSQL_URL is.
  */
 interface LibraryDatabase {
   readonly name: string;
-  readonly outbox: SqliteOutbox | PostgresOutbox;
+  readonly outbox: SqliteOutbox | PostgresOutbox | MysqlOutbox;
   /**
    * Appends events at `expectedVersion` and their contract messages to the outbox, in one
    * transaction; `rule`, when given, runs after both writes and may throw to roll it all back.
@@ -157,9 +160,55 @@ async function postgresLibrary(url: string): Promise<LibraryDatabase> {
   };
 }
 
-const library = process.env['POSTGRES_URL']
-  ? await postgresLibrary(process.env['POSTGRES_URL'])
-  : await sqliteLibrary(join(dir, 'library.db'));
+async function mysqlLibrary(url: string): Promise<LibraryDatabase> {
+  const pool = mysql.createPool({ uri: url, connectionLimit: 4 });
+  const table = `demo_book_events_${Date.now()}`;
+  await pool.query(
+    `CREATE TABLE ${table} (book_id VARCHAR(64) NOT NULL, version INT NOT NULL, type VARCHAR(64) NOT NULL, data JSON NOT NULL, PRIMARY KEY (book_id, version))`,
+  );
+  const outbox = new MysqlOutbox(pool, { source: 'library' });
+  await outbox.migrate();
+  const books = outbox.channel(BookIntegrationEvents);
+  return {
+    name: 'MySQL',
+    outbox,
+    async record(events, expectedVersion, correlationId, rule) {
+      const connection = await pool.getConnection();
+      try {
+        await connection.beginTransaction();
+        for (const [i, e] of events.entries())
+          await connection.execute(`INSERT INTO ${table} (book_id, version, type, data) VALUES (?, ?, ?, ?)`, [
+            bookId,
+            expectedVersion + i + 1,
+            e.type,
+            JSON.stringify(e),
+          ]);
+        await books.writeEvents(connection, bookMapper, events, { aggregateId: bookId, correlationId });
+        rule?.();
+        await connection.commit();
+      } catch (error) {
+        await connection.rollback();
+        throw error;
+      } finally {
+        connection.release();
+      }
+    },
+    outboxRows: async () => {
+      const [rows] = await pool.query<mysql.RowDataPacket[]>('SELECT count(*) AS n FROM keiyaku_outbox');
+      return Number(rows[0]!['n']);
+    },
+    async close() {
+      await pool.query(`DROP TABLE IF EXISTS ${table}`);
+      await pool.end();
+    },
+  };
+}
+
+const library = process.env['MYSQL_URL']
+  ? await mysqlLibrary(process.env['MYSQL_URL'])
+  : process.env['POSTGRES_URL']
+    ? await postgresLibrary(process.env['POSTGRES_URL'])
+    : await sqliteLibrary(join(dir, 'library.db'));
 
 async function record(newEvents: BookEvent[], correlationId: string): Promise<void> {
   await library.record(newEvents, version, correlationId);

@@ -1,8 +1,10 @@
 // The example behind `npm run demo`, run as users run it: every behaviour it promises shows in its output.
 import { join } from 'node:path';
+import type mysql from 'mysql2/promise';
 import { describe, expect, it } from 'vitest';
 import { repoRoot, run, withoutKafkajsTimeoutWarning } from './helpers.js';
 import { kafkaBrokers, kafkaSkipReason } from './kafka/kafka-env.js';
+import { freshMysqlDatabase, mysqlSkipReason, mysqlUrl } from './mysql/mysql-env.js';
 import { freshDatabase, postgresSkipReason, postgresUrl } from './postgres/postgres-env.js';
 
 /** The demo keeps the default logger: its stderr is the runtime's own warnings, one JSON line each. */
@@ -27,7 +29,7 @@ describe('examples/demo.ts', () => {
   (kafkaBrokers === '' ? it.skip : it)(
     `runs unchanged over a real Kafka broker${kafkaSkipReason ? ` (${kafkaSkipReason})` : ''}`,
     async () => {
-      const result = await demo({ KAFKA_BROKERS: kafkaBrokers });
+      const result = await demo({ KAFKA_BROKERS: kafkaBrokers, MYSQL_URL: '' });
       expectRuntimeWarnings(result.stderr);
       expect(result.code).toBe(0);
       expect(result.stdout).toContain('transport: kafka');
@@ -40,7 +42,7 @@ describe('examples/demo.ts', () => {
   );
 
   it('shows events flowing, a stall and its recovery, a parked poison message, and a clean shutdown', async () => {
-    const result = await demo({ KAFKA_BROKERS: '', POSTGRES_URL: '' });
+    const result = await demo({ KAFKA_BROKERS: '', POSTGRES_URL: '', MYSQL_URL: '' });
     expectRuntimeWarnings(result.stderr);
     expect(result.code).toBe(0);
     const out = result.stdout;
@@ -70,7 +72,7 @@ describe('examples/demo.ts', () => {
     async () => {
       const database = await freshDatabase('demo');
       try {
-        const result = await demo({ KAFKA_BROKERS: '', POSTGRES_URL: database.url });
+        const result = await demo({ KAFKA_BROKERS: '', POSTGRES_URL: database.url, MYSQL_URL: '' });
         expectRuntimeWarnings(result.stderr);
         expect(result.code).toBe(0);
         const out = result.stdout;
@@ -80,6 +82,28 @@ describe('examples/demo.ts', () => {
         expect(out).toContain('outbox drained after event 8: 6 published, 2 kept internal (BookAdded, BookLost); backlog 0, dead 0');
         const { rows } = await database.pool.query<{ n: string }>('SELECT count(*) AS n FROM keiyaku_outbox');
         expect(rows[0]!.n).toBe('0');
+      } finally {
+        await database.drop();
+      }
+    },
+    120_000,
+  );
+
+  (mysqlUrl === '' ? it.skip : it)(
+    `keeps the library's events and outbox in MySQL with MYSQL_URL${mysqlSkipReason ? ` (${mysqlSkipReason})` : ''}`,
+    async () => {
+      const database = await freshMysqlDatabase('demo');
+      try {
+        const result = await demo({ KAFKA_BROKERS: '', POSTGRES_URL: '', MYSQL_URL: database.url });
+        expectRuntimeWarnings(result.stderr);
+        expect(result.code).toBe(0);
+        const out = result.stdout;
+        expect(out).toContain('library events + outbox: MySQL');
+        expect(out).toContain('the rolled-back transaction published nothing: 2 published, 0 outbox rows');
+        expect(out).toContain('inventory handled all 6 messages; copies on the shelf → 3');
+        expect(out).toContain('outbox drained after event 8: 6 published, 2 kept internal (BookAdded, BookLost); backlog 0, dead 0');
+        const [rows] = await database.pool.query<mysql.RowDataPacket[]>('SELECT count(*) AS n FROM keiyaku_outbox');
+        expect(Number(rows[0]!['n'])).toBe(0);
       } finally {
         await database.drop();
       }

@@ -1,7 +1,8 @@
 /**
  * `@keiyaku/mysql`: MySQL 8.0 and MariaDB 10.6+ through `mysql2` (promise API) — the durable
  * stores (event store, checkpoint store, dead-letter store) with {@link migrateMysql}, which
- * creates their tables explicitly (nothing is created silently), and the inbox.
+ * creates their tables explicitly (nothing is created silently), the inbox and the transactional
+ * outbox ({@link MysqlOutbox}).
  */
 
 export type { MysqlConnection, MysqlPool, MysqlPoolOptions, MysqlQueryable } from './client.js';
@@ -28,4 +29,13 @@ export {
   mysqlMigrationSql,
   mysqlSchemaVersions,
 } from './migrations.js';
+export type { MysqlOutboxConnection, MysqlOutboxOptions } from './outbox.js';
+export {
+  DEFAULT_MYSQL_OUTBOX_POLL_MS,
+  MYSQL_OUTBOX_SCHEMA,
+  MysqlOutbox,
+  MysqlOutboxChannel,
+  mysqlOutboxLane,
+  mysqlServerSupport,
+} from './outbox.js';
 export { MYSQL_OUTBOX_LANE_COUNT } from './outbox-schema.js';

@@ -210,7 +210,7 @@ async function openPostgres(url: string): Promise<OpenedStore> {
 
 async function openMysql(url: string): Promise<OpenedStore> {
   const shown = redact(url);
-  const { createMysqlPool, MysqlDeadLetterStore } = await optionalPackage('@keiyaku/mysql', 'a mysql:// store');
+  const { createMysqlPool, MysqlDeadLetterStore, MysqlOutbox } = await optionalPackage('@keiyaku/mysql', 'a mysql:// store');
   let pool: ReturnType<typeof createMysqlPool>;
   let tables: Set<string>;
   try {
@@ -229,7 +229,10 @@ async function openMysql(url: string): Promise<OpenedStore> {
   }
   const sources: DeadSource[] = [];
   if (tables.has('keiyaku_dead_letters')) sources.push(new ParkedSource(new MysqlDeadLetterStore(pool)));
+  const outbox = tables.has('keiyaku_outbox') ? new MysqlOutbox(pool) : undefined;
+  if (outbox !== undefined) sources.push(new OutboxSource(outbox));
   return opened(shown, sources, async () => {
+    await outbox?.close().catch(() => {});
     await pool.end();
   });
 }
