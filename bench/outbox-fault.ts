@@ -283,6 +283,13 @@ export async function runOutboxKillFault(options: OutboxFaultOptions): Promise<O
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  // A store URL variable that is set but empty (a server that did not start) would quietly run on SQLite.
+  for (const name of ['OUTBOX_FAULT_POSTGRES_URL', 'OUTBOX_FAULT_MYSQL_URL']) {
+    if (process.env[name] !== undefined && process.env[name].trim() === '') {
+      process.stderr.write(`outbox fault: ${name} is set but empty; give the server's URL or unset it to run on SQLite\n`);
+      process.exit(2);
+    }
+  }
   // A broker of its own (on KAFKA_PORT, else on free ports: two runs never collide) unless KAFKA_BROKERS names one.
   const broker = process.env['KAFKA_BROKERS'] ? undefined : await ownBroker(process.env['KAFKA_PORT']);
   try {
