@@ -3,7 +3,11 @@
  * from all in-sync replicas; per-key order comes from Kafka's key partitioner. A send that fails
  * after kafkajs' retries rejects, so the publisher can retry it and, in the end, reach the caller.
  * A producer cut off for longer than `rebuildAfterMs` gets a new kafkajs producer in place.
- * Producers are idempotent unless the transport's `idempotent` option is `false`.
+ * Producers are idempotent unless the transport's `idempotent` option is `false`. An idempotent
+ * producer sends one batch at a time (KIP-98's one request in flight): kafkajs numbers each send's
+ * records per partition when it builds the request and rewinds the numbers when the request fails, so
+ * two sends in flight at once (the second to a partition's new leader during a failover) can reuse
+ * numbers, and the broker then acknowledges a batch as a duplicate without writing it.
  */
 import { ClosedError, type OutgoingRecord, type TransportProducer } from '@keiyaku/runtime/adapter';
 import { type LogEntry, logLevel, type Producer } from 'kafkajs';
@@ -50,6 +54,8 @@ export class KafkaTransportProducer implements TransportProducer {
   #producer: Producer | undefined;
   #connected: Promise<void> | undefined;
   #inFlight = new Map<Producer, number>();
+  /** Idempotent producers: the end of the current send queue, one per kafkajs producer. */
+  #queue = new WeakMap<Producer, Promise<void>>();
   #closed = false;
   readonly #idempotent: boolean;
 
@@ -78,6 +84,7 @@ export class KafkaTransportProducer implements TransportProducer {
         retry: this.#transport.retry,
         allowAutoTopicCreation: false,
         idempotent: this.#idempotent,
+        ...(this.#idempotent ? { maxInFlightRequests: 1 } : {}),
         createPartitioner: keyPartitioner,
       });
       this.#producer = producer;
@@ -97,7 +104,18 @@ export class KafkaTransportProducer implements TransportProducer {
     const { producer, connected } = this.#ensure();
     this.#inFlight.set(producer, (this.#inFlight.get(producer) ?? 0) + 1);
     const deadline = publishDeadline(this.#transport.options.publishTimeoutMs, records[0]?.address);
+    // Idempotent: wait for the sends queued before this one on the same kafkajs producer. A send that
+    // times out or fails replaces the producer before its turn ends, so no later send shares its numbers.
+    const previous = this.#idempotent ? this.#queue.get(producer) : undefined;
+    let endTurn: (() => void) | undefined;
+    if (this.#idempotent) {
+      const turn = new Promise<void>((resolve) => {
+        endTurn = resolve;
+      });
+      this.#queue.set(producer, previous === undefined ? turn : previous.then(() => turn));
+    }
     try {
+      if (previous !== undefined) await deadline.race(previous);
       await deadline.race(connected);
       const { ackTimeoutMs } = this.#transport.options;
       await deadline.race(
@@ -115,6 +133,7 @@ export class KafkaTransportProducer implements TransportProducer {
       if (this.#idempotent && this.#producer === producer) this.#replace(producer);
       throw toTransportError(error, records[0]?.address);
     } finally {
+      endTurn?.();
       deadline.clear();
       const left = (this.#inFlight.get(producer) ?? 1) - 1;
       if (left === 0) this.#inFlight.delete(producer);
