@@ -15,7 +15,10 @@ import { kafkaBrokers, kafkaSkipReason } from './kafka-env.js';
 const driverReason = kafkaBrokers === '' ? '' : onlyOnDriver('kafkajs', 'the kafkajs producer’s sends in flight');
 const skipReason = kafkaSkipReason || driverReason;
 const run = skipReason ? describe.skip : describe;
-const raw = kafkaBrokers === '' ? undefined : new Kafka({ brokers: kafkaBrokers.split(','), clientId: 'keiyaku-tests-idem', logLevel: logLevel.NOTHING });
+const raw =
+  kafkaBrokers === ''
+    ? undefined
+    : new Kafka({ brokers: kafkaBrokers.split(','), clientId: 'keiyaku-tests-idem', logLevel: logLevel.NOTHING });
 const admin = raw?.admin();
 afterAll(async () => {
   await admin?.disconnect();
