@@ -6,11 +6,12 @@
  * Producers are idempotent unless the transport's `idempotent` option is `false`. An idempotent
  * producer sends one batch at a time (KIP-98's one request in flight): kafkajs numbers each send's
  * records per partition when it builds the request and rewinds the numbers when the request fails, so
- * two sends in flight at once (the second to a partition's new leader during a failover) can reuse
- * numbers, and the broker then acknowledges a batch as a duplicate without writing it.
+ * two sends in flight at once can reuse numbers, and the broker then acknowledges a batch as a
+ * duplicate without writing it (kafkajs issue #1005). A send whose answer lacks some of its
+ * partitions sends their records again ({@link unacknowledged}).
  */
-import { ClosedError, type OutgoingRecord, type TransportProducer } from '@keiyaku/runtime/adapter';
-import { type LogEntry, logLevel, type Producer } from 'kafkajs';
+import { ClosedError, type OutgoingRecord, TransportError, type TransportProducer } from '@keiyaku/runtime/adapter';
+import { type LogEntry, logLevel, type Producer, type RecordMetadata } from 'kafkajs';
 import { bounded, CutOff, type KafkaClients } from './client.js';
 import { isConnectivity, toTransportError } from './errors.js';
 import { wireMessage } from './messages.js';
@@ -27,7 +28,38 @@ export function isRetriesWarning(entry: LogEntry): boolean {
   return entry.log.message.startsWith('Limiting retries for the idempotent producer');
 }
 
-type KafkaMessage = { key: string | null; value: Buffer; headers: Record<string, string> };
+type KafkaMessage = { key: string | null; value: Buffer; headers: Record<string, string>; partition?: number };
+
+/** Sends of one batch before a batch whose partitions keep going unacknowledged fails (retriable). */
+const MAX_PARTIAL_RESENDS = 5;
+
+/**
+ * @internal The messages of `sent` whose partition has no entry in kafkajs' answer, each pinned to the
+ * partition it was given. kafkajs 2.2 retries a failed request only for brokers that have not answered
+ * yet: a partition whose leader moved, during the send, to a broker that had already answered for
+ * other partitions is never sent again, and `sendBatch` still resolves (the leader fault run lost one
+ * partition's share of a batch that way). With acks from all in-sync replicas every written partition
+ * has an entry, so a partition without one was not written.
+ */
+export function unacknowledged(
+  sent: readonly { topic: string; messages: KafkaMessage[] }[],
+  acknowledged: readonly RecordMetadata[],
+  partitionOf: WeakMap<object, number>,
+): { topic: string; messages: KafkaMessage[] }[] {
+  const done = new Set(acknowledged.map((r) => `${r.partition} ${r.topicName}`));
+  const missing: { topic: string; messages: KafkaMessage[] }[] = [];
+  for (const { topic, messages } of sent) {
+    const left: KafkaMessage[] = [];
+    for (const message of messages) {
+      const partition = partitionOf.get(message);
+      if (partition === undefined)
+        left.push(message); // never given a partition: not sent
+      else if (!done.has(`${partition} ${topic}`)) left.push({ ...message, partition });
+    }
+    if (left.length > 0) missing.push({ topic, messages: left });
+  }
+  return missing;
+}
 
 /**
  * @internal Records as kafkajs topic messages: topics through `topic()`, binary or structured content mode by address.
@@ -54,6 +86,8 @@ export class KafkaTransportProducer implements TransportProducer {
   #producer: Producer | undefined;
   #connected: Promise<void> | undefined;
   #inFlight = new Map<Producer, number>();
+  /** The partition kafkajs' partitioner gave each message last (see {@link unacknowledged}). */
+  readonly #partitionOf = new WeakMap<object, number>();
   /** Idempotent producers: the end of the current send queue, one per kafkajs producer. */
   #queue = new WeakMap<Producer, Promise<void>>();
   #closed = false;
@@ -85,7 +119,14 @@ export class KafkaTransportProducer implements TransportProducer {
         allowAutoTopicCreation: false,
         idempotent: this.#idempotent,
         ...(this.#idempotent ? { maxInFlightRequests: 1 } : {}),
-        createPartitioner: keyPartitioner,
+        createPartitioner: () => {
+          const partitioner = keyPartitioner();
+          return (args) => {
+            const partition = partitioner(args);
+            this.#partitionOf.set(args.message, partition);
+            return partition;
+          };
+        },
       });
       this.#producer = producer;
       this.#connected = producer.connect().catch((error: unknown) => {
@@ -118,13 +159,35 @@ export class KafkaTransportProducer implements TransportProducer {
       if (previous !== undefined) await deadline.race(previous);
       await deadline.race(connected);
       const { ackTimeoutMs } = this.#transport.options;
-      await deadline.race(
-        producer.sendBatch({
-          topicMessages: topicMessagesToSend,
-          acks: -1,
-          ...(ackTimeoutMs === undefined ? {} : { timeout: ackTimeoutMs }),
-        }),
-      );
+      let pending = topicMessagesToSend;
+      for (let attempt = 1; ; attempt++) {
+        const acknowledged = await deadline.race(
+          producer.sendBatch({
+            topicMessages: pending,
+            acks: -1,
+            ...(ackTimeoutMs === undefined ? {} : { timeout: ackTimeoutMs }),
+          }),
+        );
+        pending = unacknowledged(pending, acknowledged, this.#partitionOf);
+        if (pending.length === 0) break;
+        const count = pending.reduce((n, t) => n + t.messages.length, 0);
+        if (attempt === MAX_PARTIAL_RESENDS)
+          throw new TransportError(
+            'kafka',
+            `${count} records were not acknowledged after ${attempt} sends (partition leaders kept moving)`,
+            {
+              ...(records[0]?.address === undefined ? {} : { address: records[0].address }),
+              retriable: true,
+            },
+          );
+        this.#transport.logger.warn(
+          'kafka: a send came back without some of its partitions (a leader moved); sending their records again',
+          {
+            records: count,
+            partitions: pending.flatMap((t) => [...new Set(t.messages.map((m) => `${t.topic}[${m.partition}]`))]),
+          },
+        );
+      }
       this.#cutOff.clear();
     } catch (error) {
       if (isConnectivity(error)) this.#cutOff.mark(Date.now());

@@ -1,9 +1,13 @@
-// An idempotent kafkajs producer sends one batch at a time. kafkajs numbers a send's records per
-// partition when it builds the request and rewinds the numbers when the request fails; two sends in
-// flight at once can then reuse numbers during a failover, and the broker acknowledges the second as
-// a duplicate without writing it (records lost with every send reported done: the leader fault run
-// lost 4 of 2,000 that way). The real kafkajs producer is watched, not replaced: its sendBatch is
-// wrapped to count the sends in flight, and the records are read back from the broker.
+// The kafkajs producer's sends, watched on the real producer (its sendBatch wrapped, not replaced) and
+// read back from the broker:
+// - an idempotent producer sends one batch at a time: kafkajs numbers a send's records per partition
+//   when it builds the request and rewinds the numbers when the request fails, so two sends in flight
+//   can reuse numbers and the broker acknowledges one as a duplicate without writing it (kafkajs #1005);
+// - a send whose answer lacks a partition sends that partition's records again: kafkajs 2.2 retries a
+//   failed request only for brokers that have not answered yet, so a partition whose leader moved to a
+//   broker that had already answered is never sent and sendBatch still resolves (the leader fault run
+//   lost one partition's share of a batch, 4 of 2,000 records, that way). The test takes one
+//   partition's entry out of kafkajs' answer, as that bug leaves it.
 import { Kafka, logLevel, type Producer } from 'kafkajs';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { KafkaClients } from '../../runtime/kafka/client.js';
@@ -25,7 +29,11 @@ afterAll(async () => {
 });
 
 /** The transport's own clients, with every kafkajs producer's sendBatch counting the sends in flight. */
-function watched(transport: KafkaTransport): { clients: KafkaClients; maxInFlight: () => number } {
+function watched(
+  transport: KafkaTransport,
+  dropFromFirstAnswer?: number,
+): { clients: KafkaClients; maxInFlight: () => number; sendBatches: () => number } {
+  let calls = 0;
   let inFlight = 0;
   let max = 0;
   const clients: KafkaClients = {
@@ -44,9 +52,11 @@ function watched(transport: KafkaTransport): { clients: KafkaClients; maxInFligh
         const sendBatch = made.sendBatch.bind(made);
         made.sendBatch = async (batch) => {
           inFlight++;
+          calls++;
           max = Math.max(max, inFlight);
           try {
-            return await sendBatch(batch);
+            const answer = await sendBatch(batch);
+            return calls === 1 && dropFromFirstAnswer !== undefined ? answer.filter((r) => r.partition !== dropFromFirstAnswer) : answer;
           } finally {
             inFlight--;
           }
@@ -56,7 +66,7 @@ function watched(transport: KafkaTransport): { clients: KafkaClients; maxInFligh
       return kafka;
     },
   };
-  return { clients, maxInFlight: () => max };
+  return { clients, maxInFlight: () => max, sendBatches: () => calls };
 }
 
 run(`idempotent kafkajs producer${skipReason ? ` (${skipReason})` : ''}`, () => {
@@ -94,4 +104,32 @@ run(`idempotent kafkajs producer${skipReason ? ` (${skipReason})` : ''}`, () => 
       expect(offsets.reduce((n, p) => n + Number(p.high), 0)).toBe(120);
     });
   }
+
+  it('sends again the records of a partition missing from the answer, and only those', async () => {
+    const warnings: string[] = [];
+    const transport = new KafkaTransport({
+      brokers: kafkaBrokers.split(','),
+      clientId: 'keiyaku-tests-idem',
+      namespace: `idem${Math.random().toString(36).slice(2, 8)}`,
+      logger: { debug: () => {}, info: () => {}, warn: (message) => warnings.push(message), error: () => {} },
+    });
+    const topic = transport.topic('idempotent.sends');
+    await admin!.createTopics({ topics: [{ topic, numPartitions: 3, replicationFactor: 1 }], waitForLeaders: true });
+    const { clients, sendBatches } = watched(transport, 1);
+    const producer = new KafkaTransportProducer(clients);
+    try {
+      await producer.send(
+        Array.from({ length: 30 }, (_, i) => ({ address: 'idempotent.sends', key: `k-${i}`, value: Buffer.from(`r-${i}`), headers: {} })),
+      );
+    } finally {
+      await producer.close();
+    }
+    const offsets = await admin!.fetchTopicOffsets(topic);
+    const onOne = Number(offsets.find((p) => p.partition === 1)!.high);
+    expect(onOne).toBeGreaterThan(0);
+    // Partition 1 was written, its answer taken out, and its records sent once more; the others once.
+    expect(offsets.reduce((n, p) => n + Number(p.high), 0)).toBe(30 + onOne / 2);
+    expect(sendBatches()).toBe(2);
+    expect(warnings.some((w) => w.includes('without some of its partitions'))).toBe(true);
+  });
 });
