@@ -107,7 +107,8 @@ export function spawnChild(
 /** The line of a child's stderr that says why it failed. */
 export const firstError = (stderr: string): string => {
   const lines = stderr.trim().split('\n');
-  return lines.find((l) => l.includes(' failed: ')) ?? lines.pop() ?? '';
+  // An uncaught exception ends with Node's version line: its error line says more.
+  return lines.find((l) => l.includes(' failed: ')) ?? lines.find((l) => /^\s*(\w*Error|Uncaught)\b/.test(l)) ?? lines.pop() ?? '';
 };
 
 /** A child process of one role, started again when it exits without being killed by the run. */
