@@ -19,11 +19,12 @@
  */
 import { pathToFileURL } from 'node:url';
 import mysql from 'mysql2/promise';
-import { BookBorrowed, BookIntegrationEvents } from '../generated/index.js';
-import { createMessaging, type Transport } from '../runtime/index.js';
+import { BookIntegrationEvents } from '../generated/index.js';
+import { createMessaging } from '../runtime/index.js';
 import { InMemoryTransport } from '../runtime/memory/index.js';
 import { MysqlOutbox } from '../runtime/mysql/index.js';
 import { createMysqlDatabase } from './fault-kit.js';
+import { bookId, borrowed, directRound, dispatchRound } from './outbox-rounds.js';
 import { verdict } from './stats.js';
 
 export interface MysqlOutboxBenchOptions {
@@ -40,27 +41,6 @@ export interface MysqlOutboxBenchOptions {
 
 /** The dispatcher's default batch size, printed with the figures. */
 const BATCH = 500;
-
-const bookId = (i: number): string => `6f1c2b8e-3a4d-4e5f-9a0b-${String(i % 500).padStart(12, '0')}`;
-const borrowed = (i: number) =>
-  BookBorrowed.create({
-    bookId: bookId(i),
-    copyId: `C-${i}`,
-    borrower: { memberId: 'M-1001', displayName: 'Ada Lovelace' },
-    borrowedAt: '2026-11-02T10:15:00Z',
-    dueAt: '2026-11-23T10:15:00Z',
-    channel: 'desk',
-  });
-
-/** `transport` with a `close` that leaves it open: one transport serves every round. */
-const unclosed = (transport: Transport): Transport =>
-  new Proxy(transport, {
-    get(target, key) {
-      if (key === 'close') return async () => {};
-      const value = Reflect.get(target, key, target) as unknown;
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
 
 const percentile = (sorted: readonly number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
 
@@ -148,28 +128,6 @@ export async function runMysqlOutboxBench(o: MysqlOutboxBenchOptions): Promise<v
       `  reference, a plain second INSERT of the same row (primary key only): ${rate(seconds.floor)} tx/s; ratio ${(rate(seconds.floor) / rate(seconds.none)).toFixed(2)}x; the outbox write is ${(rate(seconds.outbox) / rate(seconds.floor)).toFixed(2)}x of it`,
     );
 
-    /** Seconds a hosted dispatcher takes from its start to `count` rows published on `transport`. */
-    async function dispatchRound(count: number, transport: Transport): Promise<number> {
-      const messaging = createMessaging({ transport: unclosed(transport) });
-      const dispatcher = messaging.host(
-        outbox.dispatcher({ transport: messaging.transport }, { pollIntervalMs: 50, healthIntervalMs: 60_000 }),
-      );
-      const started = performance.now();
-      await messaging.start();
-      while (dispatcher.status().published < count) await new Promise((resolve) => setTimeout(resolve, 1));
-      const s = (performance.now() - started) / 1000;
-      await messaging.stop();
-      return s;
-    }
-    async function directRound(list: readonly ReturnType<typeof borrowed>[], transport: Transport): Promise<number> {
-      const messaging = createMessaging({ transport: unclosed(transport) });
-      const publisher = messaging.publisher(BookIntegrationEvents, { key: (m) => m.bookId });
-      const started = performance.now();
-      await publisher.publishMany(list);
-      const s = (performance.now() - started) / 1000;
-      await messaging.stop();
-      return s;
-    }
     async function fill(list: readonly ReturnType<typeof borrowed>[]): Promise<void> {
       const connection = await pool.getConnection();
       try {
@@ -184,13 +142,13 @@ export async function runMysqlOutboxBench(o: MysqlOutboxBenchOptions): Promise<v
     }
 
     // The rows the write runs left, drained once as the dispatcher's warm-up.
-    await dispatchRound((await outbox.counts()).pending, new InMemoryTransport());
+    await dispatchRound(outbox, (await outbox.counts()).pending, new InMemoryTransport());
     const messages = Array.from({ length: o.dispatchRows }, (_, i) => borrowed(i));
     await directRound(messages.slice(0, 500), new InMemoryTransport());
     const memory = { dispatch: 0, direct: 0 };
     for (let round = 0; round < o.dispatchRounds; round++) {
       await fill(messages);
-      memory.dispatch += await dispatchRound(o.dispatchRows, new InMemoryTransport());
+      memory.dispatch += await dispatchRound(outbox, o.dispatchRows, new InMemoryTransport());
       memory.direct += await directRound(messages, new InMemoryTransport());
     }
     const total = o.dispatchRows * o.dispatchRounds;

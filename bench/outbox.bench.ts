@@ -24,12 +24,12 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Kafka, logLevel } from 'kafkajs';
 import pg from 'pg';
-import { BookBorrowed, BookIntegrationEvents } from '../generated/index.js';
-import { createMessaging, type Transport } from '../runtime/index.js';
+import { BookIntegrationEvents } from '../generated/index.js';
 import { createKafkaTransport } from '../runtime/kafka/index.js';
 import { InMemoryTransport } from '../runtime/memory/index.js';
 import { PostgresOutbox } from '../runtime/postgres/index.js';
 import { mysqlOutboxBenchOptions, runMysqlOutboxBench } from './outbox-mysql.js';
+import { bookId, borrowed, directRound, dispatchRound } from './outbox-rounds.js';
 import { benchDatabase } from './postgres-bench.js';
 import { verdict } from './stats.js';
 
@@ -44,16 +44,6 @@ const BATCH = Number(process.env['OUTBOX_BENCH_BATCH'] ?? 500);
 const out = (line: string): void => {
   process.stdout.write(`${line}\n`);
 };
-/** `transport` with a `close` that leaves it open: one transport serves every round (each round's messaging stops). */
-const unclosed = (transport: Transport): Transport =>
-  new Proxy(transport, {
-    get(target, key) {
-      if (key === 'close') return async () => {};
-      const value = Reflect.get(target, key, target) as unknown;
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
-
 const database = await benchDatabase('keiyaku_outbox_bench');
 const pool = new pg.Pool({ connectionString: database.url, max: CONCURRENCY + 2 });
 
@@ -78,17 +68,6 @@ function backendCpuMs(): number | undefined {
   }
   return ms;
 }
-
-const bookId = (i: number): string => `6f1c2b8e-3a4d-4e5f-9a0b-${String(i % 500).padStart(12, '0')}`;
-const borrowed = (i: number) =>
-  BookBorrowed.create({
-    bookId: bookId(i),
-    copyId: `C-${i}`,
-    borrower: { memberId: 'M-1001', displayName: 'Ada Lovelace' },
-    borrowedAt: '2026-11-02T10:15:00Z',
-    dueAt: '2026-11-23T10:15:00Z',
-    channel: 'desk',
-  });
 
 try {
   await pool.query(
@@ -220,7 +199,7 @@ try {
     `  CPU ratio (what throughput would be if CPU were all that limited it): outbox ${(total(cpu.none) / total(cpu.outbox)).toFixed(2)}x, plain second INSERT ${(total(cpu.none) / total(cpu.floor)).toFixed(2)}x`,
   );
   // The rows the write runs left: drained once, as the dispatcher's warm-up (connections, plans, JIT).
-  await dispatchRound(pending, new InMemoryTransport());
+  await dispatchRound(outbox, pending, new InMemoryTransport(), BATCH);
 
   // Dispatch to the memory transport, against publishing the same messages directly, in interleaved rounds.
   const messages = Array.from({ length: Math.max(DISPATCH_ROWS, KAFKA_ROWS) }, (_, i) => borrowed(i));
@@ -229,7 +208,7 @@ try {
   await directRound(messages.slice(0, 500), new InMemoryTransport());
   for (let round = 0; round < DISPATCH_ROUNDS; round++) {
     await fill(memoryMessages);
-    memory.dispatch += await dispatchRound(DISPATCH_ROWS, new InMemoryTransport());
+    memory.dispatch += await dispatchRound(outbox, DISPATCH_ROWS, new InMemoryTransport(), BATCH);
     memory.direct += await directRound(memoryMessages, new InMemoryTransport());
   }
   const memoryDispatch = ((DISPATCH_ROWS * DISPATCH_ROUNDS) / memory.dispatch) | 0;
@@ -256,11 +235,11 @@ try {
       // Warm-up of both paths (connections, metadata), then interleaved rounds.
       await directRound(kafkaMessages.slice(0, 500), kafka);
       await fill(kafkaMessages.slice(0, 500));
-      await dispatchRound(500, kafka);
+      await dispatchRound(outbox, 500, kafka, BATCH);
       const times = { dispatch: 0, direct: 0 };
       for (let round = 0; round < KAFKA_ROUNDS; round++) {
         await fill(kafkaMessages);
-        times.dispatch += await dispatchRound(KAFKA_ROWS, kafka);
+        times.dispatch += await dispatchRound(outbox, KAFKA_ROWS, kafka, BATCH);
         times.direct += await directRound(kafkaMessages, kafka);
       }
       const kafkaDispatch = ((KAFKA_ROWS * KAFKA_ROUNDS) / times.dispatch) | 0;
@@ -291,31 +270,6 @@ try {
     } finally {
       client.release();
     }
-  }
-
-  /** Seconds a hosted dispatcher takes from its start to `count` rows published on `transport` (left open). */
-  async function dispatchRound(count: number, transport: Transport): Promise<number> {
-    const messaging = createMessaging({ transport: unclosed(transport) });
-    const dispatcher = messaging.host(
-      outbox.dispatcher({ transport: messaging.transport }, { pollIntervalMs: 50, healthIntervalMs: 60_000, batchSize: BATCH }),
-    );
-    const started = performance.now();
-    await messaging.start();
-    while (dispatcher.status().published < count) await new Promise((resolve) => setTimeout(resolve, 1));
-    const seconds = (performance.now() - started) / 1000;
-    await messaging.stop();
-    return seconds;
-  }
-
-  /** Seconds a publisher on `transport` takes to publish `list` (acknowledged). */
-  async function directRound(list: readonly ReturnType<typeof borrowed>[], transport: Transport): Promise<number> {
-    const messaging = createMessaging({ transport: unclosed(transport) });
-    const publisher = messaging.publisher(BookIntegrationEvents, { key: (m) => m.bookId });
-    const started = performance.now();
-    await publisher.publishMany(list);
-    const seconds = (performance.now() - started) / 1000;
-    await messaging.stop();
-    return seconds;
   }
 } finally {
   await pool.end();

@@ -37,6 +37,7 @@ export const INBOX_CONFORMANCE_CASES = [
   'purges only rows recorded before the cutoff, at most the limit, oldest first',
   'count and has',
   'concurrent processing of one id runs the work once',
+  'two stores racing for one message (a rebalance): the second waits for the first transaction, then skips it',
 ] as const;
 export type InboxConformanceCase = (typeof INBOX_CONFORMANCE_CASES)[number];
 
@@ -55,6 +56,11 @@ export interface InboxConformanceTarget<Tx = unknown> {
   create(context: { readonly clock: ManualClock }): Promise<InboxHarness<Tx>>;
   readonly skip?: Partial<Record<InboxConformanceCase, string>>;
   readonly timeoutMs?: number;
+  /**
+   * A second store on the database of `harness`, through a connection of its own: two consumers of
+   * one group racing for a message during a rebalance. Without it the racing case is skipped, saying so.
+   */
+  rival?(harness: InboxHarness<Tx>): Promise<{ readonly store: InboxStore<Tx>; close(): Promise<void> }>;
 }
 
 const START = Date.UTC(2026, 0, 1);
@@ -77,8 +83,8 @@ export function runInboxConformance<Tx>(target: InboxConformanceTarget<Tx>, runn
         for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
       });
 
-      const test = (name: InboxConformanceCase, body: () => Promise<void>): void => {
-        const reason = target.skip?.[name];
+      const test = (name: InboxConformanceCase, body: () => Promise<void>, needs?: string): void => {
+        const reason = target.skip?.[name] ?? needs;
         if (reason !== undefined) it.skip(`${name} (skipped: ${reason})`, body);
         else it(name, body, timeout);
       };
@@ -250,6 +256,71 @@ export function runInboxConformance<Tx>(target: InboxConformanceTarget<Tx>, runn
         expect(await harness.read()).toEqual(['effect-1']);
         expect(await store.count()).toBe(1);
       });
+
+      test(
+        'two stores racing for one message (a rebalance): the second waits for the first transaction, then skips it',
+        async () => {
+          const { harness, store: first, group } = await setup();
+          const rival = await target.rival!(harness);
+          cleanups.push(() => rival.close());
+          const second = rival.store;
+          const gate = (): { wait: Promise<void>; open: () => void; fail: () => void } => {
+            let open!: () => void;
+            let fail!: () => void;
+            const wait = new Promise<void>((resolve, reject) => {
+              open = resolve;
+              fail = () => reject(new Error('first handler failed'));
+            });
+            return { wait, open, fail };
+          };
+          const held = gate();
+          const entered = gate();
+          const one = settled(
+            first.process(group('race'), 'm-1', async (tx) => {
+              await harness.write(tx, 'first');
+              entered.open();
+              await held.wait;
+            }),
+          );
+          await entered.wait;
+          let secondCalled = false;
+          const two = settled(
+            second.process(group('race'), 'm-1', async (tx) => {
+              secondCalled = true;
+              await harness.write(tx, 'second');
+            }),
+          );
+          // The second store's insert waits on the first transaction's row.
+          const early = await Promise.race([
+            two.then(() => 'settled'),
+            new Promise((resolve) => setTimeout(() => resolve('waiting'), 200)),
+          ]);
+          expect(early).toBe('waiting');
+          held.open();
+          expect(await one).toBe('processed');
+          expect(await two).toBe('duplicate');
+          expect(secondCalled).toBe(false);
+          expect(await harness.read()).toEqual(['first']);
+
+          // When the first rolls back, the waiting one records the message and runs its handler.
+          const failing = gate();
+          const enteredAgain = gate();
+          const three = settled(
+            first.process(group('race'), 'm-2', async () => {
+              enteredAgain.open();
+              await failing.wait;
+            }),
+          );
+          await enteredAgain.wait;
+          const four = settled(second.process(group('race'), 'm-2', (tx) => harness.write(tx, 'fourth')));
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          failing.fail();
+          await expect(three).rejects.toThrow('first handler failed');
+          expect(await four).toBe('processed');
+          expect([...(await harness.read())].sort()).toEqual(['first', 'fourth']);
+        },
+        target.rival === undefined ? 'the target gives no second store on the same database (rival)' : undefined,
+      );
     });
   });
 }

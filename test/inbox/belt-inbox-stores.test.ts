@@ -1,10 +1,12 @@
-// The belt's inbox policy over the memory transport with the SQLite and the PostgreSQL inbox: the
+// The belt's inbox policy over the memory transport with the SQLite, the PostgreSQL and the MySQL
+// inbox (MariaDB in CI): the
 // handler's effect row and its outbox row commit with the inbox row; a redelivered id is skipped;
 // a failed attempt rolls its writes back so the retry commits exactly one; a parked message leaves
 // no inbox row (parking and the inbox row are never both written).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { MysqlInboxStore, type MysqlInboxTransaction, MysqlOutbox } from '@keiyaku/mysql';
 import { PostgresInboxStore, type PostgresInboxTransaction, PostgresOutbox } from '@keiyaku/postgres';
 import { createMessaging, type InboxStore, inboxTransaction, type Messaging } from '@keiyaku/runtime';
 import { InMemoryTransport } from '@keiyaku/runtime/memory';
@@ -15,6 +17,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BookIntegrationEvents } from '../../generated/index.js';
 import { borrowed } from '../books.js';
 import { recordingLogger, waitFor } from '../helpers.js';
+import { type FreshMysqlDatabase, freshMysqlDatabase, mysqlSkipNote, mysqlUrl } from '../mysql/mysql-env.js';
 import { type FreshDatabase, freshDatabase, postgresSkipNote, postgresUrl } from '../postgres/postgres-env.js';
 
 /** One engine: its inbox, the handler's effect table, and an outbox on the same database. */
@@ -206,6 +209,45 @@ describe('the belt with the SQLite inbox', () => {
       },
       publish: (tx, seq) => writer.write(tx, OutboxPing.create({ seq, key: 'k' })),
       effects: async () => (await db.pool.query<{ value: string }>('SELECT value FROM effects ORDER BY seq')).rows.map((r) => r.value),
+      pendingOutbox: async () => (await outbox.counts()).pending,
+      close: () => outbox.close(),
+    };
+    return current;
+  });
+});
+
+(mysqlUrl !== '' ? describe : describe.skip)(`the belt with the MySQL inbox${mysqlSkipNote}`, () => {
+  let db: FreshMysqlDatabase;
+  let current: Engine<MysqlInboxTransaction> | undefined;
+  beforeAll(async () => {
+    db = await freshMysqlDatabase('belt_inbox');
+    await db.pool.query('CREATE TABLE effects (seq BIGINT AUTO_INCREMENT PRIMARY KEY, value VARCHAR(255) NOT NULL) ENGINE=InnoDB');
+    await new MysqlInboxStore(db.pool).migrate();
+    await new MysqlOutbox(db.pool).migrate();
+  });
+  afterEach(async () => {
+    await current?.close();
+    current = undefined;
+    for (const table of ['keiyaku_inbox', 'keiyaku_outbox', 'effects']) await db.pool.query(`TRUNCATE TABLE ${table}`);
+  });
+  afterAll(async () => {
+    await db?.drop();
+  });
+
+  beltCases(() => {
+    const inbox = new MysqlInboxStore(db.pool);
+    const outbox = new MysqlOutbox(db.pool);
+    const writer = outbox.channel(outboxConformanceChannel('belt-inbox'));
+    current = {
+      inbox,
+      effect: async (tx, value) => {
+        await tx.query('INSERT INTO effects (value) VALUES (?)', [value]);
+      },
+      publish: (tx, seq) => writer.write(tx, OutboxPing.create({ seq, key: 'k' })),
+      effects: async () => {
+        const [rows] = await db.pool.query('SELECT value FROM effects ORDER BY seq');
+        return (rows as { value: string }[]).map((r) => r.value);
+      },
       pendingOutbox: async () => (await outbox.counts()).pending,
       close: () => outbox.close(),
     };

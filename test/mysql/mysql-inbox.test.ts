@@ -41,6 +41,11 @@ import { type FreshMysqlDatabase, freshMysqlDatabase, mysqlSkipNote, mysqlUrl } 
           read: readEffects,
         };
       },
+      // A second store opened from the URL: a pool of its own, like another instance of the service.
+      rival: async () => {
+        const store = new MysqlInboxStore(db.url);
+        return { store, close: () => store.close() };
+      },
     },
     { describe, it, afterEach, expect },
   );
@@ -84,65 +89,6 @@ import { type FreshMysqlDatabase, freshMysqlDatabase, mysqlSkipNote, mysqlUrl } 
       expect(recorded.map((r) => r.message_id).sort()).toEqual([...hostile].sort());
       expect(recorded.every((r) => r.group_id === `group '${r.message_id}'`)).toBe(true);
       expect((await readEffects()).sort()).toEqual([...hostile].sort());
-    });
-
-    it('two stores racing for one message (a rebalance): the second waits for the first transaction, then skips it', async () => {
-      await truncate();
-      const first = new MysqlInboxStore(db.pool);
-      const second = new MysqlInboxStore(db.url);
-      try {
-        let release!: () => void;
-        const held = new Promise<void>((resolve) => {
-          release = resolve;
-        });
-        let entered!: () => void;
-        const inside = new Promise<void>((resolve) => {
-          entered = resolve;
-        });
-        const one = first.process('race', 'm-1', async (tx) => {
-          await tx.query("INSERT INTO effects (value) VALUES ('first')");
-          entered();
-          await held;
-        });
-        await inside;
-        let secondCalled = false;
-        const two = second.process('race', 'm-1', async (tx) => {
-          secondCalled = true;
-          await tx.query("INSERT INTO effects (value) VALUES ('second')");
-        });
-        const early = await Promise.race([two.then(() => 'settled'), new Promise((resolve) => setTimeout(() => resolve('waiting'), 200))]);
-        expect(early).toBe('waiting');
-        release();
-        expect(await one).toBe('processed');
-        expect(await two).toBe('duplicate');
-        expect(secondCalled).toBe(false);
-        expect(await readEffects()).toEqual(['first']);
-
-        // When the first rolls back, the waiting one records the message and runs its handler.
-        let fail!: () => void;
-        const failing = new Promise<void>((_resolve, reject) => {
-          fail = () => reject(new Error('first handler failed'));
-        });
-        let enteredAgain!: () => void;
-        const insideAgain = new Promise<void>((resolve) => {
-          enteredAgain = resolve;
-        });
-        const three = first.process('race', 'm-2', async () => {
-          enteredAgain();
-          await failing;
-        });
-        await insideAgain;
-        const four = second.process('race', 'm-2', async (tx) => {
-          await tx.query("INSERT INTO effects (value) VALUES ('fourth')");
-        });
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        fail();
-        await expect(three).rejects.toThrow('first handler failed');
-        expect(await four).toBe('processed');
-        expect(await readEffects()).toEqual(['first', 'fourth']);
-      } finally {
-        await second.close();
-      }
     });
 
     it('takes turns on one connection, and gives every pooled connection back: processed, duplicate and failed alike', async () => {
