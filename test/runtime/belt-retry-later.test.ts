@@ -1,7 +1,7 @@
 // retryLater on the memory transport, the parts the conformance cases do not reach: the names and
 // bindings of the tiers, the options it refuses, the last-error header's bound, a tier that holds
 // its record on the (manual) clock without polling for it, a publish to a tier that fails (the
-// lane stalls, nothing is lost), and what health shows of the tiers.
+// lane stalls, nothing is lost), and the figures health and /metrics show.
 import {
   createMessaging,
   delayLabel,
@@ -16,6 +16,7 @@ import {
   type TransportProducer,
 } from '@keiyaku/runtime';
 import { InMemoryTransport } from '@keiyaku/runtime/memory';
+import { prometheusText } from '@keiyaku/runtime/ops';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BookBorrowed, BookIntegrationEvents, type BookIntegrationEventsMessage } from '../../generated/index.js';
 import { clipError, MAX_ERROR_BYTES } from '../../runtime/belt/retry-later.js';
@@ -169,6 +170,10 @@ describe('retry tiers on the belt', () => {
     await waitFor(() => seen.length === 3, 'C-1 is handled on the tier once due');
     expect(seen[2]).toEqual({ copyId: 'C-1', tier: '1', at: Date.UTC(2026, 10, 30, 8, 1, 0) });
     await waitFor(() => subscription.health().retryTiers?.[0]?.waiting === 0, 'the tier holds nothing');
+    const metrics = await prometheusText(host);
+    expect(metrics).toMatch(
+      /keiyaku_retry_tier_depth\{channel="bookIntegrationEvents",address="[^"]+",topic="[^"]+",group="search\.index",tier="1",tier_topic="[^"]+\.retry\.search\.index\.1m"\} [01]/,
+    );
   });
 
   it('stalls the lane while the publish to a tier fails, then moves the record on: nothing is lost', async () => {
