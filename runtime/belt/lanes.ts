@@ -19,8 +19,8 @@ export interface Lane extends StallLogState {
   readonly queue: IncomingRecord[];
   running: boolean;
   stall: Stall | undefined;
-  /** A retry tier's lane waiting for its record to be due: when that record was written to the tier. */
-  held: { readonly writtenAt: number } | undefined;
+  /** A retry tier's lane waiting for its record to be due: when that record was moved to the tier. */
+  held: { readonly movedAt: number } | undefined;
   readonly counters: MutablePartitionCounters;
   /** Metric attributes of this lane (OpenTelemetry semantic conventions). */
   readonly attributes: Attributes;
@@ -116,9 +116,9 @@ export class Lanes {
     return false;
   }
 
-  /** `lane` waits for its record (written at `writtenAt`) to be due: its partition is paused, and the belt polls the others. */
-  hold(lane: Lane, writtenAt: number): void {
-    lane.held = { writtenAt };
+  /** `lane` waits for its record (moved to the tier at `movedAt`) to be due: its partition is paused, and the belt polls the others. */
+  hold(lane: Lane, movedAt: number): void {
+    lane.held = { movedAt };
     this.#options.pause(lane.partition);
     this.#options.changed();
   }

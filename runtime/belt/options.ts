@@ -132,7 +132,7 @@ export interface RetryTierHealth {
   readonly depth: number | undefined;
   /** Partitions whose lane holds its next record until it is due (one record each; the partition is paused meanwhile). */
   readonly waiting: number;
-  /** How long ago the oldest record its lanes hold was written to the tier (undefined when none waits). */
+  /** How long ago the oldest record its lanes hold was moved to the tier (undefined when none waits). */
   readonly oldestWaitingAgeMs: number | undefined;
   /** Handled on this tier since the start. */
   readonly processed: number;

@@ -293,14 +293,14 @@ export class RetryLater<M extends AnyContractMessage> {
     return retryTiers.every((t) => t.ready) ? { retryTiers } : { retryTiers, ready: false };
   }
 
-  /** The records this belt's lanes hold until due, and when the oldest of them was written. */
+  /** The records this belt's lanes hold until due, and when the oldest of them was moved to the tier. */
   held(): { readonly count: number; readonly oldest: number | undefined } {
     let count = 0;
     let oldest: number | undefined;
     for (const lane of this.#belt.lanes.values())
       if (lane.held !== undefined) {
         count++;
-        if (oldest === undefined || lane.held.writtenAt < oldest) oldest = lane.held.writtenAt;
+        if (oldest === undefined || lane.held.movedAt < oldest) oldest = lane.held.movedAt;
       }
     return { count, oldest };
   }
@@ -333,9 +333,9 @@ export function dueOf(record: Pick<IncomingRecord, 'headers' | 'timestamp'>, tie
  * belt polls its other partitions meanwhile.
  */
 function dueStep<M extends AnyContractMessage>(belt: Belt<M>, tier: RetryTier): BeltStep<M> {
-  const hold = async (record: IncomingRecord, delivery: Delivery<M>, wait: number, next: () => ReturnType<BeltStep<M>>) => {
+  const hold = async (delivery: Delivery<M>, movedAt: number, wait: number, next: () => ReturnType<BeltStep<M>>) => {
     const { lane } = delivery;
-    belt.lanes.hold(lane, record.timestamp);
+    belt.lanes.hold(lane, movedAt);
     try {
       await belt.clock.sleep(wait, belt.stop);
     } catch {
@@ -346,9 +346,11 @@ function dueStep<M extends AnyContractMessage>(belt: Belt<M>, tier: RetryTier): 
     return next();
   };
   return (record, delivery, next) => {
-    const wait = dueOf(record, tier) - belt.clock.now();
+    const due = dueOf(record, tier);
+    const wait = due - belt.clock.now();
     if (wait <= 0) return next(record, delivery);
-    return hold(record, delivery, wait, () => next(record, delivery));
+    // Moved to the tier a delay before it is due (by the clock that set the due time, not the broker's timestamp).
+    return hold(delivery, due - tier.delayMs, wait, () => next(record, delivery));
   };
 }
 

@@ -287,7 +287,7 @@ export const METRICS = {
   retryTierOldestAge: {
     type: 'gauge',
     unit: 's',
-    help: 'Age of the oldest record a retry tier holds until it is due (since it was written to the tier).',
+    help: 'Age of the oldest record a retry tier holds until it is due (since it was moved to the tier).',
     labels: [...SUBSCRIPTION, 'tier', 'tier_topic'],
     prometheus: 'keiyaku_retry_tier_oldest_waiting_age_seconds',
   },
