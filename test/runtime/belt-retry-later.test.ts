@@ -10,13 +10,15 @@ import {
   type MessageContext,
   type Messaging,
   type OutgoingRecord,
+  type ParkedMessage,
+  type ParkRequest,
   RETRY_HEADERS,
   RetryLaterError,
   retryTiers,
   type TransportProducer,
 } from '@keiyaku/runtime';
 import { InMemoryTransport } from '@keiyaku/runtime/memory';
-import { prometheusText } from '@keiyaku/runtime/ops';
+import { prometheusText, readiness } from '@keiyaku/runtime/ops';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BookBorrowed, BookIntegrationEvents, type BookIntegrationEventsMessage } from '../../generated/index.js';
 import { clipError, MAX_ERROR_BYTES } from '../../runtime/belt/retry-later.js';
@@ -209,5 +211,43 @@ describe('retry tiers on the belt', () => {
     expect(subscription.health().stalls).toEqual([]);
     expect(subscription.health().ready).toBe(true);
     expect(logger.lines.some((l) => l.level === 'warn' && l.message.startsWith('belt blocked: publishing a failed message'))).toBe(true);
+  });
+
+  it('a tier whose park fails makes the subscription not ready, naming the tier, until the store parks the record once', async () => {
+    class FlakyStore extends InMemoryDeadLetterStore {
+      failures = 2;
+      override async park(request: ParkRequest, parkedAt: Date): Promise<ParkedMessage> {
+        if (this.failures-- > 0) throw new Error('store unavailable');
+        return super.park(request, parkedAt);
+      }
+    }
+    const deadLetters = new FlakyStore();
+    const transport = new FlakyRetryAddresses(0);
+    const host = createMessaging({ transport, logger: recordingLogger(), deadLetters });
+    hosts.push(host);
+    const subscription = host.subscribe(
+      BookIntegrationEvents,
+      {
+        groupId: 'search.poison',
+        handle() {
+          throw new Error('never indexes');
+        },
+      },
+      { retry: { initialMs: 300, maxMs: 300, jitter: 0 }, retryLater: { tiers: [20] } },
+    );
+    await host.start();
+    await host.publisher(BookIntegrationEvents, { key: () => 'k', lingerMs: 0 }).publish(borrowed('C-9'));
+    await waitFor(() => subscription.health().retryTiers?.[0]?.stalls.length === 1, 'tier 1 stalls at the failing park');
+    const health = subscription.health();
+    expect(health.state).toBe('running');
+    expect(health.ready).toBe(false);
+    const reasons = readiness(host.health()).reasons;
+    expect(reasons).toHaveLength(1);
+    expect(reasons[0]).toMatch(
+      /^subscription search\.poison on bookIntegrationEvents: retry tier 1 \(\S+\.retry\.search\.poison\.20ms\) is stalled: the dead-letter store failed to park it/,
+    );
+    await waitFor(() => subscription.health().retryTiers?.[0]?.parked === 1, 'the store parks it', 10_000);
+    expect(await deadLetters.count({ groupId: 'search.poison' })).toBe(1);
+    expect(subscription.health().ready).toBe(true);
   });
 });
