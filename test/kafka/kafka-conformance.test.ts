@@ -21,4 +21,10 @@ if (kafkaBrokers === '') {
   });
   // The retry-later cases (retry tiers: topics and groups of their own) on the driver KAFKA_DRIVER selects.
   await runRetryLaterConformance({ name: 'kafka', create: async () => ({ transport: testTransport() }), partitions: 3, timeoutMs: 30_000 });
+  await runRetryLaterConformance({
+    name: 'kafka, structured content mode',
+    create: async () => ({ transport: testTransport({ contentMode: 'structured' }) }),
+    partitions: 3,
+    timeoutMs: 30_000,
+  });
 }
