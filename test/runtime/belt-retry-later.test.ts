@@ -250,4 +250,38 @@ describe('retry tiers on the belt', () => {
     expect(await deadLetters.count({ groupId: 'search.poison' })).toBe(1);
     expect(subscription.health().ready).toBe(true);
   });
+
+  it('parks bytes that do not decode at once, at the channel address, without going through the tiers', async () => {
+    const transport = new FlakyRetryAddresses(0);
+    const deadLetters = new InMemoryDeadLetterStore();
+    const host = createMessaging({ transport, logger: recordingLogger(), deadLetters });
+    hosts.push(host);
+    const handled: string[] = [];
+    const subscription = host.subscribe(
+      BookIntegrationEvents,
+      {
+        groupId: 'search.bytes',
+        handle: (message: BookIntegrationEventsMessage) => void handled.push('copyId' in message ? message.copyId : ''),
+      },
+      { retryLater: { tiers: [20], immediateRetries: 3 } },
+    );
+    await host.start();
+    const producer = transport.producer();
+    await producer.send([
+      {
+        address: BookIntegrationEvents.address,
+        key: 'k',
+        value: new Uint8Array([0xff, 0x00]),
+        headers: { ce_specversion: '1.0', ce_id: 'broken', ce_type: 'BookBorrowed' },
+      },
+    ]);
+    await producer.close();
+    await host.publisher(BookIntegrationEvents, { key: () => 'k', lingerMs: 0 }).publish(borrowed('C-5'));
+    await waitFor(() => handled.length === 1 && subscription.health().parked === 1, 'C-5 is handled and the broken record parked');
+    const [parked] = await deadLetters.list({ groupId: 'search.bytes' });
+    expect(parked).toMatchObject({ address: BookIntegrationEvents.address, attempts: 1, offset: '0' });
+    expect(parked!.error.name).toBe('ContractDecodeError');
+    expect(transport.attempts).toBe(0); // nothing was published to a tier
+    expect(subscription.health().retryTiers![0]!.processed).toBe(0);
+  });
 });
