@@ -284,4 +284,34 @@ describe('retry tiers on the belt', () => {
     expect(transport.attempts).toBe(0); // nothing was published to a tier
     expect(subscription.health().retryTiers![0]!.processed).toBe(0);
   });
+
+  it('a record parked after the last tier redrives to the channel', async () => {
+    const transport = new FlakyRetryAddresses(0);
+    const deadLetters = new InMemoryDeadLetterStore();
+    const host = createMessaging({ transport, logger: recordingLogger(), deadLetters });
+    hosts.push(host);
+    let fixed = false;
+    const handled: string[] = [];
+    const subscription = host.subscribe(
+      BookIntegrationEvents,
+      {
+        groupId: 'search.redrive',
+        handle(_message: BookIntegrationEventsMessage, context: MessageContext) {
+          if (!fixed) throw new Error('index broken');
+          handled.push(context.address);
+        },
+      },
+      { retryLater: { tiers: [20] } },
+    );
+    await host.start();
+    await host.publisher(BookIntegrationEvents, { key: () => 'k', lingerMs: 0 }).publish(borrowed('C-6'));
+    await waitFor(() => subscription.health().retryTiers?.[0]?.parked === 1, 'parked after tier 1');
+    const [parked] = await deadLetters.list({ groupId: 'search.redrive' });
+    expect(parked).toMatchObject({ address: BookIntegrationEvents.address, topic: BookIntegrationEvents.address, attempts: 2 });
+    fixed = true;
+    await host.redrive(parked!.id);
+    await waitFor(() => handled.length === 1, 'the redriven record is handled on the channel');
+    expect(handled).toEqual([BookIntegrationEvents.address]);
+    expect(await deadLetters.count()).toBe(0);
+  });
 });
