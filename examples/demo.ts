@@ -8,7 +8,8 @@
  * mapper) in one transaction of its own database; the outbox dispatcher publishes them.
  * Inventory keeps shelf counts in its own SQLite database, in an inbox (a redelivered message is
  * skipped), and blocks on a failure until it recovers; notifications parks
- * a poison message under a dead-letter policy and moves on.
+ * a poison message under a dead-letter policy and moves on; a search index retries later on a
+ * delay tier (`retryLater`) while its partition keeps moving.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,13 +17,13 @@ import { join } from 'node:path';
 import { KafkaTransport } from '@keiyaku/kafka';
 import { MysqlOutbox } from '@keiyaku/mysql';
 import { PostgresOutbox } from '@keiyaku/postgres';
-import { createMessaging, payloadText } from '@keiyaku/runtime';
+import { createMessaging, payloadText, RETRY_HEADERS } from '@keiyaku/runtime';
 import { InMemoryTransport } from '@keiyaku/runtime/memory';
 import { SqliteDeadLetterStore, SqliteInboxStore, SqliteOutbox } from '@keiyaku/sqlite';
 import Database from 'better-sqlite3';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
-import { BookBorrowed, BookIntegrationEvents } from '../generated/index.js';
+import { BookBorrowed, BookIntegrationEvents, type BookIntegrationEventsHandler } from '../generated/index.js';
 import { BookAvailability, type InventoryStore } from './inventory/book-availability.js';
 import { type BookEvent, type BookState, decide, evolve } from './library/book.js';
 import { bookMapper } from './library/book-mapper.js';
@@ -237,6 +238,16 @@ const inventory = messaging.subscribe(BookIntegrationEvents, new BookAvailabilit
 });
 const notices = new LateFeeNotices();
 const notifications = messaging.subscribe(BookIntegrationEvents, notices, { deadLetter: { maxRetries: 2, backoffSchedule: [100, 200] } });
+// Retry later (opt-in, docs/retry-later.md): the search index is busy the first time it sees a return; the
+// failure waits on a retry tier while the partition moves on (order per key is not kept under this policy).
+const searchIndex: BookIntegrationEventsHandler = {
+  groupId: 'search.book-index',
+  accepts: ['BookReturned'],
+  handle(_message, context) {
+    if (context.headers[RETRY_HEADERS.tier] === undefined) throw new Error('search index busy');
+  },
+};
+const search = messaging.subscribe(BookIntegrationEvents, searchIndex, { retryLater: { tiers: [300, 3_000] } });
 const dispatcher = messaging.host(library.outbox.dispatcher({ transport }, { pollIntervalMs: 50 }));
 await messaging.start();
 const drained = async (): Promise<boolean> => (await dispatcher.refresh()).backlog === 0;
@@ -310,6 +321,11 @@ try {
   say(`   the belt moved on: ${notices.sent[1]}`);
   await until(() => inventory.health().processed === 6, 'inventory handled everything');
   say(`   inventory handled all ${inventory.health().processed} messages; copies on the shelf → ${shelf.copies(bookId)}`);
+  await until(() => search.health().retryTiers?.[0]?.processed === 3, 'the search index handled every return from its retry tier');
+  const tier = search.health().retryTiers![0]!;
+  say(
+    `   search.book-index (retryLater): ${tier.processed} BookReturned failed once, waited ${tier.delayMs} ms on ${tier.topic} and went through; the partition did not wait`,
+  );
   // A redelivery, as a broker does after a crash between a handler's commit and the offset
   // commit: the same message (the same ce_id) twice. The inbox recorded the id with the count.
   const again = messaging.publisher(BookIntegrationEvents, { key: (m) => m.bookId, lingerMs: 0 });

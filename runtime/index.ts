@@ -6,7 +6,16 @@
  * The SQLite dead-letter store: `@keiyaku/sqlite`. The conformance suite: `@keiyaku/runtime/testing`.
  */
 
-export type { Stall, SubscriptionHealth, SubscriptionMetrics, SubscriptionOptions, SubscriptionState } from './belt/subscription.js';
+export { delayLabel, RETRY_HEADERS, RetryLaterError, retryTiers } from './belt/retry-later.js';
+export type {
+  RetryLaterOptions,
+  RetryTierHealth,
+  Stall,
+  SubscriptionHealth,
+  SubscriptionMetrics,
+  SubscriptionOptions,
+  SubscriptionState,
+} from './belt/subscription.js';
 export { Subscription, TransactionalSubscriptionError } from './belt/subscription.js';
 export type { AddressChoice, ParameterRule, ParametersOfAddress } from './core/address.js';
 export { ChannelAddressError } from './core/address.js';

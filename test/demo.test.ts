@@ -60,6 +60,9 @@ describe('examples/demo.ts', () => {
     expect(out).toMatch(/parked in SQLite: BookReturned offset 3 after 3 attempts — Error: no exchange rate for XXX/);
     expect(out).toContain('the belt moved on: M-1003: late fee EUR 0.46 for copy C-2');
     expect(out).toContain('inventory handled all 6 messages; copies on the shelf → 3');
+    expect(out).toMatch(
+      /search\.book-index \(retryLater\): 3 BookReturned failed once, waited 300 ms on \S+\.retry\.search\.book-index\.300ms and went through/,
+    );
     expect(out).toContain(
       'one BookBorrowed delivered twice (same ce_id): counted once, the inbox skipped 1 duplicate; copies on the shelf → 2',
     );

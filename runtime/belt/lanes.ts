@@ -19,6 +19,8 @@ export interface Lane extends StallLogState {
   readonly queue: IncomingRecord[];
   running: boolean;
   stall: Stall | undefined;
+  /** A retry tier's lane waiting for its record to be due: when that record was moved to the tier. */
+  held: { readonly movedAt: number } | undefined;
   readonly counters: MutablePartitionCounters;
   /** Metric attributes of this lane (OpenTelemetry semantic conventions). */
   readonly attributes: Attributes;
@@ -86,6 +88,7 @@ export class Lanes {
         queue: [],
         running: false,
         stall: undefined,
+        held: undefined,
         warnedAt: undefined,
         quietFailures: 0,
         counters: partitionCounters(partition),
@@ -107,10 +110,24 @@ export class Lanes {
     return false;
   }
 
-  /** Whether a lane that is not stalled still has records to take (the next poll waits for it). */
+  /** Whether a lane that is neither stalled nor held still has records to take (the next poll waits for it). */
   anyFlowing(): boolean {
-    for (const lane of this.#lanes.values()) if (lane.running && lane.stall === undefined) return true;
+    for (const lane of this.#lanes.values()) if (lane.running && lane.stall === undefined && lane.held === undefined) return true;
     return false;
+  }
+
+  /** `lane` waits for its record (moved to the tier at `movedAt`) to be due: its partition is paused, and the belt polls the others. */
+  hold(lane: Lane, movedAt: number): void {
+    lane.held = { movedAt };
+    this.#options.pause(lane.partition);
+    this.#options.changed();
+  }
+
+  /** The wait of `lane` ended: its partition is fetched again (unless a stall keeps it paused). */
+  release(lane: Lane): void {
+    if (lane.held === undefined) return;
+    lane.held = undefined;
+    if (lane.stall === undefined) this.#options.resume(lane.partition);
   }
 
   stalls(): Stall[] {
@@ -154,6 +171,7 @@ export class Lanes {
   reset(): void {
     for (const lane of this.#lanes.values()) {
       lane.queue.length = 0;
+      lane.held = undefined;
       if (lane.stall !== undefined) {
         lane.stall = undefined;
         this.#options.stallLog.reset(lane);

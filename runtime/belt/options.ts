@@ -18,6 +18,11 @@ export interface SubscriptionOptions<M extends AnyContractMessage, P = never> {
   readonly batchSize?: number;
   /** Opt in to parking poison messages instead of blocking on them. */
   readonly deadLetter?: DeadLetterPolicy;
+  /**
+   * Opt in to retrying failed messages later, on retry addresses with delay tiers, while the
+   * partition keeps moving (order per key is not kept); parked after the last tier. See docs/retry-later.md.
+   */
+  readonly retryLater?: RetryLaterOptions;
   /** Backoff of the blocking retry (default 1 s doubling to 60 s, ±20 % jitter). */
   readonly retry?: BackoffOptions;
   /** Parameter values of a channel with parameters: which address to read (required there). */
@@ -90,6 +95,8 @@ export interface SubscriptionHealth {
   readonly duplicatesSkipped: number;
   readonly positions: readonly PartitionPosition[];
   readonly lastError?: string;
+  /** The retry tiers of a subscription with `retryLater`, in order. */
+  readonly retryTiers?: readonly RetryTierHealth[];
 }
 
 /** Counts per partition and the handler-duration histogram of one subscription. */
@@ -102,4 +109,37 @@ export interface SubscriptionMetrics {
   readonly partitions: readonly PartitionCounters[];
   /** Handler durations in seconds (every attempt, successful or not). */
   readonly handlerDuration: HistogramSnapshot;
+}
+
+/** The `retryLater` option of a subscription. */
+export interface RetryLaterOptions {
+  /** The delay of each tier in milliseconds, in the order a record goes through them (at least one). */
+  readonly tiers: readonly number[];
+  /** Attempts again at once (on the `retry` backoff) before a record moves to the next tier (default 0). */
+  readonly immediateRetries?: number;
+}
+
+/** What health shows of one tier. */
+export interface RetryTierHealth {
+  readonly tier: number;
+  readonly delayMs: number;
+  readonly address: string;
+  /** The broker's name of the retry address. */
+  readonly topic: string;
+  readonly state: SubscriptionState;
+  readonly ready: boolean;
+  /** Records on the tier not yet committed by the group (the sum of its partitions' lag), when the transport reports lag. */
+  readonly depth: number | undefined;
+  /** Partitions whose lane holds its next record until it is due (one record each; the partition is paused meanwhile). */
+  readonly waiting: number;
+  /** How long ago the oldest record its lanes hold was moved to the tier (undefined when none waits). */
+  readonly oldestWaitingAgeMs: number | undefined;
+  /** Handled on this tier since the start. */
+  readonly processed: number;
+  /** Moved on to the next tier since the start. */
+  readonly movedOn: number;
+  /** Parked after the last tier (or because they do not decode) since the start. */
+  readonly parked: number;
+  /** Lanes stopped at a failing publish to the next tier (or a failing park). */
+  readonly stalls: readonly Stall[];
 }

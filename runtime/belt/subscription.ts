@@ -1,20 +1,16 @@
 /**
- * A subscription is a conveyor belt: poll → route → decode → trace → handle → ack → commit,
- * for one handler and its consumer group. This file is the belt itself (polling, lanes, acks and
- * commits, stopping, health); the path of one record is a chain of steps composed in
- * `compose.ts`, each in its own module: `route`, `decode`, `trace`, `handle`, and the policies
- * around `handle` (`retry`, `park`, and the slot of an inbox).
+ * A subscription is a conveyor belt: poll → route → decode → trace → handle → ack → commit, for one handler and its
+ * consumer group. This file is the belt itself (polling, lanes, acks and commits, stopping, health); the path of one record
+ * is a chain of steps composed in `compose.ts`, each in its own module: `route`, `decode`, `trace`, `handle`, and the
+ * policies around `handle` (`retry`, `park` or `retry-later`, and the slot of an inbox).
  *
  * - Records of one partition are handled one at a time, in order; other partitions run beside.
- * - A handler that throws stops its lane at that record: the partition is paused, the
- *   record is retried with exponential backoff (cap, jitter) until it succeeds, and the
- *   stall shows in {@link SubscriptionHealth}. Nothing is skipped by default.
- * - Under a {@link DeadLetterPolicy} the record is retried on the policy's schedule, then
- *   parked in the {@link DeadLetterStore} and the lane moves on. A store that fails to park
- *   keeps the lane blocked at the record (the reason in health and the log) and is asked again
- *   on the blocking retry's backoff: the record is parked once, and the process never ends for it.
- * - Bytes that cannot be decoded (payload or contract headers) fail the same way every time: under a dead-letter
- *   policy they are parked at once, without the retry schedule; without one they block the lane like a failing handler.
+ * - A handler that throws stops its lane at that record: the partition is paused, the record is retried with exponential
+ *   backoff (cap, jitter) until it succeeds, and the stall shows in {@link SubscriptionHealth}. Nothing is skipped by default.
+ * - Under a {@link DeadLetterPolicy} the record is retried on the policy's schedule, then parked in the {@link DeadLetterStore}
+ *   and the lane moves on; a store that fails to park keeps the lane blocked at it (reason in health and log), asked again on
+ *   the blocking backoff: parked once. Under `retryLater` it moves to delay tiers instead, each read by a belt of its own.
+ * - Undecodable bytes fail the same way every time: under either policy parked at once, else they block like a failing handler.
  * - A record whose type is outside the handler's declared types (or the channel's: a newer
  *   producer, logged once per type) is skipped and acked, decided from its `ce_type` header
  *   before decoding; one without a type header is decoded, and fails.
@@ -49,19 +45,13 @@ import { type Lane, Lanes } from './lanes.js';
 import type { SubscriptionDeps, SubscriptionHealth, SubscriptionMetrics, SubscriptionOptions, SubscriptionState } from './options.js';
 import { parkStep } from './park.js';
 import { retryStep } from './retry.js';
+import { RetryLater } from './retry-later.js';
 import { routeStep } from './route.js';
 import { StallLog } from './stall.js';
 import { spanStep, traceStep } from './trace.js';
 import { type BeltTransaction, transactionFor } from './transaction.js';
 
-export {
-  type SubscriptionDeps,
-  type SubscriptionHealth,
-  type SubscriptionMetrics,
-  type SubscriptionOptions,
-  type SubscriptionState,
-  TransactionalSubscriptionError,
-} from './options.js';
+export * from './options.js';
 export type { Stall } from './stall.js';
 
 export class Subscription<M extends AnyContractMessage> {
@@ -88,6 +78,7 @@ export class Subscription<M extends AnyContractMessage> {
   /** Aborts on stop or on the end of the round: waits between attempts end. */
   #waits: AbortSignal = AbortSignal.any([this.#stop.signal, this.#round.signal]);
   readonly #transactional: SubscriptionOptions<M, unknown>['transactional'];
+  readonly #later: RetryLater<M> | undefined;
   #transaction: BeltTransaction | undefined;
   #fenced = false;
   #loop: Promise<void> | undefined;
@@ -141,11 +132,13 @@ export class Subscription<M extends AnyContractMessage> {
     // One instance of each step serves both chains (routing remembers the unknown types it logged).
     const route = routeStep(belt, wanted, declared);
     const decode = decodeStep(belt, blocking);
-    // Under a dead-letter policy a record the retry policy gives up on is parked.
-    const park = policy === undefined ? undefined : parkStep(belt, blocking);
+    // A record the retry policy gives up on is parked (dead-letter policy) or moved to a retry tier (retryLater).
+    this.#later = RetryLater.of(belt, options, blocking, (tier, tierOptions) => new Subscription(tier, handler, this.#deps, tierOptions));
+    const park = this.#later?.step ?? (policy === undefined ? undefined : parkStep(belt, blocking));
     const retry = retryStep(belt, {
       backoff: policy === undefined ? blocking : scheduleBackoff(policy.backoffSchedule ?? DEFAULT_DEAD_LETTER_SCHEDULE),
       maxRetries: policy?.maxRetries,
+      ...this.#later?.policy,
     });
     // The slot of an inbox policy (once per message id, in the handler's transaction): inside
     // the retry policy, so each attempt consults it, and outside the span of the attempt.
@@ -157,11 +150,11 @@ export class Subscription<M extends AnyContractMessage> {
     refuseInboxInTransaction(this.groupId, channel.id, options);
     const capture = this.#transactional === undefined ? undefined : captureStep(belt);
     const handle = handleStep(belt);
-    this.#plain = compose([route, decode, park, retry, capture, inbox], handle);
+    this.#plain = compose([this.#later?.due, route, decode, park, retry, capture, inbox], handle);
     this.#traced =
       otelApi() === undefined
         ? this.#plain
-        : compose([route, decode, traceStep(), park, retry, capture, inbox, spanStep(belt, tracer()!)], handle);
+        : compose([this.#later?.due, route, decode, traceStep(), park, retry, capture, inbox, spanStep(belt, tracer()!)], handle);
   }
 
   /** The subscription as the steps of its belt see it. */
@@ -218,6 +211,7 @@ export class Subscription<M extends AnyContractMessage> {
     this.#state = 'running';
     try {
       await this.#deps.transport.provision?.(this.address, this.channel.bindings);
+      await this.#later?.start();
     } catch (error) {
       this.#state = 'failed';
       this.#lastError = error instanceof Error ? error.message : String(error);
@@ -250,7 +244,11 @@ export class Subscription<M extends AnyContractMessage> {
   }
 
   #newConsumer(): TransportConsumer {
-    return this.#deps.transport.consumer({ address: this.address, groupId: this.groupId, batchSize: this.#batchSize });
+    return this.#deps.transport.consumer({
+      address: this.address,
+      groupId: this.#later?.group ?? this.groupId,
+      batchSize: this.#batchSize,
+    });
   }
 
   /** The transaction id this subscription writes under (transactional subscriptions, once started). */
@@ -275,6 +273,7 @@ export class Subscription<M extends AnyContractMessage> {
       duplicatesSkipped: this.#lanes.duplicates,
       positions: this.#consumer?.positions() ?? [],
       ...(this.#lastError === undefined ? {} : { lastError: this.#lastError }),
+      ...this.#later?.health(),
     };
   }
 
@@ -335,6 +334,7 @@ export class Subscription<M extends AnyContractMessage> {
       if (!fenced) await this.#commit();
       await this.#transaction?.abort();
       await this.#transaction?.producer.close();
+      await this.#later?.stop(deadline);
       await this.#consumer?.close();
     } catch (error) {
       this.#deps.logger.error('closing the consumer failed', { channel: this.channel.id, groupId: this.groupId, error: String(error) });

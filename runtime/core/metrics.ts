@@ -277,6 +277,20 @@ export const METRICS = {
     labels: ['channel', 'group'],
     prometheus: 'keiyaku_dead_letters',
   },
+  retryTierDepth: {
+    type: 'gauge',
+    unit: '{message}',
+    help: 'Records on a retry tier of a subscription (retryLater) not yet committed by the tier: its lag.',
+    labels: [...SUBSCRIPTION, 'tier', 'tier_topic'],
+    prometheus: 'keiyaku_retry_tier_depth',
+  },
+  retryTierOldestAge: {
+    type: 'gauge',
+    unit: 's',
+    help: 'Age of the oldest record a retry tier holds until it is due (since it was moved to the tier).',
+    labels: [...SUBSCRIPTION, 'tier', 'tier_topic'],
+    prometheus: 'keiyaku_retry_tier_oldest_waiting_age_seconds',
+  },
 } as const satisfies Readonly<Record<string, MetricDefinition>>;
 
 export type MetricKey = keyof typeof METRICS;

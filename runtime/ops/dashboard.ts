@@ -92,8 +92,12 @@ function subscriptionRow(ctx: PageContext, s: SubscriptionHealth, m: Subscriptio
     (st) =>
       html`<div class="stall" data-stall="${st.partition}">stalled at partition ${st.partition}, offset ${st.offset} (${st.type || 'no type'}), since ${st.since.toISOString()} (${duration(ctx.now - st.since.getTime())}), ${st.attempts} attempt(s): <code>${st.reason}</code></div>`,
   );
+  const tiers = (s.retryTiers ?? []).map(
+    (t) =>
+      html`<div class="muted" data-retry-tier="${t.tier}">retry tier ${t.tier} (${t.delayMs} ms): <code>${t.topic}</code> · ${t.state} · depth ${t.depth ?? '–'} · waiting ${t.waiting}${t.oldestWaitingAgeMs === undefined ? '' : html`, oldest ${duration(t.oldestWaitingAgeMs)}`} · moved on ${t.movedOn} · parked ${t.parked}</div>${t.stalls.map((st) => html`<div class="stall">retry tier ${t.tier} stalled at partition ${st.partition}, offset ${st.offset}: <code>${st.reason}</code></div>`)}`,
+  );
   return html`<tr data-subscription="${s.groupId}" data-channel="${s.channel}">
-<td><strong>${s.groupId}</strong><div class="muted">${s.channel} · <code>${s.address}</code>${topicBeside(s.address, s.topic)}</div>${stalls}${s.lastError && s.state === 'failed' ? html`<div class="stall">${s.lastError}</div>` : ''}</td>
+<td><strong>${s.groupId}</strong><div class="muted">${s.channel} · <code>${s.address}</code>${topicBeside(s.address, s.topic)}</div>${tiers}${stalls}${s.lastError && s.state === 'failed' ? html`<div class="stall">${s.lastError}</div>` : ''}</td>
 <td>${stateBadge(s.state)}</td>
 <td class="num">${totals.handled}</td><td class="num">${totals.failed}</td><td class="num">${totals.retried}</td><td class="num">${s.parked}</td><td class="num">${s.skipped}</td>
 <td>${lanes}</td></tr>`;

@@ -5,7 +5,7 @@
  * producer); names, help texts and label order come from the catalogue.
  */
 
-import type { SubscriptionHealth, SubscriptionMetrics } from '../belt/subscription.js';
+import type { RetryTierHealth, SubscriptionHealth, SubscriptionMetrics } from '../belt/subscription.js';
 import type { HistogramSnapshot, PartitionCounters } from '../core/counters.js';
 import { backlogOf, figureOf, labelsOf, METRICS, type MetricDefinition, type MetricKey } from '../core/metrics.js';
 import type { MessagingHealth, MessagingView } from '../host/health.js';
@@ -35,6 +35,9 @@ function subscriptionReason(s: SubscriptionHealth): string | undefined {
       )
       .join('; ');
   if (s.state === 'failed') return `${who} failed${s.lastError ? `: ${s.lastError}` : ''}`;
+  const tier = s.retryTiers?.find((t) => !t.ready);
+  if (tier !== undefined)
+    return `${who}: retry tier ${tier.tier} (${tier.topic}) is ${tier.state}${tier.stalls[0] ? `: ${tier.stalls[0].reason}` : ''}`;
   if (!s.ready) return `${who} is ${s.state}`;
   return undefined;
 }
@@ -144,6 +147,14 @@ async function deadLetters(scrape: Scrape): Promise<Sample[]> {
   return samples;
 }
 
+function* retryTiers(scrape: Scrape, read: (t: RetryTierHealth) => number | undefined): Iterable<Sample> {
+  for (const s of scrape.health.subscriptions)
+    for (const t of s.retryTiers ?? []) {
+      const value = read(t);
+      if (value !== undefined) yield [{ ...subscriptionFacts(s), tier: t.tier, tier_topic: t.topic }, value];
+    }
+}
+
 /** Where each family of the catalogue reads its samples. */
 const READERS = {
   ready: (scrape) => [[{}, scrape.ready ? 1 : 0]],
@@ -181,6 +192,8 @@ const READERS = {
   transportRebuilds: (scrape) => transport(scrape, (t) => figureOf(t.details?.['rebuilds'])),
   transportReconnects: (scrape) => transport(scrape, (t) => figureOf(t.details?.['reconnects'])),
   deadLetters,
+  retryTierDepth: (scrape) => retryTiers(scrape, (t) => t.depth),
+  retryTierOldestAge: (scrape) => retryTiers(scrape, (t) => (t.oldestWaitingAgeMs === undefined ? undefined : t.oldestWaitingAgeMs / 1000)),
 } satisfies Record<MetricKey, Reader>;
 
 function write(out: Exposition, metric: MetricDefinition, [facts, value]: Sample): void {

@@ -1,5 +1,5 @@
 // The transport conformance suite on a real Kafka broker.
-import { runTransportConformance } from '@keiyaku/runtime/testing';
+import { runRetryLaterConformance, runTransportConformance } from '@keiyaku/runtime/testing';
 import { beforeEach, describe, it } from 'vitest';
 import { kafkaBrokers, kafkaSkipReason, testLogger, testTransport } from './kafka-env.js';
 
@@ -14,6 +14,14 @@ if (kafkaBrokers === '') {
   await runTransportConformance({ name: 'kafka', create: async () => ({ transport: testTransport() }), partitions: 3, timeoutMs: 30_000 });
   // The same behaviour with every record written as a structured CloudEvent (the event in the value).
   await runTransportConformance({
+    name: 'kafka, structured content mode',
+    create: async () => ({ transport: testTransport({ contentMode: 'structured' }) }),
+    partitions: 3,
+    timeoutMs: 30_000,
+  });
+  // The retry-later cases (retry tiers: topics and groups of their own) on the driver KAFKA_DRIVER selects.
+  await runRetryLaterConformance({ name: 'kafka', create: async () => ({ transport: testTransport() }), partitions: 3, timeoutMs: 30_000 });
+  await runRetryLaterConformance({
     name: 'kafka, structured content mode',
     create: async () => ({ transport: testTransport({ contentMode: 'structured' }) }),
     partitions: 3,

@@ -90,6 +90,8 @@ if (reason && process.env['CI'])
       });
       host.subscribe(BookIntegrationEvents, new BookAvailability(shelf), { retry: { initialMs: 100, maxMs: 300, jitter: 0 } });
       host.subscribe(BookIntegrationEvents, notices, { deadLetter: { maxRetries: 1, backoffSchedule: [20] } });
+      // A handler that never fails, with retry tiers: the page lists its retry addresses.
+      host.subscribe(BookIntegrationEvents, { groupId: 'search.book-index', handle() {} }, { retryLater: { tiers: [200, 5_000] } });
       publisher = host.publisher(BookIntegrationEvents, { key: (m) => m.bookId, lingerMs: 0 });
       await host.start();
       server = await serveOperations(host, { port: 0, token: TOKEN, refreshSeconds: 1, title: 'keiyaku demo' });
@@ -173,6 +175,11 @@ if (reason && process.env['CI'])
         await counts(`tr[data-subscription="${group}"]`, 1, `one row for ${group}`);
         await shows(`tr[data-subscription="${group}"] [data-state]`, 'running', `${group} shows running`);
       }
+      await shows(
+        'tr[data-subscription="search.book-index"] [data-retry-tier="2"]',
+        /^retry tier 2 \(5000 ms\): \S+\.retry\.search\.book-index\.5s · running · depth 0 · waiting 0/,
+        'the retry tiers of search.book-index are listed',
+      );
       await shows('tr[data-publisher="bookIntegrationEvents"] td:nth-child(3)', '2', 'the publisher shows 2 sent');
       await shows('[data-ready]', 'ready', 'the page says ready');
       await waitFor(
