@@ -148,6 +148,14 @@ module.exports = {
       to: { path: '^generator/compat/' },
     },
     {
+      name: 'generator-mock-reads-the-model',
+      severity: 'error',
+      comment:
+        'mock builds values from a contract model: it reads the model (and the shared errors and diagnostics); load, emit, compat and the CLI stay out of it.',
+      from: { path: '^generator/mock/' },
+      to: { path: '^generator/(load|emit|compat|cli|scaffold|formats)/' },
+    },
+    {
       name: 'generator-compat-not-emit-nor-load',
       severity: 'error',
       comment: "compat compares two models and reads nothing itself: loading the baseline is the CLI's job.",
