@@ -151,9 +151,9 @@ module.exports = {
       name: 'generator-mock-reads-the-model',
       severity: 'error',
       comment:
-        'mock builds values from a contract model: it reads the model (and the shared errors and diagnostics); load, emit, compat and the CLI stay out of it.',
+        'mock builds values from a contract model: it reads the model and the payload formats (Avro types, as generate builds them); load, emit, compat and the CLI stay out of it.',
       from: { path: '^generator/mock/' },
-      to: { path: '^generator/(load|emit|compat|cli|scaffold|formats)/' },
+      to: { path: '^generator/(load|emit|compat|cli|scaffold)/' },
     },
     {
       name: 'generator-compat-not-emit-nor-load',

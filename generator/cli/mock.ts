@@ -48,7 +48,7 @@ export async function runMock(argv: readonly string[], io: MockIo): Promise<numb
     const { model, channel } = await contractChannel(options, io);
     const ready = await prepare(options, model, channel);
     if (options.dryRun) {
-      for (const r of ready) io.stdout(`${JSON.stringify(dryRunLine(channel, r))}\n`);
+      for (const r of ready) io.stdout(`${JSON.stringify(dryRunLine(channel, r), bytesAsBase64)}\n`);
       return 0;
     }
     return await publish(options, io, channel, ready);
@@ -111,6 +111,11 @@ async function prepare(o: MockCommandOptions, model: ContractModel, channel: Any
       typeof channel.address === 'string' ? channel.address : (channel.address as (p: object) => string)(mock.parameters ?? {});
     return { mock, message, address, key: descriptor.key(message) };
   });
+}
+
+/** JSON of an Avro payload's bytes, as `keiyaku dead-letters show` writes them: `{ "$bytes": "<base64>" }` (a Date is its ISO text already). */
+function bytesAsBase64(_key: string, value: unknown): unknown {
+  return value instanceof Uint8Array ? { $bytes: Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64') } : value;
 }
 
 function dryRunLine(channel: AnyChannel, r: Ready): Record<string, unknown> {

@@ -4,13 +4,14 @@
  * `examples` of its payload schema — then values built from the schemas' constraints
  * (schema-value.ts), round-robin over the channel's messages, deterministic for a seed.
  *
- * Payloads are as they travel (a primitive payload bare, not boxed); headers are the message's
- * contract headers in their typed form. Only JSON Schema payloads are built: an Avro or Protobuf
- * message is mocked from its examples, and refused by name without them.
+ * Payloads are as they travel (a primitive payload bare, not boxed; an Avro payload as
+ * @keiyaku/avro takes it); headers are the message's contract headers in their typed form. A
+ * Protobuf message is mocked from its examples only, and refused by name without them.
  *
  * @see https://www.asyncapi.com/docs/reference/specification/v3.0.0#messageExampleObject
  */
 import type { ChannelModel, ContractModel, MessageModel } from '../model/contract-model.js';
+import { avroType, avroValue } from './avro-value.js';
 import { MockError } from './mock-error.js';
 import { Random, type Seed } from './random.js';
 import { type SchemaValueOptions, SchemaValues } from './schema-value.js';
@@ -81,6 +82,7 @@ export class ContractMocks {
   readonly #model: ContractModel;
   readonly #payloads: SchemaValues;
   readonly #headers: SchemaValues;
+  readonly #avroTypes = new Map<string, ReturnType<typeof avroType>>();
 
   constructor(model: ContractModel, options: SchemaValueOptions = {}) {
     this.#model = model;
@@ -96,14 +98,23 @@ export class ContractMocks {
 
   #generated(type: string, random: Random): MockMessage {
     const message = messageOf(this.#model, type);
-    if (message.format !== undefined)
-      throw new MockError(
-        'mock_unsupported',
-        `message ${type} has ${message.format.kind === 'avro' ? 'an Avro' : 'a Protobuf'} payload: mock values are built from JSON Schema only`,
-        { hint: 'give the message an example (examples: in the contract), which is published as it is' },
-      );
-    const payload = this.#payloads.named(message.payload, random);
+    const payload = this.#payload(message, random);
     return { type, payload, ...this.#headersOf(message, random), origin: 'generated' };
+  }
+
+  #payload(message: MessageModel, random: Random): unknown {
+    const format = message.format;
+    if (format === undefined) return this.#payloads.named(message.payload, random);
+    if (format.kind === 'protobuf')
+      throw new MockError('mock_unsupported', `message ${message.type} has a Protobuf payload: mock values are not built for Protobuf`, {
+        hint: 'give the message an example (examples: in the contract), which is published as it is',
+      });
+    let type = this.#avroTypes.get(message.type);
+    if (type === undefined) {
+      type = avroType(format);
+      this.#avroTypes.set(message.type, type);
+    }
+    return avroValue(type, message.type, random);
   }
 
   /** The headers of a message that has none of its own: built from the headers schema, when the message declares one. */

@@ -77,6 +77,17 @@ describe('keiyaku mock --dry-run', () => {
     }
   });
 
+  it('prints an Avro payload with its bytes as base64 and its dates as ISO text; refuses a Protobuf one without examples', async () => {
+    const avro = await mock(['--spec', 'test/fixtures/avro/asyncapi.yaml', '--channel', 'catalogue', '--count', '1', '--dry-run']);
+    expect(avro.code).toBe(0);
+    const payload = lines(avro)[0]!['payload'] as Record<string, unknown>;
+    expect(Buffer.from((payload['hash'] as { $bytes: string }).$bytes, 'base64')).toHaveLength(16); // fixed Md5
+    expect(payload['day']).toMatch(/^\d{4}-\d\d-\d\dT00:00:00\.000Z$/); // date: UTC midnight
+    const protobuf = await mock(['--spec', 'test/fixtures/protobuf/asyncapi.yaml', '--channel', 'books', '--dry-run']);
+    expect(protobuf.code).toBe(2);
+    expect(protobuf.stderr).toContain('message BookBorrowed has a Protobuf payload: mock values are not built for Protobuf');
+  });
+
   it.each([
     [[], 'keiyaku: keiyaku mock needs --channel <channel id> (see keiyaku mock --help)'],
     [['--channel', 'x', '--count', 'ten'], 'keiyaku: --count ten is not an integer from 1 to 1000000'],

@@ -152,9 +152,11 @@ function refusal(descriptor: MessageDescriptor, mock: MockMessage): string | und
     const message = descriptor.create(mock.payload as never);
     const decoded = descriptor.decode(descriptor.encode(message));
     if (!decoded.ok) return `decode: ${decoded.error.message}`;
+    // A JSON payload reads back as written (an Avro record gains the defaults of the fields left out).
     if (
+      descriptor.format === 'json' &&
       JSON.stringify(descriptor.boxed ? (decoded.value as unknown as { value: unknown }).value : decoded.value) !==
-      JSON.stringify(mock.payload)
+        JSON.stringify(mock.payload)
     )
       return 'decode gave another payload';
     if (descriptor.headers !== undefined) {
@@ -196,11 +198,11 @@ describe('mock values are accepted by the generated codec', () => {
           const why = refusal(descriptor!, example);
           if (why !== undefined) failures.push(`${message.type} example ${example.example}: ${why}`);
         }
-        if (message.format !== undefined) {
-          // Avro and Protobuf payloads are mocked from their examples only, and refused by name otherwise.
+        if (message.format?.kind === 'protobuf') {
+          // Protobuf payloads are mocked from their examples only, and refused by name otherwise.
           checked++;
           expect(() => mocks.message(message.type, 1)).toThrow(MockError);
-          expect(() => mocks.message(message.type, 1)).toThrow(/payload: mock values are built from JSON Schema only/);
+          expect(() => mocks.message(message.type, 1)).toThrow('has a Protobuf payload: mock values are not built for Protobuf');
           continue;
         }
         for (let seed = 1; seed <= SEEDS; seed++) {
