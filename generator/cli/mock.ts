@@ -29,6 +29,8 @@ interface Ready {
   readonly message: AnyContractMessage;
   readonly address: string;
   readonly key: string | undefined;
+  /** The payload as JSON: as built, or its codec's JSON view (Avro, Protobuf). */
+  readonly json: unknown;
 }
 
 export async function runMock(argv: readonly string[], io: MockIo): Promise<number> {
@@ -48,7 +50,7 @@ export async function runMock(argv: readonly string[], io: MockIo): Promise<numb
     const { model, channel } = await contractChannel(options, io);
     const ready = await prepare(options, model, channel);
     if (options.dryRun) {
-      for (const r of ready) io.stdout(`${JSON.stringify(dryRunLine(channel, r), bytesAsBase64)}\n`);
+      for (const r of ready) io.stdout(`${JSON.stringify(dryRunLine(channel, r))}\n`);
       return 0;
     }
     return await publish(options, io, channel, ready);
@@ -109,13 +111,9 @@ async function prepare(o: MockCommandOptions, model: ContractModel, channel: Any
     }
     const address =
       typeof channel.address === 'string' ? channel.address : (channel.address as (p: object) => string)(mock.parameters ?? {});
-    return { mock, message, address, key: descriptor.key(message) };
+    const json = descriptor.codec === undefined ? mock.payload : descriptor.codec.toJson(message);
+    return { mock, message, address, key: descriptor.key(message), json };
   });
-}
-
-/** JSON of an Avro payload's bytes, as `keiyaku dead-letters show` writes them: `{ "$bytes": "<base64>" }` (a Date is its ISO text already). */
-function bytesAsBase64(_key: string, value: unknown): unknown {
-  return value instanceof Uint8Array ? { $bytes: Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64') } : value;
 }
 
 function dryRunLine(channel: AnyChannel, r: Ready): Record<string, unknown> {
@@ -129,7 +127,7 @@ function dryRunLine(channel: AnyChannel, r: Ready): Record<string, unknown> {
     ...(r.key === undefined ? {} : { key: r.key }),
     ...(m.parameters === undefined ? {} : { parameters: m.parameters }),
     ...(m.headers === undefined ? {} : { headers: m.headers }),
-    payload: m.payload,
+    payload: r.json,
   };
 }
 

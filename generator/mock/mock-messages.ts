@@ -4,15 +4,15 @@
  * `examples` of its payload schema — then values built from the schemas' constraints
  * (schema-value.ts), round-robin over the channel's messages, deterministic for a seed.
  *
- * Payloads are as they travel (a primitive payload bare, not boxed; an Avro payload as
- * @keiyaku/avro takes it); headers are the message's contract headers in their typed form. A
- * Protobuf message is mocked from its examples only, and refused by name without them.
+ * Payloads are as they travel (a primitive payload bare, not boxed), or as @keiyaku/avro and
+ * @keiyaku/protobuf take them; headers are the message's contract headers in their typed form.
  *
  * @see https://www.asyncapi.com/docs/reference/specification/v3.0.0#messageExampleObject
  */
 import type { ChannelModel, ContractModel, MessageModel } from '../model/contract-model.js';
 import { avroType, avroValue } from './avro-value.js';
 import { MockError } from './mock-error.js';
+import { protobufMessage, protobufValue } from './protobuf-value.js';
 import { Random, type Seed } from './random.js';
 import { type SchemaValueOptions, SchemaValues } from './schema-value.js';
 
@@ -83,6 +83,7 @@ export class ContractMocks {
   readonly #payloads: SchemaValues;
   readonly #headers: SchemaValues;
   readonly #avroTypes = new Map<string, ReturnType<typeof avroType>>();
+  readonly #protobufMessages = new Map<string, ReturnType<typeof protobufMessage>>();
 
   constructor(model: ContractModel, options: SchemaValueOptions = {}) {
     this.#model = model;
@@ -105,10 +106,14 @@ export class ContractMocks {
   #payload(message: MessageModel, random: Random): unknown {
     const format = message.format;
     if (format === undefined) return this.#payloads.named(message.payload, random);
-    if (format.kind === 'protobuf')
-      throw new MockError('mock_unsupported', `message ${message.type} has a Protobuf payload: mock values are not built for Protobuf`, {
-        hint: 'give the message an example (examples: in the contract), which is published as it is',
-      });
+    if (format.kind === 'protobuf') {
+      let desc = this.#protobufMessages.get(message.type);
+      if (desc === undefined) {
+        desc = protobufMessage(format);
+        this.#protobufMessages.set(message.type, desc);
+      }
+      return protobufValue(desc, message.type, random);
+    }
     let type = this.#avroTypes.get(message.type);
     if (type === undefined) {
       type = avroType(format);

@@ -77,15 +77,19 @@ describe('keiyaku mock --dry-run', () => {
     }
   });
 
-  it('prints an Avro payload with its bytes as base64 and its dates as ISO text; refuses a Protobuf one without examples', async () => {
+  it("prints Avro and Protobuf payloads in their codecs' JSON views", async () => {
     const avro = await mock(['--spec', 'test/fixtures/avro/asyncapi.yaml', '--channel', 'catalogue', '--count', '1', '--dry-run']);
     expect(avro.code).toBe(0);
     const payload = lines(avro)[0]!['payload'] as Record<string, unknown>;
     expect(Buffer.from((payload['hash'] as { $bytes: string }).$bytes, 'base64')).toHaveLength(16); // fixed Md5
     expect(payload['day']).toMatch(/^\d{4}-\d\d-\d\dT00:00:00\.000Z$/); // date: UTC midnight
-    const protobuf = await mock(['--spec', 'test/fixtures/protobuf/asyncapi.yaml', '--channel', 'books', '--dry-run']);
-    expect(protobuf.code).toBe(2);
-    expect(protobuf.stderr).toContain('message BookBorrowed has a Protobuf payload: mock values are not built for Protobuf');
+    const protobuf = await mock(['--spec', 'test/fixtures/protobuf/asyncapi.yaml', '--channel', 'books', '--count', '4', '--dry-run']);
+    expect(protobuf.code).toBe(0);
+    const printed = lines(protobuf);
+    expect(printed.map((m) => m['type'])).toEqual(['BookBorrowed', 'ShelfAudited', 'BookBorrowed', 'ShelfAudited']);
+    // The Protobuf JSON mapping: a 64-bit integer is decimal text.
+    const big = printed.map((m) => (m['payload'] as Record<string, unknown>)['big']).find((v) => v !== undefined);
+    expect(big).toMatch(/^\d+$/);
   });
 
   it.each([
