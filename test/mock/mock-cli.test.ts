@@ -8,38 +8,12 @@ import { join } from 'node:path';
 import { type Admin, Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BookIntegrationEvents, MemberNotifications } from '../../generated/index.js';
-import { main } from '../../generator/cli/main.js';
-import { repoRoot, scratch } from '../helpers.js';
+import { scratch } from '../helpers.js';
 import { kafkaBrokers, kafkaSkipReason } from '../kafka/kafka-env.js';
+import { jsonLines, runMock } from './run-mock.js';
 
-interface Result {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-/** `keiyaku mock …` in this process, with `env` as its whole environment (no KEIYAKU_* of the test run's own). */
-async function mock(args: readonly string[], env: Record<string, string> = {}, cwd = repoRoot): Promise<Result> {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(['mock', ...args], {
-    cwd,
-    env,
-    stdout: (text) => {
-      stdout += text;
-    },
-    stderr: (text) => {
-      stderr += text;
-    },
-  });
-  return { code, stdout, stderr };
-}
-
-const lines = (r: Result): Record<string, unknown>[] =>
-  r.stdout
-    .trim()
-    .split('\n')
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
+const mock = runMock;
+const lines = jsonLines;
 
 describe('keiyaku mock --dry-run', () => {
   it('prints the examples, then built messages, as JSON lines the generated code accepts; the same seed prints the same', async () => {
