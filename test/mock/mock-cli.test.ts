@@ -42,6 +42,12 @@ describe('keiyaku mock --dry-run', () => {
     expect((await mock(['--channel', 'bookIntegrationEvents', '--count', '6', '--seed', '12', '--dry-run'])).stdout).not.toBe(first.stdout);
   });
 
+  it('prints its own usage with --help', async () => {
+    const r = await mock(['--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('Usage: keiyaku mock --channel <id> [--count N] [--rate R] [--seed S] [--dry-run] [options]');
+  });
+
   it('fills the address parameters from --param, and --no-examples builds every message', async () => {
     const r = await mock(['--channel', 'MemberNotifications', '--count', '2', '--param', 'memberId=M-77', '--no-examples', '--dry-run']);
     expect(r.code).toBe(0);
