@@ -133,12 +133,22 @@ function dryRunLine(channel: AnyChannel, r: Ready): Record<string, unknown> {
 
 /** Sends every message (paced by --rate), then says what went where; exit 1 when a send failed. */
 async function publish(o: MockCommandOptions, io: MockIo, channel: AnyChannel, ready: readonly Ready[]): Promise<number> {
-  const { transport, where } = await mockTransport(o, io.env ?? process.env, io.stderr);
+  const { transport, where, schemaRegistry } = await mockTransport(o, io.env ?? process.env, io.stderr);
   const { Publisher } = await import('@keiyaku/runtime');
+  const { frameByContract } = await import('@keiyaku/runtime/registry');
+  // A message whose Kafka binding puts the schema id in the payload travels in the registry's wire format, as a host sends it;
+  // without a registry configured that is refused before anything is sent.
+  let framed: AnyChannel;
+  try {
+    framed = frameByContract(channel, schemaRegistry, transport);
+  } catch (error) {
+    await transport.close().catch(() => {});
+    throw error;
+  }
   let sent = 0;
   try {
     const publisher = new Publisher<AnyContractMessage, Record<string, string>>(
-      channel as AnyChannel & { address: string | ((p: Record<string, string>) => string) },
+      framed as AnyChannel & { address: string | ((p: Record<string, string>) => string) },
       { producer: transport.producer(), transport, logger: quiet },
       { source: 'keiyaku-mock' },
     );

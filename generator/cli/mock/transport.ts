@@ -1,11 +1,14 @@
 // The broker `keiyaku mock` publishes to: the service's own configuration, as configure() reads it.
 import type { Logger, Transport } from '@keiyaku/runtime';
+import type { SchemaRegistrySetup } from '@keiyaku/runtime/registry';
 import { MockCommandError, type MockCommandOptions } from './options.js';
 
 export interface MockTransport {
   readonly transport: Transport;
   /** `kafka at host:port`, for the summary line. */
   readonly where: string;
+  /** The Schema Registry of the configuration, when it names one (messages the contract frames need it). */
+  readonly schemaRegistry: SchemaRegistrySetup | undefined;
 }
 
 /**
@@ -18,7 +21,7 @@ export async function mockTransport(
   env: Readonly<Record<string, string | undefined>>,
   stderr: (text: string) => void,
 ): Promise<MockTransport> {
-  const { createTransport, resolveConfig } = await import('@keiyaku/runtime/config');
+  const { createSchemaRegistry, createTransport, resolveConfig } = await import('@keiyaku/runtime/config');
   const resolved =
     o.runtime === undefined
       ? resolveConfig(undefined, { env })
@@ -39,5 +42,5 @@ export async function mockTransport(
   };
   const transport = await createTransport(resolved, { logger });
   const where = resolved.kafka ? resolved.kafka.brokers.join(',') : resolved.iggy ? `${resolved.iggy.host}:${resolved.iggy.port}` : '';
-  return { transport, where: `${resolved.transport} at ${where}` };
+  return { transport, where: `${resolved.transport} at ${where}`, schemaRegistry: createSchemaRegistry(resolved) };
 }
