@@ -148,6 +148,14 @@ module.exports = {
       to: { path: '^generator/compat/' },
     },
     {
+      name: 'generator-mock-reads-the-model',
+      severity: 'error',
+      comment:
+        'mock builds values from a contract model: it reads the model and the payload formats (Avro types, as generate builds them); load, emit, compat and the CLI stay out of it.',
+      from: { path: '^generator/mock/' },
+      to: { path: '^generator/(load|emit|compat|cli|scaffold)/' },
+    },
+    {
       name: 'generator-compat-not-emit-nor-load',
       severity: 'error',
       comment: "compat compares two models and reads nothing itself: loading the baseline is the CLI's job.",

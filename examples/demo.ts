@@ -21,6 +21,7 @@ import { createMessaging, payloadText, RETRY_HEADERS } from '@keiyaku/runtime';
 import { InMemoryTransport } from '@keiyaku/runtime/memory';
 import { SqliteDeadLetterStore, SqliteInboxStore, SqliteOutbox } from '@keiyaku/sqlite';
 import Database from 'better-sqlite3';
+import { ContractMocks, compileContract } from 'keiyaku';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
 import { BookBorrowed, BookIntegrationEvents, type BookIntegrationEventsHandler } from '../generated/index.js';
@@ -350,6 +351,12 @@ try {
   say(
     `   outbox drained after event ${version}: ${status.published} published, ${internal.length} kept internal (BookAdded, BookLost); backlog ${status.backlog}, dead ${status.dead}`,
   );
+  // Contract mocks (`keiyaku mock`, docs/mock.md): messages to try a consumer with before its producer exists.
+  const contract = (await compileContract('asyncapi.yaml', { cwd: join(import.meta.dirname, '..') })).model!;
+  const mocks = new ContractMocks(contract).channel('bookIntegrationEvents', 3, { seed: 7 });
+  const accepted = mocks.filter((m) => BookIntegrationEvents.decode(new TextEncoder().encode(JSON.stringify(m.payload)), m.type).ok);
+  const names = mocks.map((m) => (m.origin === 'example' ? `${m.type} (example ${m.example})` : m.type));
+  say(`   mocks from the contract (seed 7): ${names.join(', ')}; the generated codec accepts ${accepted.length} of ${mocks.length}`);
   say();
 
   if (process.argv.includes('--serve')) await serveUntilInterrupted(messaging, say);

@@ -27,6 +27,10 @@ export async function generate(model: ContractModel, options: GenerateOptions): 
 }
 export { ContractError, isKeiyakuError, KeiyakuError, OptionError, OutputError } from './errors.js';
 export { type LoadedContract, type LoadOptions, loadContract, type ReadContract, readContract } from './load/load-contract.js';
+export { MockError, type MockErrorCode } from './mock/mock-error.js';
+export { ContractMocks, findChannel, type MockChannelOptions, type MockMessage, messageExamples } from './mock/mock-messages.js';
+export type { Seed } from './mock/random.js';
+export type { SchemaValueOptions } from './mock/schema-value.js';
 export { buildModel } from './model/build-model.js';
 export type * from './model/contract-model.js';
 

@@ -67,6 +67,9 @@ describe('examples/demo.ts', () => {
       'one BookBorrowed delivered twice (same ce_id): counted once, the inbox skipped 1 duplicate; copies on the shelf → 2',
     );
     expect(out).toContain('outbox drained after event 8: 6 published, 2 kept internal (BookAdded, BookLost); backlog 0, dead 0');
+    expect(out).toContain(
+      'mocks from the contract (seed 7): BookBorrowed (example first-loan), BookBorrowed, BookReturned; the generated codec accepts 3 of 3',
+    );
     expect(out).toContain('The dead-letter store still holds 1 message after reopening the file');
   });
 

@@ -9,7 +9,7 @@ import type { Policy } from '../compat/schema-diff.js';
 import { OptionError } from '../errors.js';
 import { MODES, type Mode, POLICIES } from '../model/vocabulary.js';
 
-export type Command = 'generate' | 'validate' | 'scaffold' | 'check' | 'dead-letters' | 'help' | 'version';
+export type Command = 'generate' | 'validate' | 'scaffold' | 'check' | 'dead-letters' | 'mock' | 'help' | 'version';
 
 export interface CliOptions {
   readonly command: Command;
@@ -47,6 +47,20 @@ export interface CliOptions {
   readonly runtime?: Readonly<Record<string, unknown>>;
   /** `dead-letters`: the action and id as given, and its own options. */
   readonly deadLetters?: DeadLettersArgs;
+  /** `mock`: its flags as given (checked by the command itself). */
+  readonly mock?: MockArgs;
+}
+
+/** The flags of `keiyaku mock`, as given (checked further by the command itself). */
+export interface MockArgs {
+  readonly positionals: readonly string[];
+  readonly channel?: string;
+  readonly count?: string;
+  readonly rate?: string;
+  readonly seed?: string;
+  readonly param?: string;
+  readonly dryRun: boolean;
+  readonly noExamples: boolean;
 }
 
 /** The arguments of `keiyaku dead-letters` (checked further by the command itself). */
@@ -75,7 +89,7 @@ interface FlagSpec {
 }
 
 const FLAGS: Record<string, FlagSpec> = {
-  spec: { takes: 'value', commands: ['generate', 'validate', 'scaffold', 'check', 'dead-letters'] },
+  spec: { takes: 'value', commands: ['generate', 'validate', 'scaffold', 'check', 'dead-letters', 'mock'] },
   against: { takes: 'value', commands: ['check'] },
   mode: { takes: 'value', commands: ['check'] },
   policy: { takes: 'value', commands: ['check'] },
@@ -83,27 +97,33 @@ const FLAGS: Record<string, FlagSpec> = {
   history: { takes: 'value', commands: ['check'] },
   record: { takes: 'boolean', commands: ['check'] },
   out: { takes: 'value', commands: ['generate', 'scaffold'] },
-  config: { takes: 'value', commands: ['generate', 'validate', 'scaffold', 'check', 'dead-letters'] },
+  config: { takes: 'value', commands: ['generate', 'validate', 'scaffold', 'check', 'dead-letters', 'mock'] },
   events: { takes: 'value', commands: ['scaffold'] },
   type: { takes: 'value', commands: ['scaffold'] },
-  channel: { takes: 'value', commands: ['scaffold', 'dead-letters'] },
+  channel: { takes: 'value', commands: ['scaffold', 'dead-letters', 'mock'] },
   generated: { takes: 'value', commands: ['scaffold'] },
   check: { takes: 'boolean', commands: ['generate'] },
   watch: { takes: 'boolean', commands: ['generate'] },
   strict: { takes: 'boolean', commands: ['generate', 'validate'] },
   quiet: { takes: 'boolean', commands: ['generate', 'validate', 'check'] },
-  json: { takes: 'boolean', commands: ['generate', 'validate', 'dead-letters'] },
+  json: { takes: 'boolean', commands: ['generate', 'validate', 'dead-letters', 'mock'] },
   verbose: { takes: 'boolean', commands: ['generate', 'validate', 'check'] },
   lint: { takes: 'boolean', commands: ['generate', 'validate'] },
   'allow-ref-outside': { takes: 'boolean', commands: ['generate', 'validate', 'scaffold', 'check'] },
   store: { takes: 'value', commands: ['dead-letters'] },
   group: { takes: 'value', commands: ['dead-letters'] },
   yes: { takes: 'boolean', commands: ['dead-letters'] },
-  'dry-run': { takes: 'boolean', commands: ['dead-letters'] },
+  'dry-run': { takes: 'boolean', commands: ['dead-letters', 'mock'] },
+  count: { takes: 'value', commands: ['mock'] },
+  rate: { takes: 'value', commands: ['mock'] },
+  seed: { takes: 'value', commands: ['mock'] },
+  param: { takes: 'value', commands: ['mock'] },
+  'no-examples': { takes: 'boolean', commands: ['mock'] },
   brokers: { takes: 'value', commands: ['dead-letters'] },
   namespace: { takes: 'value', commands: ['dead-letters'] },
 };
 const SHORT: Record<string, string> = { s: 'spec', o: 'out', q: 'quiet' };
+const COMMANDS: readonly Command[] = ['generate', 'validate', 'check', 'scaffold', 'dead-letters', 'mock'];
 const CONFIG_KEYS = new Set(['spec', 'out', 'strict', 'allowRefOutside', 'runtime']);
 
 export const USAGE = `Usage: keiyaku <command> [options]
@@ -122,6 +142,8 @@ Commands:
                     [--generated <dir>]; adds missing cases, never rewrites your code
   dead-letters      list|show|redrive|remove parked messages and dead outbox rows:
                     --store <sqlite file | postgres or mysql url> (see keiyaku dead-letters --help)
+  mock              publish schema-valid messages of a channel (its examples, then built values):
+                    --channel <id> [--count N] [--rate R] [--seed S] [--dry-run] (see keiyaku mock --help)
 
 Options:
   -s, --spec <file>   contract file (default: asyncapi.yaml, or "spec" in ${CONFIG_FILE})
@@ -270,7 +292,7 @@ function readCommandLine(argv: readonly string[]): CommandLine | 'help' | 'versi
     if (arg === '-h' || arg === '--help') return 'help';
     if (arg === '-v' || arg === '--version') return 'version';
     if (!arg.startsWith('-')) {
-      if (command === 'dead-letters') {
+      if (command === 'dead-letters' || command === 'mock') {
         positionals.push(arg);
         continue;
       }
@@ -280,10 +302,10 @@ function readCommandLine(argv: readonly string[]): CommandLine | 'help' | 'versi
         continue;
       }
       if (command !== undefined) throw new OptionError(arg, `unexpected argument "${arg}"; pass the contract with --spec ${arg}`);
-      if (arg !== 'generate' && arg !== 'validate' && arg !== 'scaffold' && arg !== 'check' && arg !== 'dead-letters') {
-        throw new OptionError(arg, `unknown command "${arg}" (commands: generate, validate, check, scaffold, dead-letters)`);
+      if (!COMMANDS.includes(arg as Command)) {
+        throw new OptionError(arg, `unknown command "${arg}" (commands: ${COMMANDS.join(', ')})`);
       }
-      command = arg;
+      command = arg as Command;
       continue;
     }
     const [rawName, inline] = arg.startsWith('--')
@@ -374,6 +396,21 @@ function commandOptions(
         ...(typeof values['namespace'] === 'string' ? { namespace: values['namespace'] } : {}),
       },
     };
+  if (command === 'mock') {
+    const text = (name: string): { [key: string]: string } => (typeof values[name] === 'string' ? { [name]: values[name] } : {});
+    return {
+      mock: {
+        positionals: [...positionals],
+        ...text('channel'),
+        ...text('count'),
+        ...text('rate'),
+        ...text('seed'),
+        ...text('param'),
+        dryRun: values['dry-run'] === true,
+        noExamples: values['no-examples'] === true,
+      },
+    };
+  }
   return {};
 }
 

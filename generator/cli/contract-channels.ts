@@ -79,6 +79,8 @@ function channelOf(
         ...(m.format === undefined ? { validate: validator(m.payload) } : { codec: codecOf(m)! }),
         ...(m.headers === undefined ? {} : { headers: { ...headerShape(model, m.headers), validate: validator(m.headers) } }),
         ...(m.kafkaKeyProperty === undefined || m.boxed ? {} : { keyProperty: m.kafkaKeyProperty }),
+        // Where the Kafka binding puts the Schema Registry id, as generated code declares it (a host frames by it).
+        ...(m.kafkaRegistry === undefined ? {} : { registry: m.kafkaRegistry }),
       }),
     );
   const parameterRules: Record<string, ParameterRule> = {};

@@ -36,6 +36,7 @@ export const EXIT = { ok: 0, stale: 1, invalid: 2 } as const;
 
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
   if (argv[0] === 'dead-letters') return (await import('./dead-letters.js')).runDeadLetters(argv.slice(1), io);
+  if (argv[0] === 'mock') return (await import('./mock.js')).runMock(argv.slice(1), io);
   let options: CliOptions;
   try {
     options = parseArgs(argv, io.cwd);
