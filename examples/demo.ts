@@ -22,7 +22,7 @@ import { SqliteDeadLetterStore, SqliteInboxStore, SqliteOutbox } from '@keiyaku/
 import Database from 'better-sqlite3';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
-import { BookBorrowed, BookIntegrationEvents } from '../generated/index.js';
+import { BookBorrowed, BookIntegrationEvents, CopiesCounted, CopiesRequested, LookUpCopies } from '../generated/index.js';
 import { BookAvailability, type InventoryStore } from './inventory/book-availability.js';
 import { type BookEvent, type BookState, decide, evolve } from './library/book.js';
 import { bookMapper } from './library/book-mapper.js';
@@ -238,6 +238,12 @@ const inventory = messaging.subscribe(BookIntegrationEvents, new BookAvailabilit
 const notices = new LateFeeNotices();
 const notifications = messaging.subscribe(BookIntegrationEvents, notices, { deadLetter: { maxRetries: 2, backoffSchedule: [100, 200] } });
 const dispatcher = messaging.host(library.outbox.dispatcher({ transport }, { pollIntervalMs: 50 }));
+// Request-reply from the contract (operation lookUpCopies): the library answers what inventory asks.
+messaging.respond(LookUpCopies, {
+  groupId: 'library.copy-lookups',
+  respond: (asked) => CopiesCounted.create({ bookId: asked.bookId, title: book?.title ?? '', onLoan: book?.onLoan.size ?? 0 }),
+});
+const lookups = messaging.requester(LookUpCopies, { timeoutMs: 10_000 });
 await messaging.start();
 const drained = async (): Promise<boolean> => (await dispatcher.refresh()).backlog === 0;
 
@@ -277,6 +283,8 @@ try {
   say(`   inventory.book-availability: copies on the shelf 3 → ${shelf.copies(bookId)}`);
   await until(() => notifications.health().skipped === 2, 'notifications skipped both borrowings');
   say(`   notifications.late-fees skipped ${notifications.health().skipped} borrowings: it only accepts BookReturned`);
+  const answer = await lookups.request(CopiesRequested.create({ bookId }));
+  say(`   request-reply (lookUpCopies): inventory asked, the library answered "${answer.title}", ${answer.onLoan} copies on loan`);
   say();
 
   say('2. The inventory database goes down while a copy comes back.');
