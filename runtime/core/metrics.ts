@@ -252,6 +252,7 @@ export const METRICS = {
     help: 'Replies a requester read, by outcome: settled (answered a request), late (its request had timed out) or unknown (no request of this instance); late and unknown replies are dropped.',
     labels: [...COMPONENT, 'outcome'],
     prometheus: 'keiyaku_requester_replies_total',
+    otel: { name: 'keiyaku.requester.replies', attributes: [...OTEL_COMPONENT, 'keiyaku.reply.outcome'] },
   },
   requesterTimeouts: {
     type: 'counter',
@@ -259,6 +260,7 @@ export const METRICS = {
     help: 'Requests that got no reply within their timeout.',
     labels: COMPONENT,
     prometheus: 'keiyaku_requester_timeouts_total',
+    otel: { name: 'keiyaku.requester.timeouts', attributes: OTEL_COMPONENT },
   },
   transportReady: {
     type: 'gauge',

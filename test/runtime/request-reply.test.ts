@@ -94,6 +94,27 @@ describe('request-reply from the generated contract', () => {
     expect(requester.stats()).toMatchObject({ timeouts: 1, late: 1, replies: 0, unknown: 0 });
   });
 
+  it('a responder that throws under a dead-letter policy: the request is parked, the requester times out and no reply ever comes', async () => {
+    const { host } = setup();
+    const subscription = host.respond(
+      LookUpCopies,
+      {
+        groupId: 'library.copy-lookups',
+        respond: () => {
+          throw new Error('catalogue corrupt');
+        },
+      },
+      { deadLetter: { maxRetries: 1, backoffSchedule: [10] } },
+    );
+    const requester = host.requester(LookUpCopies);
+    await host.start();
+    await expect(requester.request(CopiesRequested.create({ bookId }), { timeoutMs: 300 })).rejects.toBeInstanceOf(RequestTimeoutError);
+    await waitFor(() => subscription.health().parked === 1, 'the request is parked');
+    const [parked] = await host.deadLetters.list({ groupId: 'library.copy-lookups' });
+    expect(parked).toMatchObject({ type: 'CopiesRequested', error: { message: 'catalogue corrupt' } });
+    expect(requester.stats()).toMatchObject({ timeouts: 1, late: 0, replies: 0 });
+  });
+
   it('a request without a reply address is logged, counted and acknowledged: it does not block the partition', async () => {
     const { host, logger } = setup();
     // A contract whose request does not require its reply header (the generated one does).
