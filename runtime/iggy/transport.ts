@@ -293,6 +293,8 @@ class IggyTransportConsumer implements TransportConsumer {
     const { client } = membership;
     const placement = this.#transport.placement(this.#options.address);
     const consumer = { kind: 'group', id: this.#options.groupId } as const;
+    // A member the join left without partitions yet gets them now: each must start at its end.
+    if (this.#partitions.length === 0) this.#assign(await membership.sync());
     for (const partition of this.#partitions) {
       const target = { consumer, stream: placement.stream, topic: placement.topic, partition };
       if ((await client.getConsumerOffset(target)) !== undefined) continue;
