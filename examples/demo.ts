@@ -24,7 +24,14 @@ import Database from 'better-sqlite3';
 import { ContractMocks, compileContract } from 'keiyaku';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
-import { BookBorrowed, BookIntegrationEvents, type BookIntegrationEventsHandler } from '../generated/index.js';
+import {
+  BookBorrowed,
+  BookIntegrationEvents,
+  type BookIntegrationEventsHandler,
+  CopiesCounted,
+  CopiesRequested,
+  LookUpCopies,
+} from '../generated/index.js';
 import { BookAvailability, type InventoryStore } from './inventory/book-availability.js';
 import { type BookEvent, type BookState, decide, evolve } from './library/book.js';
 import { bookMapper } from './library/book-mapper.js';
@@ -250,6 +257,12 @@ const searchIndex: BookIntegrationEventsHandler = {
 };
 const search = messaging.subscribe(BookIntegrationEvents, searchIndex, { retryLater: { tiers: [300, 3_000] } });
 const dispatcher = messaging.host(library.outbox.dispatcher({ transport }, { pollIntervalMs: 50 }));
+// Request-reply from the contract (operation lookUpCopies): the library answers what inventory asks.
+messaging.respond(LookUpCopies, {
+  groupId: 'library.copy-lookups',
+  respond: (asked) => CopiesCounted.create({ bookId: asked.bookId, title: book?.title ?? '', onLoan: book?.onLoan.size ?? 0 }),
+});
+const lookups = messaging.requester(LookUpCopies, { timeoutMs: 10_000 });
 await messaging.start();
 const drained = async (): Promise<boolean> => (await dispatcher.refresh()).backlog === 0;
 
@@ -289,6 +302,8 @@ try {
   say(`   inventory.book-availability: copies on the shelf 3 → ${shelf.copies(bookId)}`);
   await until(() => notifications.health().skipped === 2, 'notifications skipped both borrowings');
   say(`   notifications.late-fees skipped ${notifications.health().skipped} borrowings: it only accepts BookReturned`);
+  const answer = await lookups.request(CopiesRequested.create({ bookId }));
+  say(`   request-reply (lookUpCopies): inventory asked, the library answered "${answer.title}", ${answer.onLoan} copies on loan`);
   say();
 
   say('2. The inventory database goes down while a copy comes back.');

@@ -5,6 +5,8 @@
 /*
  * Channels left out of this file:
  * - MemberNotifications (memberNotifications): no x-iggy binding
+ * - CopyLookups (copyLookups): no x-iggy binding
+ * - CopyLookupAnswers (copyLookupAnswers): no x-iggy binding
  */
 import { iggyChannel } from "@keiyaku/iggy/codegen-v1";
 import { BookIntegrationEvents, type BookIntegrationEventsMessage } from "./channels/book-integration-events.js";

@@ -3,10 +3,21 @@
  * Do not edit: change the contract and run `keiyaku generate`; `keiyaku generate --check` fails when this file is stale.
  */
 import { type ContractMessage, defineMessage, type MessageDescriptor } from "@keiyaku/runtime/codegen-v1";
-import type { BookBorrowedPayload, BookReturnedPayload, DueDateReminderPayload, EventHeaders } from "./types.js";
+import type {
+  BookBorrowedPayload,
+  BookReturnedPayload,
+  CopiesCountedPayload,
+  CopiesRequestedHeaders,
+  CopiesRequestedPayload,
+  DueDateReminderPayload,
+  EventHeaders,
+} from "./types.js";
 import {
   validateBookBorrowedPayload,
   validateBookReturnedPayload,
+  validateCopiesCountedPayload,
+  validateCopiesRequestedHeaders,
+  validateCopiesRequestedPayload,
   validateDueDateReminderPayload,
   validateEventHeaders,
 } from "./validators.js";
@@ -65,3 +76,39 @@ export const DueDateReminder: MessageDescriptor<"DueDateReminder", DueDateRemind
     schemaHash: "sha256:02fe155ff5b1d89c58907a847375739b33aa73eb817248fb8266fc93afca114f",
     validate: validateDueDateReminderPayload,
   });
+
+/**
+ * Copies requested
+ * @generated from asyncapi.yaml#/components/messages/CopiesRequested
+ */
+export type CopiesRequested = ContractMessage<"CopiesRequested", CopiesRequestedPayload, CopiesRequestedHeaders>;
+/**
+ * Copies requested
+ * @generated from asyncapi.yaml#/components/messages/CopiesRequested
+ */
+export const CopiesRequested: MessageDescriptor<"CopiesRequested", CopiesRequestedPayload, CopiesRequested> =
+  defineMessage({
+    type: "CopiesRequested",
+    id: "CopiesRequested",
+    contentType: "application/json",
+    schemaHash: "sha256:f1a1772ffa240da2f12139982644f33865b032c10ca9a2374e5c9d6b8daafa19",
+    validate: validateCopiesRequestedPayload,
+    headers: { names: ["replyTo"], json: [], validate: validateCopiesRequestedHeaders },
+  });
+
+/**
+ * Copies counted
+ * @generated from asyncapi.yaml#/components/messages/CopiesCounted
+ */
+export type CopiesCounted = ContractMessage<"CopiesCounted", CopiesCountedPayload>;
+/**
+ * Copies counted
+ * @generated from asyncapi.yaml#/components/messages/CopiesCounted
+ */
+export const CopiesCounted: MessageDescriptor<"CopiesCounted", CopiesCountedPayload, CopiesCounted> = defineMessage({
+  type: "CopiesCounted",
+  id: "CopiesCounted",
+  contentType: "application/json",
+  schemaHash: "sha256:2509d035df3f146c1cdfcdc06d76c7b4066051bff581dca2d6cc26c2ebb08441",
+  validate: validateCopiesCountedPayload,
+});

@@ -96,3 +96,31 @@ export interface DueDateReminderPayloadLoansItem {
   /** @format date-time */
   readonly dueAt: string;
 }
+
+/**
+ * Payload of message CopiesRequested.
+ * @generated from schemas/copies-requested.json#
+ */
+export interface CopiesRequestedPayload {
+  readonly bookId: BookId;
+}
+
+/**
+ * Headers of message CopiesRequested.
+ * @generated from asyncapi.yaml#/components/messages/CopiesRequested/headers
+ */
+export interface CopiesRequestedHeaders {
+  /** The address the answer goes to. */
+  readonly replyTo: string;
+}
+
+/**
+ * Payload of message CopiesCounted.
+ * @generated from schemas/copies-counted.json#
+ */
+export interface CopiesCountedPayload {
+  readonly bookId: BookId;
+  readonly title: string;
+  /** Copies lent and not yet returned. */
+  readonly onLoan: number;
+}

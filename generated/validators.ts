@@ -85,6 +85,36 @@ function v_BookReturnedPayloadLateFee(d,E){const s=E.length;let ok=true;
 	return ok||$s(E,s);
 }
 
+function v_CopiesCountedPayload(d,E){const s=E.length;let ok=true;
+	if(!$o(d))ok=$t(E,"","object");else{
+		if(d.bookId===undefined||d.title===undefined||d.onLoan===undefined)ok=$q(E,"",d,["bookId","title","onLoan"]);
+		if(d.bookId!==undefined&&!v_BookId(d.bookId,E))ok=$x(E,"/bookId");
+		if(d.title!==undefined&&typeof d.title!=="string")ok=$t(E,"/title","string");
+		if(d.onLoan!==undefined)if(!Number.isInteger(d.onLoan))ok=$t(E,"/onLoan","integer");else if(d.onLoan<0)ok=$r(E,"/onLoan","minimum",0);
+	}
+	return ok||$s(E,s);
+}
+export const validateCopiesCountedPayload=$root(v_CopiesCountedPayload);
+
+function v_CopiesRequestedHeaders(d,E){const s=E.length;let ok=true;
+	if(!$o(d))ok=$t(E,"","object");else{
+		if(d.replyTo===undefined)ok=$q(E,"",d,["replyTo"]);
+		const d1=d.replyTo;
+		if(d1!==undefined)if(typeof d1!=="string")ok=$t(E,"/replyTo","string");else if(d1.length<2&&$len(d1)<1)ok=$r(E,"/replyTo","minLength",1);
+	}
+	return ok||$s(E,s);
+}
+export const validateCopiesRequestedHeaders=$root(v_CopiesRequestedHeaders);
+
+function v_CopiesRequestedPayload(d,E){const s=E.length;let ok=true;
+	if(!$o(d))ok=$t(E,"","object");else{
+		if(d.bookId===undefined)ok=$q(E,"",d,["bookId"]);
+		if(d.bookId!==undefined&&!v_BookId(d.bookId,E))ok=$x(E,"/bookId");
+	}
+	return ok||$s(E,s);
+}
+export const validateCopiesRequestedPayload=$root(v_CopiesRequestedPayload);
+
 function v_DueDateReminderPayload(d,E){const s=E.length;let ok=true;
 	if(!$o(d))ok=$t(E,"","object");else{
 		if(d.memberId===undefined||d.loans===undefined)ok=$q(E,"",d,["memberId","loans"]);

@@ -23,6 +23,7 @@ export type { Backoff, BackoffOptions, DeadLetterPolicy } from './core/backoff.j
 export { DEFAULT_DEAD_LETTER_SCHEDULE, exponentialBackoff, scheduleBackoff } from './core/backoff.js';
 export type { Clock } from './core/clock.js';
 export { ManualClock, settle, systemClock } from './core/clock.js';
+export type { ReplyAddressRule, ReplyOf, RequestOf, RequestReplyDescriptor, Responder } from './core/contract/request-reply.js';
 export type { AnyChannel, AnyContractMessage, ChannelDescriptor, MessageContext, MessageHandler, MessageTypeOf } from './core/contract.js';
 export type { HistogramSnapshot, PartitionCounters } from './core/counters.js';
 export { DURATION_BUCKETS } from './core/counters.js';
@@ -65,6 +66,9 @@ export type {
 } from './core/transport.js';
 export type { MessagingHealth, MessagingOptions } from './host/messaging.js';
 export { createMessaging, Messaging } from './host/messaging.js';
+export type { RequesterOptions, RequesterStats, RequestOptions } from './host/requester.js';
+export { ReplyInvalidError, Requester, RequesterStoppedError, RequestTimeoutError } from './host/requester.js';
+export type { ResponderHandler, ResponderStats } from './host/responder.js';
 export type { InboxEntry, InboxOutcome, InboxStore } from './inbox/inbox.js';
 export { DEFAULT_INBOX_RETENTION_MS, INBOX_SCHEMA_VERSION, InboxError, inboxTransaction } from './inbox/inbox.js';
 export type { InMemoryInboxOptions, MemoryInboxTransaction } from './inbox/memory.js';

@@ -53,6 +53,7 @@ describe('examples/demo.ts', () => {
     expect(out).toContain('the rolled-back transaction published nothing: 2 published, 0 outbox rows');
     expect(out).toContain('inventory.book-availability: copies on the shelf 3 → 1');
     expect(out).toContain('notifications.late-fees skipped 2 borrowings');
+    expect(out).toContain('the library answered "The Left Hand of Darkness", 2 copies on loan');
     expect(out).toMatch(/the belt stopped at BookReturned \(partition \d+, offset 2\)/);
     expect(out).toMatch(/health: ready=false, state=stalled, attempts=\d+, reason "Error: inventory database unavailable"/);
     expect(out).toContain('copies on the shelf → 2; nothing skipped');

@@ -244,7 +244,7 @@ function consumerProject(name: string, dependencies: readonly PackageName[]): st
 async function exercise(dir: string, exec: readonly string[], withAdapters: boolean): Promise<void> {
   const generated = await run(exec[0]!, [...exec.slice(1), 'keiyaku', 'generate'], { cwd: dir });
   expect(generated.stderr).toBe('');
-  expect(generated.stdout).toContain('2 channels, 3 messages');
+  expect(generated.stdout).toContain('4 channels, 5 messages');
   const check = await run(exec[0]!, [...exec.slice(1), 'keiyaku', 'generate', '--check'], { cwd: dir });
   expect(check.code, check.stderr).toBe(0);
   const compiled = await run(exec[0]!, [...exec.slice(1), 'tsc', '-p', '.'], { cwd: dir });

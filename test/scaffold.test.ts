@@ -166,7 +166,7 @@ describe('keiyaku scaffold mapper', () => {
 
   it.each([
     [['--type', 'NoSuchEvent'], 'declares no type NoSuchEvent (it declares OrderEvent'],
-    [['--channel', 'nope'], 'has no channel "nope" (channels: bookIntegrationEvents, memberNotifications)'],
+    [['--channel', 'nope'], 'has no channel "nope" (channels: bookIntegrationEvents, memberNotifications, copyLookups, copyLookupAnswers)'],
     [['--events', 'src/missing.ts'], 'domain events file src/missing.ts does not exist'],
   ])('refuses %j with a clear error and exit 2', async (override, message) => {
     const changed = [...args];

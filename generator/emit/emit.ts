@@ -110,11 +110,15 @@ export async function generate(model: ContractModel, options: GenerateOptions): 
     channelFiles.push({ file, identifier: channel.identifier });
     files.push({ path: `channels/${file}.ts`, content: channelFile(make('channel.ts'), channel) });
   }
+  // generated/request-reply.ts only when some operation has a reply keiyaku carries.
+  const requestReply = model.operations.some((op) => op.reply !== undefined);
+  if (requestReply) files.push({ path: 'request-reply.ts', content: requestReplyFile(make('request-reply.ts'), channelFiles) });
   files.push({
     path: 'index.ts',
     content: templates.render('index.ts', {
       header: fileHeader(model, source, 'index.ts'),
       typesWithValues: types.values,
+      requestReply,
       channels: channelFiles,
       channelList: channelFiles.map((c) => c.identifier).join(', '),
     }),
@@ -176,6 +180,59 @@ function iggyFile(ctx: Context, channelFiles: readonly { file: string; identifie
       };
     });
   return ctx.templates.render('iggy.ts', { header: ctx.header, channels, leftOut });
+}
+
+/**
+ * One descriptor per operation with a reply: its request and reply types, the responder
+ * interface whose return value is the reply, and `defineRequestReply({ … })`.
+ */
+function requestReplyFile(ctx: Context, channelFiles: readonly { file: string; identifier: string }[]): string {
+  const identifierOf = (type: string): string | undefined => ctx.model.messages[type]?.identifier;
+  const channelOf = (id: string): ChannelModel | undefined => ctx.model.channels.find((c) => c.id === id);
+  const used = new Set<string>();
+  const messages = new Set<string>();
+  const operations = ctx.model.operations.flatMap((op) => {
+    const reply = op.reply;
+    const request = channelOf(op.channel);
+    const replyChannel = reply === undefined ? undefined : channelOf(reply.channel);
+    if (reply === undefined || request === undefined || replyChannel === undefined) return [];
+    const listed = (op.messages.length > 0 ? op.messages : request.messages).map(identifierOf).filter((m) => m !== undefined);
+    const replies = reply.messages.map(identifierOf).filter((m) => m !== undefined);
+    used.add(request.identifier).add(replyChannel.identifier);
+    for (const m of [...listed, ...replies]) messages.add(m);
+    const where =
+      reply.addressHeader === undefined
+        ? `to the reply channel's address (${replyChannel.address})`
+        : `to the address in the request's header ${JSON.stringify(reply.addressHeader)}`;
+    return [
+      {
+        identifier: reply.identifier,
+        requestType: `${reply.identifier}Request`,
+        replyType: `${reply.identifier}Reply`,
+        responderType: `${reply.identifier}Responder`,
+        idComment: `operation ${commentText(JSON.stringify(op.id))}`,
+        doc: jsDoc([
+          op.summary,
+          `Request on channel ${JSON.stringify(request.id)}; reply on channel ${JSON.stringify(replyChannel.id)}, ${where}.`,
+        ]),
+        requestUnion: listed.length === 0 ? 'never' : listed.join(' | '),
+        replyUnion: replies.length === 0 ? 'never' : replies.join(' | '),
+        idLiteral: stringLiteral(op.id),
+        requestChannel: request.identifier,
+        requestMessages: listed.join(', '),
+        replyChannel: replyChannel.identifier,
+        replyMessages: replies.join(', '),
+        replyAddress: reply.addressHeader === undefined ? '{ channel: true }' : `{ header: ${stringLiteral(reply.addressHeader)} }`,
+      },
+    ];
+  });
+  const channelImports = channelFiles.filter((c) => used.has(c.identifier));
+  return ctx.templates.render('request-reply.ts', {
+    header: ctx.header,
+    channelImports,
+    messageImports: [...messages].sort().join(', '),
+    operations,
+  });
 }
 
 function validatorsFile(model: ContractModel, source: string, code: string): string {

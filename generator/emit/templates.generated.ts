@@ -237,6 +237,8 @@ export const TEMPLATE_SPECS: Readonly<Record<string, object>> = {
     + ((stack1 = (((helper = lookupProperty(helpers,"file") || container.strict(depth0, "file", {"start":{"line":9,"column":28},"end":{"line":9,"column":32}} ))),(typeof helper === "function" ? helper.call(depth0 != null ? depth0 : (container.nullContext || {}),{"name":"file","hash":{},"data":data,"loc":{"start":{"line":9,"column":26},"end":{"line":9,"column":34}}}) : helper))) != null ? stack1 : "")
     + ".js\";\n";
 },"3":function(container,depth0,helpers,partials,data) {
+    return "export * from \"./request-reply.js\";\n";
+},"4":function(container,depth0,helpers,partials,data) {
     var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), alias3="function", lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -245,9 +247,9 @@ export const TEMPLATE_SPECS: Readonly<Record<string, object>> = {
     };
 
   return "import { "
-    + ((stack1 = (((helper = lookupProperty(helpers,"identifier") || alias1(depth0, "identifier", {"start":{"line":12,"column":11},"end":{"line":12,"column":21}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"identifier","hash":{},"data":data,"loc":{"start":{"line":12,"column":9},"end":{"line":12,"column":23}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"identifier") || alias1(depth0, "identifier", {"start":{"line":15,"column":11},"end":{"line":15,"column":21}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"identifier","hash":{},"data":data,"loc":{"start":{"line":15,"column":9},"end":{"line":15,"column":23}}}) : helper))) != null ? stack1 : "")
     + " } from \"./channels/"
-    + ((stack1 = (((helper = lookupProperty(helpers,"file") || alias1(depth0, "file", {"start":{"line":12,"column":45},"end":{"line":12,"column":49}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"file","hash":{},"data":data,"loc":{"start":{"line":12,"column":43},"end":{"line":12,"column":51}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"file") || alias1(depth0, "file", {"start":{"line":15,"column":45},"end":{"line":15,"column":49}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"file","hash":{},"data":data,"loc":{"start":{"line":15,"column":43},"end":{"line":15,"column":51}}}) : helper))) != null ? stack1 : "")
     + ".js\";\n";
 },"compiler":[8,">= 4.3.0"],"main":function(container,depth0,helpers,partials,data) {
     var stack1, helper, alias1=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
@@ -261,9 +263,10 @@ export const TEMPLATE_SPECS: Readonly<Record<string, object>> = {
     + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"typesWithValues"),{"name":"if","hash":{},"fn":container.program(0, data, 0),"inverse":container.program(1, data, 0),"data":data,"loc":{"start":{"line":2,"column":0},"end":{"line":6,"column":7}}})) != null ? stack1 : "")
     + "export * from \"./messages.js\";\n"
     + ((stack1 = lookupProperty(helpers,"each").call(alias1,lookupProperty(depth0,"channels"),{"name":"each","hash":{},"fn":container.program(2, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":8,"column":0},"end":{"line":10,"column":9}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"each").call(alias1,lookupProperty(depth0,"channels"),{"name":"each","hash":{},"fn":container.program(3, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":11,"column":0},"end":{"line":13,"column":9}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"requestReply"),{"name":"if","hash":{},"fn":container.program(3, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":11,"column":0},"end":{"line":13,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"each").call(alias1,lookupProperty(depth0,"channels"),{"name":"each","hash":{},"fn":container.program(4, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":14,"column":0},"end":{"line":16,"column":9}}})) != null ? stack1 : "")
     + "\n/** Every channel of the contract, in document order. */\nexport const channels = ["
-    + ((stack1 = (((helper = lookupProperty(helpers,"channelList") || container.strict(depth0, "channelList", {"start":{"line":16,"column":27},"end":{"line":16,"column":38}} ))),(typeof helper === "function" ? helper.call(alias1,{"name":"channelList","hash":{},"data":data,"loc":{"start":{"line":16,"column":25},"end":{"line":16,"column":40}}}) : helper))) != null ? stack1 : "")
+    + ((stack1 = (((helper = lookupProperty(helpers,"channelList") || container.strict(depth0, "channelList", {"start":{"line":19,"column":27},"end":{"line":19,"column":38}} ))),(typeof helper === "function" ? helper.call(alias1,{"name":"channelList","hash":{},"data":data,"loc":{"start":{"line":19,"column":25},"end":{"line":19,"column":40}}}) : helper))) != null ? stack1 : "")
     + "] as const;\n";
 },"usePartial":true,"useData":true},
   "messages.ts": {"0":function(container,depth0,helpers,partials,data) {
@@ -447,6 +450,84 @@ export const TEMPLATE_SPECS: Readonly<Record<string, object>> = {
     + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"validatorImports"),{"name":"if","hash":{},"fn":container.program(4, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":12,"column":0},"end":{"line":14,"column":7}}})) != null ? stack1 : "")
     + ((stack1 = lookupProperty(helpers,"each").call(alias1,lookupProperty(depth0,"messages"),{"name":"each","hash":{},"fn":container.program(5, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":15,"column":0},"end":{"line":41,"column":9}}})) != null ? stack1 : "")
     + ((stack1 = lookupProperty(helpers,"unless").call(alias1,lookupProperty(depth0,"messages"),{"name":"unless","hash":{},"fn":container.program(15, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":42,"column":0},"end":{"line":44,"column":11}}})) != null ? stack1 : "");
+},"usePartial":true,"useData":true},
+  "request-reply.ts": {"0":function(container,depth0,helpers,partials,data) {
+    var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), alias3="function", lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "import { "
+    + ((stack1 = (((helper = lookupProperty(helpers,"identifier") || alias1(depth0, "identifier", {"start":{"line":4,"column":11},"end":{"line":4,"column":21}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"identifier","hash":{},"data":data,"loc":{"start":{"line":4,"column":9},"end":{"line":4,"column":23}}}) : helper))) != null ? stack1 : "")
+    + " } from \"./channels/"
+    + ((stack1 = (((helper = lookupProperty(helpers,"file") || alias1(depth0, "file", {"start":{"line":4,"column":45},"end":{"line":4,"column":49}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"file","hash":{},"data":data,"loc":{"start":{"line":4,"column":43},"end":{"line":4,"column":51}}}) : helper))) != null ? stack1 : "")
+    + ".js\";\n";
+},"1":function(container,depth0,helpers,partials,data) {
+    var stack1, helper, alias1=container.strict, alias2=depth0 != null ? depth0 : (container.nullContext || {}), alias3="function", lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "\n/** What a request of "
+    + ((stack1 = (((helper = lookupProperty(helpers,"idComment") || alias1(depth0, "idComment", {"start":{"line":9,"column":25},"end":{"line":9,"column":34}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"idComment","hash":{},"data":data,"loc":{"start":{"line":9,"column":22},"end":{"line":9,"column":37}}}) : helper))) != null ? stack1 : "")
+    + " may be. */\nexport type "
+    + ((stack1 = (((helper = lookupProperty(helpers,"requestType") || alias1(depth0, "requestType", {"start":{"line":10,"column":14},"end":{"line":10,"column":25}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"requestType","hash":{},"data":data,"loc":{"start":{"line":10,"column":12},"end":{"line":10,"column":27}}}) : helper))) != null ? stack1 : "")
+    + " = "
+    + ((stack1 = (((helper = lookupProperty(helpers,"requestUnion") || alias1(depth0, "requestUnion", {"start":{"line":10,"column":33},"end":{"line":10,"column":45}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"requestUnion","hash":{},"data":data,"loc":{"start":{"line":10,"column":30},"end":{"line":10,"column":48}}}) : helper))) != null ? stack1 : "")
+    + ";\n\n/** What a reply to "
+    + ((stack1 = (((helper = lookupProperty(helpers,"idComment") || alias1(depth0, "idComment", {"start":{"line":12,"column":23},"end":{"line":12,"column":32}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"idComment","hash":{},"data":data,"loc":{"start":{"line":12,"column":20},"end":{"line":12,"column":35}}}) : helper))) != null ? stack1 : "")
+    + " may be. */\nexport type "
+    + ((stack1 = (((helper = lookupProperty(helpers,"replyType") || alias1(depth0, "replyType", {"start":{"line":13,"column":14},"end":{"line":13,"column":23}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"replyType","hash":{},"data":data,"loc":{"start":{"line":13,"column":12},"end":{"line":13,"column":25}}}) : helper))) != null ? stack1 : "")
+    + " = "
+    + ((stack1 = (((helper = lookupProperty(helpers,"replyUnion") || alias1(depth0, "replyUnion", {"start":{"line":13,"column":31},"end":{"line":13,"column":41}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"replyUnion","hash":{},"data":data,"loc":{"start":{"line":13,"column":28},"end":{"line":13,"column":44}}}) : helper))) != null ? stack1 : "")
+    + ";\n\n/**\n * Implement this to answer "
+    + ((stack1 = (((helper = lookupProperty(helpers,"idComment") || alias1(depth0, "idComment", {"start":{"line":16,"column":31},"end":{"line":16,"column":40}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"idComment","hash":{},"data":data,"loc":{"start":{"line":16,"column":28},"end":{"line":16,"column":43}}}) : helper))) != null ? stack1 : "")
+    + ": what `respond` returns is published as the reply,\n * with the request's correlation id. Requests are delivered at least once: answer idempotently.\n */\nexport interface "
+    + ((stack1 = (((helper = lookupProperty(helpers,"responderType") || alias1(depth0, "responderType", {"start":{"line":19,"column":19},"end":{"line":19,"column":32}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"responderType","hash":{},"data":data,"loc":{"start":{"line":19,"column":17},"end":{"line":19,"column":34}}}) : helper))) != null ? stack1 : "")
+    + " extends Responder<"
+    + ((stack1 = (((helper = lookupProperty(helpers,"requestType") || alias1(depth0, "requestType", {"start":{"line":19,"column":55},"end":{"line":19,"column":66}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"requestType","hash":{},"data":data,"loc":{"start":{"line":19,"column":53},"end":{"line":19,"column":68}}}) : helper))) != null ? stack1 : "")
+    + ", "
+    + ((stack1 = (((helper = lookupProperty(helpers,"replyType") || alias1(depth0, "replyType", {"start":{"line":19,"column":72},"end":{"line":19,"column":81}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"replyType","hash":{},"data":data,"loc":{"start":{"line":19,"column":70},"end":{"line":19,"column":83}}}) : helper))) != null ? stack1 : "")
+    + "> {}\n\n"
+    + ((stack1 = (((helper = lookupProperty(helpers,"doc") || alias1(depth0, "doc", {"start":{"line":21,"column":3},"end":{"line":21,"column":6}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"doc","hash":{},"data":data,"loc":{"start":{"line":21,"column":0},"end":{"line":21,"column":9}}}) : helper))) != null ? stack1 : "")
+    + "export const "
+    + ((stack1 = (((helper = lookupProperty(helpers,"identifier") || alias1(depth0, "identifier", {"start":{"line":21,"column":24},"end":{"line":21,"column":34}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"identifier","hash":{},"data":data,"loc":{"start":{"line":21,"column":22},"end":{"line":21,"column":36}}}) : helper))) != null ? stack1 : "")
+    + " = defineRequestReply<"
+    + ((stack1 = (((helper = lookupProperty(helpers,"requestType") || alias1(depth0, "requestType", {"start":{"line":21,"column":60},"end":{"line":21,"column":71}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"requestType","hash":{},"data":data,"loc":{"start":{"line":21,"column":58},"end":{"line":21,"column":73}}}) : helper))) != null ? stack1 : "")
+    + ", "
+    + ((stack1 = (((helper = lookupProperty(helpers,"replyType") || alias1(depth0, "replyType", {"start":{"line":21,"column":77},"end":{"line":21,"column":86}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"replyType","hash":{},"data":data,"loc":{"start":{"line":21,"column":75},"end":{"line":21,"column":88}}}) : helper))) != null ? stack1 : "")
+    + ">({\n  id: "
+    + ((stack1 = (((helper = lookupProperty(helpers,"idLiteral") || alias1(depth0, "idLiteral", {"start":{"line":22,"column":9},"end":{"line":22,"column":18}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"idLiteral","hash":{},"data":data,"loc":{"start":{"line":22,"column":6},"end":{"line":22,"column":21}}}) : helper))) != null ? stack1 : "")
+    + ",\n  request: "
+    + ((stack1 = (((helper = lookupProperty(helpers,"requestChannel") || alias1(depth0, "requestChannel", {"start":{"line":23,"column":13},"end":{"line":23,"column":27}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"requestChannel","hash":{},"data":data,"loc":{"start":{"line":23,"column":11},"end":{"line":23,"column":29}}}) : helper))) != null ? stack1 : "")
+    + ",\n  requestMessages: ["
+    + ((stack1 = (((helper = lookupProperty(helpers,"requestMessages") || alias1(depth0, "requestMessages", {"start":{"line":24,"column":22},"end":{"line":24,"column":37}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"requestMessages","hash":{},"data":data,"loc":{"start":{"line":24,"column":20},"end":{"line":24,"column":39}}}) : helper))) != null ? stack1 : "")
+    + "],\n  reply: "
+    + ((stack1 = (((helper = lookupProperty(helpers,"replyChannel") || alias1(depth0, "replyChannel", {"start":{"line":25,"column":11},"end":{"line":25,"column":23}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"replyChannel","hash":{},"data":data,"loc":{"start":{"line":25,"column":9},"end":{"line":25,"column":25}}}) : helper))) != null ? stack1 : "")
+    + ",\n  replyMessages: ["
+    + ((stack1 = (((helper = lookupProperty(helpers,"replyMessages") || alias1(depth0, "replyMessages", {"start":{"line":26,"column":20},"end":{"line":26,"column":33}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"replyMessages","hash":{},"data":data,"loc":{"start":{"line":26,"column":18},"end":{"line":26,"column":35}}}) : helper))) != null ? stack1 : "")
+    + "],\n  replyAddress: "
+    + ((stack1 = (((helper = lookupProperty(helpers,"replyAddress") || alias1(depth0, "replyAddress", {"start":{"line":27,"column":19},"end":{"line":27,"column":31}} ))),(typeof helper === alias3 ? helper.call(alias2,{"name":"replyAddress","hash":{},"data":data,"loc":{"start":{"line":27,"column":16},"end":{"line":27,"column":34}}}) : helper))) != null ? stack1 : "")
+    + ",\n});\n";
+},"compiler":[8,">= 4.3.0"],"main":function(container,depth0,helpers,partials,data) {
+    var stack1, helper, alias1=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return ((stack1 = container.invokePartial(lookupProperty(partials,"header"),depth0,{"name":"header","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
+    + "import { defineRequestReply, type Responder } from \"@keiyaku/runtime/codegen-v1\";\n"
+    + ((stack1 = lookupProperty(helpers,"each").call(alias1,lookupProperty(depth0,"channelImports"),{"name":"each","hash":{},"fn":container.program(0, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":3,"column":0},"end":{"line":5,"column":9}}})) != null ? stack1 : "")
+    + "import { "
+    + ((stack1 = (((helper = lookupProperty(helpers,"messageImports") || container.strict(depth0, "messageImports", {"start":{"line":6,"column":11},"end":{"line":6,"column":25}} ))),(typeof helper === "function" ? helper.call(alias1,{"name":"messageImports","hash":{},"data":data,"loc":{"start":{"line":6,"column":9},"end":{"line":6,"column":27}}}) : helper))) != null ? stack1 : "")
+    + " } from \"./messages.js\";\n"
+    + ((stack1 = lookupProperty(helpers,"each").call(alias1,lookupProperty(depth0,"operations"),{"name":"each","hash":{},"fn":container.program(1, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":7,"column":0},"end":{"line":29,"column":9}}})) != null ? stack1 : "");
 },"usePartial":true,"useData":true},
   "types.ts": {"0":function(container,depth0,helpers,partials,data) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {

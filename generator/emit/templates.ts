@@ -9,7 +9,7 @@ import HandlebarsRuntime from 'handlebars/runtime.js';
 import { KeiyakuError } from '../errors.js';
 import { TEMPLATE_SPECS } from './templates.generated.js';
 
-export type TemplateName = 'types.ts' | 'messages.ts' | 'channel.ts' | 'index.ts' | 'iggy.ts';
+export type TemplateName = 'types.ts' | 'messages.ts' | 'channel.ts' | 'index.ts' | 'iggy.ts' | 'request-reply.ts';
 
 export interface Templates {
   render(name: TemplateName, view: object): string;

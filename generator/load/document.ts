@@ -70,4 +70,15 @@ export interface ContractOperation {
   bindings(): ValueLookup;
   channels(): ModelList<{ id(): string }>;
   messages(): ModelList<{ name(): string | undefined; id(): string }>;
+  /** The operation's reply (AsyncAPI 3.x); a 2.x operation has none. Optional: readers written before keiyaku read it have none. */
+  reply?(): ContractReply | undefined;
+}
+/** An operation's reply (AsyncAPI 3.x): where the reply goes and which messages it may be. */
+export interface ContractReply {
+  meta(): unknown;
+  /** The runtime expression of the reply address (`$message.header#/replyTo`), when the reply gives one. */
+  address(): { location(): string | undefined } | undefined;
+  /** The reply channel, when the reply names one; `address()` null when the channel's address is dynamic. */
+  channel(): { id(): string; address(): string | null | undefined } | undefined;
+  messages(): ModelList<{ name(): string | undefined; id(): string | undefined }>;
 }

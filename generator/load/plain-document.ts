@@ -17,7 +17,8 @@
 import { dirname, resolve } from 'node:path';
 import { tokensFromPointer } from '../pointer.js';
 import { documentPasses } from './asyncapi-schema.js';
-import type { ContractDocument } from './document.js';
+import type { ContractDocument, ContractReply } from './document.js';
+import { plainReply } from './plain-reply.js';
 import type { SourceLocator } from './source-locator.js';
 
 type Json = Record<string, unknown>;
@@ -531,6 +532,15 @@ class Operation {
     const channel = this.#json['channel'];
     if (!isObject(channel)) return new List([]);
     return new Channel(channel, channel[UNIQUE_ID] as string, this.#document, 3).messages();
+  }
+  /** 3.x: the operation's reply, when it has one (2.x has no reply object). */
+  reply(): ContractReply | undefined {
+    const reply = this.#json['reply'];
+    if (this.#major === 2 || !isObject(reply)) return undefined;
+    return plainReply(reply, `${this.#pointer}/reply`, {
+      channel: (json) => new Channel(json, json[UNIQUE_ID] as string, this.#document, 3),
+      message: (json, pointer) => new Message(json, json[UNIQUE_ID] as string | undefined, pointer, this.#document, 3),
+    });
   }
 }
 

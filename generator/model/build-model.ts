@@ -53,7 +53,7 @@ export function buildModel(document: ContractDocument, locator: SourceLocator, s
   const operations = document
     .operations()
     .all()
-    .map((op) => take(operationObject(op, context)));
+    .map((op) => take(operationObject(op, context, channelModels)));
   const channels = channelModels.map((channel) => withRoles(channel, operations));
   const compatibility = take(
     rootCompatibility(document.extensions().get('x-keiyaku')?.value(), (...path) => context.locate('', ['x-keiyaku', ...path])),

@@ -106,10 +106,17 @@ export function channelObject(
   return { part, diagnostics };
 }
 
-/** `channel` with the roles the contract's `operations` give it (empty when none uses it). */
+/**
+ * `channel` with the roles the contract's `operations` give it (empty when none uses it). The
+ * reply channel of an operation takes the reverse action: who sends the request receives the
+ * reply (`getBook (reply)`), who receives it sends the reply.
+ */
 export function withRoles(channel: ChannelModel, operations: readonly OperationModel[]): ChannelModel {
-  const roles = operations
-    .filter((op) => op.channel === channel.id)
-    .map((op) => ({ action: op.action, operation: op.id || `${op.action} operation` }));
+  const roles = operations.flatMap((op) => {
+    const name = op.id || `${op.action} operation`;
+    const own = op.channel === channel.id ? [{ action: op.action, operation: name }] : [];
+    if (op.reply?.channel !== channel.id) return own;
+    return [...own, { action: op.action === 'send' ? ('receive' as const) : ('send' as const), operation: `${name} (reply)` }];
+  });
   return { ...channel, roles };
 }

@@ -191,6 +191,30 @@ export interface OperationModel {
   readonly channel: string;
   readonly messages: readonly string[];
   readonly summary?: string;
+  /**
+   * The operation's reply (AsyncAPI 3.x `reply`), when keiyaku supports it: the operation is a
+   * request, answered on the reply channel. Absent in models recorded before keiyaku knew it,
+   * for 2.x contracts (they have no reply object) and for replies keiyaku cannot carry (a warning says why).
+   */
+  readonly reply?: ReplyModel;
+}
+
+/**
+ * Where and how a request is answered. The reply goes to the address the request names in its
+ * header {@link addressHeader} when the contract says so (`address.location:
+ * $message.header#/replyTo`), else to the reply channel's own address.
+ */
+export interface ReplyModel {
+  /** Unique base identifier of the request-reply in generated code (`GetBook`: `GetBookRequest`, `GetBookReply`, …). */
+  readonly identifier: string;
+  /** The reply channel's id: it carries the reply messages. */
+  readonly channel: string;
+  /** Types of the messages a reply may be, in document order. */
+  readonly messages: readonly string[];
+  /** The request header that holds the reply address (`replyTo`), when the contract gives one. */
+  readonly addressHeader?: string;
+  /** The runtime expression of the reply address as written (`$message.header#/replyTo`). */
+  readonly location?: string;
 }
 
 /** Compatibility settings and acknowledged breaks, from the contract's `x-keiyaku` extensions. */

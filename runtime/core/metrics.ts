@@ -246,6 +246,22 @@ export const METRICS = {
     labels: COMPONENT,
     prometheus: 'keiyaku_component_oldest_pending_age_seconds',
   },
+  requesterReplies: {
+    type: 'counter',
+    unit: '{reply}',
+    help: 'Replies a requester read, by outcome: settled (answered a request), late (its request had timed out) or unknown (no request of this instance); late and unknown replies are dropped.',
+    labels: [...COMPONENT, 'outcome'],
+    prometheus: 'keiyaku_requester_replies_total',
+    otel: { name: 'keiyaku.requester.replies', attributes: [...OTEL_COMPONENT, 'keiyaku.reply.outcome'] },
+  },
+  requesterTimeouts: {
+    type: 'counter',
+    unit: '{request}',
+    help: 'Requests that got no reply within their timeout.',
+    labels: COMPONENT,
+    prometheus: 'keiyaku_requester_timeouts_total',
+    otel: { name: 'keiyaku.requester.timeouts', attributes: OTEL_COMPONENT },
+  },
   transportReady: {
     type: 'gauge',
     unit: '1',

@@ -59,6 +59,13 @@ export interface ConsumerOptions {
    * (the default where the transport has transactions) reads only committed ones.
    */
   readonly isolation?: 'read_committed' | 'read_uncommitted';
+  /**
+   * Where a group with no committed position starts: `earliest` (the default, or the transport's
+   * own setting) reads what the address already holds; `latest` reads only records written after
+   * the consumer is positioned ({@link TransportConsumer.positioned}). A requester reads its
+   * replies from `latest`: a fresh instance never reads old replies.
+   */
+  readonly start?: 'earliest' | 'latest';
 }
 
 /** A consumed position a transaction commits for a consumer group: the next offset to read. */
@@ -136,6 +143,12 @@ export interface TransportConsumer {
   resume(partition: number): void;
   /** Assigned partitions with their positions, for health and telemetry. */
   positions(): readonly PartitionPosition[];
+  /**
+   * Resolves once the consumer holds its partitions and knows where it reads each from: a record
+   * written after it resolves is read (with `start: 'latest'`, one written before is not).
+   * Transports that position a consumer when it is made may leave it out.
+   */
+  positioned?(): Promise<void>;
   /** Leaves the group; unacknowledged records are redelivered to the next member. */
   close(): Promise<void>;
 }

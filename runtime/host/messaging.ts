@@ -14,6 +14,7 @@
 import { Subscription, type SubscriptionOptions } from '../belt/subscription.js';
 import { type ParametersOfAddress, resolveAddress } from '../core/address.js';
 import { type Clock, systemClock } from '../core/clock.js';
+import type { RequestReplyDescriptor, Responder } from '../core/contract/request-reply.js';
 import type { AnyChannel, AnyContractMessage, ChannelDescriptor, MessageHandler } from '../core/contract.js';
 import { KeiyakuError } from '../core/errors.js';
 import type { HostedComponent } from '../core/hosted.js';
@@ -32,6 +33,8 @@ import {
 import { type DeadLetterStore, InMemoryDeadLetterStore } from '../stores/dead-letter/store.js';
 import { configurationOf, type MessagingConfiguration, type MessagingHealth, memoryByDefault } from './health.js';
 import { instrumentMessaging } from './otel-metrics.js';
+import { Requester, type RequesterOptions } from './requester.js';
+import { responderHandler } from './responder.js';
 
 export type { MessagingHealth, MessagingView } from './health.js';
 
@@ -159,6 +162,45 @@ export class Messaging implements AsyncDisposable {
           this.#logger.error('subscription failed to start', { channel: channel.id, groupId: handler.groupId, error: String(error) }),
         );
     return subscription;
+  }
+
+  /**
+   * A typed requester of a request-reply of the contract (see docs/request-reply.md): `request(message)`
+   * resolves with the reply. It reads its replies from the end, with a consumer group of its own,
+   * and is hosted: it shows in `health()` and its pending requests are rejected on `stop()`.
+   */
+  requester<Req extends AnyContractMessage, Rep extends AnyContractMessage>(
+    operation: RequestReplyDescriptor<Req, Rep>,
+    options: RequesterOptions = {},
+  ): Requester<Req, Rep> {
+    const publisher = this.publisher(operation.request as ChannelDescriptor<AnyContractMessage, string>) as unknown as Publisher<
+      AnyContractMessage,
+      unknown
+    >;
+    const reply = this.#channel(operation.reply);
+    return this.host(new Requester(operation, { transport: this.transport, logger: this.#logger, publisher, reply }, options));
+  }
+
+  /**
+   * Answers the requests of a request-reply with `responder`: a subscription of the request channel
+   * (consumer group `responder.groupId`, `options` as for `subscribe`) whose handler's return value
+   * is published as the reply, with the request's correlation id.
+   */
+  respond<Req extends AnyContractMessage, Rep extends AnyContractMessage>(
+    operation: RequestReplyDescriptor<Req, Rep>,
+    responder: Responder<Req, Rep>,
+    options: SubscriptionOptions<Req, never> = {},
+  ): Subscription<Req> {
+    this.#producer ??= this.transport.producer();
+    const deps = {
+      producer: this.#producer,
+      clock: this.#clock,
+      logger: this.#logger,
+      source: this.#options.source ?? 'keiyaku',
+      reply: this.#channel(operation.reply),
+    };
+    const channel = operation.request as ChannelDescriptor<Req, string>;
+    return this.subscribe(channel, responderHandler(operation, responder, deps), options);
   }
 
   /**

@@ -62,6 +62,22 @@ function* backlog(messaging: MessagingView) {
   }
 }
 
+/** Each requester's replies by outcome, or its timeouts (its health details: `replies`, `late`, `unknown`, `timeouts`). */
+function* requester(messaging: MessagingView, what: 'replies' | 'timeouts') {
+  for (const c of messaging.health().components) {
+    if (c.kind !== 'requester') continue;
+    const facts = { 'keiyaku.component.kind': c.kind, 'keiyaku.component.name': c.name };
+    if (what === 'timeouts') yield [facts, Number(c.details?.['timeouts'] ?? 0)] as const;
+    else
+      for (const [outcome, field] of [
+        ['settled', 'replies'],
+        ['late', 'late'],
+        ['unknown', 'unknown'],
+      ] as const)
+        yield [{ ...facts, 'keiyaku.reply.outcome': outcome }, Number(c.details?.[field] ?? 0)] as const;
+  }
+}
+
 /** What each observed instrument reads, in the order the instruments are registered. */
 const OBSERVERS = {
   consumed: (m, system) => belt(m, system, 'consumed'),
@@ -76,6 +92,8 @@ const OBSERVERS = {
   publishFailed: (m, system) => publisher(m, system, 'failed'),
   queuedBytes: (m, system) => publisher(m, system, 'queuedBytes'),
   componentBacklog: backlog,
+  requesterReplies: (m) => requester(m, 'replies'),
+  requesterTimeouts: (m) => requester(m, 'timeouts'),
 } satisfies Record<ObservedMetricKey, Observer>;
 
 /** Registers the observable instruments of `messaging` on the global meter provider. */

@@ -284,7 +284,34 @@ class IggyTransportConsumer implements TransportConsumer {
     await membership.ensure(true, undefined, 'subscribe');
     await membership.refresh();
     this.#assign(membership.partitions);
+    if (this.#options.start === 'latest') await this.#startAtEnd(membership);
     return membership;
+  }
+
+  /** `start: 'latest'`: each partition the group has no stored offset for starts after its last message (stored as consumed). */
+  async #startAtEnd(membership: GroupMembership): Promise<void> {
+    const { client } = membership;
+    const placement = this.#transport.placement(this.#options.address);
+    const consumer = { kind: 'group', id: this.#options.groupId } as const;
+    // A member the join left without partitions yet gets them now: each must start at its end.
+    if (this.#partitions.length === 0) this.#assign(await membership.sync());
+    for (const partition of this.#partitions) {
+      const target = { consumer, stream: placement.stream, topic: placement.topic, partition };
+      if ((await client.getConsumerOffset(target)) !== undefined) continue;
+      const last = await client.pollMessages({ ...target, strategy: { kind: 'last' }, count: 1, autoCommit: false });
+      const message = last.messages.at(-1);
+      if (message === undefined) continue;
+      await client.storeConsumerOffset(target, message.offset);
+      this.#committed.set(partition, message.offset);
+    }
+  }
+
+  /** Resolves once the consumer joined its group and, with `start: 'latest'`, stored where each partition starts. */
+  positioned(): Promise<void> {
+    return this.#membership.then(
+      () => undefined,
+      () => undefined,
+    );
   }
 
   #assign(partitions: readonly number[]): void {

@@ -55,6 +55,12 @@ export class KafkaTransportConsumer implements TransportConsumer {
   #watchdog: NodeJS.Timeout | undefined;
   #rebuilding = false;
   #closed = false;
+  /** Resolves {@link positioned}: joined with partitions and fetched once (kafkajs resolves start offsets before a fetch), or closed. */
+  #isPositioned: () => void = () => undefined;
+  readonly #positioned = new Promise<void>((resolve) => {
+    this.#isPositioned = resolve;
+  });
+  #joined = false;
 
   constructor(transport: KafkaClients, options: ConsumerOptions, onClose: () => void) {
     this.#transport = transport;
@@ -119,6 +125,10 @@ export class KafkaTransportConsumer implements TransportConsumer {
         for (const p of [...map.keys()]) if (!this.#assigned.includes(p)) map.delete(p);
       this.#cutOff.clear();
       logger.info('kafka: joined group', { group: event.payload.groupId, topic: this.#topic, partitions: this.#assigned });
+      this.#joined = this.#assigned.length > 0;
+    });
+    consumer.on(consumer.events.FETCH, () => {
+      if (this.#joined && !fence.replaced) this.#isPositioned();
     });
     consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) => {
       // A fetch of only transaction markers (or aborted records) never reaches eachBatch: kafkajs
@@ -150,7 +160,9 @@ export class KafkaTransportConsumer implements TransportConsumer {
     });
     try {
       await consumer.connect();
-      await consumer.subscribe({ topic: this.#topic, fromBeginning: this.#transport.options.fromBeginning ?? true });
+      const fromBeginning =
+        this.#options.start === undefined ? (this.#transport.options.fromBeginning ?? true) : this.#options.start === 'earliest';
+      await consumer.subscribe({ topic: this.#topic, fromBeginning });
       await consumer.run({
         autoCommit: false,
         eachBatchAutoResolve: false,
@@ -327,6 +339,11 @@ export class KafkaTransportConsumer implements TransportConsumer {
     }
   }
 
+  /** Resolves once the group gave this consumer partitions and kafkajs fetched once (it looks up where each starts before its first fetch). */
+  positioned(): Promise<void> {
+    return this.#positioned;
+  }
+
   positions(): readonly PartitionPosition[] {
     return this.#assigned.map((partition) => {
       const committed = this.#committed.get(partition);
@@ -392,6 +409,7 @@ export class KafkaTransportConsumer implements TransportConsumer {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#isPositioned();
     if (this.#watchdog) clearInterval(this.#watchdog);
     this.#wake();
     await this.#running?.catch(() => undefined);

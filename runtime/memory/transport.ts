@@ -258,6 +258,10 @@ export class InMemoryTransport implements Transport {
   consumer(options: ConsumerOptions): TransportConsumer {
     if (this.#closed) throw new ClosedError('the in-memory transport');
     const group = this.group(options.address, options.groupId);
+    // A new group that starts at the end: its position is the end of each partition, now.
+    if (options.start === 'latest' && group.members.length === 0 && group.committed.length === 0)
+      for (const [p, partition] of this.log(options.address).partitions.entries())
+        group.committed[p] = partition.base + partition.records.length;
     const consumer = new MemoryConsumer(this, options, group);
     group.members.push(consumer);
     this.rebalance(options.address, group);

@@ -128,6 +128,21 @@ function* components(scrape: Scrape, read: (c: MessagingHealth['components'][num
   }
 }
 
+/** The replies each requester read, by outcome (its `details`: `replies`, `late`, `unknown`). */
+function* requesterReplies(scrape: Scrape): Iterable<Sample> {
+  for (const c of scrape.health.components) {
+    if (c.kind !== 'requester') continue;
+    for (const [outcome, field] of [
+      ['settled', 'replies'],
+      ['late', 'late'],
+      ['unknown', 'unknown'],
+    ] as const) {
+      const value = figureOf(c.details?.[field]);
+      if (value !== undefined) yield [{ kind: c.kind, name: c.name, outcome }, value];
+    }
+  }
+}
+
 function* transport(scrape: Scrape, read: (t: NonNullable<MessagingHealth['transport']>) => number | undefined): Iterable<Sample> {
   const t = scrape.health.transport;
   const value = t && read(t);
@@ -188,6 +203,8 @@ const READERS = {
       const age = backlogOf(c).oldestPendingAgeMs;
       return age === undefined ? undefined : age / 1000;
     }),
+  requesterReplies,
+  requesterTimeouts: (scrape) => components(scrape, (c) => (c.kind === 'requester' ? figureOf(c.details?.['timeouts']) : undefined)),
   transportReady: (scrape) => transport(scrape, (t) => (t.ready ? 1 : 0)),
   transportRebuilds: (scrape) => transport(scrape, (t) => figureOf(t.details?.['rebuilds'])),
   transportReconnects: (scrape) => transport(scrape, (t) => figureOf(t.details?.['reconnects'])),

@@ -16,6 +16,8 @@ export type {
   OutboxPingPayload,
 } from './outbox-conformance.js';
 export { OUTBOX_CONFORMANCE_CASES, OutboxPing, outboxConformanceChannel, runOutboxConformance } from './outbox-conformance.js';
+export type { RequestReplyConformanceCase } from './request-reply-conformance.js';
+export { REQUEST_REPLY_CONFORMANCE_CASES, runRequestReplyConformance } from './request-reply-conformance.js';
 export type { RetryLaterConformanceCase } from './retry-later-conformance.js';
 export { RETRY_LATER_CONFORMANCE_CASES, runRetryLaterConformance } from './retry-later-conformance.js';
 export type {

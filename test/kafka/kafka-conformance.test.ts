@@ -1,5 +1,5 @@
 // The transport conformance suite on a real Kafka broker.
-import { runRetryLaterConformance, runTransportConformance } from '@keiyaku/runtime/testing';
+import { runRequestReplyConformance, runRetryLaterConformance, runTransportConformance } from '@keiyaku/runtime/testing';
 import { beforeEach, describe, it } from 'vitest';
 import { kafkaBrokers, kafkaSkipReason, testLogger, testTransport } from './kafka-env.js';
 
@@ -24,6 +24,12 @@ if (kafkaBrokers === '') {
   await runRetryLaterConformance({
     name: 'kafka, structured content mode',
     create: async () => ({ transport: testTransport({ contentMode: 'structured' }) }),
+    partitions: 3,
+    timeoutMs: 30_000,
+  });
+  await runRequestReplyConformance({
+    name: 'kafka',
+    create: async () => ({ transport: testTransport() }),
     partitions: 3,
     timeoutMs: 30_000,
   });

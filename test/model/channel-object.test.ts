@@ -159,4 +159,19 @@ describe('withRoles', () => {
     ).roles;
     expect(roles).toEqual(want);
   });
+
+  it('the reply channel of an operation takes the reverse action: the requester receives the reply, the responder sends it', () => {
+    const reply = { identifier: 'X', channel: 'books', messages: [] };
+    const roles = withRoles(channel, [
+      { id: 'askForBooks', action: 'send', channel: 'lookups', messages: [], reply },
+      { id: 'answerLookups', action: 'receive', channel: 'lookups', messages: [], reply },
+      { id: 'echo', action: 'send', channel: 'books', messages: [], reply },
+    ]).roles;
+    expect(roles).toEqual([
+      { action: 'receive', operation: 'askForBooks (reply)' },
+      { action: 'send', operation: 'answerLookups (reply)' },
+      { action: 'send', operation: 'echo' },
+      { action: 'receive', operation: 'echo (reply)' },
+    ]);
+  });
 });

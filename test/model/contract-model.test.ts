@@ -21,6 +21,8 @@ describe('ContractModel', () => {
     expect(m.channels.map((c) => [c.id, c.address, c.messages])).toEqual([
       ['bookIntegrationEvents', 'library.book-integration-events', ['BookBorrowed', 'BookReturned']],
       ['memberNotifications', 'library.members.{memberId}.notifications', ['DueDateReminder']],
+      ['copyLookups', 'library.copy-lookups', ['CopiesRequested']],
+      ['copyLookupAnswers', 'library.copy-lookups.answers', ['CopiesCounted']],
     ]);
     expect(m.channels[0]!.bindings).toEqual({
       kafka: { partitions: 6, replicas: 1 },
@@ -42,7 +44,16 @@ describe('ContractModel', () => {
       ['publishBookEvents', 'send', 'bookIntegrationEvents'],
       ['receiveBookEvents', 'receive', 'bookIntegrationEvents'],
       ['sendReminder', 'send', 'memberNotifications'],
+      ['lookUpCopies', 'receive', 'copyLookups'],
     ]);
+    expect(m.operations[3]!.reply).toEqual({
+      identifier: 'LookUpCopies',
+      channel: 'copyLookupAnswers',
+      messages: ['CopiesCounted'],
+      addressHeader: 'replyTo',
+      location: '$message.header#/replyTo',
+    });
+    expect(m.channels[3]!.roles).toEqual([{ action: 'send', operation: 'lookUpCopies (reply)' }]);
   });
 
   it('names $defs from referenced files and keeps them as references', async () => {

@@ -125,9 +125,31 @@ export function channelNode(id: string, json: Json = {}, options: { pointer?: st
   };
 }
 
-/** An operation object: `action` send or receive, `channel` a channel id, `messages` names. */
+/**
+ * An operation object: `action` send or receive, `channel` a channel id, `messages` names, and a
+ * `reply` of `{ address?: { location }, channel?: id, channelAddress?: string | null, messages?: names }`.
+ */
 export function operationNode(id: string | undefined, json: Json = {}, options: { pointer?: string } = {}): ContractOperation {
+  const reply = json['reply'] as
+    | { address?: { location?: string }; channel?: string; channelAddress?: string | null; messages?: string[] }
+    | undefined;
   return {
+    ...(reply === undefined
+      ? {}
+      : {
+          reply: () => ({
+            meta: () => (options.pointer === undefined ? {} : { pointer: `${options.pointer}/reply` }),
+            address: () => (reply.address === undefined ? undefined : { location: () => reply.address?.location }),
+            channel: () =>
+              reply.channel === undefined
+                ? undefined
+                : {
+                    id: () => reply.channel as string,
+                    address: () => (reply.channelAddress === undefined ? reply.channel : reply.channelAddress),
+                  },
+            messages: () => list((reply.messages ?? []).map((name) => ({ name: () => name, id: () => name }))),
+          }),
+        }),
     id: () => id,
     meta: () => (options.pointer === undefined ? {} : { pointer: options.pointer }),
     summary: () => text(json['summary']),

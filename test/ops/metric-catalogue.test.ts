@@ -16,7 +16,7 @@ import {
   type ObservableCallback,
 } from '@opentelemetry/api';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BookIntegrationEvents } from '../../generated/index.js';
+import { BookIntegrationEvents, LookUpCopies } from '../../generated/index.js';
 import { METRICS, type MetricDefinition } from '../../runtime/core/metrics.js';
 import { borrowed } from '../books.js';
 import { waitFor } from '../helpers.js';
@@ -47,6 +47,7 @@ class FakeOutbox implements HostedComponent {
 async function runHost(transport: InMemoryTransport) {
   const host = createMessaging({ transport, shutdownBudgetMs: 2_000 });
   host.host(new FakeOutbox());
+  host.requester(LookUpCopies);
   const publisher = host.publisher(BookIntegrationEvents, { lingerMs: 0, key: (m) => m.bookId });
   let handled = 0;
   host.subscribe(BookIntegrationEvents, { groupId: 'g', handle: () => void handled++ });
@@ -152,5 +153,11 @@ describe('OpenTelemetry metrics', () => {
     }
     expect(await provider.collect('messaging.client.consumed.messages')).toHaveLength(1);
     expect(await provider.collect('keiyaku.component.backlog')).toHaveLength(1);
+    expect((await provider.collect('keiyaku.requester.replies')).map((a) => a['keiyaku.reply.outcome'])).toEqual([
+      'settled',
+      'late',
+      'unknown',
+    ]);
+    expect(await provider.collect('keiyaku.requester.timeouts')).toHaveLength(1);
   });
 });

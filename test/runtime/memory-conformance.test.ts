@@ -1,5 +1,5 @@
 import { InMemoryTransport } from '@keiyaku/runtime/memory';
-import { runRetryLaterConformance, runTransportConformance } from '@keiyaku/runtime/testing';
+import { runRequestReplyConformance, runRetryLaterConformance, runTransportConformance } from '@keiyaku/runtime/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 
 // The in-memory transport runs every case; it skips none. The runner is passed explicitly here
@@ -14,6 +14,15 @@ await runTransportConformance(
 );
 // The retry-later cases (retry tiers) on the same transport.
 await runRetryLaterConformance(
+  {
+    name: 'memory',
+    create: async () => ({ transport: new InMemoryTransport({ defaultPartitions: 3, idleWaitMs: 10 }) }),
+    timeoutMs: 5_000,
+  },
+  { describe, it, afterEach, expect },
+);
+// The request-reply cases on the same transport.
+await runRequestReplyConformance(
   {
     name: 'memory',
     create: async () => ({ transport: new InMemoryTransport({ defaultPartitions: 3, idleWaitMs: 10 }) }),

@@ -35,5 +35,14 @@ export type { StandaloneValidator, StandaloneValidatorError } from './issues.js'
 export type { MessageDefinition, MessageDescriptor, MessageRegistryBinding } from './message.js';
 export { defineMessage } from './message.js';
 export type { PayloadCodec, PayloadFormat, RegistrySchema } from './payload-codec.js';
+export type {
+  ReplyAddressRule,
+  ReplyOf,
+  RequestOf,
+  RequestReplyDefinition,
+  RequestReplyDescriptor,
+  Responder,
+} from './request-reply.js';
+export { defineRequestReply } from './request-reply.js';
 export { utf8Bytes } from './utf8.js';
 export { MAX_VALIDATION_ERRORS, validatorRuntime } from './validator-runtime.js';

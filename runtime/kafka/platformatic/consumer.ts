@@ -93,6 +93,11 @@ export class PlatformaticTransportConsumer implements TransportConsumer {
   #closed = false;
   /** Since when every commit has failed (fetches may succeed meanwhile); cleared by one that succeeds. */
   #commitsFailingSince: number | undefined;
+  /** Resolves {@link positioned}: every assigned partition has its start (or the consumer closed). */
+  #isPositioned: () => void = () => undefined;
+  readonly #positioned = new Promise<void>((resolve) => {
+    this.#isPositioned = resolve;
+  });
 
   constructor(transport: PlatformaticClients, options: ConsumerOptions, onClose: () => void) {
     this.#transport = transport;
@@ -122,7 +127,7 @@ export class PlatformaticTransportConsumer implements TransportConsumer {
 
   /** A new client joins the group; the fetch loop runs until it is replaced or closed. */
   async #start(): Promise<void> {
-    const { logger, options } = this.#transport;
+    const { logger } = this.#transport;
     let member: Member | undefined;
     try {
       const kafka = await this.#transport.load();
@@ -135,7 +140,7 @@ export class PlatformaticTransportConsumer implements TransportConsumer {
         topics: [this.#topic],
         autocommit: false,
         mode: 'committed',
-        fallbackMode: (options.fromBeginning ?? true) ? 'earliest' : 'latest',
+        fallbackMode: this.#fromBeginning() ? 'earliest' : 'latest',
       });
       member.stream = stream;
       // The stream is the group membership only: it must never fetch. The client resumes it after a
@@ -243,6 +248,7 @@ export class PlatformaticTransportConsumer implements TransportConsumer {
       const unknown = this.#assigned.filter((p) => !this.#next.has(p));
       try {
         if (unknown.length > 0) await this.#lookUpStarts(client, unknown);
+        if (this.#assigned.length > 0 && this.#assigned.every((p) => this.#next.has(p))) this.#isPositioned();
         const wanted = this.#assigned.filter((p) => !this.#paused.has(p) && this.#next.has(p));
         if (wanted.length === 0) {
           await waitForWake(this.#fetchers, { timeoutMs: waitMs });
@@ -325,13 +331,23 @@ export class PlatformaticTransportConsumer implements TransportConsumer {
     if (this.#buffer.length > before) this.#wake(this.#readers);
   }
 
+  /** Whether a group without committed offsets starts at the earliest record (the subscription's `start`, else the transport's `fromBeginning`). */
+  #fromBeginning(): boolean {
+    return this.#options.start === undefined ? (this.#transport.options.fromBeginning ?? true) : this.#options.start === 'earliest';
+  }
+
+  /** Resolves once every assigned partition has its start position (see TransportConsumer.positioned). */
+  positioned(): Promise<void> {
+    return this.#positioned;
+  }
+
   /** Where each of `partitions` starts: the group's committed offset, else the earliest (or latest) one. */
   async #lookUpStarts(client: Client, partitions: number[]): Promise<void> {
     const committed = (await client.listCommittedOffsets({ topics: [{ topic: this.#topic, partitions }] })).get(this.#topic) ?? [];
     const missing = partitions.filter((p) => (committed[p] ?? -1n) < 0n);
     let fallback: bigint[] = [];
     if (missing.length > 0) {
-      const timestamp = (this.#transport.options.fromBeginning ?? true) ? -2n : -1n;
+      const timestamp = this.#fromBeginning() ? -2n : -1n;
       fallback =
         (
           await client.listOffsets({
@@ -563,6 +579,7 @@ export class PlatformaticTransportConsumer implements TransportConsumer {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#isPositioned();
     if (this.#watchdog) clearInterval(this.#watchdog);
     this.#wake(this.#readers);
     this.#wake(this.#fetchers);
