@@ -6,6 +6,8 @@
  * The SQLite dead-letter store: `@keiyaku/sqlite`. The conformance suite: `@keiyaku/runtime/testing`.
  */
 
+export type { BatchOptions, BatchSubscriptionOptions } from './belt/batch-options.js';
+export { BatchSubscriptionError, DEFAULT_BATCH } from './belt/batch-options.js';
 export type { Stall, SubscriptionHealth, SubscriptionMetrics, SubscriptionOptions, SubscriptionState } from './belt/subscription.js';
 export { Subscription, TransactionalSubscriptionError } from './belt/subscription.js';
 export type { AddressChoice, ParameterRule, ParametersOfAddress } from './core/address.js';
@@ -14,7 +16,17 @@ export type { Backoff, BackoffOptions, DeadLetterPolicy } from './core/backoff.j
 export { DEFAULT_DEAD_LETTER_SCHEDULE, exponentialBackoff, scheduleBackoff } from './core/backoff.js';
 export type { Clock } from './core/clock.js';
 export { ManualClock, settle, systemClock } from './core/clock.js';
-export type { AnyChannel, AnyContractMessage, ChannelDescriptor, MessageContext, MessageHandler, MessageTypeOf } from './core/contract.js';
+export type {
+  AnyChannel,
+  AnyContractMessage,
+  BatchContext,
+  BatchHandler,
+  BatchItem,
+  ChannelDescriptor,
+  MessageContext,
+  MessageHandler,
+  MessageTypeOf,
+} from './core/contract.js';
 export type { HistogramSnapshot, PartitionCounters } from './core/counters.js';
 export { DURATION_BUCKETS } from './core/counters.js';
 export type { EnvelopeOptions, OpenedEnvelope } from './core/envelope.js';

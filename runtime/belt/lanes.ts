@@ -19,6 +19,9 @@ export interface Lane extends StallLogState {
   readonly queue: IncomingRecord[];
   running: boolean;
   stall: Stall | undefined;
+  /** A batch lane waiting for more records (the belt polls meanwhile), and how the next record wakes it. */
+  gathering: boolean;
+  wake: (() => void) | undefined;
   readonly counters: MutablePartitionCounters;
   /** Metric attributes of this lane (OpenTelemetry semantic conventions). */
   readonly attributes: Attributes;
@@ -74,6 +77,12 @@ export class Lanes {
     lane.counters.consumed++;
     // Structured CloudEvents are read in binary-mode shape (routing, tracing, parking and redrive read headers).
     lane.queue.push(binaryRecord(record));
+    const wake = lane.wake;
+    if (wake !== undefined) {
+      lane.wake = undefined;
+      lane.gathering = false;
+      wake();
+    }
   }
 
   /** The lane of `partition` (a new one for a new partition). */
@@ -86,6 +95,8 @@ export class Lanes {
         queue: [],
         running: false,
         stall: undefined,
+        gathering: false,
+        wake: undefined,
         warnedAt: undefined,
         quietFailures: 0,
         counters: partitionCounters(partition),
@@ -107,10 +118,16 @@ export class Lanes {
     return false;
   }
 
-  /** Whether a lane that is not stalled still has records to take (the next poll waits for it). */
+  /** Whether a lane that is not stalled still has records to take (the next poll waits for it; not for a lane gathering a batch). */
   anyFlowing(): boolean {
-    for (const lane of this.#lanes.values()) if (lane.running && lane.stall === undefined) return true;
+    for (const lane of this.#lanes.values()) if (lane.running && lane.stall === undefined && !lane.gathering) return true;
     return false;
+  }
+
+  /** `lane` waits for more records to fill a batch: the belt may poll. */
+  gathering(lane: Lane): void {
+    lane.gathering = true;
+    this.#options.changed();
   }
 
   stalls(): Stall[] {

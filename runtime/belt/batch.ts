@@ -1,0 +1,336 @@
+/**
+ * The lanes of a batch subscription (`messaging.subscribeBatch`): each lane gathers its
+ * partition's records in order into batches and hands each batch to the handler in one call.
+ *
+ * - A lane takes records from its queue through routing and decoding (the belt's own steps) until
+ *   it holds `maxSize` messages, or waits for more (letting the belt poll again) until `maxWaitMs`
+ *   after the first message of the batch; then it calls `handleBatch` once. Records routing skips
+ *   travel with the batch and are acknowledged with it, in order.
+ * - The batch is acknowledged as a whole when the handler returns. A throw fails the batch: the lane
+ *   stalls at its first record and retries the batch on the policy's backoff (the blocking retry by
+ *   default, forever). Under a dead-letter policy, once the batch's retries are spent the batch is
+ *   split: each of its messages is handled alone (a batch of one) through the belt's record path,
+ *   with the same policy, so the messages that succeed are handled, the one at fault is parked after
+ *   its own retries, and the lane moves on. A batch of one message is parked at once.
+ * - A record that does not decode is a failure of its own, not of a batch: the batch gathered before
+ *   it is handled first, then the record goes the belt's record path alone (parked at once under a
+ *   dead-letter policy; without one it blocks the lane, as on a per-message subscription).
+ * - Stopping ends the wait for more messages; a gathered batch not yet handled stays unacknowledged.
+ * - With tracing on, each attempt at a batch has one `process` span linked to the trace context of
+ *   every message in it.
+ */
+import type { Link, Span } from '@opentelemetry/api';
+import type { Clock } from '../core/clock.js';
+import type { AnyContractMessage, BatchContext, BatchItem } from '../core/contract.js';
+import type { OpenedEnvelope } from '../core/envelope.js';
+import { failureText } from '../core/failure-text.js';
+import { otelApi, SPAN_KIND } from '../core/otel-api.js';
+import { retry } from '../core/retry.js';
+import { ATTR, extractTraceContext, failSpan, tracer, tracingEnabled, withSpan } from '../core/tracing.js';
+import type { IncomingRecord } from '../core/transport.js';
+import { type Batching, batchingOf } from './batch-options.js';
+import { type Belt, type BeltNext, type BeltStep, delivery } from './belt.js';
+import { compose } from './compose.js';
+import { messageContext } from './handle.js';
+import type { Lane } from './lanes.js';
+import { GaveUp, type RetryPolicy } from './retry.js';
+import type { StallLines } from './stall.js';
+
+/** What a batch lane needs of its subscription. */
+export interface BatchLaneParts<M extends AnyContractMessage> {
+  /** The belt's routing and decoding steps (routing remembers the unknown types it logged). */
+  readonly route: BeltStep<M>;
+  readonly decode: BeltStep<M>;
+  /** The retry policy of the subscription: the blocking retry, or a dead-letter policy's schedule and retries. */
+  readonly retry: RetryPolicy;
+  /** The park policy under a dead-letter policy. */
+  readonly park: BeltStep<M> | undefined;
+  /** Acknowledges one record. */
+  ack(record: IncomingRecord): void;
+}
+
+/** One record a batch covers: a message (`opened`), or a record routing skipped. */
+interface Covered<M extends AnyContractMessage> {
+  readonly record: IncomingRecord;
+  readonly opened: OpenedEnvelope<M> | undefined;
+}
+
+type Outcome = 'done' | 'stopped' | 'split';
+
+const BATCH_FAILED: StallLines = [
+  'belt blocked: a batch handler failed; the belt is stopped at this batch and retries it',
+  'belt still blocked: the batch handler keeps failing at this batch',
+];
+
+/** The batch lanes of `belt`, when its handler is a batch subscription's; undefined otherwise. */
+export function batchLanes<M extends AnyContractMessage>(belt: Belt<M>, parts: BatchLaneParts<M>): BatchLanes<M> | undefined {
+  const batching = batchingOf(belt.handler);
+  return batching === undefined ? undefined : new BatchLanes(belt, batching, parts);
+}
+
+export class BatchLanes<M extends AnyContractMessage> {
+  readonly #belt: Belt<M>;
+  readonly #batching: Batching<M>;
+  readonly #parts: BatchLaneParts<M>;
+  /** Routing and decoding of one record; the record's envelope is left on the delivery (none when it was skipped). */
+  readonly #gather: BeltNext<M>;
+  /** The waits between attempts end when the belt stops. */
+  readonly #waits: Clock;
+
+  constructor(belt: Belt<M>, batching: Batching<M>, parts: BatchLaneParts<M>) {
+    this.#belt = belt;
+    this.#batching = batching;
+    this.#parts = parts;
+    this.#gather = compose([parts.route, parts.decode], () => true);
+    this.#waits = { now: () => belt.clock.now(), sleep: (ms) => belt.clock.sleep(ms, belt.stop) };
+  }
+
+  /**
+   * Takes the queued records of `lane` in batches until its queue is empty or the belt stops.
+   * `chain` is the belt's record path, for records taken alone.
+   */
+  async run(lane: Lane, chain: BeltNext<M>): Promise<void> {
+    const belt = this.#belt;
+    const { maxSize, maxWaitMs } = this.#batching;
+    const queue = lane.queue;
+    const current = delivery<M>(lane);
+    let head = 0;
+    let covered: Covered<M>[] = [];
+    let messages = 0;
+    let firstAt = 0;
+    try {
+      while (!belt.stop.aborted) {
+        let undecodable = false;
+        while (messages < maxSize && head + covered.length < queue.length) {
+          const record = queue[head + covered.length]!;
+          current.type = undefined;
+          current.opened = undefined as unknown as OpenedEnvelope<M>;
+          const result = this.#gather(record, current);
+          if (!(typeof result === 'boolean' ? result : await result)) return;
+          const opened = current.opened as OpenedEnvelope<M> | undefined;
+          if (opened !== undefined && !opened.decoded.ok) {
+            undecodable = true;
+            break;
+          }
+          covered.push({ record, opened });
+          if (opened !== undefined && messages++ === 0) firstAt = belt.clock.now();
+        }
+        if (messages === 0) {
+          // Only records routing skipped: acknowledged in order; then the undecodable one alone, if any.
+          for (const c of covered) this.#parts.ack(c.record);
+          head += covered.length;
+          covered = [];
+          if (!undecodable) return;
+          if (!(await this.#alone(queue[head]!, lane, chain))) return;
+          head++;
+          continue;
+        }
+        if (messages < maxSize && !undecodable) {
+          const left = firstAt + maxWaitMs - belt.clock.now();
+          if (left > 0) {
+            await this.#more(lane, left);
+            continue;
+          }
+        }
+        const outcome = await this.#handle(lane, covered, messages);
+        if (outcome === 'stopped') return;
+        if (outcome === 'split')
+          for (const c of covered) {
+            // Each message alone, in order (acknowledged when done); a record routing skipped is acknowledged in its place.
+            if (c.opened === undefined) this.#parts.ack(c.record);
+            else if (!(await this.#alone(c.record, lane, chain))) return;
+            head++;
+          }
+        else {
+          for (const c of covered) this.#parts.ack(c.record);
+          head += covered.length;
+        }
+        covered = [];
+        messages = 0;
+      }
+    } finally {
+      if (head === queue.length) queue.length = 0;
+      else if (head > 0) queue.splice(0, head);
+    }
+  }
+
+  /** Takes `record` alone through the belt's record path, and acknowledges it when done; false when the belt stopped first. */
+  async #alone(record: IncomingRecord, lane: Lane, chain: BeltNext<M>): Promise<boolean> {
+    const result = chain(record, delivery<M>(lane));
+    if (!(typeof result === 'boolean' ? result : await result)) return false;
+    this.#parts.ack(record);
+    return true;
+  }
+
+  /** Waits up to `ms` for more records on `lane` (the belt may poll meanwhile), or until the belt stops. */
+  async #more(lane: Lane, ms: number): Promise<void> {
+    const belt = this.#belt;
+    const timer = new AbortController();
+    const more = new Promise<void>((resolve) => {
+      lane.wake = resolve;
+    });
+    belt.lanes.gathering(lane);
+    try {
+      await Promise.race([more, belt.clock.sleep(ms, AbortSignal.any([belt.stop, timer.signal])).catch(() => undefined)]);
+    } finally {
+      timer.abort();
+      lane.wake = undefined;
+      lane.gathering = false;
+    }
+  }
+
+  /**
+   * The batch's attempts under the retry policy: `done` when one succeeded, `split` when a
+   * dead-letter policy's retries are spent (a batch of one message is parked here, and is `done`),
+   * `stopped` when the belt stopped first (the batch stays unacknowledged).
+   */
+  async #handle(lane: Lane, covered: readonly Covered<M>[], count: number): Promise<Outcome> {
+    const belt = this.#belt;
+    const { lanes, clock } = belt;
+    const policy = this.#parts.retry;
+    const first = covered.find((c) => c.opened !== undefined)!;
+    const opened = first.opened!;
+    let verdict = 'trying' as 'trying' | 'waiting' | 'interrupted' | 'split';
+    let attempt = 1;
+    let firstFailure: number | undefined;
+    let lastFailure = 0;
+    let reason = '';
+    try {
+      await retry(
+        (n) => {
+          verdict = 'trying';
+          attempt = n;
+          return this.#attempt(lane, covered, count, n);
+        },
+        {
+          maxAttempts: 0,
+          backoff: policy.backoff,
+          clock: this.#waits,
+          retriable: (error) => {
+            lane.counters.failed++;
+            if (belt.abandoned.aborted) {
+              verdict = 'interrupted';
+              return false;
+            }
+            const now = clock.now();
+            firstFailure ??= now;
+            lastFailure = now;
+            if (policy.maxRetries !== undefined && attempt > policy.maxRetries) {
+              verdict = 'split';
+              reason = failureText(error);
+              return false;
+            }
+            reason = `a batch of ${count} message${count === 1 ? '' : 's'} failed: ${failureText(error)}`;
+            lanes.stall(lane, first.record, opened.id, opened.type, now, reason, attempt);
+            return true;
+          },
+          onRetry: (_error, n, delay) => {
+            lane.counters.retried++;
+            belt.stallLog.warn(lane, lastFailure, BATCH_FAILED, {
+              channel: belt.channel.id,
+              groupId: belt.groupId,
+              partition: lane.partition,
+              offset: first.record.offset,
+              messages: count,
+              attempt: n,
+              retryInMs: delay,
+              error: reason,
+            });
+            verdict = 'waiting';
+          },
+        },
+      );
+    } catch (error) {
+      if (verdict === 'trying') throw error; // an error of the policy itself fails the lane
+      if (verdict !== 'split') return 'stopped';
+      if (count > 1) {
+        belt.logger.warn('a batch failed after its retries; its messages are handled one at a time to find the one at fault', {
+          channel: belt.channel.id,
+          groupId: belt.groupId,
+          partition: lane.partition,
+          offset: first.record.offset,
+          messages: count,
+          attempts: attempt,
+          error: reason,
+        });
+        return 'split';
+      }
+      return (await this.#park(lane, first, new GaveUp(error, attempt, firstFailure!, lastFailure))) ? 'done' : 'stopped';
+    }
+    if (belt.abandoned.aborted) return 'stopped';
+    lanes.recover(lane, attempt);
+    lanes.processed += count;
+    lane.counters.handled += count;
+    return 'done';
+  }
+
+  /** Parks the one message of a batch that failed after its retries (the park policy's own path). */
+  async #park(lane: Lane, entry: Covered<M>, gaveUp: GaveUp): Promise<boolean> {
+    const one = delivery<M>(lane);
+    one.opened = entry.opened!;
+    const result = this.#parts.park!(entry.record, one, () => Promise.reject(gaveUp));
+    return typeof result === 'boolean' ? result : await result;
+  }
+
+  /** One call of the handler with the batch (inside a `process` span linked to every message's trace while tracing is on). */
+  async #attempt(lane: Lane, covered: readonly Covered<M>[], count: number, attempt: number): Promise<void> {
+    const belt = this.#belt;
+    const context = delivery<M>(lane);
+    context.attempt = attempt;
+    const items: BatchItem<M>[] = [];
+    for (const c of covered) {
+      const opened = c.opened;
+      if (opened === undefined || !opened.decoded.ok) continue;
+      const message = opened.decoded.value;
+      items.push({ type: opened.type, message, context: messageContext(belt, c.record, opened, context) } as unknown as BatchItem<M>);
+    }
+    const batch: BatchContext = {
+      channel: belt.channel.id,
+      address: belt.address,
+      partition: lane.partition,
+      attempt,
+      signal: belt.abandon,
+    };
+    const handler = this.#batching.handler;
+    const span = tracingEnabled() ? this.#span(lane, covered, count, attempt) : undefined;
+    const started = performance.now();
+    try {
+      await (span === undefined ? handler.handleBatch(items, batch) : withSpan(undefined, span, () => handler.handleBatch(items, batch)));
+    } catch (error) {
+      if (span !== undefined) failSpan(span, error);
+      throw error;
+    } finally {
+      belt.observe(lane, started);
+      span?.end();
+    }
+  }
+
+  /** The `process` span of one attempt at a batch, linked to the trace context each message carries. */
+  #span(lane: Lane, covered: readonly Covered<M>[], count: number, attempt: number): Span | undefined {
+    const api = otelApi();
+    const spans = tracer();
+    if (api === undefined || spans === undefined) return undefined;
+    const belt = this.#belt;
+    const links: Link[] = [];
+    for (const c of covered) {
+      const parent = c.opened === undefined ? undefined : extractTraceContext(c.record.headers);
+      const linked = parent === undefined ? undefined : api.trace.getSpanContext(parent);
+      if (linked !== undefined) links.push({ context: linked });
+    }
+    return spans.startSpan(`process ${belt.address}`, {
+      kind: SPAN_KIND.CONSUMER,
+      links,
+      attributes: {
+        [ATTR.system]: belt.transport.name,
+        [ATTR.destination]: belt.address,
+        [ATTR.operationType]: 'process',
+        [ATTR.operationName]: 'process',
+        [ATTR.consumerGroup]: belt.groupId,
+        [ATTR.partition]: String(lane.partition),
+        [ATTR.batchCount]: count,
+        [ATTR.channel]: belt.channel.id,
+        [ATTR.attempt]: attempt,
+      },
+    });
+  }
+}
