@@ -1,6 +1,6 @@
 // The transport conformance suite on the Iggy transport against a real iggy-server (see
 // e2e-env.ts). Skipped with the reason printed when no server address is given.
-import { runTransportConformance } from '@keiyaku/runtime/testing';
+import { runBatchConformance, runTransportConformance } from '@keiyaku/runtime/testing';
 import { describe, it } from 'vitest';
 import { IggyTransport } from '../../runtime/iggy/transport.js';
 import { clientOptions, skipReason, uniqueName } from './e2e-env.js';
@@ -13,6 +13,12 @@ if (skipReason) {
 } else {
   const stream = uniqueName('keiyaku-conformance');
   await runTransportConformance({
+    name: 'iggy-server',
+    create: async () => ({ transport: new IggyTransport({ ...clientOptions({ heartbeatMs: 5_000 }), stream, idleWaitMs: 20 }) }),
+    partitions: 3,
+    timeoutMs: 30_000,
+  });
+  await runBatchConformance({
     name: 'iggy-server',
     create: async () => ({ transport: new IggyTransport({ ...clientOptions({ heartbeatMs: 5_000 }), stream, idleWaitMs: 20 }) }),
     partitions: 3,
