@@ -30,7 +30,7 @@ import { ATTR, extractTraceContext, failSpan, tracer, tracingEnabled, withSpan }
 import type { IncomingRecord } from '../core/transport.js';
 import { type Batching, batchingOf } from './batch-options.js';
 import { type Belt, type BeltNext, type BeltStep, delivery } from './belt.js';
-import { compose } from './compose.js';
+import { compose, isPromise } from './compose.js';
 import { messageContext } from './handle.js';
 import type { Lane } from './lanes.js';
 import { GaveUp, type RetryPolicy } from './retry.js';
@@ -56,6 +56,9 @@ interface Covered<M extends AnyContractMessage> {
 }
 
 type Outcome = 'done' | 'stopped' | 'split';
+
+/** Why the deadline of a batch ends early (a constant: an abort without a reason builds a DOMException, stack and all). */
+const WAIT_OVER = Object.freeze({ name: 'WaitOver' });
 
 const BATCH_FAILED: StallLines = [
   'belt blocked: a batch handler failed; the belt is stopped at this batch and retries it',
@@ -98,8 +101,15 @@ export class BatchLanes<M extends AnyContractMessage> {
     let covered: Covered<M>[] = [];
     let messages = 0;
     let firstAt = 0;
+    // The deadline of the batch being gathered: one timer per batch however often more records come, ended early
+    // when the batch is handed over (full) or the belt stops.
+    let deadline: AbortController | undefined;
+    let due: Promise<void> | undefined;
+    const stop = belt.stop;
+    const stopped = (): void => lane.wake?.();
+    stop.addEventListener('abort', stopped, { once: true });
     try {
-      while (!belt.stop.aborted) {
+      while (!stop.aborted) {
         let undecodable = false;
         while (messages < maxSize && head + covered.length < queue.length) {
           const record = queue[head + covered.length]!;
@@ -128,11 +138,19 @@ export class BatchLanes<M extends AnyContractMessage> {
         if (messages < maxSize && !undecodable) {
           const left = firstAt + maxWaitMs - belt.clock.now();
           if (left > 0) {
-            await this.#more(lane, left);
+            if (due === undefined) {
+              deadline = new AbortController();
+              due = belt.clock.sleep(left, deadline.signal).catch(() => undefined);
+            }
+            await this.#more(lane, due);
             continue;
           }
         }
-        const outcome = await this.#handle(lane, covered, messages);
+        deadline?.abort(WAIT_OVER);
+        deadline = undefined;
+        due = undefined;
+        const handled = this.#handle(lane, covered, messages);
+        const outcome = typeof handled === 'string' ? handled : await handled;
         if (outcome === 'stopped') return;
         if (outcome === 'split')
           for (const c of covered) {
@@ -149,6 +167,8 @@ export class BatchLanes<M extends AnyContractMessage> {
         messages = 0;
       }
     } finally {
+      stop.removeEventListener('abort', stopped);
+      deadline?.abort(WAIT_OVER);
       if (head === queue.length) queue.length = 0;
       else if (head > 0) queue.splice(0, head);
     }
@@ -162,18 +182,15 @@ export class BatchLanes<M extends AnyContractMessage> {
     return true;
   }
 
-  /** Waits up to `ms` for more records on `lane` (the belt may poll meanwhile), or until the belt stops. */
-  async #more(lane: Lane, ms: number): Promise<void> {
-    const belt = this.#belt;
-    const timer = new AbortController();
+  /** Waits for more records on `lane` (the belt may poll meanwhile) until `due` (the batch's deadline), or until the belt stops. */
+  async #more(lane: Lane, due: Promise<void>): Promise<void> {
     const more = new Promise<void>((resolve) => {
       lane.wake = resolve;
     });
-    belt.lanes.gathering(lane);
+    this.#belt.lanes.gathering(lane);
     try {
-      await Promise.race([more, belt.clock.sleep(ms, AbortSignal.any([belt.stop, timer.signal])).catch(() => undefined)]);
+      await Promise.race([more, due]);
     } finally {
-      timer.abort();
       lane.wake = undefined;
       lane.gathering = false;
     }
@@ -184,7 +201,33 @@ export class BatchLanes<M extends AnyContractMessage> {
    * dead-letter policy's retries are spent (a batch of one message is parked here, and is `done`),
    * `stopped` when the belt stopped first (the batch stays unacknowledged).
    */
-  async #handle(lane: Lane, covered: readonly Covered<M>[], count: number): Promise<Outcome> {
+  #handle(lane: Lane, covered: readonly Covered<M>[], count: number): Outcome | Promise<Outcome> {
+    // The first attempt is a plain call (no promise when the handler answers at once); a failure goes on to the retry loop.
+    let result: void | Promise<void>;
+    try {
+      result = this.#attempt(lane, covered, count, 1);
+    } catch (error) {
+      return this.#again(lane, covered, count, error);
+    }
+    if (!isPromise(result)) return this.#done(lane, count, 1);
+    return result.then(
+      () => this.#done(lane, count, 1),
+      (error: unknown) => this.#again(lane, covered, count, error),
+    );
+  }
+
+  /** A batch handled at `attempt`: counted, and the lane's stall (if any) ends; `stopped` when it was abandoned meanwhile. */
+  #done(lane: Lane, count: number, attempt: number): Outcome {
+    const { lanes, abandoned } = this.#belt;
+    if (abandoned.aborted) return 'stopped';
+    lanes.recover(lane, attempt);
+    lanes.processed += count;
+    lane.counters.handled += count;
+    return 'done';
+  }
+
+  /** Goes on from a failed first attempt: retries the batch on the policy's backoff, or gives up on it. */
+  async #again(lane: Lane, covered: readonly Covered<M>[], count: number, failure: unknown): Promise<Outcome> {
     const belt = this.#belt;
     const { lanes, clock } = belt;
     const policy = this.#parts.retry;
@@ -197,7 +240,8 @@ export class BatchLanes<M extends AnyContractMessage> {
     let reason = '';
     try {
       await retry(
-        (n) => {
+        async (n) => {
+          if (n === 1) throw failure;
           verdict = 'trying';
           attempt = n;
           return this.#attempt(lane, covered, count, n);
@@ -257,11 +301,7 @@ export class BatchLanes<M extends AnyContractMessage> {
       }
       return (await this.#park(lane, first, new GaveUp(error, attempt, firstFailure!, lastFailure))) ? 'done' : 'stopped';
     }
-    if (belt.abandoned.aborted) return 'stopped';
-    lanes.recover(lane, attempt);
-    lanes.processed += count;
-    lane.counters.handled += count;
-    return 'done';
+    return this.#done(lane, count, attempt);
   }
 
   /** Parks the one message of a batch that failed after its retries (the park policy's own path). */
@@ -273,7 +313,7 @@ export class BatchLanes<M extends AnyContractMessage> {
   }
 
   /** One call of the handler with the batch (inside a `process` span linked to every message's trace while tracing is on). */
-  async #attempt(lane: Lane, covered: readonly Covered<M>[], count: number, attempt: number): Promise<void> {
+  #attempt(lane: Lane, covered: readonly Covered<M>[], count: number, attempt: number): void | Promise<void> {
     const belt = this.#belt;
     const context = delivery<M>(lane);
     context.attempt = attempt;
@@ -294,15 +334,27 @@ export class BatchLanes<M extends AnyContractMessage> {
     const handler = this.#batching.handler;
     const span = tracingEnabled() ? this.#span(lane, covered, count, attempt) : undefined;
     const started = performance.now();
-    try {
-      await (span === undefined ? handler.handleBatch(items, batch) : withSpan(undefined, span, () => handler.handleBatch(items, batch)));
-    } catch (error) {
-      if (span !== undefined) failSpan(span, error);
-      throw error;
-    } finally {
+    const ended = (failed: boolean, error?: unknown): void => {
       belt.observe(lane, started);
-      span?.end();
+      if (span === undefined) return;
+      if (failed) failSpan(span, error);
+      span.end();
+    };
+    let result: void | Promise<void>;
+    try {
+      result = span === undefined ? handler.handleBatch(items, batch) : withSpan(undefined, span, () => handler.handleBatch(items, batch));
+    } catch (error) {
+      ended(true, error);
+      throw error;
     }
+    if (!isPromise(result)) return ended(false);
+    return result.then(
+      () => ended(false),
+      (error: unknown) => {
+        ended(true, error);
+        throw error;
+      },
+    );
   }
 
   /** The `process` span of one attempt at a batch, linked to the trace context each message carries. */
