@@ -237,6 +237,13 @@ const inventory = messaging.subscribe(BookIntegrationEvents, new BookAvailabilit
 });
 const notices = new LateFeeNotices();
 const notifications = messaging.subscribe(BookIntegrationEvents, notices, { deadLetter: { maxRetries: 2, backoffSchedule: [100, 200] } });
+// A batch handler: the catalogue's search index takes the events a batch at a time (docs/batch-handlers.md).
+const indexed: number[] = [];
+const searchIndex = messaging.subscribeBatch(
+  BookIntegrationEvents,
+  { groupId: 'catalogue.search-index', handleBatch: (batch) => void indexed.push(batch.length) },
+  { batch: { maxSize: 50, maxWaitMs: 20 } },
+);
 const dispatcher = messaging.host(library.outbox.dispatcher({ transport }, { pollIntervalMs: 50 }));
 await messaging.start();
 const drained = async (): Promise<boolean> => (await dispatcher.refresh()).backlog === 0;
@@ -325,6 +332,10 @@ try {
   await until(() => inventory.health().duplicatesSkipped === 1, "inventory's inbox skipped the second delivery");
   say(
     `   one BookBorrowed delivered twice (same ce_id): counted once, the inbox skipped ${inventory.health().duplicatesSkipped} duplicate; copies on the shelf → ${shelf.copies(bookId)}`,
+  );
+  await until(() => searchIndex.health().processed === 8, 'the search index took every message');
+  say(
+    `   catalogue.search-index (a batch handler) indexed ${searchIndex.health().processed} messages in ${indexed.length} batches of at most 50`,
   );
   await until(drained, 'the dispatcher caught up');
   const status = dispatcher.status();
