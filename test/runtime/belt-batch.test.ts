@@ -23,7 +23,7 @@ import {
   type BookIntegrationEventsMessage,
   BookReturned,
 } from '../../generated/index.js';
-import { waitFor } from '../helpers.js';
+import { recordingLogger, waitFor } from '../helpers.js';
 import { registerSdk } from '../ops/trace-hop.js';
 
 const BOOK = '6f1c2b8e-3a4d-4e5f-9a0b-1c2d3e4f5a6b';
@@ -139,6 +139,43 @@ describe('batch subscriptions', () => {
     await waitFor(() => subscription.health().stalls.length === 0, 'the stall ends');
     expect(subscription.health()).toMatchObject({ state: 'running', processed: 3, parked: 0 });
     expect(subscription.metrics().partitions.find((p) => p.consumed > 0)).toMatchObject({ handled: 3, failed: 2, retried: 2 });
+  });
+
+  it('split a batch that fails past its retries: skipped records counted once, the poison one parked, the others handled', async () => {
+    const logger = recordingLogger();
+    const transport = new InMemoryTransport({ defaultPartitions: 1, idleWaitMs: 5 });
+    const deadLetters = new InMemoryDeadLetterStore();
+    const host = createMessaging({ logger, transport, deadLetters, clock: new ManualClock(), shutdownBudgetMs: 1_000 });
+    hosts.push(host);
+    const publisher = host.publisher(BookIntegrationEvents, { key: (m) => m.bookId, lingerMs: 0 });
+    const calls: string[][] = [];
+    const handled: string[] = [];
+    const subscription = host.subscribeBatch(
+      BookIntegrationEvents,
+      {
+        groupId: 'inventory.loans',
+        accepts: ['BookBorrowed'],
+        handleBatch(batch) {
+          calls.push(copies(batch));
+          if (batch.some((i) => i.message.copyId === 'poison')) throw new TypeError('no shelf for a poison copy');
+          handled.push(...copies(batch));
+        },
+      },
+      { deadLetter: { maxRetries: 0 }, batch: { maxSize: 4, maxWaitMs: 1_000 } },
+    );
+    await host.start();
+    await publisher.publishMany([borrowed('C-1'), returned('C-1'), borrowed('poison'), returned('C-2'), borrowed('C-3'), borrowed('C-4')]);
+    await waitFor(() => handled.length === 3 && subscription.health().parked === 1, 'three handled and one parked');
+    // No retries: the batch once, then each message alone; the returns are skipped once, not again in the split.
+    expect(calls).toEqual([['C-1', 'poison', 'C-3', 'C-4'], ['C-1'], ['poison'], ['C-3'], ['C-4']]);
+    expect(handled).toEqual(['C-1', 'C-3', 'C-4']);
+    expect(subscription.health()).toMatchObject({ processed: 3, skipped: 2, parked: 1, stalls: [] });
+    const [parked] = await deadLetters.list();
+    expect(parked).toMatchObject({ type: 'BookBorrowed', attempts: 1, offset: '2' });
+    expect(parked!.error).toMatchObject({ name: 'TypeError', message: 'no shelf for a poison copy' });
+    const split = logger.lines.filter((l) => l.message.startsWith('a batch failed after its retries'));
+    expect(split).toHaveLength(1);
+    expect(split[0]!.fields).toMatchObject({ groupId: 'inventory.loans', offset: '0', messages: 4, attempts: 1 });
   });
 
   it('skip types the handler does not accept inside a batch, and acknowledge them with it', async () => {
