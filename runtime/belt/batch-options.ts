@@ -19,17 +19,16 @@ export interface BatchOptions {
 export const DEFAULT_BATCH = Object.freeze({ maxSize: 100, maxWaitMs: 100 });
 
 /**
- * The options of a batch subscription: those of a subscription, without an `inbox` or
- * `transactional` (refused: see {@link BatchSubscriptionError}), and how to gather batches.
+ * The options of a batch subscription: those of a subscription without an `inbox` (refused: see
+ * {@link BatchSubscriptionError}), and how to gather batches.
  */
-export interface BatchSubscriptionOptions<M extends AnyContractMessage, P = never>
-  extends Omit<SubscriptionOptions<M, P>, 'inbox' | 'transactional'> {
+export interface BatchSubscriptionOptions<M extends AnyContractMessage, P = never> extends Omit<SubscriptionOptions<M, P>, 'inbox'> {
   readonly batch?: BatchOptions;
 }
 
 /**
  * A batch subscription that cannot be made: `batch_invalid` (a size below 1, a negative wait),
- * `batch_with_inbox`, `batch_with_transactional` (combinations a batch handler does not run in).
+ * `batch_with_inbox` (the inbox records one message per transaction).
  */
 export class BatchSubscriptionError extends KeiyakuError {
   override readonly name = 'BatchSubscriptionError';
@@ -72,11 +71,6 @@ export function batchSubscription<M extends AnyContractMessage, P>(
     throw new BatchSubscriptionError(
       'batch_with_inbox',
       `${where} has an \`inbox\`: the inbox records one message per transaction, and a batch is handled in one call. Subscribe a per-message handler (\`subscribe\`) with the inbox, or keep the batch handler and make it idempotent (record the message ids it handled in its own transaction)`,
-    );
-  if (unchecked.transactional !== undefined && unchecked.transactional !== false)
-    throw new BatchSubscriptionError(
-      'batch_with_transactional',
-      `${where} is \`transactional\`: batch handlers do not run in consume-process-produce transactions. Subscribe a per-message handler (\`subscribe\`) with \`transactional\`, or write the batch's outputs to the outbox`,
     );
   const batching: Batching<M> = { handler, maxSize, maxWaitMs };
   const one: MessageHandler<M> & { readonly [BATCHING]: Batching<M> } = {

@@ -15,6 +15,9 @@
  * - A record that does not decode is a failure of its own, not of a batch: the batch gathered before
  *   it is handled first, then the record goes the belt's record path alone (parked at once under a
  *   dead-letter policy; without one it blocks the lane, as on a per-message subscription).
+ * - In a transactional subscription each attempt runs in a capture scope, and a succeeded batch's
+ *   outputs go into the transaction with the acknowledgment of its last record (offsets are
+ *   cumulative: the batch commits whole or not at all).
  * - Stopping ends the wait for more messages; a gathered batch not yet handled stays unacknowledged.
  * - With tracing on, each attempt at a batch has one `process` span linked to the trace context of
  *   every message in it.
@@ -29,7 +32,7 @@ import { retry } from '../core/retry.js';
 import { ATTR, extractTraceContext, failSpan, tracer, tracingEnabled, withSpan } from '../core/tracing.js';
 import type { IncomingRecord } from '../core/transport.js';
 import { type Batching, batchingOf } from './batch-options.js';
-import { type Belt, type BeltNext, type BeltStep, delivery } from './belt.js';
+import { type Belt, type BeltNext, type BeltStep, type Delivery, delivery } from './belt.js';
 import { compose, isPromise } from './compose.js';
 import { messageContext } from './handle.js';
 import type { Lane } from './lanes.js';
@@ -45,8 +48,13 @@ export interface BatchLaneParts<M extends AnyContractMessage> {
   readonly retry: RetryPolicy;
   /** The park policy under a dead-letter policy. */
   readonly park: BeltStep<M> | undefined;
-  /** Acknowledges one record. */
-  ack(record: IncomingRecord): void;
+  /** The capture policy of a transactional subscription: each attempt at a batch buffers what it publishes. */
+  readonly capture: BeltStep<M> | undefined;
+  /**
+   * Acknowledges `record`, handing what the delivery captured (a transactional attempt's outputs) to the
+   * subscription's transaction with it; false when the belt restarts first (nothing is acknowledged).
+   */
+  handOff(record: IncomingRecord, delivery: Delivery<M>): boolean | Promise<boolean>;
 }
 
 /** One record a batch covers: a message (`opened`), or a record routing skipped. */
@@ -97,6 +105,8 @@ export class BatchLanes<M extends AnyContractMessage> {
     const { maxSize, maxWaitMs } = this.#batching;
     const queue = lane.queue;
     const current = delivery<M>(lane);
+    /** A delivery that captured nothing: a plain acknowledgment. */
+    const bare = delivery<M>(lane);
     let head = 0;
     let covered: Covered<M>[] = [];
     let messages = 0;
@@ -127,7 +137,7 @@ export class BatchLanes<M extends AnyContractMessage> {
         }
         if (messages === 0) {
           // Only records routing skipped: acknowledged in order; then the undecodable one alone, if any.
-          for (const c of covered) this.#parts.ack(c.record);
+          if (!(await this.#ackAll(covered, bare))) return;
           head += covered.length;
           covered = [];
           if (!undecodable) return;
@@ -149,18 +159,21 @@ export class BatchLanes<M extends AnyContractMessage> {
         deadline?.abort(WAIT_OVER);
         deadline = undefined;
         due = undefined;
-        const handled = this.#handle(lane, covered, messages);
+        const handled = this.#handle(lane, covered, messages, current);
         const outcome = typeof handled === 'string' ? handled : await handled;
         if (outcome === 'stopped') return;
         if (outcome === 'split')
           for (const c of covered) {
-            // Each message alone, in order (acknowledged when done); a record routing skipped is acknowledged in its place.
-            if (c.opened === undefined) this.#parts.ack(c.record);
-            else if (!(await this.#alone(c.record, lane, chain))) return;
+            // Each message alone, in order (acknowledged when done); a record routing skipped is acknowledged in its place
+            // (the path of a failure: a promise per record is fine here).
+            if (c.opened === undefined ? !(await this.#ack(c.record, bare)) : !(await this.#alone(c.record, lane, chain))) return;
             head++;
           }
         else {
-          for (const c of covered) this.#parts.ack(c.record);
+          // Acknowledged as a whole: in a transaction, by its last record with the batch's outputs (offsets are cumulative).
+          const acked =
+            this.#parts.capture === undefined ? this.#ackAll(covered, bare) : this.#ack(covered[covered.length - 1]!.record, current);
+          if (!(typeof acked === 'boolean' ? acked : await acked)) return;
           head += covered.length;
         }
         covered = [];
@@ -176,10 +189,28 @@ export class BatchLanes<M extends AnyContractMessage> {
 
   /** Takes `record` alone through the belt's record path, and acknowledges it when done; false when the belt stopped first. */
   async #alone(record: IncomingRecord, lane: Lane, chain: BeltNext<M>): Promise<boolean> {
-    const result = chain(record, delivery<M>(lane));
+    const one = delivery<M>(lane);
+    const result = chain(record, one);
     if (!(typeof result === 'boolean' ? result : await result)) return false;
-    this.#parts.ack(record);
+    return this.#ack(record, one);
+  }
+
+  /** Acknowledges each of `covered` in order (no promise when the acknowledgments answer at once); false when the belt restarts first. */
+  #ackAll(covered: readonly Covered<M>[], carrier: Delivery<M>): boolean | Promise<boolean> {
+    for (let i = 0; i < covered.length; i++) {
+      const acked = this.#ack(covered[i]!.record, carrier);
+      if (typeof acked === 'boolean') {
+        if (!acked) return false;
+        continue;
+      }
+      return acked.then(async (done) => done && this.#ackAll(covered.slice(i + 1), carrier));
+    }
     return true;
+  }
+
+  /** Acknowledges `record` with what `carrier` captured; false when the belt restarts first. */
+  #ack(record: IncomingRecord, carrier: Delivery<M>): boolean | Promise<boolean> {
+    return this.#parts.handOff(record, carrier);
   }
 
   /** Waits for more records on `lane` (the belt may poll meanwhile) until `due` (the batch's deadline), or until the belt stops. */
@@ -201,18 +232,18 @@ export class BatchLanes<M extends AnyContractMessage> {
    * dead-letter policy's retries are spent (a batch of one message is parked here, and is `done`),
    * `stopped` when the belt stopped first (the batch stays unacknowledged).
    */
-  #handle(lane: Lane, covered: readonly Covered<M>[], count: number): Outcome | Promise<Outcome> {
+  #handle(lane: Lane, covered: readonly Covered<M>[], count: number, carrier: Delivery<M>): Outcome | Promise<Outcome> {
     // The first attempt is a plain call (no promise when the handler answers at once); a failure goes on to the retry loop.
     let result: void | Promise<void>;
     try {
-      result = this.#attempt(lane, covered, count, 1);
+      result = this.#attempt(lane, covered, count, 1, carrier);
     } catch (error) {
-      return this.#again(lane, covered, count, error);
+      return this.#again(lane, covered, count, carrier, error);
     }
     if (!isPromise(result)) return this.#done(lane, count, 1);
     return result.then(
       () => this.#done(lane, count, 1),
-      (error: unknown) => this.#again(lane, covered, count, error),
+      (error: unknown) => this.#again(lane, covered, count, carrier, error),
     );
   }
 
@@ -227,7 +258,7 @@ export class BatchLanes<M extends AnyContractMessage> {
   }
 
   /** Goes on from a failed first attempt: retries the batch on the policy's backoff, or gives up on it. */
-  async #again(lane: Lane, covered: readonly Covered<M>[], count: number, failure: unknown): Promise<Outcome> {
+  async #again(lane: Lane, covered: readonly Covered<M>[], count: number, carrier: Delivery<M>, failure: unknown): Promise<Outcome> {
     const belt = this.#belt;
     const { lanes, clock } = belt;
     const policy = this.#parts.retry;
@@ -244,7 +275,7 @@ export class BatchLanes<M extends AnyContractMessage> {
           if (n === 1) throw failure;
           verdict = 'trying';
           attempt = n;
-          return this.#attempt(lane, covered, count, n);
+          return this.#attempt(lane, covered, count, n, carrier);
         },
         {
           maxAttempts: 0,
@@ -312,17 +343,19 @@ export class BatchLanes<M extends AnyContractMessage> {
     return typeof result === 'boolean' ? result : await result;
   }
 
-  /** One call of the handler with the batch (inside a `process` span linked to every message's trace while tracing is on). */
-  #attempt(lane: Lane, covered: readonly Covered<M>[], count: number, attempt: number): void | Promise<void> {
+  /**
+   * One call of the handler with the batch (inside a `process` span linked to every message's trace while tracing is
+   * on; in a transactional subscription, in a capture scope whose outputs the succeeded attempt leaves on `carrier`).
+   */
+  #attempt(lane: Lane, covered: readonly Covered<M>[], count: number, attempt: number, carrier: Delivery<M>): void | Promise<void> {
     const belt = this.#belt;
-    const context = delivery<M>(lane);
-    context.attempt = attempt;
+    carrier.attempt = attempt;
     const items: BatchItem<M>[] = [];
     for (const c of covered) {
       const opened = c.opened;
       if (opened === undefined || !opened.decoded.ok) continue;
       const message = opened.decoded.value;
-      items.push({ type: opened.type, message, context: messageContext(belt, c.record, opened, context) } as unknown as BatchItem<M>);
+      items.push({ type: opened.type, message, context: messageContext(belt, c.record, opened, carrier) } as unknown as BatchItem<M>);
     }
     const batch: BatchContext = {
       channel: belt.channel.id,
@@ -333,6 +366,9 @@ export class BatchLanes<M extends AnyContractMessage> {
     };
     const handler = this.#batching.handler;
     const span = tracingEnabled() ? this.#span(lane, covered, count, attempt) : undefined;
+    const call = (): void | Promise<void> =>
+      span === undefined ? handler.handleBatch(items, batch) : withSpan(undefined, span, () => handler.handleBatch(items, batch));
+    const capture = this.#parts.capture;
     const started = performance.now();
     const ended = (failed: boolean, error?: unknown): void => {
       belt.observe(lane, started);
@@ -340,9 +376,15 @@ export class BatchLanes<M extends AnyContractMessage> {
       if (failed) failSpan(span, error);
       span.end();
     };
-    let result: void | Promise<void>;
+    let result: unknown;
     try {
-      result = span === undefined ? handler.handleBatch(items, batch) : withSpan(undefined, span, () => handler.handleBatch(items, batch));
+      result =
+        capture === undefined
+          ? call()
+          : capture(covered[covered.length - 1]!.record, carrier, () => {
+              const called = call();
+              return isPromise(called) ? called.then(() => true) : true;
+            });
     } catch (error) {
       ended(true, error);
       throw error;

@@ -81,6 +81,7 @@ export class Subscription<M extends AnyContractMessage> {
   readonly #plain: BeltNext<M>;
   readonly #traced: BeltNext<M>;
   readonly #batches: BatchLanes<M> | undefined; // a batch subscription's (`batch.ts`): they take a lane's records in batches
+  readonly #handOffNow = (record: IncomingRecord, current: Delivery<M>) => this.#handOff(record, current, this.#round.signal);
   #consumer: TransportConsumer | undefined;
   /**
    * One consumer's run: aborts when a failed transaction makes the belt restart from the committed
@@ -163,7 +164,7 @@ export class Subscription<M extends AnyContractMessage> {
       otelApi() === undefined
         ? this.#plain
         : compose([route, decode, traceStep(), park, retry, capture, inbox, spanStep(belt, tracer()!)], handle);
-    this.#batches = batchLanes(belt, { route, decode, retry: retrying, park, ack: (record) => this.#ack(record) });
+    this.#batches = batchLanes(belt, { route, decode, retry: retrying, park, capture, handOff: this.#handOffNow });
   }
 
   /** The subscription as the steps of its belt see it. */

@@ -1,5 +1,5 @@
 // Batch handlers are typed per channel: the compiler keeps batch and per-message handlers apart,
-// keeps the options that a batch subscription refuses out of it, and narrows each item by its type.
+// keeps the option a batch subscription refuses (an inbox) out of it, and narrows each item by its type.
 
 import { createMessaging, type InboxStore } from '@keiyaku/runtime';
 import type { MessageContext } from '@keiyaku/runtime/codegen-v1';
@@ -30,8 +30,7 @@ describe('batch handlers', () => {
     messaging.subscribe(BookIntegrationEvents, single, { batch: { maxSize: 50 } });
     // @ts-expect-error a batch subscription runs in no inbox
     messaging.subscribeBatch(BookIntegrationEvents, batch, { inbox });
-    // @ts-expect-error nor in consume-process-produce transactions
-    messaging.subscribeBatch(BookIntegrationEvents, batch, { transactional: true });
+    messaging.subscribeBatch(BookIntegrationEvents, { ...batch, groupId: 'inventory.batch-tx' }, { transactional: true });
   });
 
   it("an item's type narrows its message and its context", () => {

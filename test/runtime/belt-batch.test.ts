@@ -1,6 +1,6 @@
 // Batch subscriptions on the in-memory transport with a manual clock: gathering up to maxSize or
 // maxWaitMs, the stall of a failing batch, routing inside a batch, the shutdown budget, tracing,
-// and the combinations a batch subscription refuses. The transport conformance cases
+// transactions, and what a batch subscription refuses. The transport conformance cases
 // (runtime/testing/batch-conformance.ts) run on every transport.
 
 import {
@@ -22,6 +22,8 @@ import {
   type BookIntegrationEventsBatchHandler,
   type BookIntegrationEventsMessage,
   BookReturned,
+  DueDateReminder,
+  MemberNotifications,
 } from '../../generated/index.js';
 import { recordingLogger, waitFor } from '../helpers.js';
 import { registerSdk } from '../ops/trace-hop.js';
@@ -289,7 +291,55 @@ describe('batch subscriptions', () => {
     }
   });
 
-  it('refuse an inbox, a transaction and sizes that cannot be, naming the fix', () => {
+  it("run in transactions: a batch's outputs commit with its offsets, a failed attempt's never appear", async () => {
+    const transport = new InMemoryTransport({ defaultPartitions: 1, idleWaitMs: 5 });
+    const { host, publisher, clock } = rig({ transport });
+    const memberId = 'M-1001';
+    const reminders = host.publisher(MemberNotifications, { parameters: { memberId } });
+    const calls: string[][] = [];
+    const subscription = host.subscribeBatch(
+      BookIntegrationEvents,
+      {
+        groupId: 'reminders.batch-tx',
+        async handleBatch(batch, context) {
+          calls.push(copies(batch));
+          const loans = batch.map((i) => ({ bookId: BOOK, title: i.message.copyId, dueAt: '2026-11-23T10:15:00Z' }));
+          await reminders.publish(DueDateReminder.create({ memberId, loans }));
+          if (context.attempt === 1 && copies(batch).includes('C-3')) throw new Error('the reminder service is down');
+        },
+      },
+      { transactional: true, retry: { initialMs: 1, maxMs: 2, jitter: 0 }, batch: { maxSize: 2 } },
+    );
+    await host.start();
+    expect(subscription.transactionalId).toBeDefined();
+    await publisher.publishMany([borrowed('C-1'), borrowed('C-2'), borrowed('C-3'), borrowed('C-4')]);
+    const titles = () =>
+      transport.published(MemberNotifications, `library.members.${memberId}.notifications`).map((p) => p.message.loans.map((l) => l.title));
+    await waitFor(() => calls.length === 2 && clock.pending === 1, 'the second batch failed once');
+    await clock.advance(1);
+    await waitFor(
+      () => titles().length === 2,
+      () => `two reminders committed (calls ${JSON.stringify(calls)})`,
+      10_000,
+    );
+    // The failed attempt's reminder was dropped; the retry's committed, once.
+    expect(calls).toEqual([
+      ['C-1', 'C-2'],
+      ['C-3', 'C-4'],
+      ['C-3', 'C-4'],
+    ]);
+    expect(titles()).toEqual([
+      ['C-1', 'C-2'],
+      ['C-3', 'C-4'],
+    ]);
+    await waitFor(
+      () => subscription.health().positions.reduce((sum, p) => sum + Number(p.committed ?? 0), 0) === 4,
+      'the offsets committed',
+    );
+    expect(titles()).toHaveLength(2);
+  });
+
+  it('refuse an inbox and sizes that cannot be, naming the fix', () => {
     const { host } = rig();
     const handler: BookIntegrationEventsBatchHandler = { groupId: 'inventory.batch', handleBatch() {} };
     const refusal = (options: object) => {
@@ -303,10 +353,9 @@ describe('batch subscriptions', () => {
     const inbox = refusal({ inbox: new InMemoryInboxStore() });
     expect(inbox).toBeInstanceOf(BatchSubscriptionError);
     expect(inbox).toMatchObject({ code: 'batch_with_inbox', message: expect.stringContaining('Subscribe a per-message handler') });
-    expect(refusal({ transactional: true })).toMatchObject({ code: 'batch_with_transactional' });
     expect(refusal({ batch: { maxSize: 0 } })).toMatchObject({ code: 'batch_invalid', message: expect.stringContaining('batch.maxSize') });
     expect(refusal({ batch: { maxWaitMs: -1 } })).toMatchObject({ code: 'batch_invalid' });
-    expect(refusal({ transactional: false, batch: { maxSize: 1, maxWaitMs: 0 } })).toBeUndefined();
+    expect(refusal({ batch: { maxSize: 1, maxWaitMs: 0 } })).toBeUndefined();
     expect(host.subscriptions).toHaveLength(1);
   });
 });
