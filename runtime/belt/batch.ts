@@ -11,7 +11,7 @@
  *   default, forever). Under a dead-letter policy, once the batch's retries are spent the batch is
  *   split: each of its messages is handled alone (a batch of one) through the belt's record path,
  *   with the same policy, so the messages that succeed are handled, the one at fault is parked after
- *   its own retries, and the lane moves on. A batch of one message is parked at once.
+ *   its own retries, and the lane moves on. A batch of one message is parked after its retries, without a second round.
  * - A record that does not decode is a failure of its own, not of a batch: the batch gathered before
  *   it is handled first, then the record goes the belt's record path alone (parked at once under a
  *   dead-letter policy; without one it blocks the lane, as on a per-message subscription).
