@@ -256,6 +256,13 @@ const searchIndex: BookIntegrationEventsHandler = {
   },
 };
 const search = messaging.subscribe(BookIntegrationEvents, searchIndex, { retryLater: { tiers: [300, 3_000] } });
+// A batch handler: the catalogue's search index takes the events a batch at a time (docs/batch-handlers.md).
+const indexed: number[] = [];
+const catalogueIndex = messaging.subscribeBatch(
+  BookIntegrationEvents,
+  { groupId: 'catalogue.search-index', handleBatch: (batch) => void indexed.push(batch.length) },
+  { batch: { maxSize: 50, maxWaitMs: 20 } },
+);
 const dispatcher = messaging.host(library.outbox.dispatcher({ transport }, { pollIntervalMs: 50 }));
 // Request-reply from the contract (operation lookUpCopies): the library answers what inventory asks.
 messaging.respond(LookUpCopies, {
@@ -357,6 +364,10 @@ try {
   await until(() => inventory.health().duplicatesSkipped === 1, "inventory's inbox skipped the second delivery");
   say(
     `   one BookBorrowed delivered twice (same ce_id): counted once, the inbox skipped ${inventory.health().duplicatesSkipped} duplicate; copies on the shelf → ${shelf.copies(bookId)}`,
+  );
+  await until(() => catalogueIndex.health().processed === 8, 'the search index took every message');
+  say(
+    `   catalogue.search-index (a batch handler) indexed ${catalogueIndex.health().processed} messages in ${indexed.length} batches of at most 50`,
   );
   await until(drained, 'the dispatcher caught up');
   const status = dispatcher.status();

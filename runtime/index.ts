@@ -6,6 +6,8 @@
  * The SQLite dead-letter store: `@keiyaku/sqlite`. The conformance suite: `@keiyaku/runtime/testing`.
  */
 
+export type { BatchOptions, BatchSubscriptionOptions } from './belt/batch-options.js';
+export { BatchSubscriptionError, DEFAULT_BATCH } from './belt/batch-options.js';
 export { delayLabel, RETRY_HEADERS, RetryLaterError, retryTiers } from './belt/retry-later.js';
 export type {
   RetryLaterOptions,
@@ -24,7 +26,17 @@ export { DEFAULT_DEAD_LETTER_SCHEDULE, exponentialBackoff, scheduleBackoff } fro
 export type { Clock } from './core/clock.js';
 export { ManualClock, settle, systemClock } from './core/clock.js';
 export type { ReplyAddressRule, ReplyOf, RequestOf, RequestReplyDescriptor, Responder } from './core/contract/request-reply.js';
-export type { AnyChannel, AnyContractMessage, ChannelDescriptor, MessageContext, MessageHandler, MessageTypeOf } from './core/contract.js';
+export type {
+  AnyChannel,
+  AnyContractMessage,
+  BatchContext,
+  BatchHandler,
+  BatchItem,
+  ChannelDescriptor,
+  MessageContext,
+  MessageHandler,
+  MessageTypeOf,
+} from './core/contract.js';
 export type { HistogramSnapshot, PartitionCounters } from './core/counters.js';
 export { DURATION_BUCKETS } from './core/counters.js';
 export type { EnvelopeOptions, OpenedEnvelope } from './core/envelope.js';

@@ -67,6 +67,7 @@ describe('examples/demo.ts', () => {
     expect(out).toContain(
       'one BookBorrowed delivered twice (same ce_id): counted once, the inbox skipped 1 duplicate; copies on the shelf → 2',
     );
+    expect(out).toMatch(/catalogue\.search-index \(a batch handler\) indexed 8 messages in [1-8] batches of at most 50/);
     expect(out).toContain('outbox drained after event 8: 6 published, 2 kept internal (BookAdded, BookLost); backlog 0, dead 0');
     expect(out).toContain(
       'mocks from the contract (seed 7): BookBorrowed (example first-loan), BookBorrowed, BookReturned; the generated codec accepts 3 of 3',

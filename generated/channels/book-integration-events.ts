@@ -3,6 +3,7 @@
  * Do not edit: change the contract and run `keiyaku generate`; `keiyaku generate --check` fails when this file is stale.
  */
 import {
+  type BatchHandler,
   defineChannel,
   dispatch,
   type DispatchCases,
@@ -40,6 +41,12 @@ export const BookIntegrationEvents = defineChannel<BookIntegrationEventsMessage,
  * (one per capability, named like `<service>.<capability>`); handlers must be idempotent.
  */
 export interface BookIntegrationEventsHandler extends MessageHandler<BookIntegrationEventsMessage> {}
+
+/**
+ * Implement this to consume channel "bookIntegrationEvents" in batches (`messaging.subscribeBatch`): up to
+ * `batch.maxSize` messages of one partition per call, in order, acknowledged together.
+ */
+export interface BookIntegrationEventsBatchHandler extends BatchHandler<BookIntegrationEventsMessage> {}
 
 /** One function per message type of BookIntegrationEventsMessage; the compiler insists on all of them. */
 export type BookIntegrationEventsCases<R> = DispatchCases<BookIntegrationEventsMessage, R>;

@@ -3,6 +3,7 @@
  * Do not edit: change the contract and run `keiyaku generate`; `keiyaku generate --check` fails when this file is stale.
  */
 import {
+  type BatchHandler,
   defineChannel,
   dispatch,
   type DispatchCases,
@@ -46,6 +47,12 @@ export const MemberNotifications = defineChannel<
  * (one per capability, named like `<service>.<capability>`); handlers must be idempotent.
  */
 export interface MemberNotificationsHandler extends MessageHandler<MemberNotificationsMessage> {}
+
+/**
+ * Implement this to consume channel "memberNotifications" in batches (`messaging.subscribeBatch`): up to
+ * `batch.maxSize` messages of one partition per call, in order, acknowledged together.
+ */
+export interface MemberNotificationsBatchHandler extends BatchHandler<MemberNotificationsMessage> {}
 
 /** One function per message type of MemberNotificationsMessage; the compiler insists on all of them. */
 export type MemberNotificationsCases<R> = DispatchCases<MemberNotificationsMessage, R>;

@@ -428,6 +428,7 @@ function channelFile(ctx: Context, channel: ChannelModel): string {
     messageTypeUnion: `${id}MessageType`,
     parametersType: `${id}Parameters`,
     handlerType: `${id}Handler`,
+    batchHandlerType: `${id}BatchHandler`,
     casesType: `${id}Cases`,
     dispatchName: `dispatch${id}`,
   };

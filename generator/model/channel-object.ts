@@ -17,7 +17,7 @@ import { pascalCase, safeIdentifier } from './identifiers.js';
 
 /** Names generated code declares for each channel besides its base identifier: `<Base><suffix>`, `<prefix><Base>`. */
 const CHANNEL_FAMILY = {
-  suffixes: ['', 'Message', 'MessageType', 'Handler', 'Parameters', 'Cases', 'Iggy'],
+  suffixes: ['', 'Message', 'MessageType', 'Handler', 'BatchHandler', 'Parameters', 'Cases', 'Iggy'],
   prefixes: ['dispatch'],
 } as const;
 

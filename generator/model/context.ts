@@ -40,6 +40,7 @@ export const RESERVED_IDENTIFIERS = [
   'ChannelDescriptor',
   'MessageContext',
   'MessageHandler',
+  'BatchHandler',
   'DispatchCases',
   'DecodeResult',
   'defineMessage',

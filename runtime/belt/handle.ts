@@ -40,8 +40,8 @@ export function handleStep<M extends AnyContractMessage>(belt: Belt<M>): BeltNex
   };
 }
 
-/** What the handler is told of the record besides the message. */
-function messageContext<M extends AnyContractMessage>(
+/** What the handler is told of the record besides the message (a batch handler, of each message of the batch). */
+export function messageContext<M extends AnyContractMessage>(
   belt: Belt<M>,
   record: IncomingRecord,
   opened: OpenedEnvelope<M>,

@@ -21,6 +21,9 @@ export interface Lane extends StallLogState {
   stall: Stall | undefined;
   /** A retry tier's lane waiting for its record to be due: when that record was moved to the tier. */
   held: { readonly movedAt: number } | undefined;
+  /** A batch lane waiting for more records (the belt polls meanwhile), and how the next record wakes it. */
+  gathering: boolean;
+  wake: (() => void) | undefined;
   readonly counters: MutablePartitionCounters;
   /** Metric attributes of this lane (OpenTelemetry semantic conventions). */
   readonly attributes: Attributes;
@@ -76,6 +79,12 @@ export class Lanes {
     lane.counters.consumed++;
     // Structured CloudEvents are read in binary-mode shape (routing, tracing, parking and redrive read headers).
     lane.queue.push(binaryRecord(record));
+    const wake = lane.wake;
+    if (wake !== undefined) {
+      lane.wake = undefined;
+      lane.gathering = false;
+      wake();
+    }
   }
 
   /** The lane of `partition` (a new one for a new partition). */
@@ -89,6 +98,8 @@ export class Lanes {
         running: false,
         stall: undefined,
         held: undefined,
+        gathering: false,
+        wake: undefined,
         warnedAt: undefined,
         quietFailures: 0,
         counters: partitionCounters(partition),
@@ -110,9 +121,13 @@ export class Lanes {
     return false;
   }
 
-  /** Whether a lane that is neither stalled nor held still has records to take (the next poll waits for it). */
+  /**
+   * Whether a lane that is neither stalled nor held still has records to take (the next poll waits
+   * for it; not for a lane gathering a batch).
+   */
   anyFlowing(): boolean {
-    for (const lane of this.#lanes.values()) if (lane.running && lane.stall === undefined && lane.held === undefined) return true;
+    for (const lane of this.#lanes.values())
+      if (lane.running && lane.stall === undefined && lane.held === undefined && !lane.gathering) return true;
     return false;
   }
 
@@ -128,6 +143,12 @@ export class Lanes {
     if (lane.held === undefined) return;
     lane.held = undefined;
     if (lane.stall === undefined) this.#options.resume(lane.partition);
+  }
+
+  /** `lane` waits for more records to fill a batch: the belt may poll. */
+  gathering(lane: Lane): void {
+    lane.gathering = true;
+    this.#options.changed();
   }
 
   stalls(): Stall[] {

@@ -33,6 +33,7 @@ import { INSTRUMENTATION_NAME, tracer, tracingEnabled } from '../core/tracing.js
 import type { IncomingRecord, TransportConsumer } from '../core/transport.js';
 import type { InboxStore } from '../inbox/inbox.js';
 import { InMemoryDeadLetterStore } from '../stores/dead-letter/store.js';
+import { type BatchLanes, batchLanes } from './batch.js';
 import { type Belt, type BeltNext, type BeltStep, type Delivery, delivery } from './belt.js';
 import { captureStep } from './capture.js';
 import { CommitLog } from './commit-log.js';
@@ -69,6 +70,8 @@ export class Subscription<M extends AnyContractMessage> {
   /** The record path without tracing, and with it (while an OpenTelemetry SDK is registered). */
   readonly #plain: BeltNext<M>;
   readonly #traced: BeltNext<M>;
+  readonly #batches: BatchLanes<M> | undefined; // a batch subscription's (`batch.ts`): they take a lane's records in batches
+  readonly #handOffNow = (record: IncomingRecord, current: Delivery<M>) => this.#handOff(record, current, this.#round.signal);
   #consumer: TransportConsumer | undefined;
   /**
    * One consumer's run: aborts when a failed transaction makes the belt restart from the committed
@@ -135,11 +138,9 @@ export class Subscription<M extends AnyContractMessage> {
     // A record the retry policy gives up on is parked (dead-letter policy) or moved to a retry tier (retryLater).
     this.#later = RetryLater.of(belt, options, blocking, (tier, tierOptions) => new Subscription(tier, handler, this.#deps, tierOptions));
     const park = this.#later?.step ?? (policy === undefined ? undefined : parkStep(belt, blocking));
-    const retry = retryStep(belt, {
-      backoff: policy === undefined ? blocking : scheduleBackoff(policy.backoffSchedule ?? DEFAULT_DEAD_LETTER_SCHEDULE),
-      maxRetries: policy?.maxRetries,
-      ...this.#later?.policy,
-    });
+    const schedule = policy && scheduleBackoff(policy.backoffSchedule ?? DEFAULT_DEAD_LETTER_SCHEDULE);
+    const retrying = { backoff: schedule ?? blocking, maxRetries: policy?.maxRetries, ...this.#later?.policy };
+    const retry = retryStep(belt, retrying);
     // The slot of an inbox policy (once per message id, in the handler's transaction): inside
     // the retry policy, so each attempt consults it, and outside the span of the attempt.
     const inbox: BeltStep<M> | undefined = options.inbox === undefined ? undefined : inboxStep(belt, options.inbox);
@@ -155,6 +156,7 @@ export class Subscription<M extends AnyContractMessage> {
       otelApi() === undefined
         ? this.#plain
         : compose([this.#later?.due, route, decode, traceStep(), park, retry, capture, inbox, spanStep(belt, tracer()!)], handle);
+    this.#batches = batchLanes(belt, { route, decode, retry: retrying, park, capture, handOff: this.#handOffNow });
   }
 
   /** The subscription as the steps of its belt see it. */
@@ -290,9 +292,8 @@ export class Subscription<M extends AnyContractMessage> {
   }
 
   /**
-   * Stops the belt: no new records start, retry waits end, the in-flight handler may finish
-   * until `deadline` aborts (then its `context.signal` aborts and it is abandoned, unacked).
-   * Commits what was acknowledged and leaves the group. Never throws.
+   * Stops the belt: no new records start, retry waits end, the in-flight handler may finish until `deadline` aborts
+   * (then its `context.signal` aborts and it is abandoned, unacked). Commits what was acknowledged and leaves the group. Never throws.
    */
   stop(deadline?: AbortSignal): Promise<void> {
     this.#stopped ??= this.#shutdown(deadline);
@@ -401,10 +402,7 @@ export class Subscription<M extends AnyContractMessage> {
     }
   }
 
-  /**
-   * A lane that ended with an error of its own (not a handler's, which the belt retries or parks):
-   * its record stays unacknowledged, the subscription reports `failed`, and the process goes on.
-   */
+  /** A lane that ended with an error of its own (a handler's is retried or parked): its record stays unacked, the subscription `failed`. */
   #laneFailed(lane: Lane, error: unknown): void {
     this.#lastError = failureText(error);
     if (this.#state === 'running') this.#state = 'failed';
@@ -417,12 +415,13 @@ export class Subscription<M extends AnyContractMessage> {
   }
 
   /**
-   * Takes the queued records of `lane` through the chain, in order, and acknowledges each one
-   * done. A record whose every step answers at once costs no promise (the composer's fast
-   * path); one that must wait is awaited before the next starts.
+   * Takes the queued records of `lane` through the chain, in order, and acknowledges each one done (a batch subscription's
+   * lanes, in batches). A record whose every step answers at once costs no promise (the composer's fast path); one that
+   * must wait is awaited before the next starts.
    */
   async #runLane(lane: Lane): Promise<void> {
     try {
+      if (this.#batches !== undefined) return await this.#batches.run(lane, tracingEnabled() ? this.#traced : this.#plain);
       const queue = lane.queue;
       // Whether an SDK is registered (every attempt gets its process span) is asked once per lane run, not per record.
       const chain = tracingEnabled() ? this.#traced : this.#plain;

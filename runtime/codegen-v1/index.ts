@@ -9,6 +9,9 @@
 export type {
   AnyChannel,
   AnyContractMessage,
+  BatchContext,
+  BatchHandler,
+  BatchItem,
   Boxed,
   ChannelBindings,
   ChannelDefinition,

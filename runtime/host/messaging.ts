@@ -11,11 +11,12 @@
  * ```
  */
 
+import { type BatchSubscriptionOptions, batchSubscription } from '../belt/batch-options.js';
 import { Subscription, type SubscriptionOptions } from '../belt/subscription.js';
 import { type ParametersOfAddress, resolveAddress } from '../core/address.js';
 import { type Clock, systemClock } from '../core/clock.js';
 import type { RequestReplyDescriptor, Responder } from '../core/contract/request-reply.js';
-import type { AnyChannel, AnyContractMessage, ChannelDescriptor, MessageHandler } from '../core/contract.js';
+import type { AnyChannel, AnyContractMessage, BatchHandler, ChannelDescriptor, MessageHandler } from '../core/contract.js';
 import { KeiyakuError } from '../core/errors.js';
 import type { HostedComponent } from '../core/hosted.js';
 import { type Logger, silentLogger, stderrLogger } from '../core/logger.js';
@@ -201,6 +202,19 @@ export class Messaging implements AsyncDisposable {
     };
     const channel = operation.request as ChannelDescriptor<Req, string>;
     return this.subscribe(channel, responderHandler(operation, responder, deps), options);
+  }
+
+  /**
+   * Registers a batch `handler` on `channel` (see docs/batch-handlers.md): each lane hands it up to `batch.maxSize`
+   * messages of its partition in order, waiting at most `batch.maxWaitMs` after the first, and acknowledges them together.
+   */
+  subscribeBatch<M extends AnyContractMessage, A extends string | ((params: never) => string)>(
+    channel: ChannelDescriptor<M, A>,
+    handler: BatchHandler<M>,
+    options: BatchSubscriptionOptions<M, ParametersOfAddress<A>> = {},
+  ): Subscription<M> {
+    const batch = batchSubscription(channel.id, handler, options);
+    return this.subscribe(channel, batch.handler, batch.options);
   }
 
   /**

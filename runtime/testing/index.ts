@@ -1,9 +1,11 @@
 /**
- * `@keiyaku/runtime/testing`: the conformance suites (transport, outbox, inbox, stores) and a manual
+ * `@keiyaku/runtime/testing`: the conformance suites (transport, batch handlers, outbox, inbox, stores) and a manual
  * clock. Importing it does not load vitest (an optional peer): the suite takes your runner's
  * `describe`/`it`/`afterEach`/`expect`, or loads vitest when it is registered without them.
  */
 export { ManualClock, settle } from '../core/clock.js';
+export type { BatchConformanceCase, BatchConformanceSkips } from './batch-conformance.js';
+export { BATCH_CONFORMANCE_CASES, runBatchConformance } from './batch-conformance.js';
 export type { ConformanceCase, ConformanceMatchers, ConformanceRunner, ConformanceTarget } from './conformance.js';
 export { CONFORMANCE_CASES, runTransportConformance } from './conformance.js';
 export type { InboxConformanceCase, InboxConformanceTarget, InboxHarness } from './inbox-conformance.js';

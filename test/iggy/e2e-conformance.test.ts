@@ -1,6 +1,6 @@
 // The transport conformance suite on the Iggy transport against a real iggy-server (see
 // e2e-env.ts). Skipped with the reason printed when no server address is given.
-import { runRequestReplyConformance, runRetryLaterConformance, runTransportConformance } from '@keiyaku/runtime/testing';
+import { runBatchConformance, runRequestReplyConformance, runRetryLaterConformance, runTransportConformance } from '@keiyaku/runtime/testing';
 import { describe, it } from 'vitest';
 import { IggyTransport } from '../../runtime/iggy/transport.js';
 import { clientOptions, skipReason, uniqueName } from './e2e-env.js';
@@ -25,6 +25,12 @@ if (skipReason) {
     timeoutMs: 30_000,
   });
   await runRequestReplyConformance({
+    name: 'iggy-server',
+    create: async () => ({ transport: new IggyTransport({ ...clientOptions({ heartbeatMs: 5_000 }), stream, idleWaitMs: 20 }) }),
+    partitions: 3,
+    timeoutMs: 30_000,
+  });
+  await runBatchConformance({
     name: 'iggy-server',
     create: async () => ({ transport: new IggyTransport({ ...clientOptions({ heartbeatMs: 5_000 }), stream, idleWaitMs: 20 }) }),
     partitions: 3,

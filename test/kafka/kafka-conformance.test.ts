@@ -1,7 +1,7 @@
 // The transport conformance suite on a real Kafka broker.
-import { runRequestReplyConformance, runRetryLaterConformance, runTransportConformance } from '@keiyaku/runtime/testing';
+import { runBatchConformance, runRequestReplyConformance, runRetryLaterConformance, runTransportConformance } from '@keiyaku/runtime/testing';
 import { beforeEach, describe, it } from 'vitest';
-import { kafkaBrokers, kafkaSkipReason, testLogger, testTransport } from './kafka-env.js';
+import { kafkaBrokers, kafkaDriver, kafkaSkipReason, testLogger, testTransport } from './kafka-env.js';
 
 // Marks where each case starts in the KAFKA_TEST_LOG file (kafka-env.ts), if one is kept.
 beforeEach((context) => testLogger.info(`case: ${context.task.name}`));
@@ -12,6 +12,13 @@ if (kafkaBrokers === '') {
   });
 } else {
   await runTransportConformance({ name: 'kafka', create: async () => ({ transport: testTransport() }), partitions: 3, timeoutMs: 30_000 });
+  // The batch handler cases (docs/batch-handlers.md), on the driver KAFKA_DRIVER names.
+  await runBatchConformance({
+    name: `kafka (${kafkaDriver})`,
+    create: async () => ({ transport: testTransport() }),
+    partitions: 3,
+    timeoutMs: 30_000,
+  });
   // The same behaviour with every record written as a structured CloudEvent (the event in the value).
   await runTransportConformance({
     name: 'kafka, structured content mode',

@@ -1,5 +1,5 @@
 // Transactional subscriptions on a real broker (Kafka → Kafka consume-process-produce): a
-// subscription reads loans and publishes one reminder per loan in Kafka transactions, and a plain
+// subscription reads loans (one at a time, or through a batch handler) and publishes one reminder per loan in Kafka transactions, and a plain
 // `read_committed` reader (kafkajs) reads the reminders. N inputs give N outputs and the input
 // group's offsets are committed; a relay process SIGKILLed mid-batch and restarted with the same
 // transactional id leaves every output exactly once for the reader (the killed one's open
@@ -111,6 +111,52 @@ run(`transactional subscriptions on a real broker${kafkaSkipReason ? ` (${kafkaS
     await new Promise((resolve) => setTimeout(resolve, 500)); // nothing more arrives
     expect(seen.length).toBe(ids.length);
     expect([...seen].sort()).toEqual(ids);
+  });
+
+  it('relays N inputs through a batch handler to N outputs seen once, with the input offsets committed', async () => {
+    await admin!.connect();
+    const transport = testTransport();
+    const messaging = createMessaging({ transport, logger: testLogger });
+    hosts.push(messaging);
+    const reminders = messaging.publisher(MemberNotifications, { parameters: { memberId: MEMBER } });
+    const sizes: number[] = [];
+    messaging.subscribeBatch(
+      BookIntegrationEvents,
+      {
+        groupId: 'reminders.tx-batch',
+        async handleBatch(batch) {
+          sizes.push(batch.length);
+          for (const { message } of batch)
+            await reminders.publish(
+              DueDateReminder.create({
+                memberId: MEMBER,
+                loans: [{ bookId: message.bookId, title: message.copyId, dueAt: '2026-11-23T10:15:00Z' }],
+              }),
+            );
+        },
+      },
+      { transactional: true, batchSize: 25, batch: { maxSize: 10, maxWaitMs: 50 } },
+    );
+    await messaging.start();
+    await transport.provision(MemberNotifications.address({ memberId: MEMBER }), MemberNotifications.bindings);
+    const seen = await committedReader(transport.topic(OUTPUT_ADDRESS));
+    const ids = copies(100);
+    await publishLoans(messaging, ids);
+    await waitFor(
+      () => seen.length >= ids.length,
+      () => `${ids.length} outputs read (read ${seen.length})`,
+      60_000,
+    );
+    await waitFor(
+      async () =>
+        (await committedOffsets(transport.group('reminders.tx-batch'), transport.topic(BookIntegrationEvents.address))) === ids.length,
+      'the input offsets committed',
+      30_000,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 500)); // nothing more arrives
+    expect([...seen].sort()).toEqual(ids);
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(10);
+    expect(sizes.some((n) => n > 1)).toBe(true);
   });
 
   it('leaves every output exactly once for a read_committed reader across a SIGKILL mid-batch and a restart with the same transactional id', async () => {

@@ -4,13 +4,14 @@
  * validators call. Generated code reaches it through the versioned `codegen-v1` facade only.
  *
  * One module per part: `brand.ts`, `errors.ts`, `issues.ts` (validate functions and their
- * issues), `utf8.ts`, `message.ts`, `headers.ts`, `channel.ts`, `dispatch.ts`,
+ * issues), `utf8.ts`, `message.ts`, `headers.ts`, `channel.ts`, `dispatch.ts`, `batch.ts`,
  * `validator-runtime.ts`, and the deprecated `ajvRuntime` and `FAST_FORMATS` in `deprecated.ts`.
  */
 export type { ParameterRule, ParametersOfAddress } from '../address.js';
 export { ChannelAddressError } from '../address.js';
 export type { MessageContext } from '../context.js';
 export { isKeiyakuError, KeiyakuError } from '../errors.js';
+export type { BatchContext, BatchHandler, BatchItem } from './batch.js';
 export type {
   AnyContractMessage,
   Boxed,
