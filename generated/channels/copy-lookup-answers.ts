@@ -3,6 +3,7 @@
  * Do not edit: change the contract and run `keiyaku generate`; `keiyaku generate --check` fails when this file is stale.
  */
 import {
+  type BatchHandler,
   defineChannel,
   dispatch,
   type DispatchCases,
@@ -36,6 +37,12 @@ export const CopyLookupAnswers = defineChannel<CopyLookupAnswersMessage, string>
  * (one per capability, named like `<service>.<capability>`); handlers must be idempotent.
  */
 export interface CopyLookupAnswersHandler extends MessageHandler<CopyLookupAnswersMessage> {}
+
+/**
+ * Implement this to consume channel "copyLookupAnswers" in batches (`messaging.subscribeBatch`): up to
+ * `batch.maxSize` messages of one partition per call, in order, acknowledged together.
+ */
+export interface CopyLookupAnswersBatchHandler extends BatchHandler<CopyLookupAnswersMessage> {}
 
 /** One function per message type of CopyLookupAnswersMessage; the compiler insists on all of them. */
 export type CopyLookupAnswersCases<R> = DispatchCases<CopyLookupAnswersMessage, R>;

@@ -3,6 +3,7 @@
  * Do not edit: change the contract and run `keiyaku generate`; `keiyaku generate --check` fails when this file is stale.
  */
 import {
+  type BatchHandler,
   defineChannel,
   dispatch,
   type DispatchCases,
@@ -37,6 +38,12 @@ export const CopyLookups = defineChannel<CopyLookupsMessage, string>({
  * (one per capability, named like `<service>.<capability>`); handlers must be idempotent.
  */
 export interface CopyLookupsHandler extends MessageHandler<CopyLookupsMessage> {}
+
+/**
+ * Implement this to consume channel "copyLookups" in batches (`messaging.subscribeBatch`): up to
+ * `batch.maxSize` messages of one partition per call, in order, acknowledged together.
+ */
+export interface CopyLookupsBatchHandler extends BatchHandler<CopyLookupsMessage> {}
 
 /** One function per message type of CopyLookupsMessage; the compiler insists on all of them. */
 export type CopyLookupsCases<R> = DispatchCases<CopyLookupsMessage, R>;

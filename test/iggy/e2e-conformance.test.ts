@@ -1,6 +1,11 @@
 // The transport conformance suite on the Iggy transport against a real iggy-server (see
 // e2e-env.ts). Skipped with the reason printed when no server address is given.
-import { runBatchConformance, runRequestReplyConformance, runRetryLaterConformance, runTransportConformance } from '@keiyaku/runtime/testing';
+import {
+  runBatchConformance,
+  runRequestReplyConformance,
+  runRetryLaterConformance,
+  runTransportConformance,
+} from '@keiyaku/runtime/testing';
 import { describe, it } from 'vitest';
 import { IggyTransport } from '../../runtime/iggy/transport.js';
 import { clientOptions, skipReason, uniqueName } from './e2e-env.js';

@@ -1,6 +1,11 @@
 // The transport conformance suite on the Iggy transport, against the in-repo protocol test
 // double (not Iggy). test/iggy/e2e-conformance.test.ts runs the same suite against a real iggy-server.
-import { runBatchConformance, runRequestReplyConformance, runRetryLaterConformance, runTransportConformance } from '@keiyaku/runtime/testing';
+import {
+  runBatchConformance,
+  runRequestReplyConformance,
+  runRetryLaterConformance,
+  runTransportConformance,
+} from '@keiyaku/runtime/testing';
 import { afterAll, beforeAll } from 'vitest';
 import { IggyTransport } from '../../runtime/iggy/transport.js';
 import { IggyProtocolDouble } from './protocol-double.js';

@@ -1,5 +1,10 @@
 // The transport conformance suite on a real Kafka broker.
-import { runBatchConformance, runRequestReplyConformance, runRetryLaterConformance, runTransportConformance } from '@keiyaku/runtime/testing';
+import {
+  runBatchConformance,
+  runRequestReplyConformance,
+  runRetryLaterConformance,
+  runTransportConformance,
+} from '@keiyaku/runtime/testing';
 import { beforeEach, describe, it } from 'vitest';
 import { kafkaBrokers, kafkaDriver, kafkaSkipReason, testLogger, testTransport } from './kafka-env.js';
 

@@ -1,5 +1,10 @@
 import { InMemoryTransport } from '@keiyaku/runtime/memory';
-import { runBatchConformance, runRequestReplyConformance, runRetryLaterConformance, runTransportConformance } from '@keiyaku/runtime/testing';
+import {
+  runBatchConformance,
+  runRequestReplyConformance,
+  runRetryLaterConformance,
+  runTransportConformance,
+} from '@keiyaku/runtime/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 
 // The in-memory transport runs every case; it skips none. The runner is passed explicitly here
