@@ -8,7 +8,7 @@
 
 export type { BatchOptions, BatchSubscriptionOptions } from './belt/batch-options.js';
 export { BatchSubscriptionError, DEFAULT_BATCH } from './belt/batch-options.js';
-export { delayLabel, RETRY_HEADERS, RetryLaterError, retryTiers } from './belt/retry-later.js';
+export { delayLabel, RETRY_HEADERS, RetryLaterError, retryTiers } from './belt/retry-tiers.js';
 export type {
   RetryLaterOptions,
   RetryTierHealth,

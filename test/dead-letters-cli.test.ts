@@ -213,7 +213,7 @@ describe('keiyaku dead-letters on SQLite', () => {
     expect(untyped.stderr).toMatch(/still does not decode: channel bookIntegrationEvents has no message type ""/);
     const elsewhere = await cli(['redrive', ids[2]!, '--store', file, '--yes'], '', { env: unreachable });
     expect(elsewhere.stderr).toMatch(
-      /belongs to channel otherChannel, which asyncapi\.yaml does not have \(channels: bookIntegrationEvents, memberNotifications\)/,
+      /belongs to channel otherChannel, which asyncapi\.yaml does not have \(channels: bookIntegrationEvents, memberNotifications, copyLookups, copyLookupAnswers\)/,
     );
     const { payload, headers } = await wireBookBorrowed('C-valid');
     const valid = (await store.park(parkRequest({ payload, headers }), new Date())).id;

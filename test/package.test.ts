@@ -349,7 +349,7 @@ describe('keiyaku as a dependency of another project', () => {
     await exercise(dir, ['npx', '--no-install'], true);
   }, 600_000);
 
-  it('a service on the memory transport installs @keiyaku/runtime alone in production: ≤ 2.25 MiB of node_modules, and runs', async () => {
+  it('a service on the memory transport installs @keiyaku/runtime alone in production: ≤ 2.5 MiB of node_modules, and runs', async () => {
     const dir = consumerProject('memory-only', ['@keiyaku/runtime']);
     const installed = await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline'], {
       cwd: dir,
@@ -373,11 +373,13 @@ describe('keiyaku as a dependency of another project', () => {
     expect(readdirSync(join(production, 'node_modules', '@keiyaku'))).toEqual(['runtime']);
     const bytes = treeSize(join(production, 'node_modules'));
     // The bound was 2 MiB until the Schema Registry client (`@keiyaku/runtime/registry`, fetch only,
-    // ~110 KiB with its sources and maps) joined the runtime; a JSON-only service installs no new package.
+    // ~110 KiB with its sources and maps) joined the runtime, then 2.25 MiB until retry tiers,
+    // request-reply and batch handlers did (~230 KiB, 2,537 KiB in all); a JSON-only service installs
+    // no new package. The conformance suites of `@keiyaku/runtime/testing` are 425 KiB of it.
     process.stdout.write(
-      `production install of a memory-transport service: node_modules ${(bytes / 1024).toFixed(0)} KiB (goal ≤ 2304 KiB)\n`,
+      `production install of a memory-transport service: node_modules ${(bytes / 1024).toFixed(0)} KiB (goal ≤ 2560 KiB)\n`,
     );
-    expect(bytes).toBeLessThanOrEqual(2.25 * 1024 * 1024);
+    expect(bytes).toBeLessThanOrEqual(2.5 * 1024 * 1024);
     const ran = await run(process.execPath, ['dist/src/main.js'], { cwd: production });
     expect(ran.stderr).toBe('');
     expect(ran.stdout).toBe('borrowed C-7\nrejected at $.copyId\nhandled BookBorrowed C-7\n');

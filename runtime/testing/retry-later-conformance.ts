@@ -10,7 +10,7 @@
  * ```
  */
 import { randomUUID } from 'node:crypto';
-import { RETRY_HEADERS } from '../belt/retry-later.js';
+import { RETRY_HEADERS } from '../belt/retry-tiers.js';
 import { type ContractMessage, defineChannel, defineMessage, type MessageContext, type StandaloneValidator } from '../core/contract.js';
 import { silentLogger } from '../core/logger.js';
 import { createMessaging, type Messaging } from '../host/messaging.js';

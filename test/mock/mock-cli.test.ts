@@ -82,7 +82,7 @@ describe('keiyaku mock --dry-run', () => {
     [['--chanel', 'x'], 'keiyaku: unknown option "--chanel"; did you mean --channel? (see keiyaku --help)'],
     [
       ['--channel', 'nope', '--dry-run'],
-      'keiyaku: the contract has no channel "nope" (channels: bookIntegrationEvents, memberNotifications)',
+      'keiyaku: the contract has no channel "nope" (channels: bookIntegrationEvents, memberNotifications, copyLookups, copyLookupAnswers)',
     ],
     [['--channel', 'memberNotifications', '--param', 'member=1', '--dry-run'], 'has no parameter "member" (parameters: memberId)'],
     [

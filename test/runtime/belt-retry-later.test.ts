@@ -21,7 +21,8 @@ import { InMemoryTransport } from '@keiyaku/runtime/memory';
 import { prometheusText, readiness } from '@keiyaku/runtime/ops';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BookBorrowed, BookIntegrationEvents, type BookIntegrationEventsMessage } from '../../generated/index.js';
-import { clipError, MAX_ERROR_BYTES } from '../../runtime/belt/retry-later.js';
+import { clipError } from '../../runtime/belt/retry-later.js';
+import { MAX_ERROR_BYTES } from '../../runtime/belt/retry-tiers.js';
 import { recordingLogger, waitFor } from '../helpers.js';
 
 const borrowed = (copyId: string) =>
