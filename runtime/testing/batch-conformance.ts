@@ -6,7 +6,6 @@
  * await runBatchConformance({ name: 'memory', create: async () => ({ transport: new InMemoryTransport() }) });
  * ```
  */
-import { randomUUID } from 'node:crypto';
 import {
   type BatchContext,
   type BatchHandler,
@@ -17,9 +16,8 @@ import {
   type StandaloneValidator,
 } from '../core/contract.js';
 import { CE_HEADERS } from '../core/envelope.js';
-import { silentLogger } from '../core/logger.js';
-import { createMessaging, type Messaging } from '../host/messaging.js';
-import { InMemoryDeadLetterStore } from '../stores/dead-letter/store.js';
+import type { Messaging } from '../host/messaging.js';
+import { caseHarness, until } from './cases.js';
 import { type ConformanceRunner, type ConformanceTarget, runnerFacade, withRunner } from './conformance.js';
 
 const { use, describe, it, afterEach, expect } = runnerFacade();
@@ -96,14 +94,6 @@ function recorder(groupId: string, fail?: (call: Call) => boolean) {
   return { handler, calls, handled };
 }
 
-async function until(predicate: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await predicate())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -124,30 +114,12 @@ export function runBatchConformance(
 // Long because: one registration holds every case of the suite, as the transport suite does.
 function registerBatchConformance(target: ConformanceTarget, skip: BatchConformanceSkips): void {
   const timeout = target.timeoutMs ?? 15_000;
-  const partitions = target.partitions ?? 3;
 
   describe(`batch handler conformance: ${target.name}`, () => {
-    const cleanups: (() => Promise<void>)[] = [];
-    afterEach(async () => {
-      for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-    });
+    const cases = caseHarness(target, { it, afterEach }, 'keiyaku-batch', skip);
 
     async function setup() {
-      const { transport, cleanup } = await target.create();
-      const address = `keiyaku-batch-${randomUUID().slice(0, 8)}`;
-      await transport.provision?.(address, { kafka: { partitions }, iggy: { partitions } });
-      const deadLetters = new InMemoryDeadLetterStore();
-      const instances: Messaging[] = [];
-      const messaging = (): Messaging => {
-        const m = createMessaging({ transport, deadLetters, logger: silentLogger, shutdownBudgetMs: 5_000 });
-        instances.push(m);
-        return m;
-      };
-      cleanups.push(async () => {
-        for (const m of instances) await m.stop();
-        if (cleanup) await cleanup();
-        else await transport.close();
-      });
+      const { transport, address, deadLetters, messaging } = await cases.setup();
       const channel = defineChannel<Item>({
         id: 'batch-conformance',
         address,
@@ -164,14 +136,7 @@ function registerBatchConformance(target: ConformanceTarget, skip: BatchConforma
 
     const fast = { retry: { initialMs: 5, maxMs: 20, jitter: 0 } } as const;
 
-    function test(name: BatchConformanceCase, body: () => Promise<void>): void {
-      const reason = skip[name];
-      if (reason !== undefined) {
-        it.skip(`${name} (skipped on ${target.name}: ${reason})`, () => {});
-        return;
-      }
-      it(name, body, timeout * 3);
-    }
+    const test = (name: BatchConformanceCase, body: () => Promise<void>): void => cases.test(name, body);
 
     test('batches never exceed maxSize and keep per-partition order', async () => {
       const { channel, messaging, publisher, items } = await setup();

@@ -15,7 +15,6 @@
  * await runTransportConformance({ name: 'memory', create: async () => ({ transport: new InMemoryTransport() }) });
  * ```
  */
-import { randomUUID } from 'node:crypto';
 import {
   type ContractMessage,
   ContractValidationError,
@@ -27,10 +26,9 @@ import {
 } from '../core/contract.js';
 import { CE_HEADERS } from '../core/envelope.js';
 import { KeiyakuError } from '../core/errors.js';
-import { silentLogger } from '../core/logger.js';
 import type { Transport } from '../core/transport.js';
-import { createMessaging, type Messaging } from '../host/messaging.js';
-import { InMemoryDeadLetterStore } from '../stores/dead-letter/store.js';
+import type { Messaging } from '../host/messaging.js';
+import { caseHarness, until } from './cases.js';
 
 export const CONFORMANCE_CASES = [
   'delivers every message with its context',
@@ -142,14 +140,6 @@ interface Seen {
   readonly key: string;
   readonly type: string;
   readonly context: MessageContext;
-}
-
-async function until(predicate: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await predicate())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 function recorder(
@@ -279,27 +269,10 @@ function registerConformance(target: ConformanceTarget, { describe, it, afterEac
   const partitions = target.partitions ?? 3;
 
   describe(`transport conformance: ${target.name}`, () => {
-    const cleanups: (() => Promise<void>)[] = [];
-    afterEach(async () => {
-      for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-    });
+    const cases = caseHarness(target, { it, afterEach }, 'keiyaku-conformance', target.skip);
 
     async function setup(extra: { shutdownBudgetMs?: number } = {}) {
-      const { transport, cleanup } = await target.create();
-      const address = `keiyaku-conformance-${randomUUID().slice(0, 8)}`;
-      await transport.provision?.(address, { kafka: { partitions }, iggy: { partitions } });
-      const deadLetters = new InMemoryDeadLetterStore();
-      const instances: Messaging[] = [];
-      const messaging = (): Messaging => {
-        const m = createMessaging({ transport, deadLetters, logger: silentLogger, shutdownBudgetMs: extra.shutdownBudgetMs ?? 5_000 });
-        instances.push(m);
-        return m;
-      };
-      cleanups.push(async () => {
-        for (const m of instances) await m.stop();
-        if (cleanup) await cleanup();
-        else await transport.close();
-      });
+      const { transport, address, deadLetters, messaging } = await cases.setup(extra);
       const channel = channelFor(address);
       const tagged = defineChannel<Ping | Tagged>({
         id: 'conformance.tagged',
@@ -316,14 +289,7 @@ function registerConformance(target: ConformanceTarget, { describe, it, afterEac
 
     const fast = { retry: { initialMs: 5, maxMs: 20, jitter: 0 } } as const;
 
-    function test(name: ConformanceCase, body: () => Promise<void>): void {
-      const reason = target.skip?.[name];
-      if (reason !== undefined) {
-        it.skip(`${name} (skipped on ${target.name}: ${reason})`, () => {});
-        return;
-      }
-      it(name, body, timeout * 3);
-    }
+    const test = (name: ConformanceCase, body: () => Promise<void>): void => cases.test(name, body);
 
     test('delivers every message with its context', async () => {
       const { channel, messaging, address } = await setup();

@@ -35,6 +35,7 @@ import { createMessaging } from '../host/messaging.js';
 import { InMemoryTransport } from '../memory/transport.js';
 import { OutboxDispatcher, type OutboxDispatcherOptions } from '../outbox/dispatcher.js';
 import { type OutboxDispatchStore, OutboxLockedError, type OutboxWriteOptions } from '../outbox/outbox.js';
+import { until } from './cases.js';
 import { type ConformanceRunner, runnerFacade, withRunner } from './conformance.js';
 
 const { use, describe, it, afterEach, expect } = runnerFacade();
@@ -126,14 +127,6 @@ class RecordingTransport implements Transport {
     throw new Error('the recording transport does not consume');
   }
   async close(): Promise<void> {}
-}
-
-async function until(predicate: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await predicate())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 function seqOf(record: OutgoingRecord): number {

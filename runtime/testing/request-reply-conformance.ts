@@ -14,6 +14,7 @@ import { silentLogger } from '../core/logger.js';
 import { createMessaging, type Messaging } from '../host/messaging.js';
 import { RequesterStoppedError, RequestTimeoutError } from '../host/requester.js';
 import { InMemoryDeadLetterStore } from '../stores/dead-letter/store.js';
+import { until } from './cases.js';
 import { type ConformanceRunner, type ConformanceTarget, runnerFacade, withRunner } from './conformance.js';
 
 const { use, describe, it, afterEach, expect } = runnerFacade();
@@ -100,14 +101,6 @@ function doubler(groupId: string, seen: string[] = []): Responder<Ask, Answer | 
       return ask.n % 2 === 0 ? Answer.create({ n: ask.n, doubled: ask.n * 2 }) : Refusal.create({ n: ask.n });
     },
   };
-}
-
-async function until(predicate: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 /**

@@ -9,12 +9,9 @@
  * await runRetryLaterConformance({ name: 'memory', create: async () => ({ transport: new InMemoryTransport() }) });
  * ```
  */
-import { randomUUID } from 'node:crypto';
 import { RETRY_HEADERS } from '../belt/retry-tiers.js';
 import { type ContractMessage, defineChannel, defineMessage, type MessageContext, type StandaloneValidator } from '../core/contract.js';
-import { silentLogger } from '../core/logger.js';
-import { createMessaging, type Messaging } from '../host/messaging.js';
-import { InMemoryDeadLetterStore } from '../stores/dead-letter/store.js';
+import { caseHarness, until } from './cases.js';
 import { type ConformanceRunner, type ConformanceTarget, runnerFacade, withRunner } from './conformance.js';
 
 const { use, describe, it, afterEach, expect } = runnerFacade();
@@ -52,14 +49,6 @@ interface Attempt {
   readonly context: MessageContext;
 }
 
-async function until(predicate: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 /** A handler of `groupId` that fails `seq` while `fails(seq, tier)` says so, and records every attempt. */
 function recorder(groupId: string, fails: (seq: number, tier: number) => boolean) {
   const attempts: Attempt[] = [];
@@ -93,31 +82,13 @@ export function runRetryLaterConformance(target: ConformanceTarget, runner?: Con
 
 function register(target: ConformanceTarget): void {
   const timeout = target.timeoutMs ?? 15_000;
-  const partitions = target.partitions ?? 3;
   const skips = (target.skip ?? {}) as Readonly<Record<string, string>>;
 
   describe(`retry-later conformance: ${target.name}`, () => {
-    const cleanups: (() => Promise<void>)[] = [];
-    afterEach(async () => {
-      for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-    });
+    const cases = caseHarness(target, { it, afterEach }, 'keiyaku-retry', skips);
 
     async function setup() {
-      const { transport, cleanup } = await target.create();
-      const address = `keiyaku-retry-${randomUUID().slice(0, 8)}`;
-      await transport.provision?.(address, { kafka: { partitions }, iggy: { partitions } });
-      const deadLetters = new InMemoryDeadLetterStore();
-      const instances: Messaging[] = [];
-      const messaging = (): Messaging => {
-        const m = createMessaging({ transport, deadLetters, logger: silentLogger, shutdownBudgetMs: 5_000 });
-        instances.push(m);
-        return m;
-      };
-      cleanups.push(async () => {
-        for (const m of instances) await m.stop();
-        if (cleanup) await cleanup();
-        else await transport.close();
-      });
+      const { address, deadLetters, messaging } = await cases.setup();
       const channel = defineChannel<Job>({
         id: 'retry-later',
         address,
@@ -131,14 +102,7 @@ function register(target: ConformanceTarget): void {
 
     const fast = { retry: { initialMs: 5, maxMs: 20, jitter: 0 } } as const;
 
-    function test(name: RetryLaterConformanceCase, body: () => Promise<void>): void {
-      const reason = skips[name];
-      if (reason !== undefined) {
-        it.skip(`${name} (skipped on ${target.name}: ${reason})`, () => {});
-        return;
-      }
-      it(name, body, timeout * 3);
-    }
+    const test = (name: RetryLaterConformanceCase, body: () => Promise<void>): void => cases.test(name, body);
 
     test('moves a failing message to tier 1 while the messages behind it are handled, and hands it back when due', async () => {
       const { channel, messaging, address } = await setup();
