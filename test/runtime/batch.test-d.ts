@@ -30,6 +30,8 @@ describe('batch handlers', () => {
     messaging.subscribe(BookIntegrationEvents, single, { batch: { maxSize: 50 } });
     // @ts-expect-error a batch subscription runs in no inbox
     messaging.subscribeBatch(BookIntegrationEvents, batch, { inbox });
+    // @ts-expect-error nor with retry tiers
+    messaging.subscribeBatch(BookIntegrationEvents, batch, { retryLater: { tiers: [1_000] } });
     messaging.subscribeBatch(BookIntegrationEvents, { ...batch, groupId: 'inventory.batch-tx' }, { transactional: true });
   });
 

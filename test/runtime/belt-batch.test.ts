@@ -339,7 +339,7 @@ describe('batch subscriptions', () => {
     expect(titles()).toHaveLength(2);
   });
 
-  it('refuse an inbox and sizes that cannot be, naming the fix', () => {
+  it('refuse an inbox, retry tiers and sizes that cannot be, naming the fix', () => {
     const { host } = rig();
     const handler: BookIntegrationEventsBatchHandler = { groupId: 'inventory.batch', handleBatch() {} };
     const refusal = (options: object) => {
@@ -353,6 +353,10 @@ describe('batch subscriptions', () => {
     const inbox = refusal({ inbox: new InMemoryInboxStore() });
     expect(inbox).toBeInstanceOf(BatchSubscriptionError);
     expect(inbox).toMatchObject({ code: 'batch_with_inbox', message: expect.stringContaining('Subscribe a per-message handler') });
+    expect(refusal({ retryLater: { tiers: [1_000] } })).toMatchObject({
+      code: 'batch_with_retry_later',
+      message: expect.stringContaining('a per-message handler (`subscribe`) with `retryLater`'),
+    });
     expect(refusal({ batch: { maxSize: 0 } })).toMatchObject({ code: 'batch_invalid', message: expect.stringContaining('batch.maxSize') });
     expect(refusal({ batch: { maxWaitMs: -1 } })).toMatchObject({ code: 'batch_invalid' });
     expect(refusal({ batch: { maxSize: 1, maxWaitMs: 0 } })).toBeUndefined();
