@@ -15,9 +15,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { BookBorrowed, BookIntegrationEvents, type BookIntegrationEventsMessage } from '../generated/index.js';
+import { BookIntegrationEvents, type BookIntegrationEventsMessage } from '../generated/index.js';
 import { type BatchItem, createMessaging, type Subscription } from '../runtime/index.js';
 import { InMemoryTransport } from '../runtime/memory/index.js';
+import { borrowed } from './outbox-rounds.js';
 import { verdict } from './stats.js';
 
 const ROWS = Number(process.env['BATCH_BENCH_ROWS'] ?? 50_000);
@@ -25,16 +26,6 @@ const ROUNDS = Number(process.env['BATCH_BENCH_ROUNDS'] ?? 5);
 const out = (line: string): void => {
   process.stdout.write(`${line}\n`);
 };
-
-const borrowed = (i: number) =>
-  BookBorrowed.create({
-    bookId: `6f1c2b8e-3a4d-4e5f-9a0b-${String(i % 500).padStart(12, '0')}`,
-    copyId: `C-${i}`,
-    borrower: { memberId: 'M-1001', displayName: 'Ada Lovelace' },
-    borrowedAt: '2026-11-02T10:15:00Z',
-    dueAt: '2026-11-23T10:15:00Z',
-    channel: 'desk',
-  });
 
 type Mode = 'message' | 'batch';
 type Work = 'none' | 'sqlite';

@@ -19,11 +19,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { BookBorrowed, BookIntegrationEvents } from '../generated/index.js';
+import { BookIntegrationEvents } from '../generated/index.js';
 import { createMessaging, type InboxStore, inboxTransaction, type MessageContext } from '../runtime/index.js';
 import { KafkaTransport } from '../runtime/kafka/index.js';
 import { InMemoryTransport } from '../runtime/memory/index.js';
 import { PostgresInboxStore, PostgresOutbox } from '../runtime/postgres/index.js';
+import { borrowed } from './outbox-rounds.js';
 import { benchDatabase } from './postgres-bench.js';
 import { verdict } from './stats.js';
 
@@ -35,16 +36,6 @@ const out = (line: string): void => {
 
 const database = await benchDatabase('keiyaku_inbox_bench');
 const pool = new pg.Pool({ connectionString: database.url, max: 8 });
-
-const borrowed = (i: number) =>
-  BookBorrowed.create({
-    bookId: `6f1c2b8e-3a4d-4e5f-9a0b-${String(i % 500).padStart(12, '0')}`,
-    copyId: `C-${i}`,
-    borrower: { memberId: 'M-1001', displayName: 'Ada Lovelace' },
-    borrowedAt: '2026-11-02T10:15:00Z',
-    dueAt: '2026-11-23T10:15:00Z',
-    channel: 'desk',
-  });
 
 type Mode = 'inbox' | 'transaction' | 'autocommit';
 const INSERT = 'INSERT INTO effects (group_id, message_id, copy_id) VALUES ($1, $2, $3)';
